@@ -1,0 +1,49 @@
+// What one run of fakeprop over a graph produced; the reports are built from it.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fakeprop/graph/value.h"
+#include "fakeprop/sym/shape_env.h"
+
+namespace fakeprop {
+
+struct NamedValue {
+  std::string name;
+  Value val;
+};
+
+struct InputRecord {
+  std::string name;
+  std::string source;  // L['x']
+  Value val;
+};
+
+struct NodeRecord {
+  std::string name;
+  std::string op;  // "Conv", "com.microsoft.Attention", "aten.add.Tensor"
+  std::vector<NamedValue> outputs;
+  // unbacked symbol name -> key path (".size()[0]", "", "[1].size()[0]")
+  std::vector<std::pair<std::string, std::string>> unbacked_bindings;
+};
+
+struct ErrorRecord {
+  std::string node;  // "" when not tied to a node
+  std::string kind;  // unsupported_op, data_dependent, shape_mismatch, ...
+  std::string message;
+};
+
+struct RunResult {
+  std::string model_path;
+  std::string model_kind;  // "onnx" | "fx"
+  Device device;
+  std::vector<InputRecord> inputs;
+  std::vector<NamedValue> outputs;
+  std::vector<NodeRecord> nodes;
+  std::vector<ErrorRecord> errors;
+  std::unique_ptr<ShapeEnv> env;
+};
+
+}  // namespace fakeprop

@@ -1,0 +1,83 @@
+// Values flowing through a graph under fake mode: tensors (metadata plus,
+// for small integer/float tensors, their known elements), symbolic scalars,
+// sequences, and None. Values are immutable snapshots once produced.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakeprop/sym/sym_int.h"
+#include "fakeprop/tensor/tensor_meta.h"
+
+namespace fakeprop {
+
+// Known element values of a tensor, in row-major order. Integer and bool
+// tensors carry SymInts (exact shape arithmetic); float tensors carry doubles.
+struct KnownData {
+  std::vector<SymInt> ints;
+  std::vector<double> floats;
+  bool is_float = false;
+  size_t size() const { return is_float ? floats.size() : ints.size(); }
+};
+
+struct TensorValue {
+  TensorMeta meta;
+  std::optional<KnownData> data;  // set when every element is known
+};
+
+struct Value;
+using ValueList = std::vector<Value>;
+
+struct Value {
+  enum class Kind : uint8_t { None, Tensor, Int, Bool, Float, List, Opaque };
+  Kind kind = Kind::None;
+  std::shared_ptr<const TensorValue> tensor;
+  SymInt i;     // Int
+  SymBool b;    // Bool
+  double f = 0; // Float
+  std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
+  std::string opaque;  // Opaque: a description ("map", "optional(none)")
+
+  static Value none() { return {}; }
+  static Value of_tensor(TensorValue t) {
+    Value v;
+    v.kind = Kind::Tensor;
+    v.tensor = std::make_shared<const TensorValue>(std::move(t));
+    return v;
+  }
+  static Value of_int(SymInt x) {
+    Value v;
+    v.kind = Kind::Int;
+    v.i = x;
+    return v;
+  }
+  static Value of_bool(SymBool x) {
+    Value v;
+    v.kind = Kind::Bool;
+    v.b = x;
+    return v;
+  }
+  static Value of_float(double x) {
+    Value v;
+    v.kind = Kind::Float;
+    v.f = x;
+    return v;
+  }
+  static Value of_list(ValueList xs) {
+    Value v;
+    v.kind = Kind::List;
+    v.list = std::make_shared<const ValueList>(std::move(xs));
+    return v;
+  }
+  static Value of_opaque(std::string what) {
+    Value v;
+    v.kind = Kind::Opaque;
+    v.opaque = std::move(what);
+    return v;
+  }
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  bool is_none() const { return kind == Kind::None; }
+};
+
+}  // namespace fakeprop

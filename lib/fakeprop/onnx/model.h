@@ -1,0 +1,142 @@
+// An ONNX model as fakeprop reads it: the graph structure in plain structs,
+// tensor contents left in place (a view into the memory-mapped file, or a
+// reference to external data) and decoded only when a rule asks.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakeprop/tensor/dtype.h"
+
+namespace fakeprop::onnx {
+
+class MappedFile;  // read-only mmap of the model; owned by OnnxModel
+
+// A TensorProto whose contents are decoded lazily.
+struct TensorRef {
+  std::string name;
+  std::vector<int64_t> dims;
+  int32_t data_type = 0;  // TensorProto.DataType
+  // Where the elements are: raw_data bytes in the file, a typed repeated
+  // field (packed or not) in the file, or an external file.
+  enum class Storage : uint8_t { None, Raw, Typed, External } storage = Storage::None;
+  std::string_view bytes;      // Raw / Typed: the field payload inside the mapping
+  int typed_field = 0;         // Typed: proto field number (4 float, 5 int32, 6 string, 7 int64, 10 double, 11 uint64)
+  bool typed_packed = true;    // Typed: packed encoding (else: one varint/fixed per tag)
+  std::vector<std::string_view> typed_chunks;  // Typed, unpacked or split packed runs
+  std::string external_location;  // External: path relative to the model's directory
+  int64_t external_offset = 0;
+  int64_t external_length = -1;   // -1: to end of file
+  std::string base_dir;           // directory of the model (for External)
+
+  int64_t numel() const;
+  DType dtype() const;
+  // Decode as integers (int/bool/uint types) or doubles (float types);
+  // nullopt when the type does not fit or numel > max_elements.
+  // Throws InputError when the bytes are truncated or the external file is missing.
+  std::optional<std::vector<int64_t>> read_int64s(int64_t max_elements) const;
+  std::optional<std::vector<double>> read_doubles(int64_t max_elements) const;
+};
+
+struct Dim {
+  enum class Kind : uint8_t { Unknown, Value, Param } kind = Kind::Unknown;
+  int64_t value = 0;
+  std::string param;
+};
+
+// TypeProto: tensor / sparse_tensor / sequence / optional / map.
+struct TypeInfo {
+  enum class Kind : uint8_t { Unknown, Tensor, SparseTensor, Sequence, Optional, Map } kind = Kind::Unknown;
+  int32_t elem_type = 0;               // Tensor / SparseTensor
+  std::optional<std::vector<Dim>> shape;  // nullopt: rank unknown
+  std::shared_ptr<TypeInfo> elem;       // Sequence / Optional / Map value
+  int32_t map_key_type = 0;
+};
+
+struct ValueInfo {
+  std::string name;
+  TypeInfo type;
+};
+
+struct Graph;
+
+struct Attribute {
+  enum class Type : uint8_t {
+    Undefined = 0, Float = 1, Int = 2, String = 3, Tensor = 4, Graph = 5,
+    Floats = 6, Ints = 7, Strings = 8, Tensors = 9, Graphs = 10, SparseTensor = 11,
+    SparseTensors = 12, TypeProto = 13, TypeProtos = 14,
+  };
+  std::string name;
+  Type type = Type::Undefined;
+  std::string ref_attr_name;  // inside functions: refers to the caller's attribute
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+  std::shared_ptr<TensorRef> t;
+  std::vector<std::shared_ptr<TensorRef>> tensors;
+  std::shared_ptr<Graph> g;
+  std::vector<std::shared_ptr<Graph>> graphs;
+  std::shared_ptr<TypeInfo> tp;
+};
+
+struct Node {
+  std::string name;     // may be empty in the file; the loader fills "<op_type>_<index>"
+  std::string op_type;
+  std::string domain;   // "" and "ai.onnx" both mean the default domain
+  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::vector<std::string> outputs;
+  std::vector<Attribute> attributes;
+
+  const Attribute* attr(std::string_view name) const;
+};
+
+struct Graph {
+  std::string name;
+  std::vector<Node> nodes;
+  std::vector<std::shared_ptr<TensorRef>> initializers;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::vector<ValueInfo> value_info;
+};
+
+struct Function {
+  std::string name;
+  std::string domain;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<std::string> attribute_names;
+  std::vector<Attribute> attribute_defaults;  // attribute_proto (IR >= 9)
+  std::vector<Node> nodes;
+  std::map<std::string, int64_t> opset_imports;
+};
+
+struct Model {
+  int64_t ir_version = 0;
+  std::string producer_name;
+  std::string producer_version;
+  std::map<std::string, int64_t> opset_imports;  // "" = default domain
+  Graph graph;
+  std::vector<Function> functions;
+  std::string path;
+  std::shared_ptr<MappedFile> file;  // keeps every TensorRef::bytes alive
+
+  int64_t opset(std::string_view domain) const;  // 0 when not imported
+};
+
+// Load without copying tensor contents. Throws InputError with a message
+// naming `path` (and the node where there is one) for anything unreadable.
+Model load_model(const std::string& path);
+// Parse from bytes already in memory (tests, fuzzers); `bytes` must outlive the model.
+Model parse_model(std::string_view bytes, const std::string& path_for_errors);
+
+// True when the content looks like an ONNX ModelProto (format detection).
+bool looks_like_onnx(std::string_view head);
+
+}  // namespace fakeprop::onnx

@@ -1,0 +1,110 @@
+// What an ONNX operator rule sees: its node, its input values, attribute
+// accessors with defaults, the opset, and the ShapeEnv for every decision.
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fakeprop/graph/value.h"
+#include "fakeprop/onnx/model.h"
+#include "fakeprop/sym/shape_env.h"
+
+namespace fakeprop::onnx {
+
+class Interpreter;
+
+class OpContext {
+ public:
+  OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, Device device,
+            std::vector<const Value*> inputs, Interpreter* interp);
+
+  const Node& node() const { return node_; }
+  const std::string& op_type() const { return node_.op_type; }
+  int64_t opset() const { return opset_; }  // of the node's domain
+  ShapeEnv& env() { return env_; }
+  Device device() const { return device_; }
+  Interpreter* interpreter() { return interp_; }
+
+  // ---- inputs ----
+  size_t num_inputs() const { return inputs_.size(); }
+  bool has_input(size_t i) const;  // present and not the empty name
+  const Value& input(size_t i) const;  // OpError when absent
+  const TensorValue& tensor(size_t i) const;  // OpError when absent or not a tensor
+  const SymShape& shape(size_t i) const { return tensor(i).meta.sizes; }
+  DType dtype(size_t i) const { return tensor(i).meta.dtype; }
+  int64_t rank(size_t i) const { return tensor(i).meta.dim(); }
+  // Known integer elements (shape tensors, constants, folded values).
+  std::optional<std::vector<SymInt>> ints(size_t i) const;
+  // Known integer elements that must be static (e.g. axes); nullopt otherwise.
+  std::optional<std::vector<int64_t>> static_ints(size_t i) const;
+  std::optional<std::vector<double>> floats(size_t i) const;
+  // A scalar (or 1-element) integer input.
+  std::optional<SymInt> scalar_int(size_t i) const;
+
+  // ---- attributes ----
+  const Attribute* attr(std::string_view name) const { return node_.attr(name); }
+  bool has_attr(std::string_view name) const { return attr(name) != nullptr; }
+  int64_t attr_int(std::string_view name, int64_t dflt) const;
+  float attr_float(std::string_view name, float dflt) const;
+  std::string attr_string(std::string_view name, std::string_view dflt) const;
+  std::optional<std::vector<int64_t>> attr_ints(std::string_view name) const;
+  std::optional<std::vector<float>> attr_floats(std::string_view name) const;
+  int64_t required_attr_int(std::string_view name) const;  // OpError when missing or mistyped
+
+  // ---- outputs ----
+  size_t num_outputs() const { return node_.outputs.size(); }
+  bool wants_output(size_t i) const;  // present and not the empty name
+  void set_output(size_t i, Value v);
+  // A fresh contiguous tensor on the context's device (new storage).
+  TensorValue new_tensor(DType dtype, SymShape shape);
+  void set_tensor(size_t i, DType dtype, SymShape shape);
+  void set_tensor(size_t i, DType dtype, SymShape shape, KnownData data);
+  const std::vector<Value>& outputs() const { return outputs_; }
+
+  // ---- errors and decisions ----
+  [[noreturn]] void fail(const std::string& kind, const std::string& message) const;
+  // Decide a condition through the ShapeEnv with this rule's name as origin.
+  bool check(const SymBool& cond, const char* why);   // evaluate(): guard on backed symbols
+  bool expect(const SymBool& cond, const char* why);  // expect_true(): runtime assert on unbacked
+  // A fresh unbacked size in [lo, hi] bound to output `output`'s dim `dim`
+  // (-1: the value itself) for unbacked_bindings.
+  SymInt new_unbacked_size(ValueRange range);
+
+ private:
+  const Node& node_;
+  int64_t opset_;
+  ShapeEnv& env_;
+  StorageIds& storage_;
+  Device device_;
+  std::vector<const Value*> inputs_;
+  std::vector<Value> outputs_;
+  Interpreter* interp_;
+};
+
+using OpRule = void (*)(OpContext& ctx);
+
+struct OpRuleEntry {
+  std::string_view domain;   // "" default, "com.microsoft", ...
+  std::string_view op_type;
+  OpRule rule;
+};
+
+// The one registry of ONNX operator rules. Each family file defines a
+// function that adds its entries; registry.cpp calls them all.
+class OpRegistry {
+ public:
+  static const OpRegistry& instance();
+  // nullptr when no rule is registered.
+  OpRule find(std::string_view domain, std::string_view op_type) const;
+  std::vector<std::pair<std::string, std::string>> all() const;  // (domain, op_type)
+  void add(std::string_view domain, std::string_view op_type, OpRule rule);
+
+ private:
+  std::vector<OpRuleEntry> entries_;
+  std::unordered_map<std::string, OpRule> by_key_;
+};
+
+}  // namespace fakeprop::onnx

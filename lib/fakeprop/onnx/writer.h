@@ -1,0 +1,23 @@
+// Writing the annotated model: the input file's bytes passed through
+// unchanged (weights included), with the graph's value_info replaced by one
+// entry per value. Written atomically (temporary file, then rename).
+#pragma once
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "fakeprop/onnx/model.h"
+
+namespace fakeprop::onnx {
+
+struct OutputValueInfo {
+  std::string name;
+  int32_t elem_type = 0;                                     // TensorProto.DataType; 0 unknown
+  std::optional<std::vector<std::variant<int64_t, std::string>>> shape;  // string: dim_param text
+};
+
+// Throws InputError when out_path equals the model's own path or cannot be written.
+void write_annotated_model(const Model& model, const std::vector<OutputValueInfo>& value_info,
+                           const std::string& out_path);
+
+}  // namespace fakeprop::onnx

@@ -1,0 +1,167 @@
+// Immutable, interned integer and boolean expressions over size symbols.
+//
+// Every builder returns the canonical interned node, so two expressions are
+// equal exactly when their pointers are equal. Canonical forms:
+//   Integer            a 64-bit constant (overflow throws OverflowError)
+//   Symbol             a named size variable (s0, u3, batch)
+//   Add                constant + sum of coeff*term, coeff != 0, >= 1 term,
+//                      terms are never Integer, Add, or Mul with coeff != 1
+//   Mul                coeff * prod(base^exp), exp >= 1, bases never Integer,
+//                      Add-free products stay as Mul, a lone 1*x is just x
+//   FloorDiv, Mod, CeilDiv   Python semantics (floor toward -inf)
+//   Max, Min           n-ary, flattened, deduplicated, sorted
+//   Eq Ne Lt Le Gt Ge  relations between two integer expressions
+//   And Or Not         boolean structure; True/False are constants
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace fakeprop {
+
+enum class ExprKind : uint8_t {
+  Integer,
+  Symbol,
+  Add,
+  Mul,
+  FloorDiv,
+  Mod,
+  CeilDiv,
+  Max,
+  Min,
+  BoolConst,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  And,
+  Or,
+  Not,
+};
+
+class Expr;
+using ExprRef = const Expr*;
+
+class Expr {
+ public:
+  using Term = std::pair<ExprRef, int64_t>;  // (term, coefficient) or (base, exponent)
+
+  ExprKind kind() const { return kind_; }
+  size_t hash() const { return hash_; }
+  // Creation order; stable within a process and used for canonical ordering.
+  uint64_t id() const { return id_; }
+
+  bool is_integer() const { return kind_ == ExprKind::Integer; }
+  bool is_symbol() const { return kind_ == ExprKind::Symbol; }
+  bool is_bool() const { return kind_ >= ExprKind::BoolConst; }
+  bool is_relation() const { return kind_ >= ExprKind::Eq && kind_ <= ExprKind::Ge; }
+
+  // Integer: the value. BoolConst: 0 or 1. Add: the constant. Mul: the coefficient.
+  int64_t value() const { return value_; }
+  // Symbol name.
+  const std::string& name() const { return name_; }
+  // Add: (term, coeff) pairs. Mul: (base, exponent) pairs. Sorted by id.
+  std::span<const Term> terms() const { return terms_; }
+  // Operands of FloorDiv, Mod, CeilDiv (2), Max/Min (n), relations (2), And/Or (n), Not (1).
+  std::span<const ExprRef> args() const { return args_; }
+  ExprRef arg(size_t i) const { return args_[i]; }
+
+  // Internal: construction happens only through the interner.
+  Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> terms, std::vector<ExprRef> args);
+  void set_identity(size_t hash, uint64_t id) {
+    hash_ = hash;
+    id_ = id;
+  }
+
+ private:
+  ExprKind kind_;
+  int64_t value_;
+  size_t hash_ = 0;
+  uint64_t id_ = 0;
+  std::string name_;
+  std::vector<Term> terms_;
+  std::vector<ExprRef> args_;
+};
+
+// ---- builders (all return canonical interned nodes) ----
+ExprRef integer(int64_t v);
+ExprRef symbol(std::string_view name);
+ExprRef bool_const(bool v);
+ExprRef true_expr();
+ExprRef false_expr();
+
+ExprRef add(ExprRef a, ExprRef b);
+ExprRef sub(ExprRef a, ExprRef b);
+ExprRef neg(ExprRef a);
+ExprRef mul(ExprRef a, ExprRef b);
+ExprRef mul(ExprRef a, int64_t c);
+ExprRef pow(ExprRef a, int64_t exponent);  // exponent >= 0
+ExprRef floordiv(ExprRef a, ExprRef b);    // throws Error on division by zero
+ExprRef mod(ExprRef a, ExprRef b);
+ExprRef ceildiv(ExprRef a, ExprRef b);
+ExprRef max(ExprRef a, ExprRef b);
+ExprRef min(ExprRef a, ExprRef b);
+ExprRef max(std::span<const ExprRef> xs);
+ExprRef min(std::span<const ExprRef> xs);
+
+ExprRef eq(ExprRef a, ExprRef b);
+ExprRef ne(ExprRef a, ExprRef b);
+ExprRef lt(ExprRef a, ExprRef b);
+ExprRef le(ExprRef a, ExprRef b);
+ExprRef gt(ExprRef a, ExprRef b);
+ExprRef ge(ExprRef a, ExprRef b);
+ExprRef logical_and(ExprRef a, ExprRef b);
+ExprRef logical_or(ExprRef a, ExprRef b);
+ExprRef logical_and(std::span<const ExprRef> xs);
+ExprRef logical_or(std::span<const ExprRef> xs);
+ExprRef logical_not(ExprRef a);
+
+// Rebuild a node of `kind` from operands, through the simplifying builders.
+ExprRef rebuild(ExprKind kind, std::span<const ExprRef> args);
+
+// ---- queries ----
+std::optional<int64_t> as_integer(ExprRef e);
+std::optional<bool> as_bool(ExprRef e);
+// Free symbols, sorted by name for deterministic output.
+std::vector<ExprRef> free_symbols(ExprRef e);
+bool has_free_symbols(ExprRef e);
+// Number of nodes in the expression tree (counting shared nodes once per use).
+size_t expr_size(ExprRef e);
+
+using Substitution = std::unordered_map<ExprRef, ExprRef>;
+// Replace symbols (keys must be Symbols) and rebuild canonically.
+ExprRef substitute(ExprRef e, const Substitution& subs);
+
+// Evaluate with every free symbol bound; std::nullopt when a symbol is unbound.
+// Integer results of boolean expressions are 0 / 1. Throws Error on /0.
+using Assignment = std::unordered_map<ExprRef, int64_t>;
+std::optional<int64_t> evaluate(ExprRef e, const Assignment& values);
+std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup);
+
+// ---- printers ----
+// sympy style, as PyTorch's logs show it: Eq(Mod(s0, 8), 0), 2*s0, (s0//2), Max(1, s0)
+std::string to_sympy_string(ExprRef e);
+// Python style, evaluable by eval(): s0 % 8 == 0, s0//2, max(1, s0).
+// `rename` (optional) maps a symbol to the text printed for it (e.g. a source).
+using SymbolNamer = std::function<std::string(ExprRef)>;
+std::string to_python_string(ExprRef e, const SymbolNamer& rename = nullptr);
+
+// ---- checked 64-bit arithmetic (throws OverflowError) ----
+int64_t checked_add(int64_t a, int64_t b);
+int64_t checked_sub(int64_t a, int64_t b);
+int64_t checked_mul(int64_t a, int64_t b);
+int64_t python_floordiv(int64_t a, int64_t b);  // throws Error on b == 0
+int64_t python_mod(int64_t a, int64_t b);       // result has the sign of b
+
+// Number of interned nodes alive (for --stats and benchmarks).
+size_t interned_expr_count();
+
+}  // namespace fakeprop

@@ -1,0 +1,197 @@
+// ShapeEnv: owns the symbols of one run and every decision taken on them.
+// Each decision on a symbolic condition is either statically known (no
+// guard), decided by the backed hints (a guard, with the node and rule that
+// asked), deferred to run time (a runtime assert, for unbacked symbols), or a
+// data-dependent error, as in torch.fx.experimental.symbolic_shapes.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "fakeprop/sym/expr.h"
+#include "fakeprop/sym/sym_int.h"
+#include "fakeprop/sym/value_ranges.h"
+#include "fakeprop/util/error.h"
+
+namespace fakeprop {
+
+class DynamicLog;
+
+struct ShapeEnvSettings {
+  bool specialize_zero_one = true;     // hint 0/1 on a backed size becomes the constant
+  bool duck_shape = true;              // same hint -> same symbol
+  bool backed_size_oblivious = false;  // size-oblivious reasoning for backed sizes too
+};
+
+enum class DimDynamic {
+  Duck,     // dynamic, duck sized when settings.duck_shape
+  Dynamic,  // dynamic, never duck sized
+  Static,   // the hint becomes the constant
+};
+
+struct SymbolInfo {
+  ExprRef sym = nullptr;
+  bool unbacked = false;
+  bool size_like = false;
+  std::optional<int64_t> hint;
+  ValueRange range;
+  std::vector<std::string> sources;  // first one is the canonical source
+  std::string node;                  // node that created it ("" for inputs)
+  bool marked_dynamic = false;       // specializing it is a constraint violation
+};
+
+struct GuardRecord {
+  ExprRef expr;      // the decided condition (true as recorded)
+  std::string node;  // graph node that asked, "" outside any node
+  std::string rule;  // rule / helper that asked
+};
+
+struct SpecializationRecord {
+  ExprRef sym;
+  int64_t value;
+  std::string node;
+  std::string reason;
+};
+
+// One guard as produce_guards prints it.
+struct ProducedGuard {
+  std::string expr;      // over sources: L['x'].size()[0] % 8 == 0
+  std::string sym_expr;  // over symbols: s0 % 8 == 0
+  std::string node;      // "" when it comes from inputs or ranges
+};
+
+// PyTorch's GuardOnDataDependentSymNode.
+class DataDependentError : public Error {
+ public:
+  DataDependentError(const std::string& what, ExprRef cond, std::vector<std::string> fixes)
+      : Error(what), cond_(cond), fixes_(std::move(fixes)) {}
+  ExprRef cond() const { return cond_; }
+  // torch._check(...) calls that would let propagation continue.
+  const std::vector<std::string>& suggested_fixes() const { return fixes_; }
+
+ private:
+  ExprRef cond_;
+  std::vector<std::string> fixes_;
+};
+
+// Raised when a symbol marked dynamic (mark_dynamic / strict) is specialized.
+class ConstraintViolation : public Error {
+ public:
+  using Error::Error;
+};
+
+class ShapeEnv {
+ public:
+  explicit ShapeEnv(ShapeEnvSettings settings = {});
+  ~ShapeEnv();
+  ShapeEnv(const ShapeEnv&) = delete;
+  ShapeEnv& operator=(const ShapeEnv&) = delete;
+
+  const ShapeEnvSettings& settings() const { return settings_; }
+
+  // ---- symbols ----
+  // A backed size for `source` with example value `hint`. Returns a constant
+  // under 0/1 specialization or DimDynamic::Static; reuses a symbol under duck
+  // sizing; otherwise a fresh s<N> (or `preferred_name` when given and free)
+  // with range [2, int_oo] intersected with `constraint`.
+  SymInt create_symbol(int64_t hint, const std::string& source, DimDynamic dyn = DimDynamic::Duck,
+                       ValueRange constraint = {}, const std::string& preferred_name = "");
+  // A backed symbol without duck sizing or 0/1 specialization (e.g. an ONNX
+  // dim_param with no example), named `name` when free.
+  ExprRef create_named_symbol(const std::string& name, std::optional<int64_t> hint, ValueRange range,
+                              const std::string& source);
+  // A fresh unbacked u<N>. size_like: range [0, int_oo] (narrowed by `range`).
+  ExprRef create_unbacked_symint(bool size_like = false, ValueRange range = {});
+  ExprRef create_unbacked_symbool();
+  // Narrow a symbol's range (constrain_symbol_range); a singleton becomes a replacement.
+  void constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason = "");
+  void add_source(ExprRef sym, const std::string& source);
+  void mark_dynamic(ExprRef sym);
+
+  bool is_symbol_known(ExprRef sym) const;
+  const SymbolInfo& info(ExprRef sym) const;  // throws Error for an unknown symbol
+  std::vector<const SymbolInfo*> symbols() const;  // creation order
+  // Unbacked symbols created since the last call (for unbacked_bindings).
+  std::vector<ExprRef> take_new_unbacked();
+
+  // ---- where decisions come from ----
+  void set_current_node(std::string node) { current_node_ = std::move(node); }
+  const std::string& current_node() const { return current_node_; }
+
+  // ---- simplification and static reasoning ----
+  ExprRef simplify(ExprRef e) const;  // replacements, divisibility
+  SymInt simplify(const SymInt& v) const;
+  ValueRange bound(ExprRef e, bool size_oblivious = false) const;
+  // The value under backed hints; nullopt when an unbacked symbol remains.
+  std::optional<int64_t> hint(ExprRef e) const;
+  std::optional<int64_t> hint(const SymInt& v) const;
+  // Decided without any guard (replacements, ranges, divisibility, known facts).
+  std::optional<bool> maybe_evaluate_static(ExprRef cond, bool size_oblivious = false) const;
+
+  // ---- decisions ----
+  bool evaluate(const SymBool& cond, const char* rule);      // guard or DataDependentError
+  int64_t evaluate_int(const SymInt& v, const char* rule);   // guard Eq(v, value)
+  bool statically_known_true(const SymBool& cond) const;     // never guards
+  bool guard_or_false(const SymBool& cond, const char* rule);
+  bool guard_or_true(const SymBool& cond, const char* rule);
+  bool guard_size_oblivious(const SymBool& cond, const char* rule);
+  // True on unbacked symbols by deferring a runtime assert; else evaluate().
+  bool expect_true(const SymBool& cond, const char* rule);
+  // Record `cond` as a runtime assert unless statically true (torch._check).
+  // Throws Error when it is statically false.
+  void defer_runtime_assert(const SymBool& cond, const char* rule);
+
+  // ---- results ----
+  const std::vector<GuardRecord>& guards() const { return guards_; }
+  const std::vector<GuardRecord>& runtime_asserts() const { return runtime_asserts_; }
+  const std::vector<SpecializationRecord>& specializations() const { return specializations_; }
+  const std::unordered_map<ExprRef, ExprRef>& replacements() const { return replacements_; }
+  // Divisors d with e % d == 0 known for a symbol-free-of-replacement expr.
+  std::vector<std::pair<ExprRef, int64_t>> divisibility_facts() const;
+  std::vector<ProducedGuard> produce_guards() const;
+  // The canonical source of a symbol ("L['x'].size()[0]"), or its name.
+  std::string source_of(ExprRef sym) const;
+  // Python text over sources / over symbols.
+  std::string print_over_sources(ExprRef e) const;
+  // Constraint-violation text for marked-dynamic symbols, "" when none.
+  std::string constraint_violations() const;
+
+  DynamicLog& log() { return *log_; }
+
+ private:
+  friend class ShapeEnvTestPeer;
+  SymbolInfo& mutable_info(ExprRef sym);
+  ExprRef new_symbol(const std::string& name, SymbolInfo info);
+  std::string fresh_name(char prefix);
+  bool has_unbacked(ExprRef e) const;
+  void record_guard(ExprRef decided, const char* rule);
+  void maybe_refine(ExprRef decided, const char* rule, bool is_runtime_assert);
+  void set_replacement(ExprRef sym, ExprRef target, const char* reason);
+  void specialize(ExprRef sym, int64_t value, const char* reason);
+  [[noreturn]] void raise_data_dependent(ExprRef orig, ExprRef simplified, bool is_int) const;
+
+  ShapeEnvSettings settings_;
+  std::string current_node_;
+  std::vector<SymbolInfo> symbols_;
+  std::unordered_map<ExprRef, size_t> symbol_index_;
+  std::unordered_set<std::string> used_names_;
+  std::map<int64_t, ExprRef> hint_to_symbol_;  // duck sizing
+  int next_backed_ = 0;
+  int next_unbacked_ = 0;
+  size_t unbacked_seen_ = 0;
+  std::vector<ExprRef> unbacked_order_;
+  std::unordered_map<ExprRef, ExprRef> replacements_;
+  std::unordered_map<ExprRef, int64_t> divisible_;  // expr -> known divisor (lcm)
+  std::unordered_set<ExprRef> known_true_;         // decided guards and asserts
+  std::vector<GuardRecord> guards_;
+  std::vector<GuardRecord> runtime_asserts_;
+  std::vector<SpecializationRecord> specializations_;
+  std::unique_ptr<DynamicLog> log_;
+};
+
+}  // namespace fakeprop
