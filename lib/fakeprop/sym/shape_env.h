@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakeprop/sym/expr.h"
+#include "fakeprop/sym/dynamic_log.h"
 #include "fakeprop/sym/sym_int.h"
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/util/error.h"
