@@ -1,6 +1,7 @@
 // The TORCH_LOGS=dynamic trace: ShapeEnv events on stderr through spdlog, with
 // a glog-style prefix (I1129 10:44:22.123000 4242 shape_env.cpp:120] [0/0] ...).
 #pragma once
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ class DynamicLog {
   bool debug_enabled() const { return level_ == LogLevel::Debug; }
   void info(const char* file, int line, const std::string& msg);
   void debug(const char* file, int line, const std::string& msg);
+  // Send the trace to `out` instead of stderr (tests); `out` must outlive the log.
+  void capture_to(std::ostream& out);
 
  private:
   void emit(char level, const char* file, int line, const std::string& msg);
