@@ -35,6 +35,14 @@ struct ErrorRecord {
   std::string message;
 };
 
+// A specialization decided when inputs were created (0/1 specialization of a
+// dim marked dynamic, a static mark); ShapeEnv records the ones taken later.
+struct InputSpecialization {
+  std::string source;
+  int64_t value;
+  std::string reason;
+};
+
 struct RunResult {
   std::string model_path;
   std::string model_kind;  // "onnx" | "fx"
@@ -43,6 +51,8 @@ struct RunResult {
   std::vector<NamedValue> outputs;
   std::vector<NodeRecord> nodes;
   std::vector<ErrorRecord> errors;
+  std::vector<ErrorRecord> warnings;
+  std::vector<InputSpecialization> input_specializations;
   std::unique_ptr<ShapeEnv> env;
 };
 

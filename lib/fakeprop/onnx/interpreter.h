@@ -3,27 +3,73 @@
 // unbacked bindings and per-node errors (never aborting on one node).
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "fakeprop/graph/run_result.h"
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/graph/infer_options.h"
 #include "fakeprop/onnx/model.h"
 
 namespace fakeprop::onnx {
 
-struct InferOptions {
-  Device device = Device::cpu();
-  std::map<std::string, std::vector<int64_t>> input_hints;  // --input name=d0,d1,...
-  SourceSpecs specs;
-  ShapeEnvSettings settings;
-  LogLevel log_level = LogLevel::Off;
-  int64_t max_fold_elements = 1 << 16;  // known-data cap for constant folding
+using fakeprop::InferOptions;
+
+// Values visible to a graph: its own, then the enclosing graphs' (outer scope).
+class Scope {
+ public:
+  explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
+  const Value* find(const std::string& name) const;
+  void set(const std::string& name, Value v) { values_[name] = std::move(v); }
+  bool has_local(const std::string& name) const { return values_.count(name) != 0; }
+
+ private:
+  const Scope* parent_;
+  std::unordered_map<std::string, Value> values_;
 };
 
-class Interpreter;
+class Interpreter {
+ public:
+  Interpreter(const Model& model, const InferOptions& options, RunResult& result);
+
+  void run_main_graph();
+  // Run a subgraph (If branch, Loop/Scan body) with its formal inputs bound
+  // to `inputs`; nodes are recorded as "<parent>/<node>". Returns its outputs.
+  std::vector<Value> run_subgraph(const Graph& g, const std::vector<Value>& inputs, const Scope& outer,
+                                  const std::string& parent_node);
+
+  // Known integer elements of initializer `name`, decoded once on demand.
+  const KnownData* initializer_data(const std::string& name);
+  const InferOptions& options() const { return options_; }
+  ShapeEnv& env() { return *result_.env; }
+  StorageIds& storage() { return storage_; }
+
+ private:
+  void create_inputs(const Graph& g, Scope& scope);
+  void run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth);
+  void run_node(const Node& node, Scope& scope, const std::string& record_name, const Graph& g, size_t depth);
+  void run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
+                    size_t depth);
+  Value fallback_value(const std::string& value_name, const Graph& g, const std::string& why);
+  void record_unbacked_bindings(NodeRecord& rec, const std::vector<Value>& outputs);
+
+  const Model& model_;
+  const InferOptions& options_;
+  RunResult& result_;
+  StorageIds storage_;
+  std::unordered_map<std::string, const TensorRef*> initializers_;
+  std::unordered_map<std::string, std::unique_ptr<KnownData>> initializer_cache_;
+  std::unordered_map<std::string, const Function*> functions_;  // "domain::name"
+  size_t subgraph_depth_ = 0;
+};
 
 RunResult run_model(const Model& model, const InferOptions& options);
+
+// The graph's nodes in a topological order (indices into g.nodes). Names
+// visible from outside the graph (inputs, initializers, outer scope) are
+// passed in `available`. Throws InputError on a cycle or a dangling input.
+std::vector<size_t> topological_order(const Graph& g, const std::vector<std::string>& available,
+                                      const std::string& path);
 
 }  // namespace fakeprop::onnx

@@ -72,6 +72,11 @@ class OpContext {
   // A fresh unbacked size in [lo, hi] bound to output `output`'s dim `dim`
   // (-1: the value itself) for unbacked_bindings.
   SymInt new_unbacked_size(ValueRange range);
+  // A size this rule cannot compute: a fresh size-like unbacked symbol, and a
+  // "precision_lost" warning on this node saying why (the first place a dim
+  // became unknown is what users need to find).
+  SymInt unknown_size(const std::string& why);
+  const std::vector<std::string>& precision_notes() const { return precision_notes_; }
 
  private:
   const Node& node_;
@@ -81,6 +86,7 @@ class OpContext {
   Device device_;
   std::vector<const Value*> inputs_;
   std::vector<Value> outputs_;
+  std::vector<std::string> precision_notes_;
   Interpreter* interp_;
 };
 

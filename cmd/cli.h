@@ -1,0 +1,37 @@
+// The fakeprop command line: one file per subcommand, errors caught once here.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "fakeprop/graph/infer_options.h"
+
+namespace fakeprop::cli {
+
+int run(int argc, char** argv);
+
+// Options every subcommand that runs inference shares.
+struct InferFlags {
+  std::vector<std::string> dynamic, unbacked, static_, inputs;
+  std::string device = "cpu";
+  std::string log;
+  bool no_specialize_zero_one = false;
+  bool no_duck_shape = false;
+  bool backed_size_oblivious = false;
+  bool strict = false;
+
+  void add_to(CLI::App& app);
+  InferOptions to_options() const;  // throws InputError on a malformed value
+};
+
+struct InferCommand {
+  std::string model;
+  InferFlags flags;
+  bool json = false;
+  std::string report_path;
+  std::string output_path;
+};
+CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd);
+int run_infer(const InferCommand& cmd);
+
+}  // namespace fakeprop::cli

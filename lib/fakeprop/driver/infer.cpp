@@ -1,0 +1,64 @@
+#include "fakeprop/driver/infer.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "fakeprop/onnx/interpreter.h"
+#include "fakeprop/onnx/writer.h"
+
+namespace fakeprop {
+
+ModelFormat detect_format(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": " + std::strerror(errno));
+  char head[256];
+  in.read(head, sizeof head);
+  const std::string_view bytes(head, static_cast<size_t>(in.gcount()));
+  size_t i = 0;
+  while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t')) ++i;
+  if (i < bytes.size() && bytes[i] == '{') return ModelFormat::FxJson;
+  if (onnx::looks_like_onnx(bytes)) return ModelFormat::Onnx;
+  throw InputError(path + ": neither an ONNX model nor a JSON FX graph");
+}
+
+RunResult infer_file(const std::string& path, const InferOptions& options) {
+  switch (detect_format(path)) {
+    case ModelFormat::Onnx: {
+      onnx::Model model = onnx::load_model(path);
+      return onnx::run_model(model, options);
+    }
+    case ModelFormat::FxJson:
+      throw InputError(path + ": JSON FX graphs are not supported by this build yet");
+  }
+  throw InputError(path + ": unknown format");
+}
+
+void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path) {
+  if (result.model_kind != "onnx") throw InputError(out_path + ": -o is only supported for ONNX models so far");
+  onnx::Model model = onnx::load_model(model_path);
+  const ShapeEnv& env = *result.env;
+  std::vector<onnx::OutputValueInfo> infos;
+  for (const auto& n : result.nodes) {
+    if (n.name.find('/') != std::string::npos) continue;  // values inside subgraphs stay local
+    for (const auto& o : n.outputs) {
+      if (!o.val.is_tensor()) continue;
+      onnx::OutputValueInfo vi;
+      vi.name = o.name;
+      vi.elem_type = dtype_to_onnx(o.val.tensor->meta.dtype);
+      std::vector<std::variant<int64_t, std::string>> dims;
+      for (const SymInt& d : o.val.tensor->meta.sizes) {
+        SymInt s = env.simplify(d);
+        if (s.is_static())
+          dims.emplace_back(s.value());
+        else
+          dims.emplace_back(s.to_python());
+      }
+      vi.shape = std::move(dims);
+      infos.push_back(std::move(vi));
+    }
+  }
+  onnx::write_annotated_model(model, infos, out_path);
+}
+
+}  // namespace fakeprop

@@ -1,0 +1,139 @@
+// Graph inputs become fake tensors. Policy (README "Symbols for ONNX inputs"):
+//  - dim_value d: static d, unless marked: --dynamic keeps d as the hint of a
+//    backed symbol (0/1 specialization still applies), --unbacked makes it a
+//    size-like unbacked symbol.
+//  - dim_param p: one symbol per distinct p, named p when p is an identifier.
+//    With a hint (--input) it is backed; without one it is hintless: decisions
+//    its range cannot settle become runtime asserts instead of guards.
+//    Distinct dim_params are never merged by duck sizing.
+//  - no dim: like a dim_param of its own.
+#include <cctype>
+
+#include "fakeprop/onnx/interpreter.h"
+
+namespace fakeprop::onnx {
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+}  // namespace
+
+void Interpreter::create_inputs(const Graph& g, Scope& scope) {
+  ShapeEnv& e = env();
+  std::unordered_set<std::string> init_names;
+  for (const auto& t : g.initializers) init_names.insert(t->name);
+
+  std::vector<std::string> sources;
+  for (const auto& vi : g.inputs)
+    if (!init_names.count(vi.name)) sources.push_back(SourceSpecs::input_source(vi.name));
+  options_.specs.check_all_matched(sources);
+  for (const auto& [name, dims] : options_.input_hints) {
+    bool found = false;
+    for (const auto& vi : g.inputs) found |= vi.name == name && !init_names.count(vi.name);
+    if (!found) {
+      std::string known;
+      for (const auto& s : sources) known += (known.empty() ? "" : ", ") + s;
+      throw InputError("--input " + name + ": the model has no such input; the inputs are: " + known);
+    }
+  }
+
+  std::unordered_map<std::string, SymInt> by_param;
+  std::unordered_map<std::string, int64_t> param_hint;
+  for (const auto& vi : g.inputs) {
+    if (init_names.count(vi.name)) continue;
+    const std::string src = SourceSpecs::input_source(vi.name);
+    Value val;
+    if (vi.type.kind != TypeInfo::Kind::Tensor) {
+      val = Value::of_opaque("input of non-tensor type");
+      scope.set(vi.name, val);
+      result_.inputs.push_back({vi.name, src, val});
+      continue;
+    }
+    auto dtype = dtype_from_onnx(vi.type.elem_type);
+    if (!dtype) throw InputError(model_.path + ": input '" + vi.name + "' has unknown element type " +
+                                 std::to_string(vi.type.elem_type));
+    const auto hints_it = options_.input_hints.find(vi.name);
+    const std::vector<int64_t>* hints = hints_it == options_.input_hints.end() ? nullptr : &hints_it->second;
+    if (!vi.type.shape && !hints) {
+      val = Value::of_opaque("input '" + vi.name + "' has no shape in the model; give one with --input " + vi.name + "=...");
+      result_.errors.push_back({"", "unknown_rank", "input '" + vi.name + "' has unknown rank; pass --input " + vi.name + "=d0,d1,..."});
+      scope.set(vi.name, val);
+      result_.inputs.push_back({vi.name, src, val});
+      continue;
+    }
+    const size_t rank = vi.type.shape ? vi.type.shape->size() : hints->size();
+    if (hints && hints->size() != rank)
+      throw InputError("--input " + vi.name + ": " + std::to_string(hints->size()) + " dims given, the model says rank " +
+                       std::to_string(rank));
+    TensorValue tv;
+    for (size_t d = 0; d < rank; ++d) {
+      const std::string dsrc = SourceSpecs::size_source(src, static_cast<int64_t>(d));
+      const DimMark mark = options_.specs.classify(src, static_cast<int64_t>(d));
+      Dim dim = vi.type.shape ? (*vi.type.shape)[d] : Dim{};
+      std::optional<int64_t> hint;
+      if (hints) hint = (*hints)[d];
+      if (hint && *hint < 0) throw InputError("--input " + vi.name + ": negative size " + std::to_string(*hint));
+      if (dim.kind == Dim::Kind::Value) {
+        if (dim.value < 0) throw InputError(model_.path + ": input '" + vi.name + "' has negative dim " + std::to_string(dim.value));
+        if (hint && *hint != dim.value && mark == DimMark::Unmarked)
+          throw InputError("--input " + vi.name + ": dim " + std::to_string(d) + " is fixed to " +
+                           std::to_string(dim.value) + " in the model; mark it with --dynamic to vary it");
+        if (!hint) hint = dim.value;
+      }
+      SymInt size;
+      if (mark == DimMark::Static || (dim.kind == Dim::Kind::Value && mark == DimMark::Unmarked)) {
+        if (!hint) throw InputError(dsrc + " is marked static but has no size; give one with --input " + vi.name + "=...");
+        size = *hint;
+        if (mark == DimMark::Static && dim.kind != Dim::Kind::Value)
+          result_.input_specializations.push_back({dsrc, *hint, "marked static (--static)"});
+      } else if (mark == DimMark::Unbacked) {
+        ExprRef u = e.create_unbacked_symint(true);
+        e.add_source(u, dsrc);
+        size = SymInt(u);
+      } else if (dim.kind == Dim::Kind::Param && by_param.count(dim.param)) {
+        size = by_param[dim.param];
+        if (hint && param_hint.count(dim.param) && param_hint[dim.param] != *hint)
+          throw InputError("--input " + vi.name + ": dim " + std::to_string(d) + " is '" + dim.param + "', given " +
+                           std::to_string(*hint) + " here but " + std::to_string(param_hint[dim.param]) + " elsewhere");
+        if (size.is_symbolic()) e.add_source(size.expr(), dsrc);
+      } else {
+        const std::string name = dim.kind == Dim::Kind::Param && is_identifier(dim.param) ? dim.param : "";
+        if (hint) {
+          size = e.create_symbol(*hint, dsrc, dim.kind == Dim::Kind::Param ? DimDynamic::Dynamic : DimDynamic::Duck,
+                                 {}, name);
+          if (size.is_static()) {
+            result_.input_specializations.push_back(
+                {dsrc, size.value(),
+                 "0/1 specialization: the size is " + std::to_string(size.value()) +
+                     ", and sizes 0 and 1 are specialized (as PyTorch does); use --unbacked " + src + ":" +
+                     std::to_string(d) + " to keep it symbolic, or give a hint of 2 or more with --input"});
+            result_.warnings.push_back({"", "specialized_input", dsrc + " stays " + std::to_string(size.value()) +
+                                                                     ": " + result_.input_specializations.back().reason});
+          }
+        } else {
+          size = SymInt(e.create_named_symbol(name, std::nullopt, ValueRange{0, kIntOo}, dsrc));
+        }
+        if (dim.kind == Dim::Kind::Param) {
+          by_param[dim.param] = size;
+          if (hint) param_hint[dim.param] = *hint;
+        }
+      }
+      tv.meta.sizes.push_back(size);
+    }
+    tv.meta.strides = contiguous_strides(tv.meta.sizes, &e);
+    tv.meta.dtype = *dtype;
+    tv.meta.device = options_.device;
+    tv.meta.storage = storage_.next();
+    val = Value::of_tensor(std::move(tv));
+    scope.set(vi.name, val);
+    result_.inputs.push_back({vi.name, src, val});
+  }
+}
+
+}  // namespace fakeprop::onnx

@@ -1,0 +1,193 @@
+#include "fakeprop/onnx/op_context.h"
+
+#include <cmath>
+
+#include "fakeprop/onnx/interpreter.h"
+
+namespace fakeprop::onnx {
+
+OpContext::OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, Device device,
+                     std::vector<const Value*> inputs, Interpreter* interp)
+    : node_(node),
+      opset_(opset),
+      env_(env),
+      storage_(storage),
+      device_(device),
+      inputs_(std::move(inputs)),
+      outputs_(node.outputs.size()),
+      interp_(interp) {}
+
+void OpContext::fail(const std::string& kind, const std::string& message) const { throw OpError(kind, message); }
+
+bool OpContext::has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+
+const Value& OpContext::input(size_t i) const {
+  if (!has_input(i)) fail("missing_input", op_type() + " needs input " + std::to_string(i));
+  return *inputs_[i];
+}
+
+const TensorValue& OpContext::tensor(size_t i) const {
+  const Value& v = input(i);
+  if (!v.is_tensor()) {
+    const std::string& name = node_.inputs[i];
+    if (v.kind == Value::Kind::Opaque)
+      fail("unknown_input", "input '" + name + "' has no known shape (" + v.opaque + ")");
+    fail("type_error", "input '" + name + "' of " + op_type() + " is not a tensor");
+  }
+  return *v.tensor;
+}
+
+std::optional<std::vector<SymInt>> OpContext::ints(size_t i) const {
+  if (!has_input(i) || !input(i).is_tensor()) return std::nullopt;
+  const TensorValue& t = *input(i).tensor;
+  const KnownData* data = t.data ? &*t.data : nullptr;
+  if (!data && interp_) data = interp_->initializer_data(node_.inputs[i]);
+  if (!data) return std::nullopt;
+  if (!data->is_float) return data->ints;
+  // Float data that holds integers exactly (e.g. Resize sizes cast around) still folds.
+  std::vector<SymInt> out;
+  out.reserve(data->floats.size());
+  for (double f : data->floats) {
+    if (!std::isfinite(f) || f != std::floor(f) || std::fabs(f) > 9.0e15) return std::nullopt;
+    out.emplace_back(static_cast<int64_t>(f));
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> OpContext::static_ints(size_t i) const {
+  auto xs = ints(i);
+  if (!xs) return std::nullopt;
+  std::vector<int64_t> out;
+  out.reserve(xs->size());
+  for (const SymInt& x : *xs) {
+    if (!x.is_static()) return std::nullopt;
+    out.push_back(x.value());
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> OpContext::floats(size_t i) const {
+  if (!has_input(i) || !input(i).is_tensor()) return std::nullopt;
+  const TensorValue& t = *input(i).tensor;
+  const KnownData* data = t.data ? &*t.data : nullptr;
+  if (!data && interp_) data = interp_->initializer_data(node_.inputs[i]);
+  if (!data) return std::nullopt;
+  if (data->is_float) return data->floats;
+  std::vector<double> out;
+  for (const SymInt& x : data->ints) {
+    if (!x.is_static()) return std::nullopt;
+    out.push_back(static_cast<double>(x.value()));
+  }
+  return out;
+}
+
+std::optional<SymInt> OpContext::scalar_int(size_t i) const {
+  auto xs = ints(i);
+  if (!xs || xs->size() != 1) return std::nullopt;
+  return (*xs)[0];
+}
+
+namespace {
+const char* attr_type_name(Attribute::Type t) {
+  switch (t) {
+    case Attribute::Type::Float: return "FLOAT";
+    case Attribute::Type::Int: return "INT";
+    case Attribute::Type::String: return "STRING";
+    case Attribute::Type::Tensor: return "TENSOR";
+    case Attribute::Type::Graph: return "GRAPH";
+    case Attribute::Type::Floats: return "FLOATS";
+    case Attribute::Type::Ints: return "INTS";
+    case Attribute::Type::Strings: return "STRINGS";
+    default: return "another type";
+  }
+}
+}  // namespace
+
+#define FP_EXPECT_ATTR_TYPE(a, want)                                                                     \
+  if ((a)->type != (want))                                                                               \
+  fail("attribute_type", "attribute '" + (a)->name + "' of " + op_type() + " must be " + attr_type_name(want) + \
+                             ", got " + attr_type_name((a)->type))
+
+int64_t OpContext::attr_int(std::string_view name, int64_t dflt) const {
+  const Attribute* a = attr(name);
+  if (!a) return dflt;
+  FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Int);
+  return a->i;
+}
+
+int64_t OpContext::required_attr_int(std::string_view name) const {
+  const Attribute* a = attr(name);
+  if (!a) fail("missing_attribute", op_type() + " needs attribute '" + std::string(name) + "'");
+  FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Int);
+  return a->i;
+}
+
+float OpContext::attr_float(std::string_view name, float dflt) const {
+  const Attribute* a = attr(name);
+  if (!a) return dflt;
+  FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Float);
+  return a->f;
+}
+
+std::string OpContext::attr_string(std::string_view name, std::string_view dflt) const {
+  const Attribute* a = attr(name);
+  if (!a) return std::string(dflt);
+  FP_EXPECT_ATTR_TYPE(a, Attribute::Type::String);
+  return a->s;
+}
+
+std::optional<std::vector<int64_t>> OpContext::attr_ints(std::string_view name) const {
+  const Attribute* a = attr(name);
+  if (!a) return std::nullopt;
+  FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Ints);
+  return a->ints;
+}
+
+std::optional<std::vector<float>> OpContext::attr_floats(std::string_view name) const {
+  const Attribute* a = attr(name);
+  if (!a) return std::nullopt;
+  FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Floats);
+  return a->floats;
+}
+
+#undef FP_EXPECT_ATTR_TYPE
+
+bool OpContext::wants_output(size_t i) const { return i < node_.outputs.size() && !node_.outputs[i].empty(); }
+
+void OpContext::set_output(size_t i, Value v) {
+  if (i >= outputs_.size()) return;  // optional output the node does not declare
+  outputs_[i] = std::move(v);
+}
+
+TensorValue OpContext::new_tensor(DType dtype, SymShape shape) {
+  TensorValue t;
+  t.meta.strides = contiguous_strides(shape, &env_);
+  t.meta.sizes = std::move(shape);
+  t.meta.dtype = dtype;
+  t.meta.device = device_;
+  t.meta.storage = storage_.next();
+  return t;
+}
+
+void OpContext::set_tensor(size_t i, DType dtype, SymShape shape) {
+  set_output(i, Value::of_tensor(new_tensor(dtype, std::move(shape))));
+}
+
+void OpContext::set_tensor(size_t i, DType dtype, SymShape shape, KnownData data) {
+  TensorValue t = new_tensor(dtype, std::move(shape));
+  t.data = std::move(data);
+  set_output(i, Value::of_tensor(std::move(t)));
+}
+
+bool OpContext::check(const SymBool& cond, const char* why) { return env_.evaluate(cond, why); }
+bool OpContext::expect(const SymBool& cond, const char* why) { return env_.expect_true(cond, why); }
+
+SymInt OpContext::new_unbacked_size(ValueRange range) { return SymInt(env_.create_unbacked_symint(true, range)); }
+
+SymInt OpContext::unknown_size(const std::string& why) {
+  SymInt s = new_unbacked_size({0, kIntOo});
+  precision_notes_.push_back(s.to_python() + ": " + why);
+  return s;
+}
+
+}  // namespace fakeprop::onnx

@@ -1,0 +1,88 @@
+#include "fakeprop/onnx/ops/fallback.h"
+
+#include <unordered_map>
+
+namespace fakeprop::onnx::ops {
+
+const TypeInfo* declared_type(const Graph& g, const std::string& value_name) {
+  for (const auto& vi : g.value_info)
+    if (vi.name == value_name) return &vi.type;
+  for (const auto& vi : g.outputs)
+    if (vi.name == value_name) return &vi.type;
+  return nullptr;
+}
+
+Value fallback_value(const std::string& value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
+                     Device device, const std::string& why) {
+  const TypeInfo* t = declared_type(g, value_name);
+  if (!t || t->kind != TypeInfo::Kind::Tensor || !t->shape) return Value::of_opaque("unknown: " + why);
+  auto dtype = dtype_from_onnx(t->elem_type);
+  if (!dtype) return Value::of_opaque("unknown: " + why);
+  TensorValue tv;
+  for (const Dim& d : *t->shape) {
+    if (d.kind == Dim::Kind::Value && d.value >= 0)
+      tv.meta.sizes.emplace_back(d.value);
+    else
+      tv.meta.sizes.emplace_back(env.create_unbacked_symint(true));
+  }
+  tv.meta.strides = contiguous_strides(tv.meta.sizes, &env);
+  tv.meta.dtype = *dtype;
+  tv.meta.device = device;
+  tv.meta.storage = storage.next();
+  return Value::of_tensor(std::move(tv));
+}
+
+namespace {
+
+std::string declared_shape_string(const TypeInfo& t) {
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape->size(); ++i) {
+    const Dim& d = (*t.shape)[i];
+    if (i) s += ", ";
+    s += d.kind == Dim::Kind::Value ? std::to_string(d.value) : d.kind == Dim::Kind::Param ? d.param : "?";
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
+  std::unordered_map<std::string, std::string> producer;
+  for (const auto& n : result.nodes)
+    for (const auto& o : n.outputs) producer[o.name] = n.name;
+  auto check = [&](const ValueInfo& vi, const Value& v) {
+    if (!v.is_tensor() || vi.type.kind != TypeInfo::Kind::Tensor) return;
+    const TensorMeta& m = v.tensor->meta;
+    const std::string node = producer.count(vi.name) ? producer[vi.name] : "";
+    auto declared = dtype_from_onnx(vi.type.elem_type);
+    std::string problem;
+    if (vi.type.elem_type != 0 && declared && *declared != m.dtype)
+      problem = "element type " + std::string(dtype_name(*declared)) + " declared, " +
+                std::string(dtype_name(m.dtype)) + " inferred";
+    if (vi.type.shape) {
+      const auto& dims = *vi.type.shape;
+      if (dims.size() != m.sizes.size()) {
+        problem = "rank " + std::to_string(dims.size()) + " declared, " + std::to_string(m.sizes.size()) + " inferred";
+      } else {
+        for (size_t i = 0; i < dims.size() && problem.empty(); ++i) {
+          if (dims[i].kind != Dim::Kind::Value) continue;
+          SymInt got = env.simplify(m.sizes[i]);
+          if (got.is_static() && got.value() != dims[i].value) problem = "dim " + std::to_string(i) + " differs";
+        }
+      }
+      if (!problem.empty())
+        problem += " (declared " + declared_shape_string(vi.type) + ", inferred " + shape_to_string(m.sizes) + ")";
+    }
+    if (!problem.empty())
+      result.errors.push_back({node, "value_info_conflict", "value '" + vi.name + "': " + problem});
+  };
+  std::unordered_map<std::string, const Value*> values;
+  for (const auto& n : result.nodes)
+    for (const auto& o : n.outputs) values[o.name] = &o.val;
+  for (const auto& vi : g.value_info)
+    if (auto it = values.find(vi.name); it != values.end()) check(vi, *it->second);
+  for (const auto& vi : g.outputs)
+    if (auto it = values.find(vi.name); it != values.end()) check(vi, *it->second);
+}
+
+}  // namespace fakeprop::onnx::ops

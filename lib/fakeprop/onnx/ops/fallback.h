@@ -1,0 +1,23 @@
+// What a value becomes when its node could not be evaluated, and the check
+// of computed values against the types the model declares.
+#pragma once
+#include <string>
+
+#include "fakeprop/graph/run_result.h"
+#include "fakeprop/onnx/model.h"
+
+namespace fakeprop::onnx::ops {
+
+// Rank and dtype from the graph's value_info / outputs when declared, with
+// fresh unbacked sizes; otherwise an opaque value that says why it is unknown.
+Value fallback_value(const std::string& value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
+                     Device device, const std::string& why);
+
+// The declared type of `value_name` in g (value_info, then outputs), or nullptr.
+const TypeInfo* declared_type(const Graph& g, const std::string& value_name);
+
+// Errors of kind "value_info_conflict" where a computed tensor provably
+// contradicts the model's declared element type, rank or static dims.
+void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env);
+
+}  // namespace fakeprop::onnx::ops

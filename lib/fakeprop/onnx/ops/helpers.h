@@ -1,0 +1,41 @@
+// The small vocabulary operator rules are written in: axis handling,
+// broadcasting, "same as input", and folding of known element values.
+#pragma once
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "fakeprop/onnx/op_context.h"
+
+namespace fakeprop::onnx::ops {
+
+SymInt numel(std::span<const SymInt> shape);
+// ONNX axis in [-rank, rank-1] -> [0, rank); OpError("invalid_axis") otherwise.
+int64_t normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank);
+std::vector<int64_t> normalize_axes(const OpContext& ctx, std::span<const int64_t> axes, int64_t rank);
+
+// Output `out` gets input `in`'s dtype and shape (fresh contiguous storage).
+void same_as_input(OpContext& ctx, size_t in = 0, size_t out = 0);
+void same_shape_as_input(OpContext& ctx, DType dtype, size_t in = 0, size_t out = 0);
+// Multidirectional (numpy) broadcast of the given inputs' shapes; absent inputs are skipped.
+SymShape broadcast_inputs(OpContext& ctx, std::initializer_list<size_t> inputs);
+
+// Known integer data as a KnownData.
+KnownData int_data(std::vector<SymInt> xs);
+KnownData float_data(std::vector<double> xs);
+// Elementwise fold of known integer inputs under broadcasting to `out_shape`
+// (which must be static); nullopt when an input's data is unknown.
+std::optional<KnownData> fold_ints(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
+                                   const std::function<SymInt(std::span<const SymInt>)>& fn);
+std::optional<KnownData> fold_floats(const OpContext& ctx, std::initializer_list<size_t> inputs,
+                                     const SymShape& out_shape, const std::function<double(std::span<const double>)>& fn);
+
+// A static shape as int64s, nullopt when any dim is symbolic.
+std::optional<std::vector<int64_t>> static_shape(std::span<const SymInt> shape);
+
+// Shape of a 1-D known-int input read as dims (e.g. Reshape's shape, Expand's shape).
+std::optional<SymShape> shape_from_input(const OpContext& ctx, size_t i);
+
+}  // namespace fakeprop::onnx::ops
