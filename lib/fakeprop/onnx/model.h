@@ -126,6 +126,7 @@ struct Model {
   std::vector<Function> functions;
   std::string path;
   std::shared_ptr<MappedFile> file;  // keeps every TensorRef::bytes alive
+  std::vector<std::shared_ptr<const void>> keepalive;  // in-memory tensor bytes (ModelBuilder)
 
   int64_t opset(std::string_view domain) const;  // 0 when not imported
 };
