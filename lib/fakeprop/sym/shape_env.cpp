@@ -1,45 +1,1104 @@
+// ShapeEnv, after torch/fx/experimental/symbolic_shapes.py: symbol creation,
+// simplification under replacements / ranges / divisibility, decisions
+// (static, guard, runtime assert, data-dependent error), refinement of what a
+// decision teaches, and produce_guards.
 #include "fakeprop/sym/shape_env.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <set>
 
 namespace fakeprop {
 
 namespace {
-[[noreturn]] void not_yet() { throw Error("ShapeEnv: not implemented yet"); }
+
+constexpr int64_t kObliviousLowerBound = 2;  // size-oblivious sizes are never 0 or 1
+
+bool is_free_identifier_text(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string bool_text(bool v) { return v ? "True" : "False"; }
+
+// ---- 128-bit helpers for bounds: values that leave int64 become infinite ends ----
+using Wide = __int128;
+
+Wide floor_div(Wide a, Wide b) {  // b > 0
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+Wide ceil_div(Wide a, Wide b) { return -floor_div(-a, b); }
+
+int64_t upper_end(Wide v) {
+  if (v >= static_cast<Wide>(kIntOo)) return kIntOo;
+  if (v <= static_cast<Wide>(kNegIntOo)) return kNegIntOo + 1;
+  return static_cast<int64_t>(v);
+}
+int64_t lower_end(Wide v) {
+  if (v <= static_cast<Wide>(kNegIntOo)) return kNegIntOo;
+  if (v >= static_cast<Wide>(kIntOo)) return kIntOo - 1;
+  return static_cast<int64_t>(v);
+}
+
+std::optional<int64_t> checked_lcm(int64_t a, int64_t b) {  // a, b > 0
+  int64_t r;
+  if (__builtin_mul_overflow(a / std::gcd(a, b), b, &r)) return std::nullopt;
+  return r;
+}
+
+// |v| as a divisor; 0 means "divisible by everything" (the value zero).
+int64_t divisor_of_constant(int64_t v) {
+  if (v == kNegIntOo) return 1;  // |INT64_MIN| does not fit; claim nothing
+  return v < 0 ? -v : v;
+}
+
+// Largest known d with d | (a*b) given d_a | a, d_b | b (0 = zero value).
+int64_t combine_product(int64_t da, int64_t db) {
+  if (da == 0 || db == 0) return 0;
+  int64_t r;
+  if (__builtin_mul_overflow(da, db, &r)) return 1;
+  return r;
+}
+
+ExprKind flipped(ExprKind k) {  // a OP b  <=>  -a OP' -b
+  switch (k) {
+    case ExprKind::Lt: return ExprKind::Gt;
+    case ExprKind::Le: return ExprKind::Ge;
+    case ExprKind::Gt: return ExprKind::Lt;
+    case ExprKind::Ge: return ExprKind::Le;
+    default: return k;
+  }
+}
+
+// Whether `d OP 0` is decided by the interval of d.
+std::optional<bool> decide_against_zero(ExprKind op, const ValueRange& d) {
+  switch (op) {
+    case ExprKind::Eq:
+      if (d.lo > 0 || d.hi < 0) return false;
+      if (d.lo == 0 && d.hi == 0) return true;
+      return std::nullopt;
+    case ExprKind::Ne:
+      if (d.lo > 0 || d.hi < 0) return true;
+      if (d.lo == 0 && d.hi == 0) return false;
+      return std::nullopt;
+    case ExprKind::Lt:
+      if (d.hi < 0) return true;
+      if (d.lo >= 0) return false;
+      return std::nullopt;
+    case ExprKind::Le:
+      if (d.hi <= 0) return true;
+      if (d.lo > 0) return false;
+      return std::nullopt;
+    case ExprKind::Gt:
+      if (d.lo > 0) return true;
+      if (d.hi <= 0) return false;
+      return std::nullopt;
+    case ExprKind::Ge:
+      if (d.lo >= 0) return true;
+      if (d.hi < 0) return false;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Rebuild `e` with every direct child mapped through `f`.
+template <typename F>
+ExprRef map_children(ExprRef e, F&& f) {
+  switch (e->kind()) {
+    case ExprKind::Integer:
+    case ExprKind::Symbol:
+    case ExprKind::BoolConst:
+      return e;
+    case ExprKind::Add: {
+      ExprRef out = integer(e->value());
+      for (const auto& [term, coeff] : e->terms()) out = add(out, mul(f(term), coeff));
+      return out;
+    }
+    case ExprKind::Mul: {
+      ExprRef out = integer(e->value());
+      for (const auto& [base, exponent] : e->terms()) out = mul(out, pow(f(base), exponent));
+      return out;
+    }
+    default: {
+      std::vector<ExprRef> args;
+      args.reserve(e->args().size());
+      bool changed = false;
+      for (ExprRef a : e->args()) {
+        args.push_back(f(a));
+        changed = changed || args.back() != a;
+      }
+      return changed ? rebuild(e->kind(), args) : e;
+    }
+  }
+}
+
+bool contains_kind(ExprRef e, ExprKind kind) {
+  if (e->kind() == kind) return true;
+  if (e->kind() == ExprKind::Add || e->kind() == ExprKind::Mul) {
+    for (const auto& t : e->terms())
+      if (contains_kind(t.first, kind)) return true;
+    return false;
+  }
+  for (ExprRef a : e->args())
+    if (contains_kind(a, kind)) return true;
+  return false;
+}
+
+bool mentions(ExprRef e, ExprRef sym) {
+  for (ExprRef s : free_symbols(e))
+    if (s == sym) return true;
+  return false;
+}
+
+// d == coeff*x + rest with x absent from rest (x enters d linearly).
+struct Linear {
+  int64_t coeff;
+  ExprRef rest;
+};
+
+std::optional<Linear> isolate(ExprRef d, ExprRef x) {
+  if (d == x) return Linear{1, integer(0)};
+  if (d->kind() == ExprKind::Mul && d->terms().size() == 1 && d->terms()[0].first == x &&
+      d->terms()[0].second == 1)
+    return Linear{d->value(), integer(0)};
+  if (d->kind() != ExprKind::Add) return std::nullopt;
+  std::optional<int64_t> coeff;
+  ExprRef rest = integer(d->value());
+  for (const auto& [term, c] : d->terms()) {
+    if (term == x) {
+      coeff = c;
+    } else {
+      if (mentions(term, x)) return std::nullopt;
+      rest = add(rest, mul(term, c));
+    }
+  }
+  if (!coeff) return std::nullopt;
+  return Linear{*coeff, rest};
+}
+
+// e / c when every coefficient and the constant are multiples of c.
+std::optional<ExprRef> exact_div(ExprRef e, int64_t c) {
+  if (c == 1) return e;
+  if (c == -1) return neg(e);
+  if (c == 0 || c == kNegIntOo) return std::nullopt;
+  if (auto v = as_integer(e)) {
+    if (*v % c != 0) return std::nullopt;
+    return integer(*v / c);
+  }
+  if (e->kind() == ExprKind::Mul) {
+    if (e->value() % c != 0) return std::nullopt;
+    ExprRef out = integer(e->value() / c);
+    for (const auto& [base, exponent] : e->terms()) out = mul(out, pow(base, exponent));
+    return out;
+  }
+  if (e->kind() == ExprKind::Add) {
+    if (e->value() % c != 0) return std::nullopt;
+    ExprRef out = integer(e->value() / c);
+    for (const auto& [term, coeff] : e->terms()) {
+      if (coeff % c != 0) return std::nullopt;
+      out = add(out, mul(term, coeff / c));
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+// Helpers with access to ShapeEnv's state, kept out of the header.
+struct ShapeEnvInternals {
+  using Env = ShapeEnv;
+
+  static std::string where(const Env& env) {
+    return env.current_node_.empty() ? "" : " at " + env.current_node_;
+  }
+
+  static const SymbolInfo* find(const Env& env, ExprRef sym) {
+    auto it = env.symbol_index_.find(sym);
+    return it == env.symbol_index_.end() ? nullptr : &env.symbols_[it->second];
+  }
+
+  static size_t age(const Env& env, ExprRef sym) { return env.symbol_index_.at(sym); }
+
+  static bool size_oblivious_symbol(const Env& env, const SymbolInfo& info) {
+    return info.size_like || (env.settings_.backed_size_oblivious && !info.unbacked);
+  }
+
+  static ValueRange symbol_range(const Env& env, ExprRef sym, bool size_oblivious) {
+    const SymbolInfo* info = find(env, sym);
+    if (!info) return ValueRange::unknown();
+    ValueRange r = info->range;
+    if (size_oblivious && size_oblivious_symbol(env, *info)) {
+      // As if the size were never 0 or 1 (PyTorch skips this when it would empty the range).
+      ValueRange clamped{std::max(r.lo, kObliviousLowerBound), r.hi};
+      if (!clamped.is_empty()) r = clamped;
+    }
+    return r;
+  }
+
+  static SymbolRanges ranges(const Env& env, bool size_oblivious) {
+    return [&env, size_oblivious](ExprRef sym) { return symbol_range(env, sym, size_oblivious); };
+  }
+
+  // ---- divisibility ----
+  // Largest d known to divide e (0: e is zero; 1: nothing known).
+  static int64_t known_divisor(const Env& env, ExprRef e) {
+    int64_t structural = 1;
+    switch (e->kind()) {
+      case ExprKind::Integer:
+        return divisor_of_constant(e->value());
+      case ExprKind::Add: {
+        int64_t g = divisor_of_constant(e->value());
+        for (const auto& [term, coeff] : e->terms())
+          g = std::gcd(g, combine_product(divisor_of_constant(coeff), known_divisor(env, term)));
+        structural = g;
+        break;
+      }
+      case ExprKind::Mul: {
+        int64_t d = divisor_of_constant(e->value());
+        for (const auto& [base, exponent] : e->terms()) {
+          int64_t db = known_divisor(env, base);
+          for (int64_t i = 0; i < exponent && d != 1; ++i) d = combine_product(d, db);
+        }
+        structural = d;
+        break;
+      }
+      default:
+        break;
+    }
+    auto it = env.divisible_.find(e);
+    if (it == env.divisible_.end() || structural == 0) return structural;
+    return checked_lcm(structural, it->second).value_or(it->second);
+  }
+
+  // ---- simplification ----
+  // Range- and divisibility-based rewriting, bottom up (replacements already applied).
+  static ExprRef cleanup(const Env& env, ExprRef e, bool size_oblivious,
+                         std::unordered_map<ExprRef, ExprRef>& memo) {
+    if (!has_free_symbols(e)) return e;
+    if (auto it = memo.find(e); it != memo.end()) return it->second;
+    ExprRef out = map_children(e, [&](ExprRef c) { return cleanup(env, c, size_oblivious, memo); });
+    out = cleanup_node(env, out, size_oblivious);
+    memo.emplace(e, out);
+    return out;
+  }
+
+  static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious) {
+    auto rng = ranges(env, size_oblivious);
+    switch (e->kind()) {
+      case ExprKind::Mod:
+        if (auto d = as_integer(e->arg(1)); d && *d > 0) {
+          ExprRef p = e->arg(0);
+          if (known_divisor(env, p) % *d == 0) return integer(0);
+          ValueRange bp = bound_expr(p, rng);
+          if (bp.lo >= 0 && bp.hi < *d) return p;  // already reduced
+        }
+        return fold_constant(e, rng);
+      case ExprKind::FloorDiv:
+      case ExprKind::CeilDiv:
+        return fold_constant(e, rng);
+      case ExprKind::Max:
+      case ExprKind::Min:
+        return prune_dominated(e, rng);
+      default:
+        return e;
+    }
+  }
+
+  static ExprRef fold_constant(ExprRef e, const SymbolRanges& rng) {
+    ValueRange b = bound_expr(e, rng);
+    if (b.is_singleton() && !b.lo_infinite() && !b.hi_infinite()) return integer(b.lo);
+    return e;
+  }
+
+  // Max drops an argument that never exceeds another one; Min one never below another.
+  static ExprRef prune_dominated(ExprRef e, const SymbolRanges& rng) {
+    bool is_max = e->kind() == ExprKind::Max;
+    std::vector<ExprRef> args(e->args().begin(), e->args().end());
+    std::vector<ValueRange> bounds;
+    for (ExprRef a : args) bounds.push_back(bound_expr(a, rng));
+    std::vector<bool> dropped(args.size(), false);
+    for (size_t i = 0; i < args.size(); ++i) {
+      for (size_t j = 0; j < args.size(); ++j) {
+        if (i == j || dropped[j]) continue;
+        bool dominated = is_max ? bounds[i].hi <= bounds[j].lo : bounds[i].lo >= bounds[j].hi;
+        if (dominated) {
+          dropped[i] = true;
+          break;
+        }
+      }
+    }
+    std::vector<ExprRef> kept;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!dropped[i]) kept.push_back(args[i]);
+    if (kept.size() == args.size()) return e;
+    return is_max ? max(kept) : min(kept);
+  }
+
+  static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious) {
+    if (!has_free_symbols(e)) return e;
+    if (!env.replacements_.empty()) e = substitute(e, env.replacements_);
+    std::unordered_map<ExprRef, ExprRef> memo;
+    return cleanup(env, e, size_oblivious, memo);
+  }
+
+  // ---- static reasoning ----
+  static std::optional<bool> static_value(const Env& env, ExprRef s, bool size_oblivious, bool use_facts) {
+    if (auto b = as_bool(s)) return b;
+    if (use_facts) {
+      if (env.known_true_.count(s)) return true;
+      if (s->is_bool() && env.known_true_.count(logical_not(s))) return false;
+    }
+    switch (s->kind()) {
+      case ExprKind::And:
+      case ExprKind::Or: {
+        bool is_and = s->kind() == ExprKind::And;
+        bool all_decided = true;
+        for (ExprRef a : s->args()) {
+          auto v = static_value(env, a, size_oblivious, use_facts);
+          if (v && *v != is_and) return !is_and;  // a false conjunct / a true disjunct
+          all_decided = all_decided && v.has_value();
+        }
+        if (all_decided) return is_and;
+        return std::nullopt;
+      }
+      case ExprKind::Not: {
+        auto v = static_value(env, s->arg(0), size_oblivious, use_facts);
+        if (v) return !*v;
+        return std::nullopt;
+      }
+      default:
+        break;
+    }
+    if (!s->is_relation()) return std::nullopt;
+    auto rng = ranges(env, size_oblivious);
+    ValueRange b = bound_expr(s, rng);
+    if (b.is_singleton() && (b.lo == 0 || b.lo == 1)) return b.lo == 1;
+    // The difference of both sides often bounds better than each side alone.
+    ExprRef d = sub(s->arg(0), s->arg(1));
+    if (auto v = decide_against_zero(s->kind(), bound_expr(d, rng))) return v;
+    // c*X + k == 0 is impossible when the divisor of c*X does not divide k.
+    if ((s->kind() == ExprKind::Eq || s->kind() == ExprKind::Ne) && d->kind() == ExprKind::Add) {
+      ExprRef variable_part = sub(d, integer(d->value()));
+      int64_t g = known_divisor(env, variable_part);
+      if (g > 1 && d->value() % g != 0) return s->kind() == ExprKind::Ne;
+    }
+    return std::nullopt;
+  }
+
+  static bool has_unbacked_kind(const Env& env, ExprRef e) {
+    for (ExprRef s : free_symbols(e)) {
+      const SymbolInfo* info = find(env, s);
+      if (info && info->unbacked) return true;
+    }
+    return false;
+  }
+
+  // ---- facts ----
+  static void insert_relation(Env& env, ExprRef r) {
+    if (r->is_relation()) env.known_true_.insert(r);
+  }
+
+  // Record `fact` as known true, with the relations it implies (get_implications).
+  static void add_fact(Env& env, ExprRef fact) {
+    if (fact->kind() == ExprKind::And) {
+      for (ExprRef a : fact->args()) add_fact(env, a);
+      return;
+    }
+    if (as_bool(fact)) return;
+    env.known_true_.insert(fact);
+    if (!fact->is_relation()) return;
+    ExprRef a = fact->arg(0);
+    ExprRef b = fact->arg(1);
+    ExprRef one = integer(1);
+    switch (fact->kind()) {
+      case ExprKind::Eq:
+        for (ExprRef r : {le(a, b), ge(a, b), le(b, a), ge(b, a)}) insert_relation(env, r);
+        break;
+      case ExprKind::Lt:
+        for (ExprRef r : {le(a, b), ne(a, b), le(a, sub(b, one)), gt(b, a), ge(b, a), ge(sub(b, one), a)})
+          insert_relation(env, r);
+        break;
+      case ExprKind::Le:
+        for (ExprRef r : {lt(a, add(b, one)), ge(b, a), gt(add(b, one), a)}) insert_relation(env, r);
+        break;
+      case ExprKind::Gt:
+        add_fact(env, lt(b, a));
+        break;
+      case ExprKind::Ge:
+        add_fact(env, le(b, a));
+        break;
+      default:
+        break;
+    }
+  }
+
+  // After a replacement, facts and divisibility keys are rewritten in its terms.
+  static void resimplify_state(Env& env) {
+    std::unordered_set<ExprRef> old_facts;
+    old_facts.swap(env.known_true_);
+    for (ExprRef f : old_facts) add_fact(env, simplify(env, f, false));
+    std::unordered_map<ExprRef, int64_t> old_divisible;
+    old_divisible.swap(env.divisible_);
+    for (const auto& [p, d] : old_divisible) {
+      ExprRef np = env.replacements_.empty() ? p : substitute(p, env.replacements_);
+      if (!has_free_symbols(np)) continue;
+      add_divisor(env, np, d);
+    }
+  }
+
+  static void add_divisor(Env& env, ExprRef p, int64_t d) {
+    auto [it, inserted] = env.divisible_.emplace(p, d);
+    if (!inserted) it->second = checked_lcm(it->second, d).value_or(it->second);
+  }
+
+  // ---- ranges ----
+  // Intersect a symbol's range with `r`; false when nothing changed.
+  static bool narrow_range(Env& env, ExprRef sym, ValueRange r) {
+    SymbolInfo& info = env.mutable_info(sym);
+    // A size-like symbol never learns it is below 2 (size-oblivious tests would
+    // contradict it), as _update_var_to_range does.
+    if (info.size_like && r.hi < 2) r.hi = 2;
+    ValueRange next = info.range.intersect(r);
+    if (next == info.range) return false;
+    if (next.is_empty())
+      throw Error("range of " + sym->name() + " " + info.range.to_string() + " cannot also be in " +
+                  r.to_string());
+    if (info.hint && !next.contains(*info.hint))
+      throw Error("range of " + sym->name() + " narrowed to " + next.to_string() + " excludes its hint " +
+                  std::to_string(*info.hint));
+    info.range = next;
+    FP_LOG_DEBUG(env.log(), "_update_var_to_range " + sym->name() + " = VR" + next.to_string() + " (update)");
+    return true;
+  }
+
+  // Narrow ranges from `rel` (a relation, simplified), as _refine_ranges does for
+  // every symbol that enters it linearly.
+  static void refine_ranges(Env& env, ExprRef rel, const std::string& cause) {
+    ExprRef d = sub(rel->arg(0), rel->arg(1));
+    for (ExprRef x : free_symbols(d)) {
+      const SymbolInfo* info = find(env, x);
+      if (!info || env.replacements_.count(x)) continue;
+      auto lin = isolate(d, x);
+      if (!lin || lin->coeff == 0 || lin->coeff == kNegIntOo) continue;
+      ExprKind op = rel->kind();
+      Wide c = lin->coeff;
+      ExprRef rest = lin->rest;
+      if (c < 0) {  // keep a positive coefficient: c*x + rest OP 0
+        c = -c;
+        rest = neg(rest);
+        op = flipped(op);
+      }
+      ValueRange rb = bound_expr(rest, ranges(env, false));
+      ValueRange next = ValueRange::unknown();
+      bool strict = op == ExprKind::Lt || op == ExprKind::Gt;
+      if ((op == ExprKind::Eq || op == ExprKind::Lt || op == ExprKind::Le) && !rb.lo_infinite())
+        next.hi = upper_end(floor_div(-static_cast<Wide>(rb.lo) - (strict ? 1 : 0), c));
+      if ((op == ExprKind::Eq || op == ExprKind::Gt || op == ExprKind::Ge) && !rb.hi_infinite())
+        next.lo = lower_end(ceil_div(-static_cast<Wide>(rb.hi) + (strict ? 1 : 0), c));
+      if (op == ExprKind::Ne && rb.is_singleton() && !rb.lo_infinite()) {
+        Wide k = -static_cast<Wide>(rb.lo);
+        if (k % c == 0) {  // x != k/c narrows only an end of the range
+          Wide v = k / c;
+          if (v == info->range.lo) next.lo = lower_end(v + 1);
+          if (v == info->range.hi) next.hi = upper_end(v - 1);
+        }
+      }
+      if (narrow_range(env, x, next) && find(env, x)->range.is_singleton())
+        set_replacement(env, x, integer(find(env, x)->range.lo), "range_refined_to_singleton", cause);
+    }
+  }
+
+  // ---- replacements ----
+  // Replace `x` by `target` everywhere (PyTorch's _set_replacement); false when
+  // skipped because the target's bound would lose x's range.
+  static bool set_replacement(Env& env, ExprRef x, ExprRef target, const char* reason, const std::string& cause) {
+    if (!find(env, x)) return false;
+    target = simplify(env, target, false);
+    if (target == x || mentions(target, x)) return false;
+    if (auto it = env.replacements_.find(x); it != env.replacements_.end()) return it->second == target;
+
+    // x == target: x's range bounds the target's symbols, and the target's bound x.
+    ValueRange src = find(env, x)->range;
+    std::vector<ExprRef> target_symbols = free_symbols(target);
+    if (target_symbols.size() == 1 && find(env, target_symbols[0])) {
+      ExprRef y = target_symbols[0];
+      if (auto lin = isolate(target, y); lin && as_integer(lin->rest) && lin->coeff != 0 &&
+                                         lin->coeff != kNegIntOo) {
+        // target = c*y + k, so y = (x - k) / c over x's range.
+        Wide c = lin->coeff;
+        Wide k = *as_integer(lin->rest);
+        ValueRange yr = ValueRange::unknown();
+        Wide lo_num = src.lo_infinite() ? 0 : static_cast<Wide>(src.lo) - k;
+        Wide hi_num = src.hi_infinite() ? 0 : static_cast<Wide>(src.hi) - k;
+        if (c > 0) {
+          if (!src.lo_infinite()) yr.lo = lower_end(ceil_div(lo_num, c));
+          if (!src.hi_infinite()) yr.hi = upper_end(floor_div(hi_num, c));
+        } else {
+          if (!src.hi_infinite()) yr.lo = lower_end(ceil_div(-hi_num, -c));
+          if (!src.lo_infinite()) yr.hi = upper_end(floor_div(-lo_num, -c));
+        }
+        narrow_range(env, y, yr);
+      }
+    }
+    ValueRange tgt_bound = bound_expr(target, ranges(env, false));
+    narrow_range(env, x, tgt_bound);
+    src = find(env, x)->range;
+    if (!src.contains(tgt_bound)) {
+      FP_LOG_DEBUG(env.log(), "skipped set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" +
+                                  reason + ") [VR" + tgt_bound.to_string() + " not subset of VR" +
+                                  src.to_string() + "]");
+      return false;
+    }
+    if (find(env, x)->size_like) {
+      ValueRange tgt_so = bound_expr(target, ranges(env, true));
+      ValueRange src_so = symbol_range(env, x, true);
+      if (!src_so.contains(tgt_so)) {
+        FP_LOG_DEBUG(env.log(), "skipped set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" +
+                                    reason + ") [size-oblivious bound not subset]");
+        return false;
+      }
+    }
+    // Size-likeness survives exact equality between symbols only.
+    if (target->is_symbol() && find(env, target)) {
+      SymbolInfo& xi = env.mutable_info(x);
+      SymbolInfo& ti = env.mutable_info(target);
+      if (xi.size_like) ti.size_like = true;
+      if (ti.size_like) xi.size_like = true;
+    }
+
+    FP_LOG_INFO(env.log(), "set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" + reason +
+                               ") VR" + tgt_bound.to_string());
+    Substitution step{{x, target}};
+    for (auto& [sym, tgt] : env.replacements_)
+      if (mentions(tgt, x)) tgt = substitute(tgt, step);
+    env.replacements_[x] = target;
+    if (auto value = as_integer(target))
+      env.specializations_.push_back({x, *value, env.current_node_, cause.empty() ? reason : cause});
+    resimplify_state(env);
+    return true;
+  }
+
+  // Solve a decided equality for one of its symbols (the newest first, unbacked
+  // before backed), or record a divisibility fact (_maybe_guard_rel).
+  static void solve_equality(Env& env, ExprRef eq_rel, const std::string& cause) {
+    ExprRef lhs = eq_rel->arg(0);
+    ExprRef rhs = eq_rel->arg(1);
+    for (auto [m, other] : {std::pair{lhs, rhs}, std::pair{rhs, lhs}}) {
+      if (m->kind() != ExprKind::Mod || as_integer(other) != std::optional<int64_t>(0)) continue;
+      if (auto q = as_integer(m->arg(1)); q && *q > 0) add_divisor(env, m->arg(0), *q);
+      return;
+    }
+    if (contains_kind(eq_rel, ExprKind::Mod) || contains_kind(eq_rel, ExprKind::FloorDiv) ||
+        contains_kind(eq_rel, ExprKind::CeilDiv))
+      return;
+    ExprRef d = sub(lhs, rhs);
+    std::vector<ExprRef> candidates;
+    for (ExprRef s : free_symbols(d))
+      if (find(env, s)) candidates.push_back(s);
+    std::sort(candidates.begin(), candidates.end(), [&](ExprRef a, ExprRef b) {
+      bool ua = find(env, a)->unbacked, ub = find(env, b)->unbacked;
+      if (ua != ub) return ua;
+      return age(env, a) > age(env, b);
+    });
+    for (ExprRef x : candidates) {
+      auto lin = isolate(d, x);
+      if (!lin) continue;
+      auto target = exact_div(neg(lin->rest), lin->coeff);
+      if (!target || !allowed_target(env, x, *target)) continue;
+      const char* reason = "solve";
+      if (find(env, x)->unbacked && x == lhs) reason = "trivial_lhs";
+      if (find(env, x)->unbacked && x == rhs) reason = "trivial_rhs";
+      if (set_replacement(env, x, *target, reason, cause)) return;
+    }
+  }
+
+  // A backed size is never rewritten in terms of unbacked symbols; an unbacked
+  // one only in terms of older unbacked symbols (bound before it at run time).
+  static bool allowed_target(const Env& env, ExprRef x, ExprRef target) {
+    bool x_unbacked = find(env, x)->unbacked;
+    for (ExprRef s : free_symbols(target)) {
+      const SymbolInfo* info = find(env, s);
+      if (!info) return false;
+      if (!info->unbacked) continue;
+      if (!x_unbacked || age(env, s) > age(env, x)) return false;
+    }
+    return true;
+  }
+
+  // What a decided condition teaches: ranges, replacements, divisibility.
+  static void refine(Env& env, ExprRef decided, const std::string& cause) {
+    ExprRef e = simplify(env, decided, false);
+    if (e->kind() == ExprKind::And) {
+      for (ExprRef a : e->args()) refine(env, a, cause);
+      return;
+    }
+    if (!e->is_relation()) return;
+    refine_ranges(env, e, cause);
+    e = simplify(env, e, false);
+    if (e->kind() == ExprKind::Eq) solve_equality(env, e, cause);
+  }
+
+  static std::string cause_of(const Env& env, ExprRef decided) {
+    std::string cause = to_sympy_string(decided);
+    if (!env.current_node_.empty()) cause += " at node " + env.current_node_;
+    return cause;
+  }
+
+  static std::string runtime_assert_failure(const Env& env, ExprRef cond) {
+    std::string msg = "Runtime assertion failed for expression " + to_sympy_string(cond);
+    if (!env.current_node_.empty()) msg += " on node '" + env.current_node_ + "'";
+    return msg;
+  }
+};
+
+using In = ShapeEnvInternals;
+
+// ---------------------------------------------------------------------------
+// construction and symbols
 
 ShapeEnv::ShapeEnv(ShapeEnvSettings settings) : settings_(settings), log_(std::make_unique<DynamicLog>()) {}
 ShapeEnv::~ShapeEnv() = default;
 
-SymInt ShapeEnv::create_symbol(int64_t, const std::string&, DimDynamic, ValueRange, const std::string&) { not_yet(); }
-ExprRef ShapeEnv::create_named_symbol(const std::string&, std::optional<int64_t>, ValueRange, const std::string&) {
-  not_yet();
+std::string ShapeEnv::fresh_name(char prefix) {
+  int& counter = prefix == 'u' ? next_unbacked_ : next_backed_;
+  while (true) {
+    std::string name = prefix + std::to_string(counter++);
+    if (!used_names_.count(name)) return name;
+  }
 }
-ExprRef ShapeEnv::create_unbacked_symint(bool, ValueRange) { not_yet(); }
-ExprRef ShapeEnv::create_unbacked_symbool() { not_yet(); }
-void ShapeEnv::constrain_symbol_range(ExprRef, ValueRange, const std::string&) { not_yet(); }
-void ShapeEnv::add_source(ExprRef, const std::string&) { not_yet(); }
-void ShapeEnv::mark_dynamic(ExprRef) { not_yet(); }
-bool ShapeEnv::is_symbol_known(ExprRef) const { not_yet(); }
-const SymbolInfo& ShapeEnv::info(ExprRef) const { not_yet(); }
-std::vector<const SymbolInfo*> ShapeEnv::symbols() const { not_yet(); }
-std::vector<ExprRef> ShapeEnv::take_new_unbacked() { not_yet(); }
-ExprRef ShapeEnv::simplify(ExprRef) const { not_yet(); }
-SymInt ShapeEnv::simplify(const SymInt&) const { not_yet(); }
-ValueRange ShapeEnv::bound(ExprRef, bool) const { not_yet(); }
-std::optional<int64_t> ShapeEnv::hint(ExprRef) const { not_yet(); }
-std::optional<int64_t> ShapeEnv::hint(const SymInt&) const { not_yet(); }
-std::optional<bool> ShapeEnv::maybe_evaluate_static(ExprRef, bool) const { not_yet(); }
-bool ShapeEnv::evaluate(const SymBool&, const char*) { not_yet(); }
-int64_t ShapeEnv::evaluate_int(const SymInt&, const char*) { not_yet(); }
-bool ShapeEnv::statically_known_true(const SymBool&) const { not_yet(); }
-bool ShapeEnv::guard_or_false(const SymBool&, const char*) { not_yet(); }
-bool ShapeEnv::guard_or_true(const SymBool&, const char*) { not_yet(); }
-bool ShapeEnv::guard_size_oblivious(const SymBool&, const char*) { not_yet(); }
-bool ShapeEnv::expect_true(const SymBool&, const char*) { not_yet(); }
-void ShapeEnv::defer_runtime_assert(const SymBool&, const char*) { not_yet(); }
-std::vector<std::pair<ExprRef, int64_t>> ShapeEnv::divisibility_facts() const { not_yet(); }
-std::vector<ProducedGuard> ShapeEnv::produce_guards() const { not_yet(); }
-std::string ShapeEnv::source_of(ExprRef) const { not_yet(); }
-std::string ShapeEnv::print_over_sources(ExprRef) const { not_yet(); }
-std::string ShapeEnv::constraint_violations() const { not_yet(); }
+
+ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
+  ExprRef sym = symbol(name);
+  info.sym = sym;
+  used_names_.insert(name);
+  symbol_index_[sym] = symbols_.size();
+  if (info.unbacked) unbacked_order_.push_back(sym);
+  symbols_.push_back(std::move(info));
+  return sym;
+}
+
+SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynamic dyn, ValueRange constraint,
+                               const std::string& preferred_name) {
+  if (dyn == DimDynamic::Static) return SymInt(hint);
+  if (settings_.specialize_zero_one && (hint == 0 || hint == 1)) return SymInt(hint);
+  // A user range makes the size dynamic, never duck sized (as PyTorch's constraint_dim).
+  bool duck = dyn == DimDynamic::Duck && settings_.duck_shape && constraint == ValueRange::unknown();
+  if (duck) {
+    if (auto it = hint_to_symbol_.find(hint); it != hint_to_symbol_.end()) {
+      add_source(it->second, source);
+      FP_LOG_DEBUG(*log_, "create_symbol " + it->second->name() + " duck sized " + source);
+      return SymInt(it->second);
+    }
+  }
+  ValueRange range{settings_.specialize_zero_one ? 2 : 0, kIntOo};
+  range = range.intersect(constraint);
+  if (!range.contains(hint))
+    throw InputError("size " + std::to_string(hint) + " of " + source + " is not in range " + range.to_string());
+  std::string name = preferred_name;
+  if (!is_free_identifier_text(name) || used_names_.count(name)) name = fresh_name('s');
+  SymbolInfo info;
+  info.hint = hint;
+  info.range = range;
+  info.sources.push_back(source);
+  info.node = current_node_;
+  ExprRef sym = new_symbol(name, std::move(info));
+  if (duck) hint_to_symbol_[hint] = sym;
+  FP_LOG_INFO(*log_, "create_symbol " + name + " = " + std::to_string(hint) + " for " + source + " " +
+                         range.to_string() + In::where(*this));
+  return SymInt(sym);
+}
+
+ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int64_t> hint, ValueRange range,
+                                      const std::string& source) {
+  if (range.is_empty()) throw InputError("empty range " + range.to_string() + " for " + source);
+  if (hint && !range.contains(*hint))
+    throw InputError("size " + std::to_string(*hint) + " of " + source + " is not in range " + range.to_string());
+  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : fresh_name('s');
+  SymbolInfo info;
+  info.hint = hint;
+  info.range = range;
+  if (!source.empty()) info.sources.push_back(source);
+  info.node = current_node_;
+  ExprRef sym = new_symbol(chosen, std::move(info));
+  FP_LOG_INFO(*log_, "create_symbol " + chosen + " = " + (hint ? std::to_string(*hint) : "None") + " for " +
+                         (source.empty() ? chosen : source) + " " + range.to_string() + In::where(*this));
+  return sym;
+}
+
+ExprRef ShapeEnv::create_unbacked_symint(bool size_like, ValueRange range) {
+  SymbolInfo info;
+  info.unbacked = true;
+  info.node = current_node_;
+  std::string name = fresh_name('u');
+  ExprRef sym = new_symbol(name, std::move(info));
+  FP_LOG_INFO(*log_, "create_unbacked_symint " + name + " " + ValueRange::unknown().to_string() + In::where(*this));
+  if (size_like) {
+    mutable_info(sym).size_like = true;
+    range = range.intersect({0, kIntOo});
+  }
+  if (range != ValueRange::unknown()) constrain_symbol_range(sym, range);
+  return sym;
+}
+
+ExprRef ShapeEnv::create_unbacked_symbool() {
+  SymbolInfo info;
+  info.unbacked = true;
+  info.range = ValueRange::boolean();
+  info.node = current_node_;
+  std::string name = fresh_name('u');
+  ExprRef sym = new_symbol(name, std::move(info));
+  FP_LOG_INFO(*log_, "create_unbacked_symbool " + name + " " + ValueRange::boolean().to_string() + In::where(*this));
+  return eq(sym, integer(1));
+}
+
+void ShapeEnv::constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason) {
+  const SymbolInfo& known = info(sym);  // throws for an unknown symbol
+  (void)known;
+  ExprRef target = simplify(sym);
+  if (auto value = as_integer(target)) {
+    if (!range.contains(*value))
+      throw Error(sym->name() + " = " + std::to_string(*value) + " is not in range " + range.to_string());
+    return;
+  }
+  if (!target->is_symbol()) return;  // replaced by an expression: its own range stays as it was
+  if (!In::narrow_range(*this, target, range)) return;
+  const ValueRange& now = info(target).range;
+  FP_LOG_INFO(*log_, "constrain_symbol_range " + target->name() + " " + now.to_string());
+  if (now.is_singleton())
+    In::set_replacement(*this, target, integer(now.lo), "range_refined_to_singleton", reason);
+}
+
+void ShapeEnv::add_source(ExprRef sym, const std::string& source) {
+  SymbolInfo& i = mutable_info(sym);
+  if (std::find(i.sources.begin(), i.sources.end(), source) == i.sources.end()) i.sources.push_back(source);
+}
+
+void ShapeEnv::mark_dynamic(ExprRef sym) { mutable_info(sym).marked_dynamic = true; }
+
+bool ShapeEnv::is_symbol_known(ExprRef sym) const { return symbol_index_.count(sym) != 0; }
+
+const SymbolInfo& ShapeEnv::info(ExprRef sym) const {
+  const SymbolInfo* found = In::find(*this, sym);
+  if (!found) throw Error("unknown symbol " + (sym ? to_sympy_string(sym) : std::string("<null>")));
+  return *found;
+}
+
+SymbolInfo& ShapeEnv::mutable_info(ExprRef sym) { return const_cast<SymbolInfo&>(info(sym)); }
+
+std::vector<const SymbolInfo*> ShapeEnv::symbols() const {
+  std::vector<const SymbolInfo*> out;
+  out.reserve(symbols_.size());
+  for (const SymbolInfo& i : symbols_) out.push_back(&i);
+  return out;
+}
+
+std::vector<ExprRef> ShapeEnv::take_new_unbacked() {
+  std::vector<ExprRef> fresh(unbacked_order_.begin() + static_cast<std::ptrdiff_t>(unbacked_seen_),
+                             unbacked_order_.end());
+  unbacked_seen_ = unbacked_order_.size();
+  return fresh;
+}
+
+// ---------------------------------------------------------------------------
+// simplification and static reasoning
+
+ExprRef ShapeEnv::simplify(ExprRef e) const { return In::simplify(*this, e, false); }
+
+SymInt ShapeEnv::simplify(const SymInt& v) const {
+  if (v.is_static()) return v;
+  return SymInt(simplify(v.expr()));
+}
+
+ValueRange ShapeEnv::bound(ExprRef e, bool size_oblivious) const {
+  return bound_expr(In::simplify(*this, e, size_oblivious), In::ranges(*this, size_oblivious));
+}
+
+std::optional<int64_t> ShapeEnv::hint(ExprRef e) const {
+  ExprRef s = simplify(e);
+  if (auto v = as_integer(s)) return v;
+  auto lookup = [this](ExprRef sym) -> std::optional<int64_t> {
+    const SymbolInfo* i = In::find(*this, sym);
+    if (!i || i->unbacked) return std::nullopt;
+    return i->hint;
+  };
+  if (auto v = fakeprop::evaluate(s, lookup)) return v;
+  ValueRange b = bound_expr(s, In::ranges(*this, false));
+  if (b.is_singleton() && !b.lo_infinite() && !b.hi_infinite()) return b.lo;
+  return std::nullopt;
+}
+
+std::optional<int64_t> ShapeEnv::hint(const SymInt& v) const {
+  if (v.is_static()) return v.value();
+  return hint(v.expr());
+}
+
+std::optional<bool> ShapeEnv::maybe_evaluate_static(ExprRef cond, bool size_oblivious) const {
+  ExprRef s = In::simplify(*this, cond, size_oblivious);
+  return In::static_value(*this, s, size_oblivious, /*use_facts=*/true);
+}
+
+bool ShapeEnv::has_unbacked(ExprRef e) const {
+  // Anything without a hint (unbacked, hint-less or foreign symbols) cannot be guarded on.
+  for (ExprRef s : free_symbols(e)) {
+    const SymbolInfo* i = In::find(*this, s);
+    if (!i || i->unbacked || !i->hint) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// decisions
+
+void ShapeEnv::record_guard(ExprRef decided, const char* rule) {
+  bool duplicate = known_true_.count(decided) &&
+                   std::any_of(guards_.begin(), guards_.end(), [&](const GuardRecord& g) { return g.expr == decided; });
+  FP_LOG_INFO(*log_, "eval " + to_sympy_string(decided) + " [guard added]" + In::where(*this));
+  if (duplicate) return;
+  guards_.push_back({decided, current_node_, rule ? rule : ""});
+  In::add_fact(*this, decided);
+  maybe_refine(decided, rule, false);
+}
+
+void ShapeEnv::maybe_refine(ExprRef decided, const char* /*rule*/, bool /*is_runtime_assert*/) {
+  In::refine(*this, decided, In::cause_of(*this, decided));
+}
+
+void ShapeEnv::set_replacement(ExprRef sym, ExprRef target, const char* reason) {
+  In::set_replacement(*this, sym, target, reason, "");
+}
+
+void ShapeEnv::specialize(ExprRef sym, int64_t value, const char* reason) {
+  In::set_replacement(*this, sym, integer(value), reason, "");
+}
+
+void ShapeEnv::raise_data_dependent(ExprRef /*orig*/, ExprRef simplified, bool is_int) const {
+  Substitution hints;
+  std::vector<std::string> size_like;
+  for (ExprRef s : free_symbols(simplified)) {
+    const SymbolInfo* i = In::find(*this, s);
+    if (!i) continue;
+    if (!i->unbacked && i->hint) hints.emplace(s, integer(*i->hint));
+    if (In::size_oblivious_symbol(*this, *i)) size_like.push_back(s->name());
+  }
+  ExprRef hinted = hints.empty() ? simplified : substitute(simplified, hints);
+  std::string size_like_text;
+  for (const std::string& n : size_like) size_like_text += (size_like_text.empty() ? "" : ", ") + n;
+  std::string msg = std::string(is_int ? "Could not extract specialized integer from data-dependent expression "
+                                       : "Could not guard on data-dependent expression ") +
+                    to_sympy_string(hinted) + " (unhinted: " + to_sympy_string(simplified) +
+                    ").  (Size-like symbols: " + (size_like_text.empty() ? "none" : size_like_text) + ")\n\n";
+  if (!is_int)
+    msg += "consider using data-dependent friendly APIs such as guard_or_false, guard_or_true and "
+           "statically_known_true\n";
+  msg += current_node_.empty() ? "Caused by: a decision outside any node\n"
+                               : "Caused by: node '" + current_node_ + "'\n";
+  msg += "For more information, run with TORCH_LOGS=\"dynamic\"";
+  std::vector<std::string> fixes;
+  if (!is_int) {
+    fixes.push_back("torch._check(" + to_python_string(hinted) + ")");
+    fixes.push_back("torch._check(" + to_python_string(logical_not(hinted)) + ")");
+    msg += "\nTo fix the error, insert one of the following checks before this call:";
+    for (size_t i = 0; i < fixes.size(); ++i) msg += "\n  " + std::to_string(i + 1) + ". " + fixes[i];
+  }
+  throw DataDependentError(msg, hinted, std::move(fixes));
+}
+
+bool ShapeEnv::evaluate(const SymBool& cond, const char* rule) {
+  if (cond.is_static()) return cond.value();
+  ExprRef orig = cond.expr();
+  if (auto known = maybe_evaluate_static(orig)) {
+    FP_LOG_DEBUG(*log_, "eval " + to_sympy_string(orig) + " == " + bool_text(*known) + " [statically known]");
+    return *known;
+  }
+  ExprRef s = simplify(orig);
+  if (has_unbacked(s)) raise_data_dependent(orig, s, false);
+  auto h = hint(s);
+  if (!h) raise_data_dependent(orig, s, false);
+  bool value = *h != 0;
+  record_guard(value ? s : logical_not(s), rule);
+  return value;
+}
+
+int64_t ShapeEnv::evaluate_int(const SymInt& v, const char* rule) {
+  if (v.is_static()) return v.value();
+  ExprRef s = simplify(v.expr());
+  if (auto value = as_integer(s)) return *value;
+  ValueRange b = bound_expr(s, In::ranges(*this, false));
+  if (b.is_singleton() && !b.lo_infinite() && !b.hi_infinite()) {
+    FP_LOG_DEBUG(*log_, "eval " + to_sympy_string(v.expr()) + " == " + std::to_string(b.lo) + " [statically known]");
+    return b.lo;
+  }
+  if (has_unbacked(s)) raise_data_dependent(v.expr(), s, true);
+  auto h = hint(s);
+  if (!h) raise_data_dependent(v.expr(), s, true);
+  record_guard(eq(s, integer(*h)), rule);
+  return *h;
+}
+
+bool ShapeEnv::statically_known_true(const SymBool& cond) const {
+  if (cond.is_static()) return cond.value();
+  return maybe_evaluate_static(cond.expr()) == std::optional<bool>(true);
+}
+
+namespace {
+bool guard_or_default(ShapeEnv& env, const SymBool& cond, const char* rule, bool fallback) {
+  if (cond.is_static()) return cond.value();
+  if (auto known = env.maybe_evaluate_static(cond.expr())) return *known;
+  ExprRef s = env.simplify(cond.expr());
+  if (!env.hint(s)) {
+    FP_LOG_INFO(env.log(), "could not evaluate " + to_sympy_string(s) + " due to data dependency, it was assumed to be " +
+                               bool_text(fallback) + " with no runtime assertions" +
+                               (env.current_node().empty() ? "" : " at " + env.current_node()));
+    return fallback;
+  }
+  return env.evaluate(cond, rule);
+}
+}  // namespace
+
+bool ShapeEnv::guard_or_false(const SymBool& cond, const char* rule) {
+  return guard_or_default(*this, cond, rule, false);
+}
+
+bool ShapeEnv::guard_or_true(const SymBool& cond, const char* rule) {
+  return guard_or_default(*this, cond, rule, true);
+}
+
+bool ShapeEnv::guard_size_oblivious(const SymBool& cond, const char* rule) {
+  if (cond.is_static()) return cond.value();
+  ExprRef orig = cond.expr();
+  if (auto known = maybe_evaluate_static(orig, /*size_oblivious=*/true)) {
+    FP_LOG_DEBUG(*log_, "eval size_oblivious(" + to_sympy_string(orig) + ") == " + bool_text(*known) +
+                            " [statically known]");
+    return *known;
+  }
+  ExprRef s = simplify(orig);
+  if (has_unbacked(s)) raise_data_dependent(orig, s, false);
+  return evaluate(cond, rule);
+}
+
+bool ShapeEnv::expect_true(const SymBool& cond, const char* rule) {
+  if (cond.is_static()) return cond.value();
+  if (maybe_evaluate_static(cond.expr()) == std::optional<bool>(true)) return true;
+  if (has_unbacked(simplify(cond.expr()))) {
+    defer_runtime_assert(cond, rule);
+    return true;
+  }
+  return evaluate(cond, rule);
+}
+
+void ShapeEnv::defer_runtime_assert(const SymBool& cond, const char* rule) {
+  if (cond.is_static()) {
+    if (!cond.value()) throw Error(In::runtime_assert_failure(*this, false_expr()));
+    return;
+  }
+  ExprRef orig = cond.expr();
+  if (auto known = maybe_evaluate_static(orig)) {
+    FP_LOG_DEBUG(*log_, "runtime_assert " + to_sympy_string(orig) + " == " + bool_text(*known) +
+                            " [statically known]");
+    if (!*known) throw Error(In::runtime_assert_failure(*this, orig));
+    return;
+  }
+  ExprRef s = simplify(orig);
+  if (!has_unbacked(s)) {  // every symbol has a hint: an ordinary guard
+    if (!evaluate(cond, rule)) throw Error(In::runtime_assert_failure(*this, s));
+    return;
+  }
+  FP_LOG_INFO(*log_, "runtime_assert " + to_sympy_string(s) + " [guard added]" + In::where(*this));
+  bool duplicate = std::any_of(runtime_asserts_.begin(), runtime_asserts_.end(),
+                               [&](const GuardRecord& g) { return g.expr == s; });
+  if (duplicate) return;
+  runtime_asserts_.push_back({s, current_node_, rule ? rule : ""});
+  In::add_fact(*this, s);
+  maybe_refine(s, rule, true);
+}
+
+// ---------------------------------------------------------------------------
+// results
+
+std::vector<std::pair<ExprRef, int64_t>> ShapeEnv::divisibility_facts() const {
+  std::vector<std::pair<ExprRef, int64_t>> out(divisible_.begin(), divisible_.end());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first->id() < b.first->id(); });
+  return out;
+}
+
+std::string ShapeEnv::source_of(ExprRef sym) const {
+  const SymbolInfo* i = In::find(*this, sym);
+  if (i && !i->sources.empty()) return i->sources.front();
+  return sym->is_symbol() ? sym->name() : to_sympy_string(sym);
+}
+
+std::string ShapeEnv::print_over_sources(ExprRef e) const {
+  return to_python_string(e, [this](ExprRef sym) { return source_of(sym); });
+}
+
+std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
+  FP_LOG_INFO(*log_, "produce_guards");
+  std::vector<ProducedGuard> out;
+  std::unordered_set<std::string> emitted;
+  auto emit = [&](std::string expr, std::string sym_expr, std::string node) {
+    if (emitted.insert(expr).second) out.push_back({std::move(expr), std::move(sym_expr), std::move(node)});
+  };
+
+  // 1. Every input source equals the expression its symbol stands for now.
+  for (const SymbolInfo& i : symbols_) {
+    if (i.sources.empty()) continue;
+    auto replaced = replacements_.find(i.sym);
+    if (replaced != replacements_.end()) {
+      ExprRef target = simplify(i.sym);
+      for (const std::string& src : i.sources)
+        emit(src + " == " + print_over_sources(target), i.sym->name() + " == " + to_python_string(target), "");
+      continue;
+    }
+    for (size_t k = 1; k < i.sources.size(); ++k)
+      emit(i.sources[k] + " == " + i.sources[0], i.sym->name() + " == " + i.sym->name(), "");
+  }
+
+  // 2. Every guard not implied by replacements and ranges alone.
+  std::unordered_set<ExprRef> issued;
+  for (const GuardRecord& g : guards_) {
+    ExprRef s = simplify(g.expr);
+    if (In::static_value(*this, s, false, /*use_facts=*/false)) continue;
+    if (!issued.insert(s).second) continue;
+    emit(print_over_sources(s), to_python_string(s), g.node);
+  }
+
+  // 3. Every input symbol stays in its range.
+  for (const SymbolInfo& i : symbols_) {
+    if (i.sources.empty() || replacements_.count(i.sym)) continue;
+    const ValueRange& r = i.range;
+    if (r.lo_infinite() && r.hi_infinite()) continue;
+    std::string src = i.sources.front();
+    std::string name = i.sym->name();
+    std::string lo = r.lo_infinite() ? "" : std::to_string(r.lo) + " <= ";
+    std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);
+    emit(lo + src + hi, lo + name + hi, "");
+  }
+  return out;
+}
+
+std::string ShapeEnv::constraint_violations() const {
+  std::set<std::string> names;
+  std::vector<std::string> lines;
+  for (const SymbolInfo& i : symbols_) {
+    if (!i.marked_dynamic) continue;
+    auto value = as_integer(simplify(i.sym));
+    if (!value || *value == 0 || *value == 1) continue;  // 0/1 specialization is expected
+    std::string src = source_of(i.sym);
+    names.insert(src);
+    lines.push_back("  - You marked " + src + " as dynamic but your code specialized it to be a constant (" +
+                    std::to_string(*value) +
+                    "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+  }
+  if (lines.empty()) return "";
+  std::string joined_names;
+  for (const std::string& n : names) joined_names += (joined_names.empty() ? "" : ", ") + n;
+  std::string msg = "Constraints violated (" + joined_names + ")! For more information, run with TORCH_LOGS=\"+dynamic\".";
+  for (const std::string& l : lines) msg += "\n" + l;
+  return msg;
+}
 
 }  // namespace fakeprop

@@ -108,6 +108,7 @@ class ShapeEnv {
                               const std::string& source);
   // A fresh unbacked u<N>. size_like: range [0, int_oo] (narrowed by `range`).
   ExprRef create_unbacked_symint(bool size_like = false, ValueRange range = {});
+  // A fresh unbacked u<N> in [0, 1]; returns the condition Eq(u<N>, 1), as PyTorch does.
   ExprRef create_unbacked_symbool();
   // Narrow a symbol's range (constrain_symbol_range); a singleton becomes a replacement.
   void constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason = "");
@@ -166,6 +167,7 @@ class ShapeEnv {
 
  private:
   friend class ShapeEnvTestPeer;
+  friend struct ShapeEnvInternals;  // shape_env.cpp's helpers (range refinement, solving)
   SymbolInfo& mutable_info(ExprRef sym);
   ExprRef new_symbol(const std::string& name, SymbolInfo info);
   std::string fresh_name(char prefix);
