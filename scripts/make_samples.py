@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Writes the small sample models under testdata/samples/ (committed).
+
+Run with Debian's python3-onnx: /usr/bin/python3 scripts/make_samples.py
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "samples")
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def tiny_attention():
+    """Single-head-group self attention over x[batch, seq, 32] with 4 heads of 8.
+
+    Shapes are computed the way exporters do (Shape -> Gather -> Concat ->
+    Reshape), and the output is regrouped into pairs of tokens, which only
+    works when batch*seq is even: fakeprop reports that as a guard.
+    """
+    rng = np.random.default_rng(0)
+    w_qkv = numpy_helper.from_array(rng.standard_normal((32, 96)).astype(np.float32), "w_qkv")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w_qkv"], ["qkv"], name="qkv_proj"),
+        helper.make_node("Split", ["qkv", "split_sizes"], ["q", "k", "v"], name="split_qkv", axis=2),
+        helper.make_node("Shape", ["x"], ["x_shape"], name="shape_x"),
+        helper.make_node("Gather", ["x_shape", "idx0"], ["batch_dim"], name="gather_batch", axis=0),
+        helper.make_node("Gather", ["x_shape", "idx1"], ["seq_dim"], name="gather_seq", axis=0),
+        helper.make_node("Concat", ["batch_dim", "seq_dim", "heads"], ["head_shape"], name="head_shape", axis=0),
+    ]
+    for name in ["q", "k", "v"]:
+        nodes.append(helper.make_node("Reshape", [name, "head_shape"], [name + "_heads"], name="reshape_" + name))
+    nodes += [
+        helper.make_node("Transpose", ["q_heads"], ["q_t"], name="transpose_q", perm=[0, 2, 1, 3]),
+        helper.make_node("Transpose", ["k_heads"], ["k_t"], name="transpose_k", perm=[0, 2, 3, 1]),
+        helper.make_node("Transpose", ["v_heads"], ["v_t"], name="transpose_v", perm=[0, 2, 1, 3]),
+        helper.make_node("MatMul", ["q_t", "k_t"], ["scores"], name="scores"),
+        helper.make_node("Softmax", ["scores"], ["probs"], name="softmax", axis=-1),
+        helper.make_node("MatMul", ["probs", "v_t"], ["context"], name="context"),
+        helper.make_node("Transpose", ["context"], ["context_t"], name="transpose_context", perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["context_t", "merge_shape"], ["merged"], name="merge_heads"),
+        helper.make_node("Reshape", ["merged", "pair_shape"], ["pairs"], name="pair_tokens"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_attention",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 32])],
+        [
+            helper.make_tensor_value_info("merged", TensorProto.FLOAT, [None, None, None]),
+            helper.make_tensor_value_info("pairs", TensorProto.FLOAT, [None, None]),
+        ],
+        initializer=[
+            w_qkv,
+            ints("split_sizes", [32, 32, 32]),
+            ints("idx0", [0]),
+            ints("idx1", [1]),
+            ints("heads", [4, 8]),
+            ints("merge_shape", [0, 0, -1]),
+            ints("pair_shape", [-1, 64]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
+def batch1_conv():
+    """A batch-1 export: the batch dim is the literal 1, as torch.onnx writes it without dynamic_axes."""
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["y"], ["z"], name="relu"),
+    ]
+    graph = helper.make_graph(
+        nodes, "batch1_conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [None, None, None, None])], initializer=[w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, build in [("tiny_attention", tiny_attention), ("batch1_conv", batch1_conv)]:
+        path = os.path.join(OUT, name + ".onnx")
+        onnx.save(build(), path)
+        print("wrote", os.path.relpath(path), os.path.getsize(path), "bytes")
+
+
+if __name__ == "__main__":
+    main()
