@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -84,6 +85,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(0, 1);
   InferCommand infer;
   CLI::App* infer_app = add_infer_command(app, infer);
+  CheckCommand check;
+  CLI::App* check_app = add_check_command(app, check);
 
   // `infer` is the default subcommand: `fakeprop model.onnx ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -103,6 +106,7 @@ int run(int argc, char** argv) {
   }
   try {
     if (infer_app->parsed()) return run_infer(infer);
+    if (check_app->parsed()) return run_check(check);
     std::cout << app.help();
     return 2;
   } catch (const InputError& e) {

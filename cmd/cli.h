@@ -34,4 +34,17 @@ struct InferCommand {
 CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd);
 int run_infer(const InferCommand& cmd);
 
+struct CheckCommand {
+  std::vector<std::string> models;
+  InferFlags flags;
+  std::string baseline;
+  bool update = false;
+  bool json = false;
+  bool nodes = false;
+  std::string shard;  // "K/N"
+  unsigned jobs = 0;  // 0: every core
+};
+CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd);
+int run_check(const CheckCommand& cmd);
+
 }  // namespace fakeprop::cli

@@ -1,0 +1,205 @@
+#include "fakeprop/report/baseline.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "fakeprop/report/report.h"
+
+namespace fakeprop {
+
+using nlohmann::json;
+
+namespace {
+
+// Dims printed over sources: L['x'].size()[0] instead of s0 (names are not stable across edits).
+std::string dim_text(const SymInt& d, const ShapeEnv& env) {
+  SymInt s = env.simplify(d);
+  if (s.is_static()) return std::to_string(s.value());
+  return env.print_over_sources(s.expr());
+}
+
+json value_summary(const Value& v, const ShapeEnv& env) {
+  if (v.is_tensor()) {
+    json shape = json::array();
+    for (const SymInt& d : v.tensor->meta.sizes) shape.push_back(dim_text(d, env));
+    return {{"dtype", std::string(dtype_name(v.tensor->meta.dtype))}, {"shape", shape}};
+  }
+  if (v.kind == Value::Kind::Int) return {{"sym", dim_text(v.i, env)}};
+  if (v.kind == Value::Kind::List) {
+    json a = json::array();
+    for (const Value& x : *v.list) a.push_back(value_summary(x, env));
+    return a;
+  }
+  if (v.kind == Value::Kind::Opaque) return {{"unknown", v.opaque}};
+  return nullptr;
+}
+
+std::string range_text(const ValueRange& r) {
+  auto end = [](int64_t v) {
+    return v == kIntOo ? std::string("int_oo") : v == kNegIntOo ? std::string("-int_oo") : std::to_string(v);
+  };
+  return "[" + end(r.lo) + ", " + end(r.hi) + "]";
+}
+
+bool mentions_unbacked(const json& v) {
+  // Sources of unbacked symbols print as their names (u0, ...): an unknown size.
+  const std::string s = v.dump();
+  for (size_t i = 0; i + 1 < s.size(); ++i)
+    if (s[i] == 'u' && std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
+        (i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1]))))
+      return true;
+  return v.contains("unknown");
+}
+
+std::set<std::string> as_set(const json& a) {
+  std::set<std::string> s;
+  if (a.is_array())
+    for (const auto& x : a) s.insert(x.is_string() ? x.get<std::string>() : x.dump());
+  return s;
+}
+
+}  // namespace
+
+json make_baseline(const RunResult& r, bool with_nodes) {
+  const ShapeEnv& env = *r.env;
+  json b;
+  b["format"] = "fakeprop.baseline/1";
+  json outputs = json::object();
+  for (const auto& o : r.outputs) outputs[o.name] = value_summary(o.val, env);
+  b["outputs"] = std::move(outputs);
+
+  std::set<std::string> guards;
+  for (const auto& g : env.produce_guards()) guards.insert(g.expr);
+  b["guards"] = guards;
+
+  std::set<std::string> specs;
+  for (const auto& s : r.input_specializations) specs.insert(s.source + " == " + std::to_string(s.value));
+  for (const auto& s : env.specializations()) specs.insert(env.source_of(s.sym) + " == " + std::to_string(s.value));
+  b["specializations"] = specs;
+
+  // Valid range of each input size symbol, by source.
+  json ranges = json::object();
+  for (const SymbolInfo* s : env.symbols())
+    for (const auto& src : s->sources) ranges[src] = range_text(s->range);
+  b["ranges"] = std::move(ranges);
+
+  size_t unbacked = 0;
+  for (const SymbolInfo* s : env.symbols()) unbacked += s->unbacked && s->sources.empty();
+  b["unbacked_symbols"] = unbacked;
+
+  std::set<std::string> errors;
+  for (const auto& e : r.errors) errors.insert((e.node.empty() ? "" : e.node + ": ") + e.kind);
+  b["errors"] = errors;
+  std::set<std::string> lost;
+  for (const auto& w : r.warnings)
+    if (w.kind == "precision_lost") lost.insert(w.node);
+  b["precision_lost"] = lost;
+
+  if (with_nodes) {
+    json nodes = json::object();
+    for (const auto& n : r.nodes) {
+      json outs = json::object();
+      for (const auto& o : n.outputs) outs[o.name] = value_summary(o.val, env);
+      nodes[n.name] = std::move(outs);
+    }
+    b["nodes"] = std::move(nodes);
+  }
+  return b;
+}
+
+namespace {
+
+// Compare two "[lo, hi]" texts: narrower means a valid input is now rejected.
+std::pair<int64_t, int64_t> parse_range(const std::string& s) {
+  auto parse_end = [](std::string t, bool lo) -> int64_t {
+    t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
+    if (t == "int_oo") return kIntOo;
+    if (t == "-int_oo") return kNegIntOo;
+    try {
+      return std::stoll(t);
+    } catch (...) {
+      return lo ? kNegIntOo : kIntOo;
+    }
+  };
+  const size_t comma = s.find(',');
+  if (s.size() < 2 || comma == std::string::npos) return {kNegIntOo, kIntOo};
+  return {parse_end(s.substr(1, comma - 1), true), parse_end(s.substr(comma + 1, s.size() - comma - 2), false)};
+}
+
+void diff_sets(const json& before, const json& after, const std::string& field, const std::string& added_kind,
+               const std::string& removed_kind, bool added_regresses, std::vector<BaselineChange>& out) {
+  const auto a = as_set(before.value(field, json::array()));
+  const auto b = as_set(after.value(field, json::array()));
+  for (const auto& x : b)
+    if (!a.count(x)) out.push_back({added_regresses, added_kind, x});
+  for (const auto& x : a)
+    if (!b.count(x)) out.push_back({!added_regresses, removed_kind, x});
+}
+
+void diff_values(const std::string& where, const json& before, const json& after, const std::string& kind_prefix,
+                 std::vector<BaselineChange>& out) {
+  if (before == after) return;
+  if (before.is_object() && after.is_object() && before.contains("dtype") && after.contains("dtype") &&
+      before["dtype"] != after["dtype"])
+    out.push_back({true, kind_prefix + "_dtype",
+                   where + ": dtype " + before["dtype"].get<std::string>() + " -> " + after["dtype"].get<std::string>()});
+  const json bs = before.is_object() ? before.value("shape", json()) : json();
+  const json as = after.is_object() ? after.value("shape", json()) : json();
+  if (bs != as || !before.is_object() || !after.is_object()) {
+    const bool lost = mentions_unbacked(after) && !mentions_unbacked(before);
+    out.push_back({true, lost ? "precision_lost" : kind_prefix + "_shape",
+                   where + ": " + (bs.is_null() ? before.dump() : bs.dump()) + " -> " +
+                       (as.is_null() ? after.dump() : as.dump())});
+  }
+}
+
+}  // namespace
+
+std::vector<BaselineChange> compare_baselines(const json& before, const json& after) {
+  std::vector<BaselineChange> out;
+  const json bo = before.value("outputs", json::object()), ao = after.value("outputs", json::object());
+  for (const auto& [name, v] : bo.items()) {
+    if (!ao.contains(name))
+      out.push_back({true, "output_removed", "output '" + name + "' is gone"});
+    else
+      diff_values("output '" + name + "'", v, ao[name], "output", out);
+  }
+  for (const auto& [name, v] : ao.items())
+    if (!bo.contains(name)) out.push_back({false, "output_added", "output '" + name + "': " + v.dump()});
+
+  diff_sets(before, after, "guards", "new_guard", "removed_guard", true, out);
+  diff_sets(before, after, "specializations", "new_specialization", "removed_specialization", true, out);
+  diff_sets(before, after, "errors", "new_error", "fixed_error", true, out);
+  diff_sets(before, after, "precision_lost", "precision_lost", "precision_regained", true, out);
+
+  const json br = before.value("ranges", json::object()), ar = after.value("ranges", json::object());
+  for (const auto& [src, r] : br.items()) {
+    if (!ar.contains(src)) {
+      out.push_back({true, "specialized_input", src + " was " + r.get<std::string>() + ", now static"});
+      continue;
+    }
+    auto [blo, bhi] = parse_range(r.get<std::string>());
+    auto [alo, ahi] = parse_range(ar[src].get<std::string>());
+    if (alo > blo || ahi < bhi)
+      out.push_back({true, "narrower_range", src + ": " + r.get<std::string>() + " -> " + ar[src].get<std::string>()});
+    else if (alo < blo || ahi > bhi)
+      out.push_back({false, "wider_range", src + ": " + r.get<std::string>() + " -> " + ar[src].get<std::string>()});
+  }
+  const int64_t bu = before.value("unbacked_symbols", 0), au = after.value("unbacked_symbols", 0);
+  if (au > bu)
+    out.push_back({true, "new_unbacked", std::to_string(bu) + " -> " + std::to_string(au) + " data-dependent sizes"});
+
+  if (before.contains("nodes") && after.contains("nodes")) {
+    const json& bn = before["nodes"];
+    const json& an = after["nodes"];
+    for (const auto& [node, outs] : bn.items()) {
+      if (!an.contains(node)) continue;  // structural edits are not shape regressions by themselves
+      for (const auto& [name, v] : outs.items())
+        if (an[node].contains(name)) diff_values("node '" + node + "' value '" + name + "'", v, an[node][name], "node", out);
+    }
+  }
+  return out;
+}
+
+}  // namespace fakeprop
