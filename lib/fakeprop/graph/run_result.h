@@ -43,6 +43,22 @@ struct InputSpecialization {
   std::string reason;
 };
 
+// An in-place metadata mutation (t_, transpose_, resize_, ...): the node that
+// mutated, the node whose tensor changed, and the earlier nodes whose recorded
+// value no longer describes the live tensor.
+struct MutationRecord {
+  std::string node;
+  std::string op;
+  std::string mutated;  // node name of the tensor argument
+  std::vector<std::string> stale_nodes;
+};
+
+// The fake gradient of an input or parameter that requires grad.
+struct GradientRecord {
+  std::string name;
+  Value grad;
+};
+
 struct RunResult {
   std::string model_path;
   std::string model_kind;  // "onnx" | "fx"
@@ -53,6 +69,8 @@ struct RunResult {
   std::vector<ErrorRecord> errors;
   std::vector<ErrorRecord> warnings;
   std::vector<InputSpecialization> input_specializations;
+  std::vector<MutationRecord> mutations;
+  std::vector<GradientRecord> gradients;
   std::unique_ptr<ShapeEnv> env;
 };
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_set>
 
+#include "fakeprop/graph/unbacked_bindings.h"
 #include "fakeprop/onnx/op_context.h"
 #include "fakeprop/onnx/ops/fallback.h"
 
@@ -151,34 +152,7 @@ Value Interpreter::fallback_value(const std::string& value_name, const Graph& g,
 }
 
 void Interpreter::record_unbacked_bindings(NodeRecord& rec, const std::vector<Value>& outputs) {
-  std::vector<ExprRef> fresh = env().take_new_unbacked();
-  if (fresh.empty()) return;
-  std::unordered_set<ExprRef> wanted(fresh.begin(), fresh.end());
-  std::function<void(const Value&, const std::string&)> visit = [&](const Value& v, const std::string& path) {
-    auto bind = [&](const SymInt& s, const std::string& where) {
-      if (!s.is_symbolic() || !wanted.count(s.expr())) return;
-      rec.unbacked_bindings.emplace_back(s.expr()->name(), where);
-      wanted.erase(s.expr());
-    };
-    if (v.is_tensor()) {
-      const auto& m = v.tensor->meta;
-      for (size_t d = 0; d < m.sizes.size(); ++d) bind(m.sizes[d], path + ".size()[" + std::to_string(d) + "]");
-      for (size_t d = 0; d < m.strides.size(); ++d) bind(m.strides[d], path + ".stride()[" + std::to_string(d) + "]");
-      bind(m.storage_offset, path + ".storage_offset()");
-    } else if (v.kind == Value::Kind::Int) {
-      bind(v.i, path);
-    } else if (v.kind == Value::Kind::List) {
-      for (size_t k = 0; k < v.list->size(); ++k) visit((*v.list)[k], path + "[" + std::to_string(k) + "]");
-    }
-  };
-  if (outputs.size() == 1) {
-    visit(outputs[0], "");
-  } else {
-    for (size_t k = 0; k < outputs.size(); ++k) visit(outputs[k], "[" + std::to_string(k) + "]");
-  }
-  // Symbols that appear only inside larger expressions (or nowhere) are still listed.
-  for (ExprRef s : fresh)
-    if (wanted.count(s)) rec.unbacked_bindings.emplace_back(s->name(), "");
+  bind_unbacked_symbols(rec, env().take_new_unbacked(), outputs);
 }
 
 void Interpreter::run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
