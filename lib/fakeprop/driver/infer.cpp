@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "fakeprop/fx/interpreter.h"
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/writer.h"
 
@@ -29,7 +30,7 @@ RunResult infer_file(const std::string& path, const InferOptions& options) {
       return onnx::run_model(model, options);
     }
     case ModelFormat::FxJson:
-      throw InputError(path + ": JSON FX graphs are not supported by this build yet");
+      return fx::run_graph(fx::load_graph(path), options);
   }
   throw InputError(path + ": unknown format");
 }

@@ -143,6 +143,14 @@ json build_report(const RunResult& r) {
   for (const auto& e : r.warnings)
     warnings.push_back({{"node", e.node.empty() ? json(nullptr) : json(e.node)}, {"kind", e.kind}, {"message", e.message}});
   rep["warnings"] = std::move(warnings);
+
+  json mutations = json::array();
+  for (const auto& m : r.mutations)
+    mutations.push_back({{"node", m.node}, {"op", m.op}, {"mutated", m.mutated}, {"stale_nodes", m.stale_nodes}});
+  rep["mutations"] = std::move(mutations);
+  json gradients = json::array();
+  for (const auto& g : r.gradients) gradients.push_back({{"name", g.name}, {"grad", value_to_json(g.grad, env)}});
+  rep["gradients"] = std::move(gradients);
   return rep;
 }
 

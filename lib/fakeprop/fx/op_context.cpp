@@ -1,0 +1,267 @@
+#include "fakeprop/fx/op_context.h"
+
+#include "fakeprop/fx/interpreter.h"
+
+namespace fakeprop::fx {
+
+OpContext::OpContext(const Node& node, std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
+                     ShapeEnv& env, StorageIds& storage, Device default_device, Interpreter* interp)
+    : node_(node),
+      args_(std::move(args)),
+      kwargs_(std::move(kwargs)),
+      env_(env),
+      storage_(storage),
+      default_device_(default_device),
+      interp_(interp) {}
+
+void OpContext::fail(const std::string& kind, const std::string& message) const { throw OpError(kind, message); }
+
+const Value* OpContext::lookup(size_t pos, std::string_view name) const {
+  if (pos < args_.size()) return &args_[pos];
+  for (const auto& [k, v] : kwargs_)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+namespace {
+const Arg* raw_arg(const Node& n, size_t pos, std::string_view name) {
+  if (pos < n.args.size()) return &n.args[pos];
+  return n.kwarg(name);
+}
+std::string arg_label(size_t pos, std::string_view name) {
+  return "argument '" + std::string(name) + "' (position " + std::to_string(pos) + ")";
+}
+}  // namespace
+
+bool OpContext::has(size_t pos, std::string_view name) const {
+  const Value* v = lookup(pos, name);
+  return v && !v->is_none();
+}
+
+const Value& OpContext::value(size_t pos, std::string_view name) const {
+  static const Value none;
+  const Value* v = lookup(pos, name);
+  return v ? *v : none;
+}
+
+const TensorValue& OpContext::tensor_value(size_t pos, std::string_view name) const {
+  const Value& v = value(pos, name);
+  if (!v.is_tensor()) {
+    if (v.kind == Value::Kind::Opaque) fail("unknown_input", arg_label(pos, name) + " has no known value (" + v.opaque + ")");
+    fail("type_error", target() + ": " + arg_label(pos, name) + " must be a Tensor");
+  }
+  return *v.tensor;
+}
+
+const TensorMeta& OpContext::tensor(size_t pos, std::string_view name) const { return tensor_value(pos, name).meta; }
+
+const TensorMeta* OpContext::optional_tensor(size_t pos, std::string_view name) const {
+  return has(pos, name) ? &tensor(pos, name) : nullptr;
+}
+
+std::vector<const TensorMeta*> OpContext::tensor_list(size_t pos, std::string_view name) const {
+  const Value& v = value(pos, name);
+  if (v.kind != Value::Kind::List) fail("type_error", target() + ": " + arg_label(pos, name) + " must be a list of Tensors");
+  std::vector<const TensorMeta*> out;
+  for (const Value& x : *v.list) {
+    if (x.is_none()) {
+      out.push_back(nullptr);
+      continue;
+    }
+    if (!x.is_tensor()) fail("type_error", target() + ": " + arg_label(pos, name) + " must hold Tensors");
+    out.push_back(&x.tensor->meta);
+  }
+  return out;
+}
+
+namespace {
+std::optional<SymInt> as_symint(const Value& v) {
+  if (v.kind == Value::Kind::Int) return v.i;
+  if (v.kind == Value::Kind::Bool && v.b.is_static()) return SymInt(v.b.value() ? 1 : 0);
+  return std::nullopt;
+}
+}  // namespace
+
+SymInt OpContext::int_arg(size_t pos, std::string_view name, std::optional<SymInt> dflt) const {
+  if (!has(pos, name)) {
+    if (dflt) return *dflt;
+    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+  }
+  auto i = as_symint(value(pos, name));
+  if (!i) fail("type_error", target() + ": " + arg_label(pos, name) + " must be an int");
+  return *i;
+}
+
+std::optional<SymInt> OpContext::optional_int(size_t pos, std::string_view name) const {
+  if (!has(pos, name)) return std::nullopt;
+  return int_arg(pos, name);
+}
+
+std::vector<SymInt> OpContext::int_list(size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt,
+                                        size_t expand_to) const {
+  if (!has(pos, name)) {
+    if (dflt) return *dflt;
+    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+  }
+  const Value& v = value(pos, name);
+  if (auto single = as_symint(v)) return std::vector<SymInt>(expand_to ? expand_to : 1, *single);
+  if (v.kind != Value::Kind::List) fail("type_error", target() + ": " + arg_label(pos, name) + " must be a list of ints");
+  std::vector<SymInt> out;
+  for (const Value& x : *v.list) {
+    auto i = as_symint(x);
+    if (!i) fail("type_error", target() + ": " + arg_label(pos, name) + " must hold ints");
+    out.push_back(*i);
+  }
+  if (expand_to && out.size() == 1) out.assign(expand_to, out[0]);
+  return out;
+}
+
+std::optional<std::vector<SymInt>> OpContext::optional_int_list(size_t pos, std::string_view name) const {
+  if (!has(pos, name)) return std::nullopt;
+  return int_list(pos, name);
+}
+
+double OpContext::float_arg(size_t pos, std::string_view name, std::optional<double> dflt) const {
+  if (!has(pos, name)) {
+    if (dflt) return *dflt;
+    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+  }
+  const Value& v = value(pos, name);
+  if (v.kind == Value::Kind::Float) return v.f;
+  if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
+  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a float");
+}
+
+bool OpContext::bool_arg(size_t pos, std::string_view name, std::optional<bool> dflt) const {
+  if (!has(pos, name)) {
+    if (dflt) return *dflt;
+    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+  }
+  const Value& v = value(pos, name);
+  if (v.kind == Value::Kind::Bool && v.b.is_static()) return v.b.value();
+  if (v.kind == Value::Kind::Int && v.i.is_static()) return v.i.value() != 0;
+  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a bool");
+}
+
+std::string OpContext::string_arg(size_t pos, std::string_view name, std::optional<std::string> dflt) const {
+  const Arg* a = raw_arg(node_, pos, name);
+  if (!a || a->is_none()) {
+    if (dflt) return *dflt;
+    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+  }
+  if (a->kind != Arg::Kind::String) fail("type_error", target() + ": " + arg_label(pos, name) + " must be a string");
+  return a->s;
+}
+
+std::optional<DType> OpContext::dtype_arg(size_t pos, std::string_view name) const {
+  const Arg* a = raw_arg(node_, pos, name);
+  if (!a || a->is_none()) return std::nullopt;
+  if (a->kind == Arg::Kind::DType) return a->dtype;
+  // ScalarType passed as its integer code is not supported: exporters write names.
+  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a dtype");
+}
+
+std::optional<Device> OpContext::device_arg(size_t pos, std::string_view name) const {
+  const Arg* a = raw_arg(node_, pos, name);
+  if (!a || a->is_none()) return std::nullopt;
+  if (a->kind == Arg::Kind::Device || a->kind == Arg::Kind::String) {
+    auto d = Device::parse(a->s);
+    if (d) return d;
+  }
+  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a device");
+}
+
+std::optional<MemoryFormat> OpContext::memory_format_arg(size_t pos, std::string_view name) const {
+  const Arg* a = raw_arg(node_, pos, name);
+  if (!a || a->is_none()) return std::nullopt;
+  if (a->kind != Arg::Kind::MemoryFormat && a->kind != Arg::Kind::String)
+    fail("type_error", target() + ": " + arg_label(pos, name) + " must be a memory format");
+  std::string s = a->s;
+  if (s.rfind("torch.", 0) == 0) s = s.substr(6);
+  if (s == "contiguous_format") return MemoryFormat::Contiguous;
+  if (s == "channels_last") return MemoryFormat::ChannelsLast;
+  if (s == "channels_last_3d") return MemoryFormat::ChannelsLast3d;
+  if (s == "preserve_format") return MemoryFormat::Preserve;
+  fail("type_error", target() + ": unknown memory format '" + a->s + "'");
+}
+
+Scalar OpContext::scalar_arg(size_t pos, std::string_view name, std::optional<Scalar> dflt) const {
+  if (!has(pos, name)) {
+    if (dflt) return *dflt;
+    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+  }
+  const Value& v = value(pos, name);
+  Scalar s;
+  switch (v.kind) {
+    case Value::Kind::Bool:
+      s.kind = Scalar::Kind::Bool;
+      if (v.b.is_static()) s.i = v.b.value() ? 1 : 0;
+      return s;
+    case Value::Kind::Int:
+      s.kind = Scalar::Kind::Int;
+      s.i = v.i;
+      return s;
+    case Value::Kind::Float:
+      s.kind = Scalar::Kind::Float;
+      s.f = v.f;
+      return s;
+    default: fail("type_error", target() + ": " + arg_label(pos, name) + " must be a number");
+  }
+}
+
+TensorValue OpContext::new_tensor(SymShape sizes, DType dtype, Device device, std::optional<SymShape> strides) {
+  TensorValue t;
+  t.meta.strides = strides ? std::move(*strides) : contiguous_strides(sizes, &env_);
+  t.meta.sizes = std::move(sizes);
+  t.meta.dtype = dtype;
+  t.meta.device = device;
+  t.meta.storage = storage_.next();
+  t.meta.is_leaf = false;
+  return t;
+}
+
+TensorValue OpContext::view_of(const TensorMeta& base, SymShape sizes, SymShape strides, SymInt storage_offset) {
+  TensorValue t;
+  t.meta = base;
+  t.meta.sizes = std::move(sizes);
+  t.meta.strides = std::move(strides);
+  t.meta.storage_offset = storage_offset;
+  t.meta.is_leaf = false;
+  return t;
+}
+
+bool OpContext::check(const SymBool& cond, const char* why) { return env_.evaluate(cond, why); }
+bool OpContext::expect(const SymBool& cond, const char* why) { return env_.expect_true(cond, why); }
+SymInt OpContext::new_unbacked_size(ValueRange range) { return SymInt(env_.create_unbacked_symint(true, range)); }
+
+const OpRegistry& OpRegistry::instance() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    register_all_aten_ops(r);
+    return r;
+  }();
+  return registry;
+}
+
+void OpRegistry::add(std::string_view target, OpRule rule) { rules_[std::string(target)] = rule; }
+
+OpRule OpRegistry::find(std::string_view target) const {
+  auto it = rules_.find(std::string(target));
+  if (it != rules_.end()) return it->second;
+  // "aten.add.Tensor" -> packet "aten.add"
+  const size_t last = target.rfind('.');
+  if (last != std::string_view::npos && last > 5) {
+    it = rules_.find(std::string(target.substr(0, last)));
+    if (it != rules_.end()) return it->second;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> OpRegistry::all() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : rules_) out.push_back(k);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace fakeprop::fx

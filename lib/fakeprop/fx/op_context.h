@@ -1,0 +1,107 @@
+// What an ATen rule sees: the call's arguments resolved to values (by schema
+// position or keyword), the ShapeEnv, and helpers to produce fresh tensors
+// and views with PyTorch's exact metadata.
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fakeprop/fx/graph.h"
+#include "fakeprop/graph/value.h"
+#include "fakeprop/sym/shape_env.h"
+
+namespace fakeprop::fx {
+
+class Interpreter;
+
+// A Python number argument, with its kind for type promotion.
+struct Scalar {
+  enum class Kind : uint8_t { Bool, Int, Float, Complex } kind = Kind::Int;
+  SymInt i;    // Bool / Int
+  double f = 0;  // Float
+};
+
+class OpContext {
+ public:
+  OpContext(const Node& node, std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
+            ShapeEnv& env, StorageIds& storage, Device default_device, Interpreter* interp);
+
+  const Node& node() const { return node_; }
+  const std::string& target() const { return node_.target; }
+  ShapeEnv& env() { return env_; }
+  Device default_device() const { return default_device_; }
+  Interpreter* interpreter() { return interp_; }
+
+  // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
+  bool has(size_t pos, std::string_view name) const;  // given and not None
+  const Value& value(size_t pos, std::string_view name) const;  // Value::none() when absent
+  const TensorMeta& tensor(size_t pos, std::string_view name) const;  // OpError unless a tensor
+  const TensorValue& tensor_value(size_t pos, std::string_view name) const;
+  const TensorMeta* optional_tensor(size_t pos, std::string_view name) const;
+  std::vector<const TensorMeta*> tensor_list(size_t pos, std::string_view name) const;  // Tensor[] (None kept as nullptr)
+  SymInt int_arg(size_t pos, std::string_view name, std::optional<SymInt> dflt = std::nullopt) const;
+  std::optional<SymInt> optional_int(size_t pos, std::string_view name) const;
+  // int[] / SymInt[]: a list, or a single int broadcast to `expand_to` entries when expand_to > 0.
+  std::vector<SymInt> int_list(size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt = std::nullopt,
+                               size_t expand_to = 0) const;
+  std::optional<std::vector<SymInt>> optional_int_list(size_t pos, std::string_view name) const;
+  double float_arg(size_t pos, std::string_view name, std::optional<double> dflt = std::nullopt) const;
+  bool bool_arg(size_t pos, std::string_view name, std::optional<bool> dflt = std::nullopt) const;
+  std::string string_arg(size_t pos, std::string_view name, std::optional<std::string> dflt = std::nullopt) const;
+  std::optional<DType> dtype_arg(size_t pos, std::string_view name) const;
+  std::optional<Device> device_arg(size_t pos, std::string_view name) const;
+  std::optional<MemoryFormat> memory_format_arg(size_t pos, std::string_view name) const;
+  // A Scalar argument (Python number or SymInt).
+  Scalar scalar_arg(size_t pos, std::string_view name, std::optional<Scalar> dflt = std::nullopt) const;
+  size_t num_args() const { return args_.size(); }
+
+  // ---- results ----
+  void set_result(Value v) { result_ = std::move(v); }
+  const Value& result() const { return result_; }
+  // A fresh tensor (new storage) with contiguous strides unless given.
+  TensorValue new_tensor(SymShape sizes, DType dtype, Device device, std::optional<SymShape> strides = std::nullopt);
+  // A view of `base` (same storage, requires_grad inherited).
+  TensorValue view_of(const TensorMeta& base, SymShape sizes, SymShape strides, SymInt storage_offset);
+  Value tensor_result(TensorValue t) { return Value::of_tensor(std::move(t)); }
+
+  // ---- decisions ----
+  [[noreturn]] void fail(const std::string& kind, const std::string& message) const;
+  bool check(const SymBool& cond, const char* why);   // guard (backed) / DataDependentError (unbacked)
+  bool expect(const SymBool& cond, const char* why);  // torch._check: guard or runtime assert
+  SymInt new_unbacked_size(ValueRange range);
+
+ private:
+  const Value* lookup(size_t pos, std::string_view name) const;
+  const Node& node_;
+  std::vector<Value> args_;
+  std::vector<std::pair<std::string, Value>> kwargs_;
+  ShapeEnv& env_;
+  StorageIds& storage_;
+  Device default_device_;
+  Interpreter* interp_;
+  Value result_;
+};
+
+using OpRule = void (*)(OpContext& ctx);
+class OpRegistry;
+// Defined in ops/registry.cpp: calls every family's registration function.
+void register_all_aten_ops(OpRegistry& r);
+
+// One registry of ATen rules keyed by the full target ("aten.add.Tensor");
+// a rule registered for a packet ("aten.add") serves every overload without
+// its own entry.
+class OpRegistry {
+ public:
+  static const OpRegistry& instance();
+  OpRule find(std::string_view target) const;
+  void add(std::string_view target, OpRule rule);
+  std::vector<std::string> all() const;
+
+ private:
+  std::unordered_map<std::string, OpRule> rules_;
+};
+
+}  // namespace fakeprop::fx

@@ -1,0 +1,17 @@
+#include "fakeprop/fx/op_context.h"
+#include "fakeprop/fx/ops/families.h"
+
+namespace fakeprop::fx {
+
+void register_all_aten_ops(OpRegistry& r) {
+  ops::register_pointwise_ops(r);
+  ops::register_view_ops(r);
+  ops::register_factory_ops(r);
+  ops::register_reduction_ops(r);
+  ops::register_nn_ops(r);
+  ops::register_indexing_ops(r);
+  ops::register_data_dependent_ops(r);
+  ops::register_sym_ops(r);
+}
+
+}  // namespace fakeprop::fx
