@@ -38,6 +38,11 @@ struct Value {
   double f = 0; // Float
   std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
   std::string opaque;  // Opaque: a description ("map", "optional(none)")
+  // List of a length that is not statically known (an ONNX sequence from
+  // SplitToSequence with a symbolic split, a Loop's sequence output): `list`
+  // then holds ONE element describing every element (dims that differ are
+  // unbacked sizes) and this is the length. Unset for ordinary lists.
+  std::optional<SymInt> list_length;
 
   static Value none() { return {}; }
   static Value of_tensor(TensorValue t) {
@@ -68,6 +73,11 @@ struct Value {
     Value v;
     v.kind = Kind::List;
     v.list = std::make_shared<const ValueList>(std::move(xs));
+    return v;
+  }
+  static Value of_list_of_length(Value element, SymInt length) {
+    Value v = of_list({std::move(element)});
+    v.list_length = length;
     return v;
   }
   static Value of_opaque(std::string what) {
