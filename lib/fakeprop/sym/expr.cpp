@@ -1,72 +1,1316 @@
-// Temporary stubs so the project links; replaced by the real engine.
+// Interned integer/boolean expressions: builders with canonical
+// simplification, queries, and the sympy-style / Python-style printers.
 #include "fakeprop/sym/expr.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "fakeprop/util/error.h"
 
 namespace fakeprop {
 
-[[noreturn]] static void todo() { throw Error("expr: not implemented yet"); }
+using Term = Expr::Term;
 
 Expr::Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> terms, std::vector<ExprRef> args)
     : kind_(kind), value_(value), name_(std::move(name)), terms_(std::move(terms)), args_(std::move(args)) {}
 
-ExprRef integer(int64_t) { todo(); }
-ExprRef symbol(std::string_view) { todo(); }
-ExprRef bool_const(bool) { todo(); }
-ExprRef true_expr() { todo(); }
-ExprRef false_expr() { todo(); }
-ExprRef add(ExprRef, ExprRef) { todo(); }
-ExprRef sub(ExprRef, ExprRef) { todo(); }
-ExprRef neg(ExprRef) { todo(); }
-ExprRef mul(ExprRef, ExprRef) { todo(); }
-ExprRef mul(ExprRef, int64_t) { todo(); }
-ExprRef pow(ExprRef, int64_t) { todo(); }
-ExprRef floordiv(ExprRef, ExprRef) { todo(); }
-ExprRef mod(ExprRef, ExprRef) { todo(); }
-ExprRef ceildiv(ExprRef, ExprRef) { todo(); }
-ExprRef max(ExprRef, ExprRef) { todo(); }
-ExprRef min(ExprRef, ExprRef) { todo(); }
-ExprRef max(std::span<const ExprRef>) { todo(); }
-ExprRef min(std::span<const ExprRef>) { todo(); }
-ExprRef eq(ExprRef, ExprRef) { todo(); }
-ExprRef ne(ExprRef, ExprRef) { todo(); }
-ExprRef lt(ExprRef, ExprRef) { todo(); }
-ExprRef le(ExprRef, ExprRef) { todo(); }
-ExprRef gt(ExprRef, ExprRef) { todo(); }
-ExprRef ge(ExprRef, ExprRef) { todo(); }
-ExprRef logical_and(ExprRef, ExprRef) { todo(); }
-ExprRef logical_or(ExprRef, ExprRef) { todo(); }
-ExprRef logical_and(std::span<const ExprRef>) { todo(); }
-ExprRef logical_or(std::span<const ExprRef>) { todo(); }
-ExprRef logical_not(ExprRef) { todo(); }
-ExprRef rebuild(ExprKind, std::span<const ExprRef>) { todo(); }
-std::optional<int64_t> as_integer(ExprRef) { todo(); }
-std::optional<bool> as_bool(ExprRef) { todo(); }
-std::vector<ExprRef> free_symbols(ExprRef) { todo(); }
-bool has_free_symbols(ExprRef) { todo(); }
-size_t expr_size(ExprRef) { todo(); }
-ExprRef substitute(ExprRef, const Substitution&) { todo(); }
-std::optional<int64_t> evaluate(ExprRef, const Assignment&) { todo(); }
-std::optional<int64_t> evaluate(ExprRef, const std::function<std::optional<int64_t>(ExprRef)>&) { todo(); }
-std::string to_sympy_string(ExprRef) { todo(); }
-std::string to_python_string(ExprRef, const SymbolNamer&) { todo(); }
+// ---------------------------------------------------------------------------
+// checked 64-bit arithmetic
+// ---------------------------------------------------------------------------
+
 int64_t checked_add(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) throw OverflowError("integer overflow in " + std::to_string(a) + " + " + std::to_string(b));
+  if (__builtin_add_overflow(a, b, &r))
+    throw OverflowError("integer overflow in " + std::to_string(a) + " + " + std::to_string(b));
   return r;
 }
+
 int64_t checked_sub(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) throw OverflowError("integer overflow in " + std::to_string(a) + " - " + std::to_string(b));
+  if (__builtin_sub_overflow(a, b, &r))
+    throw OverflowError("integer overflow in " + std::to_string(a) + " - " + std::to_string(b));
   return r;
 }
+
 int64_t checked_mul(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) throw OverflowError("integer overflow in " + std::to_string(a) + " * " + std::to_string(b));
+  if (__builtin_mul_overflow(a, b, &r))
+    throw OverflowError("integer overflow in " + std::to_string(a) + " * " + std::to_string(b));
   return r;
 }
-int64_t python_floordiv(int64_t, int64_t) { todo(); }
-int64_t python_mod(int64_t, int64_t) { todo(); }
-size_t interned_expr_count() { todo(); }
+
+int64_t python_floordiv(int64_t a, int64_t b) {
+  if (b == 0) throw Error("integer division by zero: " + std::to_string(a) + " // 0");
+  if (b == -1) return checked_sub(0, a);  // INT64_MIN // -1 overflows
+  int64_t q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+int64_t python_mod(int64_t a, int64_t b) {
+  if (b == 0) throw Error("integer modulo by zero: " + std::to_string(a) + " % 0");
+  if (b == -1) return 0;  // INT64_MIN % -1 is UB in C++
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+namespace {
+
+int64_t checked_pow(int64_t base, int64_t exponent) {
+  int64_t result = 1;
+  for (int64_t i = 0; i < exponent; ++i) {
+    result = checked_mul(result, base);
+    // 0, 1 and -1 stay bounded; anything else overflows within 64 steps.
+    if (result == 0) return 0;
+    if ((base == 1 || base == -1) && i >= 1) return (exponent % 2 == 0) ? base * base : base;
+  }
+  return result;
+}
+
+// ceil(a / b) with Python semantics.
+int64_t python_ceildiv(int64_t a, int64_t b) {
+  int64_t q = python_floordiv(a, b);
+  return python_mod(a, b) != 0 ? q + 1 : q;  // |q| < 2^62 when there is a remainder
+}
+
+uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+
+uint64_t gcd_u64(uint64_t a, uint64_t b) {
+  while (b != 0) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------------------
+// interning
+// ---------------------------------------------------------------------------
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  v *= 0xbf58476d1ce4e5b9ULL;
+  v ^= v >> 31;
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+size_t node_hash(ExprKind kind, int64_t value, std::string_view name, std::span<const Term> terms,
+                 std::span<const ExprRef> args) {
+  uint64_t h = 0x100000001b3ULL * (static_cast<uint64_t>(kind) + 1);
+  h = mix(h, static_cast<uint64_t>(value));
+  if (!name.empty()) h = mix(h, std::hash<std::string_view>{}(name));
+  for (const auto& [e, c] : terms) {
+    h = mix(h, e->id());
+    h = mix(h, static_cast<uint64_t>(c));
+  }
+  for (ExprRef a : args) h = mix(h, a->id());
+  return static_cast<size_t>(h);
+}
+
+bool node_equals(const Expr& n, ExprKind kind, int64_t value, std::string_view name, std::span<const Term> terms,
+                 std::span<const ExprRef> args) {
+  return n.kind() == kind && n.value() == value && n.name() == name &&
+         std::equal(n.terms().begin(), n.terms().end(), terms.begin(), terms.end()) &&
+         std::equal(n.args().begin(), n.args().end(), args.begin(), args.end());
+}
+
+class Interner {
+ public:
+  ExprRef intern(ExprKind kind, int64_t value, std::string_view name, std::span<const Term> terms,
+                 std::span<const ExprRef> args) {
+    size_t h = node_hash(kind, value, name, terms, args);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [first, last] = table_.equal_range(h);
+    for (auto it = first; it != last; ++it)
+      if (node_equals(*it->second, kind, value, name, terms, args)) return it->second;
+    auto* node = new Expr(kind, value, std::string(name), std::vector<Term>(terms.begin(), terms.end()),
+                          std::vector<ExprRef>(args.begin(), args.end()));
+    node->set_identity(h, next_id_++);
+    table_.emplace(h, node);
+    return node;
+  }
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return table_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_multimap<size_t, Expr*> table_;
+  uint64_t next_id_ = 0;
+};
+
+// Never destroyed: expressions are referenced until the process exits.
+Interner& interner() {
+  static Interner* table = new Interner();
+  return *table;
+}
+
+ExprRef make_node(ExprKind kind, int64_t value, std::string_view name, std::span<const Term> terms,
+                  std::span<const ExprRef> args) {
+  return interner().intern(kind, value, name, terms, args);
+}
+
+ExprRef make_node(ExprKind kind, std::span<const ExprRef> args) { return make_node(kind, 0, {}, {}, args); }
+
+ExprRef make_node(ExprKind kind, int64_t value, std::span<const Term> terms) {
+  return make_node(kind, value, {}, terms, {});
+}
+
+constexpr int64_t kSmallIntLo = -256;
+constexpr int64_t kSmallIntHi = 1024;
+
+const std::vector<ExprRef>& small_integers() {
+  static const std::vector<ExprRef> table = [] {
+    std::vector<ExprRef> t;
+    for (int64_t v = kSmallIntLo; v <= kSmallIntHi; ++v) t.push_back(make_node(ExprKind::Integer, v, {}, {}, {}));
+    return t;
+  }();
+  return table;
+}
+
+bool ref_by_id(ExprRef a, ExprRef b) { return a->id() < b->id(); }
+
+const char* kind_name(ExprKind k) {
+  switch (k) {
+    case ExprKind::Integer: return "Integer";
+    case ExprKind::Symbol: return "Symbol";
+    case ExprKind::Add: return "Add";
+    case ExprKind::Mul: return "Mul";
+    case ExprKind::FloorDiv: return "FloorDiv";
+    case ExprKind::Mod: return "Mod";
+    case ExprKind::CeilDiv: return "CeilDiv";
+    case ExprKind::Max: return "Max";
+    case ExprKind::Min: return "Min";
+    case ExprKind::BoolConst: return "BoolConst";
+    case ExprKind::Eq: return "Eq";
+    case ExprKind::Ne: return "Ne";
+    case ExprKind::Lt: return "Lt";
+    case ExprKind::Le: return "Le";
+    case ExprKind::Gt: return "Gt";
+    case ExprKind::Ge: return "Ge";
+    case ExprKind::And: return "And";
+    case ExprKind::Or: return "Or";
+    case ExprKind::Not: return "Not";
+  }
+  return "?";
+}
+
+void require_int(ExprRef e, const char* op) {
+  if (e == nullptr) throw Error(std::string(op) + ": null expression");
+  if (e->is_bool()) throw Error(std::string(op) + ": expected an integer expression, got a boolean");
+}
+
+void require_bool(ExprRef e, const char* op) {
+  if (e == nullptr) throw Error(std::string(op) + ": null expression");
+  if (!e->is_bool()) throw Error(std::string(op) + ": expected a boolean expression, got an integer");
+}
+
+// ---------------------------------------------------------------------------
+// linear forms (constant + sum coeff*term) and products (coeff * prod base^exp)
+// ---------------------------------------------------------------------------
+
+struct Linear {
+  int64_t constant = 0;
+  std::vector<Term> terms;  // sorted by id, coefficients nonzero
+};
+
+// A Mul with coefficient 1 and the same bases (the term a Mul contributes to an Add).
+ExprRef unit_of_mul(ExprRef m) {
+  auto f = m->terms();
+  if (f.size() == 1 && f[0].second == 1) return f[0].first;
+  return make_node(ExprKind::Mul, 1, f);
+}
+
+Linear linear_of(ExprRef e) {
+  switch (e->kind()) {
+    case ExprKind::Integer: return {e->value(), {}};
+    case ExprKind::Add: return {e->value(), std::vector<Term>(e->terms().begin(), e->terms().end())};
+    case ExprKind::Mul:
+      if (e->value() != 1) return {0, {{unit_of_mul(e), e->value()}}};
+      return {0, {{e, 1}}};
+    default: return {0, {{e, 1}}};
+  }
+}
+
+// c * t for a term t (never Integer/Add; a Mul term has coefficient 1).
+ExprRef scale_term(ExprRef t, int64_t c) {
+  if (c == 1) return t;
+  if (t->kind() == ExprKind::Mul) return make_node(ExprKind::Mul, c, t->terms());
+  Term f{t, 1};
+  return make_node(ExprKind::Mul, c, std::span<const Term>(&f, 1));
+}
+
+ExprRef from_linear(int64_t constant, const std::vector<Term>& terms) {
+  if (terms.empty()) return integer(constant);
+  if (constant == 0 && terms.size() == 1) return scale_term(terms[0].first, terms[0].second);
+  return make_node(ExprKind::Add, constant, terms);
+}
+
+ExprRef from_linear(const Linear& l) { return from_linear(l.constant, l.terms); }
+
+// Merge two id-sorted term lists, adding coefficients of equal terms (checked).
+std::vector<Term> merge_terms(std::span<const Term> a, std::span<const Term> b) {
+  std::vector<Term> out;
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].first->id() < b[j].first->id())) {
+      out.push_back(a[i++]);
+    } else if (i == a.size() || b[j].first->id() < a[i].first->id()) {
+      out.push_back(b[j++]);
+    } else {
+      int64_t c = checked_add(a[i].second, b[j].second);
+      if (c != 0) out.emplace_back(a[i].first, c);
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+// e * c for an integer c.
+ExprRef scale(ExprRef e, int64_t c) {
+  if (c == 1) return e;
+  if (c == 0) return integer(0);
+  switch (e->kind()) {
+    case ExprKind::Integer: return integer(checked_mul(e->value(), c));
+    case ExprKind::Add: {
+      std::vector<Term> terms(e->terms().begin(), e->terms().end());
+      for (auto& t : terms) t.second = checked_mul(t.second, c);
+      return from_linear(checked_mul(e->value(), c), terms);
+    }
+    case ExprKind::Mul: {
+      int64_t coeff = checked_mul(e->value(), c);
+      auto f = e->terms();
+      if (coeff == 1 && f.size() == 1 && f[0].second == 1) return f[0].first;
+      return make_node(ExprKind::Mul, coeff, f);
+    }
+    default: return scale_term(e, c);
+  }
+}
+
+struct Product {
+  int64_t coeff = 1;
+  std::vector<Term> factors;  // (base, exponent) sorted by id
+};
+
+Product product_of(ExprRef e) {
+  if (e->kind() == ExprKind::Mul) return {e->value(), std::vector<Term>(e->terms().begin(), e->terms().end())};
+  return {1, {{e, 1}}};
+}
+
+ExprRef from_product(int64_t coeff, const std::vector<Term>& factors) {
+  if (coeff == 0) return integer(0);
+  if (factors.empty()) return integer(coeff);
+  if (factors.size() == 1 && factors[0].second == 1) {
+    ExprRef base = factors[0].first;
+    if (coeff == 1) return base;
+    if (base->kind() == ExprKind::Add) return scale(base, coeff);  // 2*(s0 + 1) -> 2*s0 + 2
+  }
+  return make_node(ExprKind::Mul, coeff, factors);
+}
+
+// Compare a and b when a - b is a constant: returns sign(a - b), else nullopt.
+std::optional<int> constant_difference_sign(ExprRef a, ExprRef b) {
+  if (a == b) return 0;
+  if (a->is_integer() && b->is_integer()) return (a->value() > b->value()) - (a->value() < b->value());
+  if (a->is_integer() != b->is_integer()) return std::nullopt;
+  Linear la = linear_of(a), lb = linear_of(b);
+  if (la.terms != lb.terms) return std::nullopt;
+  return (la.constant > lb.constant) - (la.constant < lb.constant);
+}
+
+// True when a == -b structurally.
+bool is_negation(ExprRef a, ExprRef b) {
+  Linear la = linear_of(a), lb = linear_of(b);
+  if (la.terms.size() != lb.terms.size() || la.constant != -lb.constant) return false;
+  if (la.constant == std::numeric_limits<int64_t>::min()) return false;
+  for (size_t i = 0; i < la.terms.size(); ++i) {
+    if (la.terms[i].first != lb.terms[i].first) return false;
+    if (la.terms[i].second == std::numeric_limits<int64_t>::min() || la.terms[i].second != -lb.terms[i].second)
+      return false;
+  }
+  return true;
+}
+
+std::optional<int64_t> positive_integer(ExprRef e) {
+  if (e->is_integer() && e->value() > 0) return e->value();
+  return std::nullopt;
+}
+
+// Split a into c*Q + R: Q collects the terms whose coefficient is divisible by
+// c, and the constant when it is divisible by c (PyTorch's FloorDiv rule).
+bool split_divisible(ExprRef a, int64_t c, Linear& quotient, Linear& rest) {
+  Linear l = linear_of(a);
+  bool moved = false;
+  for (const auto& t : l.terms) {
+    if (t.second % c == 0) {
+      quotient.terms.emplace_back(t.first, t.second / c);
+      moved = true;
+    } else {
+      rest.terms.push_back(t);
+    }
+  }
+  if (l.constant != 0 && l.constant % c == 0) {
+    quotient.constant = l.constant / c;
+    moved = true;
+  } else {
+    rest.constant = l.constant;
+  }
+  return moved;
+}
+
+ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
+  require_int(a, kind_name(kind));
+  require_int(b, kind_name(kind));
+  if (auto s = constant_difference_sign(a, b)) {
+    switch (kind) {
+      case ExprKind::Eq: return bool_const(*s == 0);
+      case ExprKind::Ne: return bool_const(*s != 0);
+      case ExprKind::Lt: return bool_const(*s < 0);
+      case ExprKind::Le: return bool_const(*s <= 0);
+      case ExprKind::Gt: return bool_const(*s > 0);
+      default: return bool_const(*s >= 0);
+    }
+  }
+  if (kind == ExprKind::Eq || kind == ExprKind::Ne) {
+    // One node for Eq(8, s0) and Eq(s0, 8): the non-constant (else lower id) side first.
+    bool swap = a->is_integer() != b->is_integer() ? a->is_integer() : a->id() > b->id();
+    if (swap) std::swap(a, b);
+  }
+  std::array<ExprRef, 2> args{a, b};
+  return make_node(kind, args);
+}
+
+ExprRef max_min(ExprKind kind, std::span<const ExprRef> xs) {
+  const char* op = kind == ExprKind::Max ? "Max" : "Min";
+  if (xs.empty()) throw Error(std::string(op) + " of no arguments");
+  std::vector<ExprRef> args;
+  std::optional<int64_t> folded;
+  auto take = [&](ExprRef x) {
+    if (x->is_integer()) {
+      int64_t v = x->value();
+      folded = !folded ? v : (kind == ExprKind::Max ? std::max(*folded, v) : std::min(*folded, v));
+    } else {
+      args.push_back(x);
+    }
+  };
+  for (ExprRef x : xs) {
+    require_int(x, op);
+    if (x->kind() == kind) {
+      for (ExprRef y : x->args()) take(y);
+    } else {
+      take(x);
+    }
+  }
+  if (folded) args.push_back(integer(*folded));
+  std::sort(args.begin(), args.end(), ref_by_id);
+  args.erase(std::unique(args.begin(), args.end()), args.end());
+  if (args.size() == 1) return args[0];
+  return make_node(kind, args);
+}
+
+ExprRef and_or(ExprKind kind, std::span<const ExprRef> xs) {
+  const bool is_and = kind == ExprKind::And;
+  const char* op = is_and ? "And" : "Or";
+  std::vector<ExprRef> args;
+  for (ExprRef x : xs) {
+    require_bool(x, op);
+    std::span<const ExprRef> parts = x->kind() == kind ? x->args() : std::span<const ExprRef>(&x, 1);
+    for (ExprRef y : parts) {
+      if (auto b = as_bool(y)) {
+        if (*b != is_and) return bool_const(!is_and);  // absorbing element
+        continue;                                       // identity element
+      }
+      args.push_back(y);
+    }
+  }
+  std::sort(args.begin(), args.end(), ref_by_id);
+  args.erase(std::unique(args.begin(), args.end()), args.end());
+  if (args.empty()) return bool_const(is_and);
+  if (args.size() == 1) return args[0];
+  return make_node(kind, args);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// builders
+// ---------------------------------------------------------------------------
+
+ExprRef integer(int64_t v) {
+  if (v >= kSmallIntLo && v <= kSmallIntHi) return small_integers()[static_cast<size_t>(v - kSmallIntLo)];
+  return make_node(ExprKind::Integer, v, {}, {}, {});
+}
+
+ExprRef symbol(std::string_view name) {
+  if (name.empty()) throw Error("symbol name must not be empty");
+  return make_node(ExprKind::Symbol, 0, name, {}, {});
+}
+
+ExprRef bool_const(bool v) {
+  static const ExprRef false_node = make_node(ExprKind::BoolConst, 0, {}, {}, {});
+  static const ExprRef true_node = make_node(ExprKind::BoolConst, 1, {}, {}, {});
+  return v ? true_node : false_node;
+}
+
+ExprRef true_expr() { return bool_const(true); }
+ExprRef false_expr() { return bool_const(false); }
+
+ExprRef add(ExprRef a, ExprRef b) {
+  require_int(a, "add");
+  require_int(b, "add");
+  if (a->is_integer() && b->is_integer()) return integer(checked_add(a->value(), b->value()));
+  if (b->is_integer() && b->value() == 0) return a;
+  if (a->is_integer() && a->value() == 0) return b;
+  Linear la = linear_of(a), lb = linear_of(b);
+  return from_linear(checked_add(la.constant, lb.constant), merge_terms(la.terms, lb.terms));
+}
+
+ExprRef sub(ExprRef a, ExprRef b) {
+  require_int(b, "sub");
+  return add(a, scale(b, -1));
+}
+
+ExprRef neg(ExprRef a) {
+  require_int(a, "neg");
+  return scale(a, -1);
+}
+
+ExprRef mul(ExprRef a, int64_t c) {
+  require_int(a, "mul");
+  return scale(a, c);
+}
+
+ExprRef mul(ExprRef a, ExprRef b) {
+  require_int(a, "mul");
+  require_int(b, "mul");
+  if (a->is_integer()) return scale(b, a->value());
+  if (b->is_integer()) return scale(a, b->value());
+  Product pa = product_of(a), pb = product_of(b);
+  return from_product(checked_mul(pa.coeff, pb.coeff), merge_terms(pa.factors, pb.factors));
+}
+
+ExprRef pow(ExprRef a, int64_t exponent) {
+  require_int(a, "pow");
+  if (exponent < 0) throw Error("pow: negative exponent " + std::to_string(exponent));
+  if (exponent == 0) return integer(1);
+  if (exponent == 1) return a;
+  if (a->is_integer()) return integer(checked_pow(a->value(), exponent));
+  Product p = product_of(a);
+  p.coeff = checked_pow(p.coeff, exponent);
+  for (auto& f : p.factors) f.second = checked_mul(f.second, exponent);
+  return from_product(p.coeff, p.factors);
+}
+
+ExprRef floordiv(ExprRef a, ExprRef b) {
+  require_int(a, "FloorDiv");
+  require_int(b, "FloorDiv");
+  if (b->is_integer() && b->value() == 0) throw Error("division by zero in FloorDiv(" + to_sympy_string(a) + ", 0)");
+  if (a->is_integer() && b->is_integer()) return integer(python_floordiv(a->value(), b->value()));
+  if (a->is_integer() && a->value() == 0) return a;
+  if (b->is_integer() && b->value() == 1) return a;
+  if (b->is_integer() && b->value() == -1) return neg(a);
+  if (auto c = positive_integer(b)) {
+    // (a // d) // c == a // (d*c) for positive d, c.
+    if (a->kind() == ExprKind::FloorDiv) {
+      int64_t dc;
+      if (auto d = positive_integer(a->arg(1)); d && !__builtin_mul_overflow(*d, *c, &dc))
+        return floordiv(a->arg(0), integer(dc));
+    }
+    Linear quotient, rest;
+    if (split_divisible(a, *c, quotient, rest)) return add(from_linear(quotient), floordiv(from_linear(rest), b));
+    // floor(g*x / (g*c')) == floor(x / c') for a common integer factor g > 1.
+    uint64_t g = gcd_u64(magnitude(rest.constant), static_cast<uint64_t>(*c));
+    for (const auto& t : rest.terms) g = gcd_u64(g, magnitude(t.second));
+    if (g > 1) {
+      auto gi = static_cast<int64_t>(g);
+      for (auto& t : rest.terms) t.second /= gi;
+      rest.constant /= gi;
+      return floordiv(from_linear(rest), integer(*c / gi));
+    }
+  }
+  std::array<ExprRef, 2> args{a, b};
+  return make_node(ExprKind::FloorDiv, args);
+}
+
+ExprRef mod(ExprRef a, ExprRef b) {
+  require_int(a, "Mod");
+  require_int(b, "Mod");
+  if (b->is_integer() && b->value() == 0) throw Error("modulo by zero in Mod(" + to_sympy_string(a) + ", 0)");
+  if (a->is_integer() && b->is_integer()) return integer(python_mod(a->value(), b->value()));
+  if (a->is_integer() && a->value() == 0) return a;
+  if (b->is_integer() && (b->value() == 1 || b->value() == -1)) return integer(0);
+  if (a == b || is_negation(a, b)) return integer(0);
+  if (auto c = positive_integer(b)) {
+    // (x mod m) mod c == x mod c when c divides m.
+    if (a->kind() == ExprKind::Mod) {
+      if (auto m = positive_integer(a->arg(1)); m && *m % *c == 0) return mod(a->arg(0), b);
+    }
+    Linear l = linear_of(a);
+    Linear reduced;
+    reduced.constant = python_mod(l.constant, *c);
+    for (const auto& t : l.terms)
+      if (t.second % *c != 0) reduced.terms.push_back(t);
+    if (reduced.terms.empty()) return integer(reduced.constant);
+    if (reduced.constant != l.constant || reduced.terms.size() != l.terms.size())
+      return mod(from_linear(reduced), b);
+  }
+  std::array<ExprRef, 2> args{a, b};
+  return make_node(ExprKind::Mod, args);
+}
+
+ExprRef ceildiv(ExprRef a, ExprRef b) {
+  require_int(a, "CeilDiv");
+  require_int(b, "CeilDiv");
+  if (b->is_integer() && b->value() == 0) throw Error("division by zero in CeilDiv(" + to_sympy_string(a) + ", 0)");
+  if (a->is_integer() && b->is_integer()) return integer(python_ceildiv(a->value(), b->value()));
+  if (a->is_integer() && a->value() == 0) return a;
+  if (b->is_integer() && b->value() == 1) return a;
+  if (b->is_integer() && b->value() == -1) return neg(a);
+  if (auto c = positive_integer(b)) {
+    // ceil((c*Q + R) / c) == Q + ceil(R / c).
+    Linear quotient, rest;
+    if (split_divisible(a, *c, quotient, rest)) return add(from_linear(quotient), ceildiv(from_linear(rest), b));
+  }
+  std::array<ExprRef, 2> args{a, b};
+  return make_node(ExprKind::CeilDiv, args);
+}
+
+ExprRef max(ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> xs{a, b};
+  return max_min(ExprKind::Max, xs);
+}
+ExprRef min(ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> xs{a, b};
+  return max_min(ExprKind::Min, xs);
+}
+ExprRef max(std::span<const ExprRef> xs) { return max_min(ExprKind::Max, xs); }
+ExprRef min(std::span<const ExprRef> xs) { return max_min(ExprKind::Min, xs); }
+
+ExprRef eq(ExprRef a, ExprRef b) { return relation(ExprKind::Eq, a, b); }
+ExprRef ne(ExprRef a, ExprRef b) { return relation(ExprKind::Ne, a, b); }
+ExprRef lt(ExprRef a, ExprRef b) { return relation(ExprKind::Lt, a, b); }
+ExprRef le(ExprRef a, ExprRef b) { return relation(ExprKind::Le, a, b); }
+ExprRef gt(ExprRef a, ExprRef b) { return relation(ExprKind::Gt, a, b); }
+ExprRef ge(ExprRef a, ExprRef b) { return relation(ExprKind::Ge, a, b); }
+
+ExprRef logical_and(ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> xs{a, b};
+  return and_or(ExprKind::And, xs);
+}
+ExprRef logical_or(ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> xs{a, b};
+  return and_or(ExprKind::Or, xs);
+}
+ExprRef logical_and(std::span<const ExprRef> xs) { return and_or(ExprKind::And, xs); }
+ExprRef logical_or(std::span<const ExprRef> xs) { return and_or(ExprKind::Or, xs); }
+
+ExprRef logical_not(ExprRef a) {
+  require_bool(a, "Not");
+  switch (a->kind()) {
+    case ExprKind::BoolConst: return bool_const(a->value() == 0);
+    case ExprKind::Not: return a->arg(0);
+    case ExprKind::Eq: return ne(a->arg(0), a->arg(1));
+    case ExprKind::Ne: return eq(a->arg(0), a->arg(1));
+    case ExprKind::Lt: return ge(a->arg(0), a->arg(1));
+    case ExprKind::Le: return gt(a->arg(0), a->arg(1));
+    case ExprKind::Gt: return le(a->arg(0), a->arg(1));
+    case ExprKind::Ge: return lt(a->arg(0), a->arg(1));
+    default: return make_node(ExprKind::Not, std::span<const ExprRef>(&a, 1));
+  }
+}
+
+ExprRef rebuild(ExprKind kind, std::span<const ExprRef> args) {
+  auto need = [&](size_t n) {
+    if (args.size() != n)
+      throw Error(std::string("rebuild ") + kind_name(kind) + ": expected " + std::to_string(n) + " operands, got " +
+                  std::to_string(args.size()));
+  };
+  switch (kind) {
+    case ExprKind::Integer:
+    case ExprKind::Symbol:
+    case ExprKind::BoolConst: throw Error(std::string("rebuild ") + kind_name(kind) + ": a leaf has no operands");
+    case ExprKind::Add: {
+      ExprRef sum = integer(0);
+      for (ExprRef x : args) sum = add(sum, x);
+      return sum;
+    }
+    case ExprKind::Mul: {
+      ExprRef product = integer(1);
+      for (ExprRef x : args) product = mul(product, x);
+      return product;
+    }
+    case ExprKind::FloorDiv: need(2); return floordiv(args[0], args[1]);
+    case ExprKind::Mod: need(2); return mod(args[0], args[1]);
+    case ExprKind::CeilDiv: need(2); return ceildiv(args[0], args[1]);
+    case ExprKind::Max: return max(args);
+    case ExprKind::Min: return min(args);
+    case ExprKind::Eq: need(2); return eq(args[0], args[1]);
+    case ExprKind::Ne: need(2); return ne(args[0], args[1]);
+    case ExprKind::Lt: need(2); return lt(args[0], args[1]);
+    case ExprKind::Le: need(2); return le(args[0], args[1]);
+    case ExprKind::Gt: need(2); return gt(args[0], args[1]);
+    case ExprKind::Ge: need(2); return ge(args[0], args[1]);
+    case ExprKind::And: return logical_and(args);
+    case ExprKind::Or: return logical_or(args);
+    case ExprKind::Not: need(1); return logical_not(args[0]);
+  }
+  throw Error("rebuild: unknown kind");
+}
+
+// ---------------------------------------------------------------------------
+// queries
+// ---------------------------------------------------------------------------
+
+std::optional<int64_t> as_integer(ExprRef e) {
+  if (e != nullptr && e->is_integer()) return e->value();
+  return std::nullopt;
+}
+
+std::optional<bool> as_bool(ExprRef e) {
+  if (e != nullptr && e->kind() == ExprKind::BoolConst) return e->value() != 0;
+  return std::nullopt;
+}
+
+namespace {
+
+template <typename Visit>
+void for_each_child(ExprRef e, Visit&& visit) {
+  for (const auto& t : e->terms()) visit(t.first);
+  for (ExprRef a : e->args()) visit(a);
+}
+
+}  // namespace
+
+std::vector<ExprRef> free_symbols(ExprRef e) {
+  std::vector<ExprRef> out;
+  std::unordered_set<ExprRef> seen;
+  std::vector<ExprRef> stack{e};
+  while (!stack.empty()) {
+    ExprRef x = stack.back();
+    stack.pop_back();
+    if (!seen.insert(x).second) continue;
+    if (x->is_symbol()) out.push_back(x);
+    for_each_child(x, [&](ExprRef c) { stack.push_back(c); });
+  }
+  std::sort(out.begin(), out.end(), [](ExprRef a, ExprRef b) { return a->name() < b->name(); });
+  return out;
+}
+
+bool has_free_symbols(ExprRef e) {
+  if (e->is_symbol()) return true;
+  bool found = false;
+  for_each_child(e, [&](ExprRef c) { found = found || has_free_symbols(c); });
+  return found;
+}
+
+size_t expr_size(ExprRef e) {
+  size_t n = 1;
+  for_each_child(e, [&](ExprRef c) { n += expr_size(c); });
+  return n;
+}
+
+namespace {
+
+ExprRef substitute_memo(ExprRef e, const Substitution& subs, std::unordered_map<ExprRef, ExprRef>& memo) {
+  switch (e->kind()) {
+    case ExprKind::Integer:
+    case ExprKind::BoolConst: return e;
+    case ExprKind::Symbol: {
+      auto it = subs.find(e);
+      return it == subs.end() ? e : it->second;
+    }
+    default: break;
+  }
+  if (auto it = memo.find(e); it != memo.end()) return it->second;
+  ExprRef result = e;
+  if (e->kind() == ExprKind::Add) {
+    result = integer(e->value());
+    for (const auto& [t, c] : e->terms()) result = add(result, scale(substitute_memo(t, subs, memo), c));
+  } else if (e->kind() == ExprKind::Mul) {
+    result = integer(e->value());
+    for (const auto& [b, k] : e->terms()) result = mul(result, pow(substitute_memo(b, subs, memo), k));
+  } else {
+    std::vector<ExprRef> args;
+    bool changed = false;
+    for (ExprRef a : e->args()) {
+      args.push_back(substitute_memo(a, subs, memo));
+      changed = changed || args.back() != a;
+    }
+    if (changed) result = rebuild(e->kind(), args);
+  }
+  memo.emplace(e, result);
+  return result;
+}
+
+using Lookup = std::function<std::optional<int64_t>(ExprRef)>;
+
+std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
+  auto eval_args = [&](std::vector<int64_t>& out) {
+    for (ExprRef a : e->args()) {
+      auto v = eval_node(a, lookup);
+      if (!v) return false;
+      out.push_back(*v);
+    }
+    return true;
+  };
+  switch (e->kind()) {
+    case ExprKind::Integer:
+    case ExprKind::BoolConst: return e->value();
+    case ExprKind::Symbol: return lookup(e);
+    case ExprKind::Add: {
+      int64_t sum = e->value();
+      for (const auto& [t, c] : e->terms()) {
+        auto v = eval_node(t, lookup);
+        if (!v) return std::nullopt;
+        sum = checked_add(sum, checked_mul(c, *v));
+      }
+      return sum;
+    }
+    case ExprKind::Mul: {
+      int64_t product = e->value();
+      for (const auto& [b, k] : e->terms()) {
+        auto v = eval_node(b, lookup);
+        if (!v) return std::nullopt;
+        product = checked_mul(product, checked_pow(*v, k));
+      }
+      return product;
+    }
+    default: break;
+  }
+  std::vector<int64_t> v;
+  if (!eval_args(v)) return std::nullopt;
+  switch (e->kind()) {
+    case ExprKind::FloorDiv: return python_floordiv(v[0], v[1]);
+    case ExprKind::Mod: return python_mod(v[0], v[1]);
+    case ExprKind::CeilDiv: return python_ceildiv(v[0], v[1]);
+    case ExprKind::Max: return *std::max_element(v.begin(), v.end());
+    case ExprKind::Min: return *std::min_element(v.begin(), v.end());
+    case ExprKind::Eq: return v[0] == v[1];
+    case ExprKind::Ne: return v[0] != v[1];
+    case ExprKind::Lt: return v[0] < v[1];
+    case ExprKind::Le: return v[0] <= v[1];
+    case ExprKind::Gt: return v[0] > v[1];
+    case ExprKind::Ge: return v[0] >= v[1];
+    case ExprKind::And: return std::all_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
+    case ExprKind::Or: return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
+    case ExprKind::Not: return v[0] == 0;
+    default: throw Error("evaluate: unexpected node kind");
+  }
+}
+
+}  // namespace
+
+ExprRef substitute(ExprRef e, const Substitution& subs) {
+  for (const auto& [k, v] : subs) {
+    if (k == nullptr || !k->is_symbol()) throw Error("substitute: keys must be symbols");
+    if (v == nullptr) throw Error("substitute: null replacement for " + k->name());
+  }
+  if (subs.empty()) return e;
+  std::unordered_map<ExprRef, ExprRef> memo;
+  return substitute_memo(e, subs, memo);
+}
+
+std::optional<int64_t> evaluate(ExprRef e, const Assignment& values) {
+  return eval_node(e, [&](ExprRef s) -> std::optional<int64_t> {
+    auto it = values.find(s);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup) {
+  return eval_node(e, lookup);
+}
+
+size_t interned_expr_count() { return interner().size(); }
+
+// ---------------------------------------------------------------------------
+// printing order: sympy's default_sort_key and Add term order
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Mirrors sympy's sort_key tuple: (class_key, args, exp, coeff).
+struct SortKey {
+  int class_rank = 0;  // class_key()[0]
+  int class_sub = 0;   // class_key()[1]
+  std::string_view class_name;
+  int arity = 0;  // 0: Number, 1 with is_atom: an atom's (1, (name,)), else len(args)
+  bool is_atom = false;
+  std::string atom_name;
+  std::vector<SortKey> args;
+  int64_t exp = 1;
+  int64_t coeff = 1;
+};
+
+int compare_keys(const SortKey& x, const SortKey& y) {
+  auto cmp = [](auto a, auto b) { return (a > b) - (a < b); };
+  if (int c = cmp(x.class_rank, y.class_rank)) return c;
+  if (int c = cmp(x.class_sub, y.class_sub)) return c;
+  if (int c = x.class_name.compare(y.class_name)) return c < 0 ? -1 : 1;
+  if (int c = cmp(x.arity, y.arity)) return c;
+  if (x.is_atom && y.is_atom) {
+    if (int c = x.atom_name.compare(y.atom_name)) return c < 0 ? -1 : 1;
+  } else {
+    for (size_t i = 0; i < x.args.size() && i < y.args.size(); ++i)
+      if (int c = compare_keys(x.args[i], y.args[i])) return c;
+    if (int c = cmp(x.args.size(), y.args.size())) return c;
+  }
+  if (int c = cmp(x.exp, y.exp)) return c;
+  return cmp(x.coeff, y.coeff);
+}
+
+SortKey sort_key(ExprRef e);
+std::vector<Term> ordered_add_terms(ExprRef add);
+
+SortKey leaf_key(int rank, std::string_view cls, std::string name) {
+  SortKey k;
+  k.class_rank = rank;
+  k.class_name = cls;
+  k.arity = 1;
+  k.is_atom = true;
+  k.atom_name = std::move(name);
+  return k;
+}
+
+SortKey compound_key(int rank, int sub, std::string_view cls, std::vector<SortKey> args) {
+  SortKey k;
+  k.class_rank = rank;
+  k.class_sub = sub;
+  k.class_name = cls;
+  k.arity = static_cast<int>(args.size());
+  k.args = std::move(args);
+  return k;
+}
+
+void sort_keys(std::vector<SortKey>& keys) {
+  std::sort(keys.begin(), keys.end(), [](const SortKey& a, const SortKey& b) { return compare_keys(a, b) < 0; });
+}
+
+// Key of c * t where t is a term of an Add (or the constant when t is null).
+SortKey scaled_key(ExprRef t, int64_t c) {
+  SortKey k = sort_key(t);
+  k.coeff = c;
+  return k;
+}
+
+SortKey factor_key(ExprRef base, int64_t exponent) {
+  SortKey k = sort_key(base);
+  k.exp = exponent;
+  return k;
+}
+
+SortKey sort_key(ExprRef e) {
+  switch (e->kind()) {
+    case ExprKind::Integer: {
+      SortKey k;
+      k.class_rank = 1;
+      k.class_name = "Number";
+      k.arity = 0;
+      k.coeff = e->value();
+      return k;
+    }
+    case ExprKind::Symbol: return leaf_key(2, "Symbol", e->name());
+    case ExprKind::BoolConst: return leaf_key(2, e->value() ? "BooleanTrue" : "BooleanFalse", e->value() ? "True" : "False");
+    case ExprKind::Mul: {
+      auto f = e->terms();
+      SortKey k;
+      if (f.size() == 1) {
+        k = factor_key(f[0].first, f[0].second);
+      } else {
+        std::vector<SortKey> factors;
+        for (const auto& [b, x] : f) factors.push_back(factor_key(b, x));
+        sort_keys(factors);
+        k = compound_key(3, 0, "Mul", std::move(factors));
+      }
+      k.coeff = e->value();
+      return k;
+    }
+    case ExprKind::Add: {
+      std::vector<SortKey> terms;
+      for (const auto& [t, c] : ordered_add_terms(e)) terms.push_back(t == nullptr ? sort_key(integer(c)) : scaled_key(t, c));
+      return compound_key(3, 1, "Add", std::move(terms));
+    }
+    default: break;
+  }
+  std::vector<SortKey> args;
+  for (ExprRef a : e->args()) args.push_back(sort_key(a));
+  switch (e->kind()) {
+    case ExprKind::FloorDiv: return compound_key(4, 10000, "FloorDiv", std::move(args));
+    case ExprKind::Mod: return compound_key(4, 10000, "Mod", std::move(args));
+    case ExprKind::CeilDiv: return compound_key(4, 10000, "CeilDiv", std::move(args));
+    case ExprKind::Eq: return compound_key(5, 0, "Equality", std::move(args));
+    case ExprKind::Ne: return compound_key(5, 0, "Unequality", std::move(args));
+    case ExprKind::Lt: return compound_key(5, 0, "StrictLessThan", std::move(args));
+    case ExprKind::Le: return compound_key(5, 0, "LessThan", std::move(args));
+    case ExprKind::Gt: return compound_key(5, 0, "StrictGreaterThan", std::move(args));
+    case ExprKind::Ge: return compound_key(5, 0, "GreaterThan", std::move(args));
+    case ExprKind::Not: return compound_key(5, 0, "Not", std::move(args));
+    default: break;
+  }
+  sort_keys(args);  // Max, Min, And, Or are unordered in sympy
+  switch (e->kind()) {
+    case ExprKind::Max: return compound_key(5, 0, "Max", std::move(args));
+    case ExprKind::Min: return compound_key(5, 0, "Min", std::move(args));
+    case ExprKind::And: return compound_key(5, 0, "And", std::move(args));
+    default: return compound_key(5, 0, "Or", std::move(args));
+  }
+}
+
+// The generators (base, exponent) of one Add term, sorted by sort key.
+std::vector<std::pair<SortKey, int64_t>> term_generators(ExprRef t) {
+  std::vector<std::pair<SortKey, int64_t>> gens;
+  if (t == nullptr) return gens;
+  if (t->kind() == ExprKind::Mul) {
+    for (const auto& [b, k] : t->terms()) gens.emplace_back(sort_key(b), k);
+  } else {
+    gens.emplace_back(sort_key(t), 1);
+  }
+  std::sort(gens.begin(), gens.end(), [](const auto& a, const auto& b) { return compare_keys(a.first, b.first) < 0; });
+  return gens;
+}
+
+// sympy's as_ordered_terms(): lex order on exponent vectors over generators
+// sorted by sort key, highest first; a constant comes last, except that
+// `1 - x` keeps the positive constant first. Constant is (nullptr, value).
+std::vector<Term> ordered_add_terms(ExprRef add) {
+  std::vector<Term> terms(add->terms().begin(), add->terms().end());
+  int64_t constant = add->value();
+  if (constant > 0 && terms.size() == 1 && terms[0].second < 0) {
+    ExprRef t = terms[0].first;
+    bool single_factor = t->kind() != ExprKind::Mul || t->terms().size() == 1;
+    if (single_factor) return {{nullptr, constant}, terms[0]};
+  }
+  std::vector<std::pair<Term, std::vector<std::pair<SortKey, int64_t>>>> keyed;
+  for (const auto& t : terms) keyed.emplace_back(t, term_generators(t.first));
+  auto before = [](const auto& x, const auto& y) {
+    const auto& gx = x.second;
+    const auto& gy = y.second;
+    size_t i = 0, j = 0;
+    while (i < gx.size() || j < gy.size()) {
+      if (j == gy.size()) return true;
+      if (i == gx.size()) return false;
+      int c = compare_keys(gx[i].first, gy[j].first);
+      if (c < 0) return true;   // x has a generator y lacks, earlier in lex order
+      if (c > 0) return false;
+      if (gx[i].second != gy[j].second) return gx[i].second > gy[j].second;
+      ++i;
+      ++j;
+    }
+    return x.first.second < y.first.second;
+  };
+  std::stable_sort(keyed.begin(), keyed.end(), before);
+  std::vector<Term> out;
+  for (auto& k : keyed) out.push_back(k.first);
+  if (constant != 0) out.emplace_back(nullptr, constant);
+  return out;
+}
+
+std::vector<ExprRef> ordered_args(ExprRef e) {
+  std::vector<std::pair<SortKey, ExprRef>> keyed;
+  for (ExprRef a : e->args()) keyed.emplace_back(sort_key(a), a);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return compare_keys(a.first, b.first) < 0; });
+  std::vector<ExprRef> out;
+  for (auto& k : keyed) out.push_back(k.second);
+  return out;
+}
+
+std::vector<Term> ordered_factors(ExprRef mul) {
+  std::vector<std::pair<SortKey, Term>> keyed;
+  for (const auto& f : mul->terms()) keyed.emplace_back(factor_key(f.first, f.second), f);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return compare_keys(a.first, b.first) < 0; });
+  std::vector<Term> out;
+  for (auto& k : keyed) out.push_back(k.second);
+  return out;
+}
+
+std::string magnitude_string(uint64_t m) { return std::to_string(m); }
+
+// ---------------------------------------------------------------------------
+// sympy-style printer (precedences from sympy.printing.precedence)
+// ---------------------------------------------------------------------------
+
+namespace sp {
+constexpr int kOr = 20, kAnd = 30, kRelational = 35, kAdd = 40, kMul = 50, kPow = 60, kFunc = 70, kNot = 100,
+              kAtom = 1000, kBitwiseOr = 36, kBitwiseAnd = 38;
+}
+
+class SympyPrinter {
+ public:
+  std::string print(ExprRef e) {
+    switch (e->kind()) {
+      case ExprKind::Integer: return std::to_string(e->value());
+      case ExprKind::Symbol: return e->name();
+      case ExprKind::BoolConst: return e->value() ? "True" : "False";
+      case ExprKind::Add: return print_add(e);
+      case ExprKind::Mul: return print_scaled(e, magnitude(e->value()), e->value() < 0);
+      case ExprKind::FloorDiv:
+        return "(" + paren(e->arg(0), sp::kAtom - 1) + "//" + paren(e->arg(1), sp::kAtom - 1) + ")";
+      case ExprKind::Mod: return "Mod(" + print(e->arg(0)) + ", " + print(e->arg(1)) + ")";
+      case ExprKind::CeilDiv: return "CeilDiv(" + print(e->arg(0)) + ", " + print(e->arg(1)) + ")";
+      case ExprKind::Max: return "Max(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::Min: return "Min(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::Eq: return "Eq(" + print(e->arg(0)) + ", " + print(e->arg(1)) + ")";
+      case ExprKind::Ne: return "Ne(" + print(e->arg(0)) + ", " + print(e->arg(1)) + ")";
+      case ExprKind::Lt: return infix(e, " < ");
+      case ExprKind::Le: return infix(e, " <= ");
+      case ExprKind::Gt: return infix(e, " > ");
+      case ExprKind::Ge: return infix(e, " >= ");
+      case ExprKind::And: return join(ordered_args(e), " & ", sp::kBitwiseAnd);
+      case ExprKind::Or: return join(ordered_args(e), " | ", sp::kBitwiseOr);
+      case ExprKind::Not: return "~" + paren(e->arg(0), sp::kNot);
+    }
+    return "?";
+  }
+
+  static int precedence(ExprRef e) {
+    switch (e->kind()) {
+      case ExprKind::Integer: return e->value() < 0 ? sp::kAdd : sp::kAtom;
+      case ExprKind::Add: return sp::kAdd;
+      case ExprKind::Mul: return scaled_precedence(e, magnitude(e->value()), e->value() < 0);
+      case ExprKind::FloorDiv:
+      case ExprKind::Mod: return sp::kRelational;  // PyTorch gives both precedence 35
+      case ExprKind::CeilDiv: return sp::kFunc;
+      case ExprKind::Eq:
+      case ExprKind::Ne: return sp::kMul;
+      case ExprKind::Lt:
+      case ExprKind::Le:
+      case ExprKind::Gt:
+      case ExprKind::Ge: return sp::kRelational;
+      case ExprKind::And: return sp::kAnd;
+      case ExprKind::Or: return sp::kOr;
+      case ExprKind::Not: return sp::kNot;
+      default: return sp::kAtom;  // Symbol, BoolConst, Max, Min
+    }
+  }
+
+ private:
+  // Precedence of (negative ? -m : m) * t (a Mul's own coefficient is ignored).
+  static int scaled_precedence(ExprRef t, uint64_t m, bool negative) {
+    if (negative) return sp::kAdd;
+    if (t->kind() != ExprKind::Mul) return m == 1 ? precedence(t) : sp::kMul;
+    if (m == 1 && t->terms().size() == 1) return sp::kPow;
+    return sp::kMul;
+  }
+
+  // Non-strict parenthesize: wrap when precedence(e) <= level.
+  std::string paren(ExprRef e, int level) {
+    std::string s = print(e);
+    return precedence(e) <= level ? "(" + s + ")" : s;
+  }
+
+  std::string join(const std::vector<ExprRef>& xs, const char* sep, int level) {
+    std::string out;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) out += sep;
+      out += level ? paren(xs[i], level) : print(xs[i]);
+    }
+    return out;
+  }
+
+  std::string infix(ExprRef e, const char* op) {
+    return paren(e->arg(0), sp::kRelational) + op + paren(e->arg(1), sp::kRelational);
+  }
+
+  std::string power(ExprRef base, int64_t exponent) {
+    if (exponent == 1) return print(base);
+    return paren(base, sp::kPow) + "**" + std::to_string(exponent);
+  }
+
+  // Text of (negative ? -m : m) * t (a Mul's own coefficient is ignored).
+  std::string print_scaled(ExprRef t, uint64_t m, bool negative) {
+    int level = negative ? sp::kAdd : sp::kMul;
+    std::vector<std::string> parts;
+    if (m != 1) parts.push_back(magnitude_string(m));
+    if (t->kind() == ExprKind::Mul) {
+      for (const auto& [b, k] : ordered_factors(t)) parts.push_back(k == 1 ? paren(b, level) : power(b, k));
+    } else {
+      parts.push_back(m == 1 && !negative ? print(t) : paren(t, level));
+    }
+    std::string out = negative ? "-" : "";
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? "*" : "") + parts[i];
+    return out;
+  }
+
+  // sympy's _print_Add: the sign comes out of each term; a term binding
+  // looser than + (FloorDiv, Mod) is wrapped.
+  std::string print_add(ExprRef e) {
+    std::string out;
+    bool first = true;
+    for (const auto& [t, c] : ordered_add_terms(e)) {
+      bool negative = c < 0;
+      uint64_t m = magnitude(c);
+      std::string text;
+      if (t == nullptr) {
+        text = magnitude_string(m);
+      } else {
+        text = print_scaled(t, m, false);
+        if (scaled_precedence(t, m, false) < sp::kAdd) text = "(" + text + ")";
+      }
+      out += first ? (negative ? "-" : "") : (negative ? " - " : " + ");
+      out += text;
+      first = false;
+    }
+    return out;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Python-style printer
+// ---------------------------------------------------------------------------
+
+namespace py {
+constexpr int kOr = 1, kAnd = 2, kNot = 3, kCompare = 4, kAdd = 5, kMul = 6, kUnary = 7, kPow = 8, kAtom = 9;
+}
+
+class PythonPrinter {
+ public:
+  explicit PythonPrinter(const SymbolNamer& rename) : rename_(rename) {}
+
+  // Returns the text and sets `prec` to the precedence of its top operator.
+  std::string print(ExprRef e, int& prec) {
+    switch (e->kind()) {
+      case ExprKind::Integer:
+        prec = e->value() < 0 ? py::kUnary : py::kAtom;
+        return std::to_string(e->value());
+      case ExprKind::Symbol:
+        prec = py::kAtom;
+        return rename_ ? rename_(e) : e->name();
+      case ExprKind::BoolConst:
+        prec = py::kAtom;
+        return e->value() ? "True" : "False";
+      case ExprKind::Add: prec = py::kAdd; return print_add(e);
+      case ExprKind::Mul: return print_scaled(e, magnitude(e->value()), e->value() < 0, prec);
+      case ExprKind::FloorDiv: prec = py::kMul; return operand(e->arg(0)) + "//" + operand(e->arg(1));
+      case ExprKind::Mod: prec = py::kMul; return operand(e->arg(0)) + " % " + operand(e->arg(1));
+      case ExprKind::CeilDiv:
+        prec = py::kUnary;
+        return "-((-" + operand(e->arg(0)) + ")//" + operand(e->arg(1)) + ")";
+      case ExprKind::Max: prec = py::kAtom; return "max(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::Min: prec = py::kAtom; return "min(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::Eq: return compare(e, " == ", prec);
+      case ExprKind::Ne: return compare(e, " != ", prec);
+      case ExprKind::Lt: return compare(e, " < ", prec);
+      case ExprKind::Le: return compare(e, " <= ", prec);
+      case ExprKind::Gt: return compare(e, " > ", prec);
+      case ExprKind::Ge: return compare(e, " >= ", prec);
+      case ExprKind::And: prec = py::kAnd; return join(ordered_args(e), " and ", py::kAnd);
+      case ExprKind::Or: prec = py::kOr; return join(ordered_args(e), " or ", py::kOr);
+      case ExprKind::Not: {
+        prec = py::kNot;
+        int ignored;
+        return "not (" + print(e->arg(0), ignored) + ")";
+      }
+    }
+    prec = py::kAtom;
+    return "?";
+  }
+
+ private:
+  // Wrap when the operand's precedence is <= level.
+  std::string paren(ExprRef e, int level) {
+    int p;
+    std::string s = print(e, p);
+    return p <= level ? "(" + s + ")" : s;
+  }
+
+  // Operands of //, %, ceildiv and factors: anything but an atom or power is wrapped.
+  std::string operand(ExprRef e) { return paren(e, py::kUnary); }
+
+  std::string join(const std::vector<ExprRef>& xs, const char* sep, int level) {
+    std::string out;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) out += sep;
+      int p;
+      out += level ? paren(xs[i], level) : print(xs[i], p);
+    }
+    return out;
+  }
+
+  std::string compare(ExprRef e, const char* op, int& prec) {
+    prec = py::kCompare;
+    return paren(e->arg(0), py::kCompare) + op + paren(e->arg(1), py::kCompare);
+  }
+
+  std::string power(ExprRef base, int64_t exponent) {
+    if (exponent == 1) return operand(base);
+    return paren(base, py::kPow) + "**" + std::to_string(exponent);
+  }
+
+  // Text of (negative ? -m : m) * t.
+  std::string print_scaled(ExprRef t, uint64_t m, bool negative, int& prec) {
+    std::vector<std::string> parts;
+    if (m != 1) parts.push_back(magnitude_string(m));
+    if (t->kind() == ExprKind::Mul) {
+      for (const auto& [b, k] : ordered_factors(t)) parts.push_back(power(b, k));
+      prec = parts.size() > 1 ? py::kMul : (negative ? py::kUnary : py::kPow);
+    } else if (m == 1) {
+      std::string s = negative ? operand(t) : print(t, prec);
+      if (negative) prec = py::kUnary;
+      parts.push_back(s);
+    } else {
+      parts.push_back(operand(t));
+      prec = py::kMul;
+    }
+    std::string out = negative ? "-" : "";
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? "*" : "") + parts[i];
+    return out;
+  }
+
+  std::string print_add(ExprRef e) {
+    std::string out;
+    bool first = true;
+    for (const auto& [t, c] : ordered_add_terms(e)) {
+      bool negative = c < 0;
+      std::string text;
+      if (t == nullptr) {
+        text = magnitude_string(magnitude(c));
+      } else {
+        int p;
+        text = print_scaled(t, magnitude(c), false, p);
+        // `-a//b` would mean `(-a)//b`: a leading minus needs the term wrapped
+        // when its top operator is // or %; a term already starting with a
+        // minus (ceildiv) is wrapped after any sign.
+        bool starts_negative = !text.empty() && text[0] == '-';
+        bool divides = t->kind() == ExprKind::FloorDiv || t->kind() == ExprKind::Mod;
+        if (starts_negative || (first && negative && divides && magnitude(c) == 1)) text = "(" + text + ")";
+      }
+      if (first) {
+        out += negative ? "-" : "";
+      } else {
+        out += negative ? " - " : " + ";
+      }
+      out += text;
+      first = false;
+    }
+    return out;
+  }
+
+  const SymbolNamer& rename_;
+};
+
+}  // namespace
+
+std::string to_sympy_string(ExprRef e) {
+  if (e == nullptr) return "<null>";
+  return SympyPrinter().print(e);
+}
+
+std::string to_python_string(ExprRef e, const SymbolNamer& rename) {
+  if (e == nullptr) return "<null>";
+  int prec;
+  return PythonPrinter(rename).print(e, prec);
+}
 
 }  // namespace fakeprop
