@@ -1,8 +1,202 @@
+// Reductions: Reduce* (axes attribute or input by opset, keepdims,
+// noop_with_empty_axes), ArgMax/ArgMin, TopK, CumSum, LpNormalization.
+// Known integer data folds through ReduceSum/Prod/Min/Max so that
+// ReduceProd(Shape(x)) is numel(x), symbolically.
+#include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
 
 namespace fakeprop::onnx::ops {
 
-void register_reduction_ops(OpRegistry&) {}
+namespace {
+
+int64_t fold_cap(OpContext& ctx) {
+  return ctx.interpreter() ? ctx.interpreter()->options().max_fold_elements : int64_t{1} << 16;
+}
+
+enum class Fold { None, Sum, Prod, Min, Max };
+
+// The opset from which `axes` is an input instead of an attribute.
+int64_t axes_input_since(const OpContext& ctx) { return ctx.op_type() == "ReduceSum" ? 13 : 18; }
+
+// Known integer data reduced over `axes` of a static input shape.
+std::optional<KnownData> fold_reduce(OpContext& ctx, const std::vector<bool>& reduced, Fold fold) {
+  if (fold == Fold::None || is_floating(ctx.dtype(0))) return std::nullopt;
+  auto in = static_shape(ctx.shape(0));
+  auto xs = ctx.ints(0);
+  if (!in || !xs) return std::nullopt;
+  int64_t total = 1, out_total = 1, reduced_count = 1;
+  for (size_t k = 0; k < in->size(); ++k) {
+    total *= (*in)[k];
+    (reduced[k] ? reduced_count : out_total) *= (*in)[k];
+  }
+  if (static_cast<int64_t>(xs->size()) != total || total > fold_cap(ctx)) return std::nullopt;
+  // Min/Max of nothing has no integer identity.
+  if (reduced_count == 0 && (fold == Fold::Min || fold == Fold::Max)) return std::nullopt;
+  std::vector<std::optional<SymInt>> acc(static_cast<size_t>(out_total));
+  for (int64_t f = 0; f < total; ++f) {
+    // Output index: the input coordinates with reduced axes dropped.
+    int64_t rest = f, out_idx = 0, out_stride = 1;
+    for (size_t k = in->size(); k-- > 0;) {
+      const int64_t coord = rest % (*in)[k];
+      rest /= (*in)[k];
+      if (!reduced[k]) {
+        out_idx += coord * out_stride;
+        out_stride *= (*in)[k];
+      }
+    }
+    std::optional<SymInt>& a = acc[static_cast<size_t>(out_idx)];
+    const SymInt& x = (*xs)[static_cast<size_t>(f)];
+    if (!a) {
+      a = x;
+      continue;
+    }
+    switch (fold) {
+      case Fold::Sum: a = *a + x; break;
+      case Fold::Prod: a = *a * x; break;
+      case Fold::Min: a = sym_min(*a, x); break;
+      case Fold::Max: a = sym_max(*a, x); break;
+      case Fold::None: break;
+    }
+  }
+  std::vector<SymInt> out;
+  out.reserve(acc.size());
+  for (auto& a : acc) out.push_back(a ? ctx.env().simplify(*a) : SymInt(fold == Fold::Prod ? 1 : 0));
+  return int_data(std::move(out));
+}
+
+template <Fold fold>
+void reduce_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const bool keepdims = ctx.attr_int("keepdims", 1) != 0;
+  std::optional<std::vector<int64_t>> axes;
+  bool noop_if_empty = false;
+  if (ctx.opset() >= axes_input_since(ctx)) {
+    noop_if_empty = ctx.attr_int("noop_with_empty_axes", 0) != 0;
+    if (ctx.has_input(1)) {
+      axes = ctx.static_ints(1);
+      if (!axes) {
+        // Axes not known: the rank is known only when every axis keeps its dim.
+        const std::string why = ctx.op_type() + " axes '" + ctx.node().inputs[1] + "' are not known";
+        auto n_axes = static_shape(ctx.shape(1));
+        SymShape out;
+        if (keepdims) {
+          for (int64_t k = 0; k < rank; ++k) out.push_back(ctx.unknown_size(why));
+        } else if (n_axes && n_axes->size() == 1 && (*n_axes)[0] > 0 && (*n_axes)[0] <= rank) {
+          for (int64_t k = 0; k < rank - (*n_axes)[0]; ++k) out.push_back(ctx.unknown_size(why));
+        } else {
+          ctx.fail("unknown_axes", why + " and the output rank depends on them");
+        }
+        return ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+      }
+    } else {
+      axes = std::vector<int64_t>{};
+    }
+  } else {
+    axes = ctx.attr_ints("axes");
+    if (!axes) axes = std::vector<int64_t>{};
+  }
+  if (axes->empty() && noop_if_empty) {
+    const TensorValue& t = ctx.tensor(0);
+    if (t.data) return ctx.set_tensor(0, t.meta.dtype, t.meta.sizes, *t.data);
+    return same_as_input(ctx);
+  }
+  std::vector<bool> reduced(static_cast<size_t>(rank), axes->empty());
+  for (int64_t a : normalize_axes(ctx, *axes, rank)) reduced[static_cast<size_t>(a)] = true;
+  SymShape out;
+  for (int64_t k = 0; k < rank; ++k) {
+    if (!reduced[static_cast<size_t>(k)])
+      out.push_back(in[static_cast<size_t>(k)]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  if (auto data = fold_reduce(ctx, reduced, fold)) return ctx.set_tensor(0, ctx.dtype(0), std::move(out), std::move(*data));
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ArgMax / ArgMin: int64 indices along `axis` (default 0), keepdims default 1;
+// select_last_index (12) only changes values.
+void arg_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+  const bool keepdims = ctx.attr_int("keepdims", 1) != 0;
+  SymShape out;
+  for (int64_t k = 0; k < rank; ++k) {
+    if (k != axis)
+      out.push_back(in[static_cast<size_t>(k)]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  ctx.set_tensor(0, DType::Int64, std::move(out));
+}
+
+// TopK: values and int64 indices with the axis dim replaced by k (an
+// attribute before 10, a 1-element input from 10). k must lie in [0, dim];
+// an unknown k is a fresh unbacked size in that range.
+void topk_rule(OpContext& ctx) {
+  SymShape out = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(out.size());
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+  const SymInt dim = out[static_cast<size_t>(axis)];
+  std::optional<SymInt> k;
+  if (ctx.opset() < 10) {
+    k = SymInt(ctx.required_attr_int("k"));
+  } else {
+    auto ks = static_shape(ctx.shape(1));
+    if (!ks || ks->size() > 1 || (ks->size() == 1 && (*ks)[0] != 1))
+      ctx.fail("invalid_shape", "TopK's K must be a 1-D tensor of one element, got shape " + shape_to_string(ctx.shape(1)));
+    k = ctx.scalar_int(1);
+  }
+  SymInt kk;
+  if (k) {
+    kk = ctx.env().simplify(*k);
+    if (kk.is_static() && kk.value() < 0) ctx.fail("invalid_value", "TopK k is negative: " + std::to_string(kk.value()));
+    if (kk.is_static() && dim.is_static() && kk.value() > dim.value())
+      ctx.fail("invalid_value", "TopK k = " + std::to_string(kk.value()) + " exceeds the axis size " + std::to_string(dim.value()));
+    if (!ctx.env().statically_known_true(sym_le(kk, dim)) && !ctx.expect(sym_le(kk, dim), "TopK: k <= dim"))
+      ctx.fail("invalid_value", "TopK k = " + kk.to_python() + " exceeds the axis size " + dim.to_python());
+  } else {
+    kk = ctx.new_unbacked_size({0, dim.is_static() ? dim.value() : kIntOo});
+    if (!dim.is_static()) ctx.expect(sym_le(kk, dim), "TopK: k <= dim");
+  }
+  out[static_cast<size_t>(axis)] = kk;
+  ctx.set_tensor(0, ctx.dtype(0), out);
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Int64, std::move(out));
+}
+
+// CumSum (11): same shape; axis is a scalar input (0-D or one element).
+void cumsum_rule(OpContext& ctx) {
+  if (ctx.has_input(1)) {
+    if (ctx.rank(1) > 1) ctx.fail("invalid_shape", "CumSum axis must be a scalar, got shape " + shape_to_string(ctx.shape(1)));
+    if (auto axis = ctx.static_ints(1); axis && axis->size() == 1) normalize_axis(ctx, (*axis)[0], ctx.rank(0));
+  }
+  same_as_input(ctx);
+}
+
+// LpNormalization: same shape; axis default -1, p in {1, 2}.
+void lp_normalization_rule(OpContext& ctx) {
+  normalize_axis(ctx, ctx.attr_int("axis", -1), ctx.rank(0));
+  const int64_t p = ctx.attr_int("p", 2);
+  if (p != 1 && p != 2) ctx.fail("invalid_attribute", "LpNormalization p must be 1 or 2, got " + std::to_string(p));
+  same_as_input(ctx);
+}
+
+}  // namespace
+
+void register_reduction_ops(OpRegistry& r) {
+  r.add("", "ReduceSum", reduce_rule<Fold::Sum>);
+  r.add("", "ReduceProd", reduce_rule<Fold::Prod>);
+  r.add("", "ReduceMin", reduce_rule<Fold::Min>);
+  r.add("", "ReduceMax", reduce_rule<Fold::Max>);
+  for (const char* op : {"ReduceMean", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+    r.add("", op, reduce_rule<Fold::None>);
+  r.add("", "ArgMax", arg_rule);
+  r.add("", "ArgMin", arg_rule);
+  r.add("", "TopK", topk_rule);
+  r.add("", "CumSum", cumsum_rule);
+  r.add("", "LpNormalization", lp_normalization_rule);
+}
 
 }  // namespace fakeprop::onnx::ops
