@@ -30,6 +30,9 @@ struct InferCommand {
   bool json = false;
   std::string report_path;
   std::string output_path;
+  std::vector<std::string> calls;
+  std::string workload_path;
+  int recompile_limit = 8;
 };
 CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd);
 int run_infer(const InferCommand& cmd);
