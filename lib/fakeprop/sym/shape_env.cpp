@@ -245,7 +245,7 @@ struct ShapeEnvInternals {
 
   // ---- divisibility ----
   // Largest d known to divide e (0: e is zero; 1: nothing known).
-  static int64_t known_divisor(const Env& env, ExprRef e) {
+  static int64_t known_divisor(const Env& env, ExprRef e, bool use_facts = true) {
     int64_t structural = 1;
     switch (e->kind()) {
       case ExprKind::Integer:
@@ -253,14 +253,14 @@ struct ShapeEnvInternals {
       case ExprKind::Add: {
         int64_t g = divisor_of_constant(e->value());
         for (const auto& [term, coeff] : e->terms())
-          g = std::gcd(g, combine_product(divisor_of_constant(coeff), known_divisor(env, term)));
+          g = std::gcd(g, combine_product(divisor_of_constant(coeff), known_divisor(env, term, use_facts)));
         structural = g;
         break;
       }
       case ExprKind::Mul: {
         int64_t d = divisor_of_constant(e->value());
         for (const auto& [base, exponent] : e->terms()) {
-          int64_t db = known_divisor(env, base);
+          int64_t db = known_divisor(env, base, use_facts);
           for (int64_t i = 0; i < exponent && d != 1; ++i) d = combine_product(d, db);
         }
         structural = d;
@@ -269,30 +269,32 @@ struct ShapeEnvInternals {
       default:
         break;
     }
+    if (!use_facts || structural == 0) return structural;
     auto it = env.divisible_.find(e);
-    if (it == env.divisible_.end() || structural == 0) return structural;
+    if (it == env.divisible_.end()) return structural;
     return checked_lcm(structural, it->second).value_or(it->second);
   }
 
   // ---- simplification ----
   // Range- and divisibility-based rewriting, bottom up (replacements already applied).
-  static ExprRef cleanup(const Env& env, ExprRef e, bool size_oblivious,
+  // use_facts: whether divisibility learnt from guards may be used.
+  static ExprRef cleanup(const Env& env, ExprRef e, bool size_oblivious, bool use_facts,
                          std::unordered_map<ExprRef, ExprRef>& memo) {
     if (!has_free_symbols(e)) return e;
     if (auto it = memo.find(e); it != memo.end()) return it->second;
-    ExprRef out = map_children(e, [&](ExprRef c) { return cleanup(env, c, size_oblivious, memo); });
-    out = cleanup_node(env, out, size_oblivious);
+    ExprRef out = map_children(e, [&](ExprRef c) { return cleanup(env, c, size_oblivious, use_facts, memo); });
+    out = cleanup_node(env, out, size_oblivious, use_facts);
     memo.emplace(e, out);
     return out;
   }
 
-  static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious) {
+  static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious, bool use_facts) {
     auto rng = ranges(env, size_oblivious);
     switch (e->kind()) {
       case ExprKind::Mod:
         if (auto d = as_integer(e->arg(1)); d && *d > 0) {
           ExprRef p = e->arg(0);
-          if (known_divisor(env, p) % *d == 0) return integer(0);
+          if (known_divisor(env, p, use_facts) % *d == 0) return integer(0);
           ValueRange bp = bound_expr(p, rng);
           if (bp.lo >= 0 && bp.hi < *d) return p;  // already reduced
         }
@@ -338,14 +340,16 @@ struct ShapeEnvInternals {
     return is_max ? max(kept) : min(kept);
   }
 
-  static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious) {
+  static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious, bool use_facts = true) {
     if (!has_free_symbols(e)) return e;
     if (!env.replacements_.empty()) e = substitute(e, env.replacements_);
     std::unordered_map<ExprRef, ExprRef> memo;
-    return cleanup(env, e, size_oblivious, memo);
+    return cleanup(env, e, size_oblivious, use_facts, memo);
   }
 
   // ---- static reasoning ----
+  // use_facts: decided guards, runtime asserts and divisibility may be used (not
+  // for produce_guards, where a guard must not justify itself).
   static std::optional<bool> static_value(const Env& env, ExprRef s, bool size_oblivious, bool use_facts) {
     if (auto b = as_bool(s)) return b;
     if (use_facts) {
@@ -383,7 +387,7 @@ struct ShapeEnvInternals {
     // c*X + k == 0 is impossible when the divisor of c*X does not divide k.
     if ((s->kind() == ExprKind::Eq || s->kind() == ExprKind::Ne) && d->kind() == ExprKind::Add) {
       ExprRef variable_part = sub(d, integer(d->value()));
-      int64_t g = known_divisor(env, variable_part);
+      int64_t g = known_divisor(env, variable_part, use_facts);
       if (g > 1 && d->value() % g != 0) return s->kind() == ExprKind::Ne;
     }
     return std::nullopt;
@@ -1060,7 +1064,7 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   // 2. Every guard not implied by replacements and ranges alone.
   std::unordered_set<ExprRef> issued;
   for (const GuardRecord& g : guards_) {
-    ExprRef s = simplify(g.expr);
+    ExprRef s = In::simplify(*this, g.expr, false, /*use_facts=*/false);
     if (In::static_value(*this, s, false, /*use_facts=*/false)) continue;
     if (!issued.insert(s).second) continue;
     emit(print_over_sources(s), to_python_string(s), g.node);

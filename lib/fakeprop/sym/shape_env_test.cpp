@@ -1,0 +1,871 @@
+// ShapeEnv behaviour, scenario by scenario, against PyTorch's symbolic_shapes
+// semantics (expected values reasoned from those rules, not copied from output).
+#include "fakeprop/sym/shape_env.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+namespace fakeprop {
+namespace {
+
+const std::string kX0 = "L['x'].size()[0]";
+const std::string kX1 = "L['x'].size()[1]";
+const std::string kY0 = "L['y'].size()[0]";
+
+ExprRef I(int64_t v) { return integer(v); }
+SymBool B(ExprRef e) { return SymBool(e); }
+
+std::vector<std::string> guard_exprs(const ShapeEnv& env) {
+  std::vector<std::string> out;
+  for (const ProducedGuard& g : env.produce_guards()) out.push_back(g.expr);
+  return out;
+}
+
+bool has(const std::vector<std::string>& xs, const std::string& x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+std::string joined(const std::vector<std::string>& xs) {
+  std::string s;
+  for (const auto& x : xs) s += "  " + x + "\n";
+  return s;
+}
+
+// Captures the trace at debug level; messages() strips the glog prefix.
+class Trace {
+ public:
+  explicit Trace(ShapeEnv& env) {
+    env.log().capture_to(out_);
+    env.log().set_level(LogLevel::Debug);
+  }
+  std::vector<std::string> messages() const {
+    std::vector<std::string> msgs;
+    std::istringstream in(out_.str());
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t at = line.find("] [0/0] ");
+      msgs.push_back(at == std::string::npos ? line : line.substr(at + 8));
+    }
+    return msgs;
+  }
+  std::string raw() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+};
+
+// ---------------------------------------------------------------------------
+// symbol creation
+
+struct ZeroOneCase {
+  int64_t hint;
+  bool specialize_zero_one;
+  bool expect_symbol;
+  ValueRange range;  // when a symbol is expected
+};
+
+class ZeroOneSpecializationTest : public ::testing::TestWithParam<ZeroOneCase> {};
+
+TEST_P(ZeroOneSpecializationTest, HintZeroOrOne) {
+  const ZeroOneCase& c = GetParam();
+  ShapeEnvSettings settings;
+  settings.specialize_zero_one = c.specialize_zero_one;
+  ShapeEnv env(settings);
+  SymInt v = env.create_symbol(c.hint, kX0);
+  if (!c.expect_symbol) {
+    ASSERT_TRUE(v.is_static());
+    EXPECT_EQ(v.value(), c.hint);
+    EXPECT_TRUE(env.symbols().empty());
+    return;
+  }
+  ASSERT_TRUE(v.is_symbolic());
+  const SymbolInfo& info = env.info(v.expr());
+  EXPECT_EQ(info.range, c.range);
+  EXPECT_EQ(info.hint, std::optional<int64_t>(c.hint));
+  EXPECT_FALSE(info.unbacked);
+}
+
+INSTANTIATE_TEST_SUITE_P(ShapeEnv, ZeroOneSpecializationTest,
+                         ::testing::Values(ZeroOneCase{0, true, false, {}},               //
+                                           ZeroOneCase{1, true, false, {}},               //
+                                           ZeroOneCase{2, true, true, {2, kIntOo}},       //
+                                           ZeroOneCase{8, true, true, {2, kIntOo}},       //
+                                           ZeroOneCase{0, false, true, {0, kIntOo}},      //
+                                           ZeroOneCase{1, false, true, {0, kIntOo}},      //
+                                           ZeroOneCase{8, false, true, {0, kIntOo}}));
+
+TEST(ShapeEnvCreate, StaticDimIsTheConstant) {
+  ShapeEnv env;
+  SymInt v = env.create_symbol(5, kX0, DimDynamic::Static);
+  ASSERT_TRUE(v.is_static());
+  EXPECT_EQ(v.value(), 5);
+  EXPECT_TRUE(env.symbols().empty());
+}
+
+TEST(ShapeEnvCreate, FreshSymbolsAreNumberedInOrder) {
+  ShapeEnv env;
+  SymInt a = env.create_symbol(8, kX0);
+  SymInt b = env.create_symbol(3, kX1);
+  ASSERT_TRUE(a.is_symbolic() && b.is_symbolic());
+  EXPECT_EQ(a.expr(), symbol("s0"));
+  EXPECT_EQ(b.expr(), symbol("s1"));
+  auto syms = env.symbols();
+  ASSERT_EQ(syms.size(), 2u);
+  EXPECT_EQ(syms[0]->sym, symbol("s0"));
+  EXPECT_EQ(syms[0]->sources, std::vector<std::string>{kX0});
+  EXPECT_EQ(syms[1]->hint, std::optional<int64_t>(3));
+  EXPECT_EQ(env.source_of(b.expr()), kX1);
+}
+
+TEST(ShapeEnvCreate, DuckSizingReusesTheSymbolAndGuardsEquality) {
+  ShapeEnv env;
+  SymInt x = env.create_symbol(8, kX0);
+  SymInt y = env.create_symbol(8, kY0);
+  EXPECT_TRUE(x.same(y));
+  EXPECT_EQ(env.symbols().size(), 1u);
+  EXPECT_EQ(env.info(x.expr()).sources, (std::vector<std::string>{kX0, kY0}));
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kY0 + " == " + kX0)) << joined(guards);
+  EXPECT_TRUE(has(guards, "2 <= " + kX0)) << joined(guards);
+}
+
+TEST(ShapeEnvCreate, DuckSizingSwitchedOffGivesTwoSymbols) {
+  ShapeEnvSettings settings;
+  settings.duck_shape = false;
+  ShapeEnv env(settings);
+  SymInt x = env.create_symbol(8, kX0);
+  SymInt y = env.create_symbol(8, kY0);
+  EXPECT_FALSE(x.same(y));
+  EXPECT_EQ(env.symbols().size(), 2u);
+  auto guards = guard_exprs(env);
+  EXPECT_FALSE(has(guards, kY0 + " == " + kX0)) << joined(guards);
+  EXPECT_TRUE(has(guards, "2 <= " + kY0)) << joined(guards);
+}
+
+TEST(ShapeEnvCreate, DynamicDimIsNeverDuckSized) {
+  ShapeEnv env;
+  SymInt x = env.create_symbol(8, kX0, DimDynamic::Dynamic);
+  SymInt y = env.create_symbol(8, kY0, DimDynamic::Duck);
+  SymInt z = env.create_symbol(8, "L['z'].size()[0]", DimDynamic::Duck);
+  EXPECT_FALSE(x.same(y));
+  EXPECT_TRUE(y.same(z));
+}
+
+struct ConstraintCase {
+  bool specialize_zero_one;
+  ValueRange constraint;
+  ValueRange expected;
+};
+
+class ConstraintRangeTest : public ::testing::TestWithParam<ConstraintCase> {};
+
+TEST_P(ConstraintRangeTest, RangeIsDefaultIntersectedWithConstraint) {
+  ShapeEnvSettings settings;
+  settings.specialize_zero_one = GetParam().specialize_zero_one;
+  ShapeEnv env(settings);
+  SymInt v = env.create_symbol(8, kX0, DimDynamic::Duck, GetParam().constraint);
+  ASSERT_TRUE(v.is_symbolic());
+  EXPECT_EQ(env.info(v.expr()).range, GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(ShapeEnv, ConstraintRangeTest,
+                         ::testing::Values(ConstraintCase{true, {0, 64}, {2, 64}},      //
+                                           ConstraintCase{true, {1, 64}, {2, 64}},      //
+                                           ConstraintCase{true, {4, kIntOo}, {4, kIntOo}},  //
+                                           ConstraintCase{false, {0, 64}, {0, 64}},     //
+                                           ConstraintCase{false, {1, 64}, {1, 64}}));
+
+TEST(ShapeEnvCreate, ConstrainedDimIsNotDuckSized) {
+  ShapeEnv env;
+  SymInt x = env.create_symbol(8, kX0);
+  SymInt y = env.create_symbol(8, kY0, DimDynamic::Duck, ValueRange{2, 64});
+  EXPECT_FALSE(x.same(y));
+}
+
+TEST(ShapeEnvCreate, HintOutsideConstraintNamesTheSource) {
+  ShapeEnv env;
+  try {
+    env.create_symbol(100, kX0, DimDynamic::Duck, ValueRange{2, 64});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(kX0), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("100"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShapeEnvCreate, PreferredNameWhenFree) {
+  ShapeEnv env;
+  SymInt a = env.create_symbol(8, kX0, DimDynamic::Dynamic, {}, "batch");
+  SymInt b = env.create_symbol(9, kY0, DimDynamic::Dynamic, {}, "batch");        // taken
+  SymInt c = env.create_symbol(10, "L['z'].size()[0]", DimDynamic::Dynamic, {}, "not a name");
+  EXPECT_EQ(a.expr(), symbol("batch"));
+  EXPECT_EQ(b.expr(), symbol("s0"));
+  EXPECT_EQ(c.expr(), symbol("s1"));
+}
+
+TEST(ShapeEnvCreate, NamedSymbolWithoutHintCannotBeGuarded) {
+  ShapeEnv env;
+  ExprRef n = env.create_named_symbol("seq", std::nullopt, ValueRange{0, kIntOo}, "L['x'].size()[1]");
+  EXPECT_EQ(n, symbol("seq"));
+  EXPECT_FALSE(env.info(n).unbacked);
+  EXPECT_EQ(env.hint(n), std::nullopt);
+  // Statically known from its range, so no hint is needed here.
+  EXPECT_TRUE(env.evaluate(B(ge(n, I(0))), "test"));
+  EXPECT_THROW(env.evaluate(B(eq(n, I(4))), "test"), DataDependentError);
+}
+
+TEST(ShapeEnvCreate, UnbackedSymbolsAndRanges) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint();
+  ExprRef u1 = env.create_unbacked_symint(/*size_like=*/true);
+  ExprRef u2 = env.create_unbacked_symint(/*size_like=*/true, ValueRange{0, 24});
+  EXPECT_EQ(u0, symbol("u0"));
+  EXPECT_EQ(u1, symbol("u1"));
+  EXPECT_EQ(u2, symbol("u2"));
+  EXPECT_EQ(env.info(u0).range, ValueRange::unknown());
+  EXPECT_FALSE(env.info(u0).size_like);
+  EXPECT_EQ(env.info(u1).range, (ValueRange{0, kIntOo}));
+  EXPECT_TRUE(env.info(u1).size_like);
+  EXPECT_EQ(env.info(u2).range, (ValueRange{0, 24}));
+  EXPECT_TRUE(env.info(u0).unbacked);
+  EXPECT_EQ(env.info(u0).hint, std::nullopt);
+}
+
+TEST(ShapeEnvCreate, UnbackedSymboolIsEqOne) {
+  ShapeEnv env;
+  ExprRef b = env.create_unbacked_symbool();
+  ExprRef u0 = symbol("u0");
+  EXPECT_EQ(b, eq(u0, I(1)));
+  EXPECT_EQ(env.info(u0).range, ValueRange::boolean());
+}
+
+TEST(ShapeEnvCreate, TakeNewUnbackedReturnsOnlyFreshOnes) {
+  ShapeEnv env;
+  env.create_symbol(8, kX0);
+  ExprRef u0 = env.create_unbacked_symint();
+  ExprRef u1 = env.create_unbacked_symint(true);
+  EXPECT_EQ(env.take_new_unbacked(), (std::vector<ExprRef>{u0, u1}));
+  EXPECT_TRUE(env.take_new_unbacked().empty());
+  ExprRef u2 = env.create_unbacked_symint();
+  EXPECT_EQ(env.take_new_unbacked(), (std::vector<ExprRef>{u2}));
+}
+
+TEST(ShapeEnvCreate, UnknownSymbolInfoThrows) {
+  ShapeEnv env;
+  EXPECT_FALSE(env.is_symbol_known(symbol("s0")));
+  EXPECT_THROW(env.info(symbol("s0")), Error);
+  env.create_symbol(8, kX0);
+  EXPECT_TRUE(env.is_symbol_known(symbol("s0")));
+  EXPECT_THROW(env.info(symbol("zz_not_here")), Error);
+}
+
+// ---------------------------------------------------------------------------
+// static reasoning
+
+struct StaticCase {
+  const char* what;
+  std::function<ExprRef(ExprRef)> cond;  // over s0 (hint 8, range [2, int_oo])
+  std::optional<bool> expected;
+};
+
+class StaticallyKnownTest : public ::testing::TestWithParam<StaticCase> {};
+
+TEST_P(StaticallyKnownTest, DecidedFromRangesAlone) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef cond = GetParam().cond(s0);
+  EXPECT_EQ(env.maybe_evaluate_static(cond), GetParam().expected) << GetParam().what;
+  if (GetParam().expected) {
+    EXPECT_EQ(env.evaluate(B(cond), "test"), *GetParam().expected) << GetParam().what;
+  }
+  EXPECT_EQ(env.statically_known_true(B(cond)), GetParam().expected == std::optional<bool>(true));
+  EXPECT_TRUE(env.guards().empty()) << GetParam().what;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShapeEnv, StaticallyKnownTest,
+    ::testing::Values(
+        StaticCase{"s0 == 1", [](ExprRef s) { return eq(s, I(1)); }, false},
+        StaticCase{"s0 == 0", [](ExprRef s) { return eq(s, I(0)); }, false},
+        StaticCase{"s0 != 1", [](ExprRef s) { return ne(s, I(1)); }, true},
+        StaticCase{"s0 >= 2", [](ExprRef s) { return ge(s, I(2)); }, true},
+        StaticCase{"s0 > 1", [](ExprRef s) { return gt(s, I(1)); }, true},
+        StaticCase{"s0 < 2", [](ExprRef s) { return lt(s, I(2)); }, false},
+        StaticCase{"16*s0 == 16", [](ExprRef s) { return eq(mul(s, 16), I(16)); }, false},
+        StaticCase{"s0 + 1 > s0", [](ExprRef s) { return gt(add(s, I(1)), s); }, true},
+        StaticCase{"2*s0 >= s0 + 2", [](ExprRef s) { return ge(mul(s, 2), add(s, I(2))); }, true},
+        StaticCase{"max(1, s0) == s0", [](ExprRef s) { return eq(max(I(1), s), s); }, true},
+        StaticCase{"s0 == 8 is not static", [](ExprRef s) { return eq(s, I(8)); }, std::nullopt},
+        StaticCase{"s0 > 4 is not static", [](ExprRef s) { return gt(s, I(4)); }, std::nullopt}));
+
+TEST(ShapeEnvSimplify, RangeBasedCleanup) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0, DimDynamic::Duck, ValueRange{2, 64}).expr();
+  EXPECT_EQ(env.simplify(max(I(1), s0)), s0);  // s0 >= 2 > 1
+  EXPECT_EQ(env.simplify(min(I(1), s0)), I(1));
+  EXPECT_EQ(env.simplify(floordiv(s0, I(100))), I(0));  // s0 < 100
+  EXPECT_EQ(env.simplify(mod(s0, I(100))), s0);
+  EXPECT_EQ(env.simplify(max(I(70), s0)), I(70));  // s0 <= 64
+  // Not decided by the range: kept.
+  EXPECT_EQ(env.simplify(max(I(8), s0)), max(I(8), s0));
+  EXPECT_EQ(env.simplify(mod(s0, I(8))), mod(s0, I(8)));
+}
+
+TEST(ShapeEnvSimplify, HintEvaluatesWithBackedHints) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef s1 = env.create_symbol(3, kX1).expr();
+  EXPECT_EQ(env.hint(add(mul(s0, 2), I(1))), std::optional<int64_t>(17));
+  EXPECT_EQ(env.hint(floordiv(s0, s1)), std::optional<int64_t>(2));
+  EXPECT_EQ(env.hint(SymInt(mul(s0, s1))), std::optional<int64_t>(24));
+  EXPECT_EQ(env.hint(SymInt(5)), std::optional<int64_t>(5));
+  ExprRef u0 = env.create_unbacked_symint();
+  EXPECT_EQ(env.hint(add(s0, u0)), std::nullopt);
+  EXPECT_TRUE(env.guards().empty());
+}
+
+// ---------------------------------------------------------------------------
+// guards
+
+TEST(ShapeEnvGuards, EvaluateTrueRecordsTheConditionWithNodeAndRule) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  env.set_current_node("conv_1");
+  EXPECT_TRUE(env.evaluate(B(gt(s0, I(4))), "conv_output_size"));
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].expr, gt(s0, I(4)));
+  EXPECT_EQ(env.guards()[0].node, "conv_1");
+  EXPECT_EQ(env.guards()[0].rule, "conv_output_size");
+}
+
+TEST(ShapeEnvGuards, EvaluateFalseRecordsTheNegation) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(4))), "broadcast"));
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].expr, ne(s0, I(4)));
+  EXPECT_EQ(env.guards()[0].node, "");
+  // Decided once, known from then on: no second guard.
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(4))), "broadcast"));
+  EXPECT_TRUE(env.evaluate(B(ne(s0, I(4))), "broadcast"));
+  EXPECT_EQ(env.guards().size(), 1u);
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kX0 + " != 4")) << joined(guards);
+}
+
+TEST(ShapeEnvGuards, ZeroOneOffMakesEqOneAGuard) {
+  ShapeEnvSettings settings;
+  settings.specialize_zero_one = false;
+  ShapeEnv env(settings);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(1))), "broadcast"));
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].expr, ne(s0, I(1)));
+}
+
+TEST(ShapeEnvGuards, StaticallyKnownTrueNeverGuards) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  EXPECT_FALSE(env.statically_known_true(B(gt(s0, I(4)))));
+  EXPECT_TRUE(env.statically_known_true(B(ge(s0, I(2)))));
+  EXPECT_TRUE(env.statically_known_true(SymBool(true)));
+  EXPECT_TRUE(env.guards().empty());
+}
+
+TEST(ShapeEnvGuards, SolvingAnEqualityReplacesTheNewerSymbol) {
+  ShapeEnvSettings settings;
+  settings.duck_shape = false;
+  ShapeEnv env(settings);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef s1 = env.create_symbol(8, kY0).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(s1, s0)), "add_broadcast"));
+  EXPECT_EQ(env.simplify(s1), s0);
+  EXPECT_EQ(env.simplify(add(s0, s1)), mul(s0, 2));
+  ASSERT_EQ(env.replacements().count(s1), 1u);
+  EXPECT_EQ(env.replacements().at(s1), s0);
+  EXPECT_TRUE(env.specializations().empty());
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kY0 + " == " + kX0)) << joined(guards);
+  // The equality guard itself is implied by the replacement.
+  EXPECT_EQ(std::count_if(guards.begin(), guards.end(),
+                          [&](const std::string& g) { return g.find("==") != std::string::npos; }),
+            1)
+      << joined(guards);
+  EXPECT_FALSE(has(guards, "2 <= " + kY0)) << joined(guards);
+}
+
+TEST(ShapeEnvGuards, LinearEqualityIsSolvedOnlyWhenExact) {
+  ShapeEnvSettings settings;
+  settings.duck_shape = false;
+  ShapeEnv env(settings);
+  ExprRef s0 = env.create_symbol(4, kX0).expr();
+  ExprRef s1 = env.create_symbol(8, kY0).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(s1, mul(s0, 2))), "concat"));
+  EXPECT_EQ(env.simplify(s1), mul(s0, 2));  // s1 = 2*s0 is exact; s0 = s1/2 is not
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kY0 + " == 2*" + kX0)) << joined(guards);
+}
+
+TEST(ShapeEnvGuards, EqualityWithAConstantSpecializes) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  env.set_current_node("reshape_1");
+  EXPECT_TRUE(env.evaluate(B(eq(s0, I(8))), "reshape"));
+  EXPECT_EQ(env.simplify(s0), I(8));
+  ASSERT_EQ(env.specializations().size(), 1u);
+  const SpecializationRecord& spec = env.specializations()[0];
+  EXPECT_EQ(spec.sym, s0);
+  EXPECT_EQ(spec.value, 8);
+  EXPECT_EQ(spec.node, "reshape_1");
+  EXPECT_EQ(spec.reason, "Eq(s0, 8) at node reshape_1");
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kX0 + " == 8")) << joined(guards);
+  EXPECT_FALSE(has(guards, "2 <= " + kX0)) << joined(guards);  // no range line for a constant
+}
+
+TEST(ShapeEnvGuards, EvaluateIntSpecializes) {
+  ShapeEnv env;
+  SymInt s0 = env.create_symbol(8, kX0);
+  EXPECT_EQ(env.evaluate_int(s0 * SymInt(2), "arange"), 16);
+  EXPECT_EQ(env.simplify(s0.expr()), I(8));
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].expr, eq(mul(s0.expr(), 2), I(16)));
+  EXPECT_EQ(env.specializations().size(), 1u);
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kX0 + " == 8")) << joined(guards);
+  // Now static: no new guard.
+  EXPECT_EQ(env.evaluate_int(s0, "arange"), 8);
+  EXPECT_EQ(env.guards().size(), 1u);
+}
+
+TEST(ShapeEnvGuards, EvaluateIntOfFloorDivGuardsWithoutSpecializing) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(9, kX0).expr();
+  EXPECT_EQ(env.evaluate_int(SymInt(floordiv(s0, I(2))), "split"), 4);
+  EXPECT_TRUE(env.specializations().empty());
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kX0 + "//2 == 4")) << joined(guards);
+}
+
+TEST(ShapeEnvGuards, DivisibilityIsRememberedThroughLcm) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(16, kX0).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(mod(s0, I(8)), I(0))), "view"));
+  EXPECT_EQ(env.simplify(mod(s0, I(8))), I(0));
+  EXPECT_EQ(env.simplify(mod(s0, I(4))), I(0));  // 4 divides 8
+  EXPECT_EQ(env.simplify(mod(mul(s0, 3), I(24))), I(0));
+  EXPECT_EQ(env.simplify(mod(s0, I(16))), mod(s0, I(16)));  // not known
+  EXPECT_TRUE(env.statically_known_true(B(eq(mod(s0, I(4)), I(0)))));
+  EXPECT_FALSE(env.statically_known_true(B(eq(mod(s0, I(3)), I(0)))));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(s0, I(12))), std::optional<bool>(false));  // 12 % 8 != 0
+  EXPECT_EQ(env.divisibility_facts(), (std::vector<std::pair<ExprRef, int64_t>>{{s0, 8}}));
+  EXPECT_EQ(env.guards().size(), 1u);
+  EXPECT_TRUE(env.specializations().empty());
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, kX0 + " % 8 == 0")) << joined(guards);
+}
+
+struct RefineCase {
+  const char* what;
+  std::function<ExprRef(ExprRef)> cond;  // over s0 with hint 8, decided true
+  ValueRange expected;
+  const char* range_line;  // produce_guards' range line over L['x'].size()[0]
+};
+
+class RangeRefinementTest : public ::testing::TestWithParam<RefineCase> {};
+
+TEST_P(RangeRefinementTest, GuardNarrowsTheRange) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  EXPECT_TRUE(env.evaluate(B(GetParam().cond(s0)), "test")) << GetParam().what;
+  EXPECT_EQ(env.info(s0).range, GetParam().expected) << GetParam().what;
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, GetParam().range_line)) << joined(guards);
+  // The range line covers the guard: it is not printed a second time.
+  EXPECT_EQ(guards.size(), 1u) << joined(guards);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShapeEnv, RangeRefinementTest,
+    ::testing::Values(
+        RefineCase{"s0 <= 64", [](ExprRef s) { return le(s, I(64)); }, {2, 64}, "2 <= L['x'].size()[0] <= 64"},
+        RefineCase{"s0 < 65", [](ExprRef s) { return lt(s, I(65)); }, {2, 64}, "2 <= L['x'].size()[0] <= 64"},
+        RefineCase{"64 >= s0", [](ExprRef s) { return ge(I(64), s); }, {2, 64}, "2 <= L['x'].size()[0] <= 64"},
+        RefineCase{"s0 > 4", [](ExprRef s) { return gt(s, I(4)); }, {5, kIntOo}, "5 <= L['x'].size()[0]"},
+        RefineCase{"s0 >= 4", [](ExprRef s) { return ge(s, I(4)); }, {4, kIntOo}, "4 <= L['x'].size()[0]"},
+        RefineCase{"2*s0 <= 100", [](ExprRef s) { return le(mul(s, 2), I(100)); }, {2, 50},
+                   "2 <= L['x'].size()[0] <= 50"},
+        RefineCase{"s0 + 3 < 20", [](ExprRef s) { return lt(add(s, I(3)), I(20)); }, {2, 16},
+                   "2 <= L['x'].size()[0] <= 16"},
+        RefineCase{"-s0 < -5", [](ExprRef s) { return lt(neg(s), I(-5)); }, {6, kIntOo}, "6 <= L['x'].size()[0]"}));
+
+TEST(ShapeEnvGuards, NotEqualNarrowsOnlyAnEnd) {
+  ShapeEnvSettings settings;
+  settings.specialize_zero_one = false;
+  ShapeEnv env(settings);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();  // [0, int_oo]
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(0))), "test"));
+  EXPECT_EQ(env.info(s0).range, (ValueRange{1, kIntOo}));
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(5))), "test"));  // 5 is inside: no change
+  EXPECT_EQ(env.info(s0).range, (ValueRange{1, kIntOo}));
+}
+
+TEST(ShapeEnvGuards, RangeRefinedToSingletonSpecializes) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(2, kX0).expr();
+  EXPECT_TRUE(env.evaluate(B(le(s0, I(2))), "test"));
+  EXPECT_EQ(env.simplify(s0), I(2));
+  ASSERT_EQ(env.specializations().size(), 1u);
+  EXPECT_EQ(env.specializations()[0].value, 2);
+}
+
+TEST(ShapeEnvGuards, ReplacementNarrowsTheTargetRange) {
+  ShapeEnvSettings settings;
+  settings.duck_shape = false;
+  ShapeEnv env(settings);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef s1 = env.create_symbol(8, kY0, DimDynamic::Dynamic, ValueRange{2, 32}).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(s0, s1)), "add"));
+  EXPECT_EQ(env.simplify(s1), s0);
+  EXPECT_EQ(env.info(s0).range, (ValueRange{2, 32}));
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, "2 <= " + kX0 + " <= 32")) << joined(guards);
+}
+
+// ---------------------------------------------------------------------------
+// unbacked symbols
+
+TEST(ShapeEnvUnbacked, GuardSizeObliviousDecidesSizeLikeWithoutGuard) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(/*size_like=*/true);
+  EXPECT_FALSE(env.guard_size_oblivious(B(eq(u0, I(1))), "broadcast"));
+  EXPECT_TRUE(env.guard_size_oblivious(B(ne(u0, I(0))), "broadcast"));
+  EXPECT_TRUE(env.guards().empty());
+  EXPECT_TRUE(env.runtime_asserts().empty());
+  EXPECT_EQ(env.bound(u0, /*size_oblivious=*/true), (ValueRange{2, kIntOo}));
+  EXPECT_EQ(env.bound(u0), (ValueRange{0, kIntOo}));
+  // Not size-like: size-oblivious reasoning does not apply.
+  ExprRef u1 = env.create_unbacked_symint();
+  EXPECT_THROW(env.guard_size_oblivious(B(eq(u1, I(1))), "broadcast"), DataDependentError);
+}
+
+TEST(ShapeEnvUnbacked, BackedSizeObliviousSetting) {
+  ShapeEnvSettings settings;
+  settings.specialize_zero_one = false;
+  settings.backed_size_oblivious = true;
+  ShapeEnv env(settings);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();  // [0, int_oo]
+  EXPECT_FALSE(env.guard_size_oblivious(B(eq(s0, I(1))), "broadcast"));
+  EXPECT_TRUE(env.guards().empty());
+  ShapeEnvSettings plain;
+  plain.specialize_zero_one = false;
+  ShapeEnv env2(plain);
+  ExprRef t0 = env2.create_symbol(8, kX0).expr();
+  EXPECT_FALSE(env2.guard_size_oblivious(B(eq(t0, I(1))), "broadcast"));
+  EXPECT_EQ(env2.guards().size(), 1u);  // decided by the hint instead
+}
+
+TEST(ShapeEnvUnbacked, EvaluateRaisesPyTorchsDataDependentError) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(/*size_like=*/true);
+  env.set_current_node("x");
+  try {
+    env.evaluate(B(eq(u0, I(1))), "broadcast");
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    std::string what = e.what();
+    const std::string head =
+        "Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  (Size-like symbols: u0)";
+    EXPECT_EQ(what.substr(0, head.size()), head) << what;
+    EXPECT_EQ(what.substr(head.size(), 2), "\n\n") << what;
+    EXPECT_NE(what.find("guard_or_false, guard_or_true and statically_known_true"), std::string::npos) << what;
+    EXPECT_NE(what.find("Caused by: node 'x'"), std::string::npos) << what;
+    EXPECT_EQ(e.cond(), eq(u0, I(1)));
+    EXPECT_EQ(e.suggested_fixes(), (std::vector<std::string>{"torch._check(u0 == 1)", "torch._check(u0 != 1)"}));
+  }
+  EXPECT_TRUE(env.guards().empty());
+}
+
+TEST(ShapeEnvUnbacked, DataDependentErrorListsNoSizeLikeSymbols) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint();
+  try {
+    env.evaluate(B(lt(u0, I(5))), "index");
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("(Size-like symbols: none)"), std::string::npos) << what;
+    EXPECT_NE(what.find("Caused by:"), std::string::npos) << what;
+    EXPECT_EQ(e.suggested_fixes(), (std::vector<std::string>{"torch._check(u0 < 5)", "torch._check(u0 >= 5)"}));
+  }
+}
+
+TEST(ShapeEnvUnbacked, DataDependentErrorShowsBackedHints) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef u0 = env.create_unbacked_symint(true);
+  try {
+    env.evaluate(B(eq(u0, s0)), "expand");
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    std::string what = e.what();
+    // The guarded form substitutes s0's hint; the unhinted one keeps s0.
+    EXPECT_NE(what.find("expression " + to_sympy_string(eq(u0, I(8))) + " (unhinted: " +
+                        to_sympy_string(eq(u0, s0)) + ")"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(e.cond(), eq(u0, I(8)));
+  }
+}
+
+TEST(ShapeEnvUnbacked, EvaluateIntOnUnbackedRaises) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(/*size_like=*/true);
+  try {
+    env.evaluate_int(SymInt(u0), "arange");
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    std::string what = e.what();
+    const std::string head =
+        "Could not extract specialized integer from data-dependent expression u0 (unhinted: u0).  (Size-like "
+        "symbols: u0)";
+    EXPECT_EQ(what.substr(0, head.size()), head) << what;
+    EXPECT_TRUE(e.suggested_fixes().empty());
+  }
+}
+
+TEST(ShapeEnvUnbacked, ExpectTrueDefersARuntimeAssert) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  ExprRef u1 = env.create_unbacked_symint(true);
+  env.set_current_node("add_1");
+  EXPECT_TRUE(env.expect_true(B(eq(u0, u1)), "broadcast"));
+  ASSERT_EQ(env.runtime_asserts().size(), 1u);
+  EXPECT_EQ(env.runtime_asserts()[0].expr, eq(u0, u1));
+  EXPECT_EQ(env.runtime_asserts()[0].node, "add_1");
+  EXPECT_EQ(env.runtime_asserts()[0].rule, "broadcast");
+  EXPECT_TRUE(env.guards().empty());
+  // The newer unbacked symbol is replaced by the older one.
+  EXPECT_EQ(env.simplify(u1), u0);
+  EXPECT_TRUE(env.statically_known_true(B(eq(u0, u1))));
+  EXPECT_TRUE(env.expect_true(B(eq(u1, u0)), "broadcast"));
+  EXPECT_EQ(env.runtime_asserts().size(), 1u);
+  // Runtime asserts are not shape guards.
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(guards.empty()) << joined(guards);
+}
+
+TEST(ShapeEnvUnbacked, ExpectTrueOnBackedGuards) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  EXPECT_TRUE(env.expect_true(B(gt(s0, I(4))), "check"));
+  EXPECT_EQ(env.guards().size(), 1u);
+  EXPECT_TRUE(env.runtime_asserts().empty());
+}
+
+TEST(ShapeEnvUnbacked, RuntimeAssertNarrowsRange) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  env.defer_runtime_assert(B(ge(u0, I(2))), "torch._check");
+  EXPECT_EQ(env.info(u0).range, (ValueRange{2, kIntOo}));
+  env.defer_runtime_assert(B(le(u0, I(100))), "torch._check");
+  EXPECT_EQ(env.info(u0).range, (ValueRange{2, 100}));
+  EXPECT_EQ(env.runtime_asserts().size(), 2u);
+  // Now statically known: no third assert.
+  env.defer_runtime_assert(B(gt(u0, I(1))), "torch._check");
+  EXPECT_EQ(env.runtime_asserts().size(), 2u);
+  EXPECT_TRUE(env.evaluate(B(ne(u0, I(1))), "broadcast"));
+}
+
+TEST(ShapeEnvUnbacked, RuntimeAssertThatCannotHoldThrows) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  try {
+    env.defer_runtime_assert(B(lt(u0, I(0))), "torch._check");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Runtime assertion failed"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(env.defer_runtime_assert(SymBool(false), "torch._check"), Error);
+  EXPECT_NO_THROW(env.defer_runtime_assert(SymBool(true), "torch._check"));
+  EXPECT_TRUE(env.runtime_asserts().empty());
+}
+
+TEST(ShapeEnvUnbacked, RuntimeAssertOnBackedIsAGuard) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  env.defer_runtime_assert(B(gt(s0, I(4))), "torch._check");
+  EXPECT_EQ(env.guards().size(), 1u);
+  EXPECT_TRUE(env.runtime_asserts().empty());
+  EXPECT_THROW(env.defer_runtime_assert(B(gt(s0, I(10))), "torch._check"), Error);  // false for hint 8
+}
+
+struct GuardOrCase {
+  bool use_unbacked;
+  bool guard_or_true;
+  bool expected;
+  size_t guards;
+};
+
+class GuardOrDefaultTest : public ::testing::TestWithParam<GuardOrCase> {};
+
+TEST_P(GuardOrDefaultTest, DefaultOnlyForUnbacked) {
+  const GuardOrCase& c = GetParam();
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef u0 = env.create_unbacked_symint(true);
+  ExprRef cond = eq(c.use_unbacked ? u0 : s0, I(8));  // true for s0 by its hint
+  bool got = c.guard_or_true ? env.guard_or_true(B(cond), "rule") : env.guard_or_false(B(cond), "rule");
+  EXPECT_EQ(got, c.expected);
+  EXPECT_EQ(env.guards().size(), c.guards);
+  EXPECT_TRUE(env.runtime_asserts().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(ShapeEnv, GuardOrDefaultTest,
+                         ::testing::Values(GuardOrCase{true, false, false, 0},  //
+                                           GuardOrCase{true, true, true, 0},    //
+                                           GuardOrCase{false, false, true, 1},  //
+                                           GuardOrCase{false, true, true, 1}));
+
+TEST(ShapeEnvUnbacked, GuardOrUsesStaticKnowledgeFirst) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  EXPECT_FALSE(env.guard_or_true(B(lt(u0, I(0))), "rule"));  // u0 >= 0
+  EXPECT_TRUE(env.guard_or_false(B(ge(u0, I(0))), "rule"));
+}
+
+TEST(ShapeEnvUnbacked, UnbackedSymbolsProduceNoGuards) {
+  ShapeEnv env;
+  env.create_unbacked_symint(true);
+  env.create_unbacked_symint(false, ValueRange{0, 10});
+  EXPECT_TRUE(env.produce_guards().empty());
+}
+
+// ---------------------------------------------------------------------------
+// results
+
+TEST(ShapeEnvResults, ProducedGuardsCarrySymbolsAndNodes) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(16, kX0).expr();
+  env.set_current_node("view_3");
+  env.evaluate(B(eq(mod(s0, I(8)), I(0))), "view");
+  auto produced = env.produce_guards();
+  auto it = std::find_if(produced.begin(), produced.end(),
+                         [](const ProducedGuard& g) { return g.expr == "L['x'].size()[0] % 8 == 0"; });
+  ASSERT_NE(it, produced.end());
+  EXPECT_EQ(it->sym_expr, "s0 % 8 == 0");
+  EXPECT_EQ(it->node, "view_3");
+  auto range = std::find_if(produced.begin(), produced.end(),
+                            [](const ProducedGuard& g) { return g.expr == "2 <= L['x'].size()[0]"; });
+  ASSERT_NE(range, produced.end());
+  EXPECT_EQ(range->sym_expr, "2 <= s0");
+  EXPECT_EQ(range->node, "");
+  EXPECT_EQ(env.print_over_sources(add(s0, I(1))), kX0 + " + 1");
+}
+
+TEST(ShapeEnvResults, ConstraintViolationForMarkedDynamic) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(5, kX0).expr();
+  env.mark_dynamic(s0);
+  EXPECT_EQ(env.constraint_violations(), "");
+  EXPECT_TRUE(env.evaluate(B(eq(s0, I(5))), "reshape"));
+  EXPECT_EQ(env.constraint_violations(),
+            "Constraints violated (L['x'].size()[0])! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+            "  - You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (5). If "
+            "you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+}
+
+TEST(ShapeEnvResults, NoViolationWithoutSpecialization) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(5, kX0).expr();
+  ExprRef s1 = env.create_symbol(7, kY0).expr();
+  env.mark_dynamic(s0);
+  env.evaluate(B(gt(s0, I(3))), "rule");
+  env.evaluate(B(eq(s1, I(7))), "rule");  // s1 was not marked
+  EXPECT_EQ(env.constraint_violations(), "");
+}
+
+TEST(ShapeEnvResults, ConstrainSymbolRangeToSingletonReplaces) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint();
+  env.constrain_symbol_range(u0, ValueRange{3, 3});
+  EXPECT_EQ(env.simplify(u0), I(3));
+  ExprRef u1 = env.create_unbacked_symint();
+  env.constrain_symbol_range(u1, ValueRange{0, 5});
+  env.constrain_symbol_range(u1, ValueRange{-3, 4});
+  EXPECT_EQ(env.info(u1).range, (ValueRange{0, 4}));
+}
+
+// ---------------------------------------------------------------------------
+// the trace
+
+TEST(ShapeEnvTrace, CreateSymbolLines) {
+  ShapeEnv env;
+  Trace trace(env);
+  env.create_symbol(8, kX0);
+  env.create_symbol(8, kY0);
+  env.set_current_node("nonzero_1");
+  env.create_unbacked_symint(/*size_like=*/true);
+  auto msgs = trace.messages();
+  ASSERT_EQ(msgs.size(), 5u) << trace.raw();
+  EXPECT_EQ(msgs[0], "create_symbol s0 = 8 for L['x'].size()[0] [2, int_oo]");
+  EXPECT_EQ(msgs[1], "create_symbol s0 duck sized L['y'].size()[0]");
+  EXPECT_EQ(msgs[2], "create_unbacked_symint u0 [-int_oo, int_oo] at nonzero_1");
+  EXPECT_EQ(msgs[3], "_update_var_to_range u0 = VR[0, int_oo] (update)");  // debug
+  EXPECT_EQ(msgs[4], "constrain_symbol_range u0 [0, int_oo]");
+  // The glog-style prefix, level letters I (info) and D (debug).
+  std::regex prefix(R"(^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} \d+ shape_env\.cpp:\d+\] \[0/0\] create_symbol s0 = 8)");
+  EXPECT_TRUE(std::regex_search(trace.raw(), prefix)) << trace.raw();
+  EXPECT_NE(trace.raw().find("\nD"), std::string::npos) << trace.raw();
+}
+
+TEST(ShapeEnvTrace, GuardReplacementAndStaticLines) {
+  ShapeEnvSettings settings;
+  settings.duck_shape = false;
+  ShapeEnv env(settings);
+  Trace trace(env);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef s1 = env.create_symbol(8, kY0).expr();
+  env.set_current_node("add_2");
+  env.evaluate(B(eq(s1, s0)), "broadcast");
+  env.evaluate(B(eq(mul(s0, 16), I(16))), "broadcast");
+  env.produce_guards();
+  auto msgs = trace.messages();
+  EXPECT_TRUE(has(msgs, "eval " + to_sympy_string(eq(s1, s0)) + " [guard added] at add_2")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "set_replacement s1 = s0 (solve) VR[2, int_oo]")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "eval Eq(16*s0, 16) == False [statically known]")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "produce_guards")) << trace.raw();
+}
+
+TEST(ShapeEnvTrace, SpecializationAndRuntimeAssertLines) {
+  ShapeEnv env;
+  Trace trace(env);
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef u0 = env.create_unbacked_symint(true);
+  ExprRef u1 = env.create_unbacked_symint(true);
+  env.set_current_node("mul_1");
+  env.evaluate_int(SymInt(s0), "arange");
+  env.expect_true(B(eq(u0, u1)), "broadcast");
+  auto msgs = trace.messages();
+  EXPECT_TRUE(has(msgs, "eval Eq(s0, 8) [guard added] at mul_1")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "set_replacement s0 = 8 (range_refined_to_singleton) VR[8, 8]")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "runtime_assert Eq(u0, u1) [guard added] at mul_1")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "set_replacement u1 = u0 (trivial_rhs) VR[0, int_oo]")) << trace.raw();
+}
+
+TEST(ShapeEnvTrace, InfoLevelHidesDebugLines) {
+  ShapeEnv env;
+  std::ostringstream out;
+  env.log().capture_to(out);
+  env.log().set_level(LogLevel::Info);
+  env.create_symbol(8, kX0);
+  env.create_symbol(8, kY0);  // duck sizing: a debug line
+  EXPECT_NE(out.str().find("create_symbol s0 = 8"), std::string::npos);
+  EXPECT_EQ(out.str().find("duck sized"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fakeprop
