@@ -1,8 +1,326 @@
+// com.microsoft contrib operators that ONNX Runtime's transformer fusions
+// emit (attention, fused layer norms, fused activations, quantized MatMul),
+// plus SimplifiedLayerNormalization, which ORT registers in the default domain.
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
+#include "fakeprop/onnx/ops/nn_common.h"
 
 namespace fakeprop::onnx::ops {
 
-void register_microsoft_ops(OpRegistry&) {}
+namespace {
+
+constexpr std::string_view kMs = "com.microsoft";
+
+void require_rank(OpContext& ctx, size_t i, std::initializer_list<int64_t> ranks, const char* what) {
+  const int64_t r = ctx.rank(i);
+  for (int64_t ok : ranks)
+    if (r == ok) return;
+  std::string allowed;
+  for (int64_t ok : ranks) allowed += (allowed.empty() ? "" : " or ") + std::to_string(ok);
+  ctx.fail("invalid_rank", ctx.op_type() + " " + what + " must have rank " + allowed + ", got shape " +
+                               shape_to_string(ctx.shape(i)));
+}
+
+int64_t positive_attr(OpContext& ctx, const char* name) {
+  const int64_t v = ctx.required_attr_int(name);
+  if (v <= 0) ctx.fail("invalid_attribute", ctx.op_type() + " " + name + " must be positive, got " + std::to_string(v));
+  return v;
+}
+
+// x / parts after checking it divides evenly.
+SymInt exact_div(OpContext& ctx, const SymInt& x, const SymInt& parts, const char* why) {
+  require_divisible(ctx, x, parts, why);
+  return ctx.env().simplify(floordiv(x, parts));
+}
+
+// ---------------------------------------------------------------- attention
+
+// Attention: input (B, S, in_hidden), weights (in_hidden, q + k + v hidden),
+// past (2, B, heads, past_len, head_size) -> output (B, S, v_hidden),
+// present (2, B, heads, past_len + S, head_size).
+void attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "input");
+  require_rank(ctx, 1, {2}, "weights");
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  require_equal(ctx, w[0], x[2], "Attention: weights rows = input hidden size");
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  SymInt q_hidden, v_hidden;
+  if (auto sizes = ctx.attr_ints("qkv_hidden_sizes")) {
+    if (sizes->size() != 3 || (*sizes)[0] != (*sizes)[1] || (*sizes)[0] <= 0 || (*sizes)[2] <= 0)
+      ctx.fail("invalid_attribute", "Attention qkv_hidden_sizes must be 3 positive values with q = k");
+    q_hidden = (*sizes)[0];
+    v_hidden = (*sizes)[2];
+    require_equal(ctx, w[1], (*sizes)[0] + (*sizes)[1] + (*sizes)[2], "Attention: weights columns = q + k + v hidden");
+  } else {
+    q_hidden = v_hidden = exact_div(ctx, w[1], 3, "Attention: weights columns split in 3");
+  }
+  if (ctx.has_input(2)) require_vector(ctx, 2, w[1], "Attention bias");
+  const SymInt head_size = exact_div(ctx, q_hidden, heads, "Attention: hidden size divisible by num_heads");
+  ctx.set_tensor(0, ctx.dtype(0), {x[0], x[1], ctx.env().simplify(v_hidden)});
+  if (!ctx.wants_output(1)) return;
+  if (ctx.has_input(4)) {
+    require_rank(ctx, 4, {5}, "past");
+    const SymShape& past = ctx.shape(4);
+    if (ctx.attr_int("past_present_share_buffer", 0) != 0) {
+      ctx.set_tensor(1, ctx.dtype(4), past);
+      return;
+    }
+    require_equal(ctx, past[0], 2, "Attention: past stacks key and value");
+    require_equal(ctx, past[2], heads, "Attention: past has num_heads heads");
+    require_equal(ctx, past[4], head_size, "Attention: past head size");
+    SymShape present = {2, x[0], heads, past[3] + x[1], head_size};
+    simplify_all(ctx, present);
+    ctx.set_tensor(1, ctx.dtype(4), std::move(present));
+    return;
+  }
+  ctx.set_tensor(1, ctx.dtype(0), {2, x[0], heads, x[1], head_size});
+}
+
+// MultiHeadAttention: query (B, S, hidden) or packed (B, S, heads, 3, head);
+// key (B, L, hidden), BNSH (B, heads, L, head) or packed KV (B, L, heads, 2, head);
+// value (B, L, v_hidden) or BNSH. past_key/past_value (B, heads, P, head).
+void multi_head_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3, 5}, "query");
+  const SymShape& q = ctx.shape(0);
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  const bool packed_qkv = q.size() == 5;
+  SymInt hidden = packed_qkv ? q[2] * q[4] : q[2];
+  if (packed_qkv) {
+    require_equal(ctx, q[2], heads, "MultiHeadAttention: packed query has num_heads heads");
+    require_equal(ctx, q[3], 3, "MultiHeadAttention: packed query stacks q, k, v");
+  }
+  SymInt v_hidden = hidden, kv_len = q[1];
+  bool bnsh_kv = false;
+  if (ctx.has_input(1) && !packed_qkv) {
+    require_rank(ctx, 1, {3, 4, 5}, "key");
+    const SymShape& k = ctx.shape(1);
+    require_equal(ctx, k[0], q[0], "MultiHeadAttention: batch sizes agree");
+    if (k.size() == 5) {  // packed KV
+      require_equal(ctx, k[2], heads, "MultiHeadAttention: packed key has num_heads heads");
+      require_equal(ctx, k[3], 2, "MultiHeadAttention: packed key stacks k, v");
+      kv_len = k[1];
+    } else if (k.size() == 4) {  // BNSH, cross attention
+      require_equal(ctx, k[1], heads, "MultiHeadAttention: key has num_heads heads");
+      kv_len = k[2];
+      bnsh_kv = true;
+    } else {
+      require_equal(ctx, k[2], hidden, "MultiHeadAttention: key hidden size = query hidden size");
+      kv_len = k[1];
+    }
+    if (ctx.has_input(2)) {
+      require_rank(ctx, 2, {3, 4}, "value");
+      const SymShape& v = ctx.shape(2);
+      v_hidden = v.size() == 3 ? v[2] : v[1] * v[3];
+      require_equal(ctx, v.size() == 3 ? v[1] : v[2], kv_len, "MultiHeadAttention: key and value lengths agree");
+    }
+  }
+  v_hidden = ctx.env().simplify(v_hidden);
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], v_hidden});
+  const bool wants_present = ctx.wants_output(1) || ctx.wants_output(2);
+  if (wants_present) {
+    const SymInt head = exact_div(ctx, hidden, heads, "MultiHeadAttention: hidden size divisible by num_heads");
+    const SymInt v_head = exact_div(ctx, v_hidden, heads, "MultiHeadAttention: v hidden size divisible by num_heads");
+    SymInt total = kv_len;
+    DType key_t = ctx.dtype(0), value_t = ctx.dtype(0);
+    if (ctx.has_input(6)) {
+      require_rank(ctx, 6, {4}, "past_key");
+      const SymShape& past = ctx.shape(6);
+      key_t = ctx.dtype(6);
+      if (ctx.has_input(7)) value_t = ctx.dtype(7);
+      if (ctx.has_input(8)) {  // past and present share one max-length buffer
+        if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, past);
+        if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, ctx.has_input(7) ? ctx.shape(7) : past);
+        return;
+      }
+      if (bnsh_kv) ctx.fail("invalid_inputs", "MultiHeadAttention: past_key cannot be used with BNSH key (cross attention)");
+      total = past[2] + kv_len;
+    }
+    total = ctx.env().simplify(total);
+    if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, {q[0], heads, total, head});
+    if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, {q[0], heads, total, v_head});
+  }
+  if (ctx.wants_output(3)) ctx.fail("unsupported", "MultiHeadAttention output_qk is not supported");
+}
+
+// GroupQueryAttention: query (B, S, heads*head) or packed (B, S, (heads + 2*kv_heads)*head);
+// past_key (B, kv_heads, P, head); total_sequence_length (int32 scalar) T:
+// present (B, kv_heads, max(P, T), head).
+void group_query_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "query");
+  const SymShape& q = ctx.shape(0);
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  const int64_t kv_heads = positive_attr(ctx, "kv_num_heads");
+  if (heads % kv_heads != 0)
+    ctx.fail("invalid_attribute", "GroupQueryAttention num_heads must be a multiple of kv_num_heads");
+  const bool packed = !ctx.has_input(1);
+  const SymInt head = packed ? exact_div(ctx, q[2], heads + 2 * kv_heads, "GroupQueryAttention: packed qkv width")
+                             : exact_div(ctx, q[2], heads, "GroupQueryAttention: hidden size divisible by num_heads");
+  if (!packed) {
+    require_rank(ctx, 1, {3}, "key");
+    require_equal(ctx, ctx.shape(1)[2], head * kv_heads, "GroupQueryAttention: key width = kv_num_heads * head_size");
+    if (ctx.has_input(2)) require_equal(ctx, ctx.shape(2)[2], head * kv_heads, "GroupQueryAttention: value width");
+  }
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], ctx.env().simplify(head * heads)});
+  std::optional<SymInt> total_length;
+  if (ctx.has_input(6)) total_length = ctx.scalar_int(6);
+  auto total = [&]() -> SymInt {
+    return total_length ? *total_length
+                        : ctx.unknown_size("GroupQueryAttention total_sequence_length '" +
+                                           (ctx.num_inputs() > 6 ? ctx.node().inputs[6] : std::string()) +
+                                           "' is not known");
+  };
+  if (ctx.wants_output(1) || ctx.wants_output(2)) {
+    SymInt present_len;
+    DType key_t = ctx.dtype(0), value_t = ctx.dtype(0);
+    if (ctx.has_input(3)) {
+      require_rank(ctx, 3, {4}, "past_key");
+      const SymShape& past = ctx.shape(3);
+      key_t = ctx.dtype(3);
+      if (ctx.has_input(4)) value_t = ctx.dtype(4);
+      present_len = ctx.attr_int("sliding_window_cache", 0) == 1 ? past[2] : sym_max(past[2], total());
+    } else {
+      present_len = total();
+    }
+    present_len = ctx.env().simplify(present_len);
+    const SymShape present = {q[0], kv_heads, present_len, ctx.env().simplify(head)};
+    if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, present);
+    if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, present);
+  }
+  if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], ctx.env().simplify(total())});
+}
+
+// ---------------------------------------------------------------- layer norms
+
+void skip_layer_norm_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2, 3}, "input");
+  const SymShape& x = ctx.shape(0);
+  require_vector(ctx, 2, x.back(), ctx.op_type() + " gamma");
+  layer_norm_outputs(ctx, static_cast<int64_t>(x.size()) - 1, {1, 2}, 1);
+  if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), x);
+}
+
+void simplified_layer_norm_rule(OpContext& ctx) {
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), ctx.rank(0));
+  layer_norm_outputs(ctx, axis, {1}, ctx.attr_int("stash_type", 1));
+}
+
+// EmbedLayerNormalization: input_ids (B, S), word_embedding (V, H) ->
+// output (B, S, H), mask_index (B) int32, embedding_sum (B, S, H).
+void embed_layer_norm_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "input_ids");
+  require_rank(ctx, 2, {2}, "word_embedding");
+  const SymShape& ids = ctx.shape(0);
+  const SymInt hidden = ctx.shape(2)[1];
+  if (ctx.has_input(1)) {
+    const SymShape& segments = ctx.shape(1);
+    if (segments.size() != 2) ctx.fail("invalid_rank", "EmbedLayerNormalization segment_ids must be 2-D");
+    for (size_t i = 0; i < 2; ++i) require_equal(ctx, segments[i], ids[i], "EmbedLayerNormalization: segment_ids like input_ids");
+  }
+  require_rank(ctx, 3, {2}, "position_embedding");
+  require_equal(ctx, ctx.shape(3)[1], hidden, "EmbedLayerNormalization: embedding widths agree");
+  if (ctx.has_input(4)) {
+    require_rank(ctx, 4, {2}, "segment_embedding");
+    require_equal(ctx, ctx.shape(4)[1], hidden, "EmbedLayerNormalization: embedding widths agree");
+  }
+  require_vector(ctx, 5, hidden, "EmbedLayerNormalization gamma");
+  require_vector(ctx, 6, hidden, "EmbedLayerNormalization beta");
+  const DType t = ctx.dtype(2);
+  ctx.set_tensor(0, t, {ids[0], ids[1], hidden});
+  if (ctx.wants_output(1)) {
+    if (ctx.attr_int("mask_index_type", 1) == 0)
+      ctx.fail("invalid_outputs", "EmbedLayerNormalization has no mask_index output when mask_index_type is 0");
+    ctx.set_tensor(1, DType::Int32, {ids[0]});
+  }
+  if (ctx.wants_output(2)) ctx.set_tensor(2, t, {ids[0], ids[1], hidden});
+}
+
+// ---------------------------------------------------------------- MatMul variants
+
+// The operand as the plain product sees it: transBatch moves dim 0 before
+// the last one, trans swaps the last two (a vector is never transposed).
+SymShape fused_operand(SymShape s, bool trans, bool trans_batch) {
+  if (trans_batch && s.size() >= 3) {
+    const SymInt first = s.front();
+    s.erase(s.begin());
+    s.insert(s.end() - 1, first);
+  }
+  if (trans && s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
+void fused_matmul_rule(OpContext& ctx) {
+  const SymShape a = fused_operand(ctx.shape(0), ctx.attr_int("transA", 0) != 0, ctx.attr_int("transBatchA", 0) != 0);
+  const SymShape b = fused_operand(ctx.shape(1), ctx.attr_int("transB", 0) != 0, ctx.attr_int("transBatchB", 0) != 0);
+  ctx.set_tensor(0, ctx.dtype(0), matmul_shape(ctx, a, b));
+}
+
+// MatMulNBits: A (..., K) times a quantized (N, K) weight -> (..., N).
+void matmul_nbits_rule(OpContext& ctx) {
+  const SymShape& a = ctx.shape(0);
+  if (a.empty()) ctx.fail("invalid_rank", "MatMulNBits input A must have rank >= 1");
+  const int64_t k = positive_attr(ctx, "K");
+  const int64_t n = positive_attr(ctx, "N");
+  const int64_t bits = ctx.attr_int("bits", 4);
+  if (bits < 1 || bits > 8) ctx.fail("invalid_attribute", "MatMulNBits bits must be in [1, 8]");
+  const int64_t block = ctx.required_attr_int("block_size");
+  if (block < 16 || (block & (block - 1)) != 0)
+    ctx.fail("invalid_attribute", "MatMulNBits block_size must be a power of 2 and >= 16");
+  require_equal(ctx, a.back(), k, "MatMulNBits: A's last dim is K");
+  const SymShape& b = ctx.shape(1);
+  if (!b.empty()) require_equal(ctx, b[0], n, "MatMulNBits: B has N rows");
+  SymShape out = a;
+  out.back() = n;
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ---------------------------------------------------------------- activations
+
+void same_shape_rule(OpContext& ctx) { same_as_input(ctx); }
+
+void bias_gelu_rule(OpContext& ctx) {
+  SymShape out = broadcast_inputs(ctx, {0, 1});
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void bias_add_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "X");
+  const SymShape& x = ctx.shape(0);
+  require_vector(ctx, 1, x[2], "BiasAdd bias");
+  const SymShape& skip = ctx.shape(2);
+  if (skip.size() != 3) ctx.fail("invalid_rank", "BiasAdd skip must be 3-D");
+  for (size_t i = 0; i < 3; ++i) require_equal(ctx, skip[i], x[i], "BiasAdd: skip has the shape of X");
+  same_as_input(ctx);
+}
+
+void bias_split_gelu_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "X");
+  const SymShape& x = ctx.shape(0);
+  require_vector(ctx, 1, x[2], "BiasSplitGelu bias");
+  ctx.set_tensor(0, ctx.dtype(0), {x[0], x[1], exact_div(ctx, x[2], 2, "BiasSplitGelu: hidden size is even")});
+}
+
+}  // namespace
+
+void register_microsoft_ops(OpRegistry& r) {
+  r.add(kMs, "Attention", attention_rule);
+  r.add(kMs, "MultiHeadAttention", multi_head_attention_rule);
+  r.add(kMs, "GroupQueryAttention", group_query_attention_rule);
+  r.add(kMs, "RotaryEmbedding", same_shape_rule);
+  r.add(kMs, "SkipLayerNormalization", skip_layer_norm_rule);
+  r.add(kMs, "SkipSimplifiedLayerNormalization", skip_layer_norm_rule);
+  r.add("", "SimplifiedLayerNormalization", simplified_layer_norm_rule);
+  r.add(kMs, "SimplifiedLayerNormalization", simplified_layer_norm_rule);
+  r.add(kMs, "EmbedLayerNormalization", embed_layer_norm_rule);
+  r.add(kMs, "FusedMatMul", fused_matmul_rule);
+  r.add(kMs, "MatMulNBits", matmul_nbits_rule);
+  r.add(kMs, "BiasGelu", bias_gelu_rule);
+  r.add(kMs, "FastGelu", same_shape_rule);
+  r.add(kMs, "Gelu", same_shape_rule);
+  r.add(kMs, "QuickGelu", same_shape_rule);
+  r.add(kMs, "BiasAdd", bias_add_rule);
+  r.add(kMs, "BiasSplitGelu", bias_split_gelu_rule);
+}
 
 }  // namespace fakeprop::onnx::ops

@@ -1,30 +1,749 @@
-// Neural-network operators: MatMul, Gemm, Conv, pooling, normalization, ...
+// Neural-network operators: MatMul, Gemm, Einsum, convolutions, pooling,
+// normalization, resizing, recurrent networks and signal processing.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "fakeprop/onnx/ops/conv_shape.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
+#include "fakeprop/onnx/ops/nn_common.h"
 
 namespace fakeprop::onnx::ops {
 
 namespace {
 
+// ---------------------------------------------------------------- MatMul, Gemm, Einsum
+
 // numpy.matmul: 1-D operands are promoted and the added dim removed after;
 // batch dims broadcast.
 void matmul_rule(OpContext& ctx) {
-  SymShape a = ctx.shape(0), b = ctx.shape(1);
-  if (a.empty() || b.empty()) ctx.fail("invalid_rank", "MatMul operands must have rank >= 1");
-  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), SymInt(1));
-  if (b_vec) b.push_back(SymInt(1));
-  ctx.expect(sym_eq(a.back(), b[b.size() - 2]), "MatMul: contraction dims agree");
-  SymShape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
-  SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
-  if (!a_vec) out.push_back(a[a.size() - 2]);
-  if (!b_vec) out.push_back(b.back());
-  for (SymInt& d : out) d = ctx.env().simplify(d);
+  ctx.set_tensor(0, ctx.dtype(0), matmul_shape(ctx, ctx.shape(0), ctx.shape(1)));
+}
+
+void gemm_rule(OpContext& ctx) {
+  const SymShape& a = ctx.shape(0);
+  const SymShape& b = ctx.shape(1);
+  if (a.size() != 2 || b.size() != 2)
+    ctx.fail("invalid_rank", "Gemm needs 2-D A and B, got " + shape_to_string(a) + " and " + shape_to_string(b));
+  const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
+  const SymInt& m = trans_a ? a[1] : a[0];
+  const SymInt& k_a = trans_a ? a[0] : a[1];
+  const SymInt& k_b = trans_b ? b[1] : b[0];
+  const SymInt& n = trans_b ? b[0] : b[1];
+  require_equal(ctx, k_a, k_b, "Gemm: inner dims of A and B agree");
+  SymShape out = {m, n};
+  if (ctx.has_input(2)) {
+    // C broadcasts unidirectionally to (M, N).
+    const SymShape& c = ctx.shape(2);
+    if (c.size() > 2) ctx.fail("invalid_rank", "Gemm's C must have rank <= 2, got " + shape_to_string(c));
+    const SymShape wide = broadcast_shapes(c, out, ctx.env());
+    for (size_t i = 0; i < 2; ++i) require_equal(ctx, wide[i], out[i], "Gemm: C broadcasts to (M, N)");
+  } else if (ctx.opset() < 11) {
+    ctx.fail("missing_input", "Gemm before opset 11 needs input C");
+  }
+  simplify_all(ctx, out);
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// One operand term of an einsum equation: letters, with -1 for "...".
+using EinsumTerm = std::vector<int>;
+constexpr int kEllipsis = -1;
+
+EinsumTerm parse_einsum_term(const OpContext& ctx, std::string_view text) {
+  EinsumTerm term;
+  bool seen_ellipsis = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.') {
+      if (text.substr(i, 3) != "..." || seen_ellipsis)
+        ctx.fail("invalid_attribute", "Einsum: malformed ellipsis in term '" + std::string(text) + "'");
+      seen_ellipsis = true;
+      term.push_back(kEllipsis);
+      i += 2;
+    } else if (std::isalpha(static_cast<unsigned char>(c))) {
+      term.push_back(c);
+    } else {
+      ctx.fail("invalid_attribute", "Einsum: unexpected character '" + std::string(1, c) + "' in equation");
+    }
+  }
+  return term;
+}
+
+void einsum_rule(OpContext& ctx) {
+  std::string eq;
+  for (char c : ctx.attr_string("equation", "")) if (c != ' ') eq += c;
+  if (eq.empty()) ctx.fail("missing_attribute", "Einsum needs attribute 'equation'");
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<EinsumTerm> terms;
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    terms.push_back(parse_einsum_term(ctx, std::string_view(lhs).substr(start, comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != ctx.num_inputs())
+    ctx.fail("invalid_attribute", "Einsum equation '" + eq + "' has " + std::to_string(terms.size()) +
+                                      " operands but the node has " + std::to_string(ctx.num_inputs()) + " inputs");
+  std::map<int, SymInt> label_dim;
+  std::map<int, int> label_count;
+  std::vector<SymShape> ellipsis_shapes;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const SymShape& shape = ctx.shape(i);
+    const auto letters = static_cast<int64_t>(std::count_if(terms[i].begin(), terms[i].end(), [](int l) { return l != kEllipsis; }));
+    const bool has_ellipsis = letters != static_cast<int64_t>(terms[i].size());
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    if (has_ellipsis ? rank < letters : rank != letters)
+      ctx.fail("invalid_rank", "Einsum operand " + std::to_string(i) + " has shape " + shape_to_string(shape) +
+                                   " which does not fit its term in '" + eq + "'");
+    const int64_t ellipsis_rank = rank - letters;
+    size_t d = 0;
+    std::map<int, SymInt> in_this_operand;
+    for (int label : terms[i]) {
+      if (label == kEllipsis) {
+        ellipsis_shapes.emplace_back(shape.begin() + static_cast<ptrdiff_t>(d),
+                                     shape.begin() + static_cast<ptrdiff_t>(d + static_cast<size_t>(ellipsis_rank)));
+        d += static_cast<size_t>(ellipsis_rank);
+        continue;
+      }
+      const SymInt& size = shape[d++];
+      ++label_count[label];
+      if (auto it = in_this_operand.find(label); it != in_this_operand.end()) {
+        require_equal(ctx, it->second, size, "Einsum: repeated subscript sizes agree");
+        continue;
+      }
+      in_this_operand.emplace(label, size);
+      auto [it, fresh] = label_dim.emplace(label, size);
+      if (!fresh) it->second = broadcast_shapes(SymShape{it->second}, SymShape{size}, ctx.env())[0];
+    }
+  }
+  const SymShape ellipsis_dims = broadcast_shapes(ellipsis_shapes, ctx.env());
+  SymShape out;
+  if (arrow == std::string::npos) {
+    // Implicit output: broadcast dims, then the letters used once, sorted.
+    out = ellipsis_dims;
+    for (const auto& [label, count] : label_count)
+      if (count == 1) out.push_back(label_dim.at(label));
+  } else {
+    const EinsumTerm rhs = parse_einsum_term(ctx, std::string_view(eq).substr(arrow + 2));
+    std::set<int> seen;
+    for (int label : rhs) {
+      if (label == kEllipsis) {
+        out.insert(out.end(), ellipsis_dims.begin(), ellipsis_dims.end());
+        continue;
+      }
+      if (!seen.insert(label).second || !label_dim.count(label))
+        ctx.fail("invalid_attribute", "Einsum output subscript '" + std::string(1, static_cast<char>(label)) +
+                                          "' is repeated or does not appear in the inputs of '" + eq + "'");
+      out.push_back(label_dim.at(label));
+    }
+  }
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ---------------------------------------------------------------- convolution
+
+// Spatial kernel sizes: the kernel_shape attribute, else W's static dims
+// from 2 on; nullopt when W's dims are symbolic and no attribute is given.
+std::optional<std::vector<int64_t>> conv_kernel(OpContext& ctx, const SymShape& w, size_t spatial) {
+  auto attr = ctx.attr_ints("kernel_shape");
+  if (attr) {
+    if (attr->size() != spatial)
+      ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(attr->size()) +
+                                        " values for " + std::to_string(spatial) + " spatial dims");
+    for (size_t i = 0; i < spatial; ++i)
+      require_equal(ctx, w[2 + i], (*attr)[i], "conv: kernel_shape matches W");
+    return attr;
+  }
+  return static_shape(std::span<const SymInt>(w).subspan(2));
+}
+
+SymShape unknown_spatial(OpContext& ctx, size_t n, const std::string& why) {
+  SymShape out;
+  for (size_t i = 0; i < n; ++i) out.push_back(ctx.unknown_size(why));
+  return out;
+}
+
+// Conv and DeformConv: X (N, C, D...), W (M, C/group, k...).
+void conv_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  if (x.size() < 3) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
+  if (w.size() != x.size())
+    ctx.fail("invalid_rank", ctx.op_type() + " weight " + shape_to_string(w) + " must have the rank of input " +
+                                 shape_to_string(x));
+  const int64_t group = ctx.attr_int("group", 1);
+  if (group <= 0) ctx.fail("invalid_attribute", ctx.op_type() + " group must be positive, got " + std::to_string(group));
+  const size_t spatial = x.size() - 2;
+  require_equal(ctx, x[1], w[1] * group, "conv: input channels = W.shape[1] * group");
+  require_divisible(ctx, w[0], group, "conv: output channels divisible by group");
+  if (ctx.has_input(2) && ctx.op_type() == "Conv") require_vector(ctx, 2, w[0], "Conv bias");
+  SymShape out = {x[0], w[0]};
+  std::span<const SymInt> in(x.begin() + 2, x.end());
+  if (auto kernel = conv_kernel(ctx, w, spatial)) {
+    const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), /*use_dilations=*/true, /*use_ceil_mode=*/false);
+    SymShape sizes = window_output_sizes(ctx, in, attrs);
+    out.insert(out.end(), sizes.begin(), sizes.end());
+  } else {
+    SymShape sizes = unknown_spatial(ctx, spatial, ctx.op_type() + ": kernel size from symbolic weight dims " +
+                                                       shape_to_string(w));
+    out.insert(out.end(), sizes.begin(), sizes.end());
+  }
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// DeformConv (19): conv geometry; offset / mask (N, ..., out spatial).
+void deform_conv_rule(OpContext& ctx) {
+  conv_rule(ctx);
+  if (ctx.has_input(3)) require_vector(ctx, 3, ctx.shape(1)[0], "DeformConv bias");
+}
+
+// ConvTranspose: X (N, C, D...), W (C, M/group, k...) -> (N, M, ...).
+void conv_transpose_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  if (x.size() < 3) ctx.fail("invalid_rank", "ConvTranspose needs input of rank >= 3, got " + shape_to_string(x));
+  if (w.size() != x.size())
+    ctx.fail("invalid_rank", "ConvTranspose weight " + shape_to_string(w) + " must have the rank of input " +
+                                 shape_to_string(x));
+  const int64_t group = ctx.attr_int("group", 1);
+  if (group <= 0) ctx.fail("invalid_attribute", "ConvTranspose group must be positive, got " + std::to_string(group));
+  const size_t spatial = x.size() - 2;
+  require_equal(ctx, x[1], w[0], "ConvTranspose: input channels = W.shape[0]");
+  require_divisible(ctx, x[1], group, "ConvTranspose: input channels divisible by group");
+  const SymInt channels = w[1] * group;
+  if (ctx.has_input(2)) require_vector(ctx, 2, channels, "ConvTranspose bias");
+  SymShape out = {x[0], channels};
+  std::span<const SymInt> in(x.begin() + 2, x.end());
+  auto kernel = conv_kernel(ctx, w, spatial);
+  if (auto output_shape = ctx.attr_ints("output_shape")) {
+    // Explicit output sizes (spatial, or the full shape): pads follow from them.
+    if (output_shape->size() != spatial && output_shape->size() != spatial + 2)
+      ctx.fail("invalid_attribute", "ConvTranspose output_shape has " + std::to_string(output_shape->size()) +
+                                        " values for " + std::to_string(spatial) + " spatial dims");
+    for (size_t i = output_shape->size() - spatial; i < output_shape->size(); ++i) {
+      if ((*output_shape)[i] < 0)
+        ctx.fail("invalid_attribute", "ConvTranspose output_shape must not be negative");
+      out.push_back((*output_shape)[i]);
+    }
+    if (kernel) (void)read_window_attrs(ctx, std::move(*kernel), true, false);  // validation only
+  } else if (kernel) {
+    const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), true, false);
+    std::vector<int64_t> output_padding = ctx.attr_ints("output_padding").value_or(std::vector<int64_t>(spatial, 0));
+    SymShape sizes = transpose_output_sizes(ctx, in, attrs, output_padding);
+    out.insert(out.end(), sizes.begin(), sizes.end());
+  } else {
+    SymShape sizes = unknown_spatial(ctx, spatial, "ConvTranspose: kernel size from symbolic weight dims " +
+                                                       shape_to_string(w));
+    out.insert(out.end(), sizes.begin(), sizes.end());
+  }
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ---------------------------------------------------------------- pooling
+
+struct PoolFeatures {
+  int64_t dilations_since;  // first opset with a dilations attribute (0: never)
+  int64_t ceil_mode_since;
+  int64_t indices_since;    // first opset with the Indices output (0: never)
+};
+
+void pool(OpContext& ctx, const PoolFeatures& f) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
+  auto kernel = ctx.attr_ints("kernel_shape");
+  if (!kernel) ctx.fail("missing_attribute", ctx.op_type() + " needs attribute 'kernel_shape'");
+  if (kernel->size() != x.size() - 2)
+    ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(kernel->size()) +
+                                      " values for input " + shape_to_string(x));
+  const bool dilations = f.dilations_since && ctx.opset() >= f.dilations_since;
+  const bool ceil_mode = f.ceil_mode_since && ctx.opset() >= f.ceil_mode_since;
+  const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), dilations, ceil_mode);
+  SymShape out = {x[0], x[1]};
+  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  simplify_all(ctx, out);
+  if (ctx.wants_output(1)) {
+    if (!f.indices_since || ctx.opset() < f.indices_since)
+      ctx.fail("invalid_outputs", ctx.op_type() + " has no second output at opset " + std::to_string(ctx.opset()));
+    ctx.set_tensor(1, DType::Int64, out);
+  }
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void max_pool_rule(OpContext& ctx) { pool(ctx, {10, 10, 8}); }
+void average_pool_rule(OpContext& ctx) { pool(ctx, {19, 10, 0}); }
+void lp_pool_rule(OpContext& ctx) { pool(ctx, {18, 18, 0}); }
+
+void global_pool_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 2) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 2, got " + shape_to_string(x));
+  SymShape out(x.begin(), x.begin() + 2);
+  out.resize(x.size(), SymInt(1));
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void max_roi_pool_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& rois = ctx.shape(1);
+  if (x.size() != 4) ctx.fail("invalid_rank", "MaxRoiPool needs a 4-D input, got " + shape_to_string(x));
+  if (rois.size() != 2) ctx.fail("invalid_rank", "MaxRoiPool needs 2-D rois, got " + shape_to_string(rois));
+  require_equal(ctx, rois[1], 5, "MaxRoiPool: rois are (batch_id, x1, y1, x2, y2)");
+  auto pooled = ctx.attr_ints("pooled_shape");
+  if (!pooled || pooled->size() != 2 || (*pooled)[0] <= 0 || (*pooled)[1] <= 0)
+    ctx.fail("invalid_attribute", "MaxRoiPool needs 'pooled_shape' with two positive values");
+  ctx.set_tensor(0, ctx.dtype(0), {rois[0], x[1], (*pooled)[0], (*pooled)[1]});
+}
+
+void roi_align_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& rois = ctx.shape(1);
+  const SymShape& batch_indices = ctx.shape(2);
+  if (x.size() != 4) ctx.fail("invalid_rank", "RoiAlign needs a 4-D input, got " + shape_to_string(x));
+  if (rois.size() != 2) ctx.fail("invalid_rank", "RoiAlign needs 2-D rois, got " + shape_to_string(rois));
+  if (batch_indices.size() != 1)
+    ctx.fail("invalid_rank", "RoiAlign needs 1-D batch_indices, got " + shape_to_string(batch_indices));
+  require_equal(ctx, rois[1], 4, "RoiAlign: rois are (x1, y1, x2, y2)");
+  require_equal(ctx, batch_indices[0], rois[0], "RoiAlign: one batch index per roi");
+  const int64_t h = ctx.attr_int("output_height", 1), w = ctx.attr_int("output_width", 1);
+  if (h <= 0 || w <= 0) ctx.fail("invalid_attribute", "RoiAlign output_height/output_width must be positive");
+  ctx.set_tensor(0, ctx.dtype(0), {rois[0], x[1], h, w});
+}
+
+void max_unpool_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3) ctx.fail("invalid_rank", "MaxUnpool needs input of rank >= 3, got " + shape_to_string(x));
+  const SymShape& indices = ctx.shape(1);
+  if (indices.size() != x.size())
+    ctx.fail("shape_mismatch", "MaxUnpool indices " + shape_to_string(indices) + " must have the shape of X " +
+                                   shape_to_string(x));
+  for (size_t i = 0; i < x.size(); ++i) require_equal(ctx, x[i], indices[i], "MaxUnpool: I has the shape of X");
+  SymShape out;
+  if (ctx.has_input(2)) {
+    auto target = shape_from_input(ctx, 2);
+    if (target) {
+      out = *target;
+    } else {
+      auto n = static_shape(ctx.shape(2));
+      if (!n || n->size() != 1) ctx.fail("unknown_shape", "MaxUnpool output_shape has unknown length");
+      for (int64_t i = 0; i < (*n)[0]; ++i)
+        out.push_back(ctx.unknown_size("MaxUnpool output_shape '" + ctx.node().inputs[2] + "' is not known"));
+    }
+    if (out.size() != x.size())
+      ctx.fail("invalid_shape", "MaxUnpool output_shape " + shape_to_string(out) + " must have rank " +
+                                    std::to_string(x.size()));
+  } else {
+    auto kernel = ctx.attr_ints("kernel_shape");
+    if (!kernel) ctx.fail("missing_attribute", "MaxUnpool needs attribute 'kernel_shape'");
+    if (kernel->size() != x.size() - 2)
+      ctx.fail("invalid_attribute", "MaxUnpool kernel_shape has " + std::to_string(kernel->size()) +
+                                        " values for input " + shape_to_string(x));
+    const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), false, false);
+    out = {x[0], x[1]};
+    SymShape sizes = transpose_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs,
+                                            std::vector<int64_t>(x.size() - 2, 0));
+    out.insert(out.end(), sizes.begin(), sizes.end());
+  }
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ---------------------------------------------------------------- normalization
+
+void batch_norm_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.empty()) ctx.fail("invalid_rank", "BatchNormalization needs input of rank >= 1");
+  const SymInt channels = x.size() >= 2 ? x[1] : SymInt(1);
+  static const char* const names[] = {"", "scale", "B", "mean", "var"};
+  for (size_t i = 1; i <= 4; ++i) require_vector(ctx, i, channels, std::string("BatchNormalization ") + names[i]);
+  ctx.set_tensor(0, ctx.dtype(0), x);
+  if (ctx.opset() >= 14) {
+    const bool training = ctx.attr_int("training_mode", 0) != 0;
+    if (!training && (ctx.wants_output(1) || ctx.wants_output(2)))
+      ctx.fail("invalid_outputs", "BatchNormalization outputs running_mean/running_var need training_mode=1");
+    if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), {channels});
+    if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(4), {channels});
+    if (ctx.num_outputs() > 3) ctx.fail("invalid_outputs", "BatchNormalization has at most 3 outputs at opset >= 14");
+    return;
+  }
+  // Opsets 7 and 9: mean, var, saved_mean, saved_var, all (C).
+  for (size_t i = 1; i < ctx.num_outputs() && i <= 4; ++i)
+    if (ctx.wants_output(i)) ctx.set_tensor(i, ctx.dtype(0), {channels});
+}
+
+void instance_norm_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3) ctx.fail("invalid_rank", "InstanceNormalization needs input of rank >= 3, got " + shape_to_string(x));
+  require_vector(ctx, 1, x[1], "InstanceNormalization scale");
+  require_vector(ctx, 2, x[1], "InstanceNormalization B");
+  same_as_input(ctx);
+}
+
+void layer_norm_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+  layer_norm_outputs(ctx, axis, {1, 2}, ctx.attr_int("stash_type", 1));
+}
+
+void group_norm_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 2) ctx.fail("invalid_rank", "GroupNormalization needs input of rank >= 2, got " + shape_to_string(x));
+  const int64_t groups = ctx.required_attr_int("num_groups");
+  if (groups <= 0) ctx.fail("invalid_attribute", "GroupNormalization num_groups must be positive");
+  require_divisible(ctx, x[1], groups, "GroupNormalization: channels divisible by num_groups");
+  // Opset 18: scale and bias have one value per group; opset 21: per channel.
+  const SymInt per = ctx.opset() >= 21 ? x[1] : SymInt(groups);
+  require_vector(ctx, 1, per, "GroupNormalization scale");
+  require_vector(ctx, 2, per, "GroupNormalization bias");
+  same_as_input(ctx);
+}
+
+void same_shape_rule(OpContext& ctx) { same_as_input(ctx); }
+
+// ---------------------------------------------------------------- resizing
+
+void resize_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  // Opset 10: (X, scales). 11+: (X, roi, scales, sizes); an empty tensor means "absent".
+  const size_t scales_at = ctx.opset() >= 11 ? 2 : 1;
+  auto present = [&](size_t i) {
+    if (!ctx.has_input(i)) return false;
+    const SymShape& s = ctx.shape(i);
+    return !(s.size() == 1 && s[0].is_static() && s[0].value() == 0);
+  };
+  const bool has_scales = present(scales_at);
+  const bool has_sizes = ctx.opset() >= 11 && present(3);
+  if (has_scales == has_sizes)
+    ctx.fail("invalid_inputs", "Resize needs exactly one of 'scales' and 'sizes'");
+  std::vector<int64_t> axes;
+  if (ctx.opset() >= 18 && ctx.has_attr("axes")) {
+    axes = normalize_axes(ctx, *ctx.attr_ints("axes"), rank);
+  } else {
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  const std::string policy = ctx.opset() >= 18 ? ctx.attr_string("keep_aspect_ratio_policy", "stretch") : "stretch";
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    ctx.fail("invalid_attribute", "Resize keep_aspect_ratio_policy '" + policy + "' is unknown");
+  if (has_scales && policy != "stretch")
+    ctx.fail("invalid_attribute", "Resize scales cannot be used with keep_aspect_ratio_policy " + policy);
+  SymShape out = x;
+  if (has_scales) {
+    resize_by_scales(ctx, scales_at, axes, out);
+  } else if (auto sizes = ctx.ints(3)) {
+    if (sizes->size() != axes.size())
+      ctx.fail("invalid_shape", "Resize sizes has " + std::to_string(sizes->size()) + " values for " +
+                                    std::to_string(axes.size()) + " axes");
+    if (policy == "stretch") {
+      for (size_t i = 0; i < axes.size(); ++i) out[static_cast<size_t>(axes[i])] = (*sizes)[i];
+    } else {
+      keep_aspect_ratio(ctx, policy == "not_larger", axes, *sizes, out);
+    }
+  } else {
+    const std::string why = "Resize sizes '" + ctx.node().inputs[3] + "' are not known";
+    for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
+  }
+  for (const SymInt& d : out)
+    if (d.is_static() && d.value() < 0) ctx.fail("invalid_shape", "Resize output size " + std::to_string(d.value()) + " is negative");
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void upsample_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < x.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  SymShape out = x;
+  if (ctx.opset() < 9) {
+    auto scales = ctx.attr_floats("scales");
+    if (!scales) ctx.fail("missing_attribute", "Upsample needs attribute 'scales' before opset 9");
+    std::vector<double> s(scales->begin(), scales->end());
+    apply_scales(ctx, s, axes, out);
+  } else {
+    resize_by_scales(ctx, 1, axes, out);
+  }
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void grid_sample_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& grid = ctx.shape(1);
+  if (x.size() < 3) ctx.fail("invalid_rank", "GridSample needs input of rank >= 3, got " + shape_to_string(x));
+  if (ctx.opset() < 20 && x.size() != 4)
+    ctx.fail("invalid_rank", "GridSample before opset 20 needs a 4-D input, got " + shape_to_string(x));
+  if (grid.size() != x.size())
+    ctx.fail("invalid_rank", "GridSample grid " + shape_to_string(grid) + " must have the rank of input " +
+                                 shape_to_string(x));
+  const int64_t spatial = static_cast<int64_t>(x.size()) - 2;
+  require_equal(ctx, grid.back(), spatial, "GridSample: grid's last dim is the number of spatial dims");
+  require_equal(ctx, grid[0], x[0], "GridSample: batch sizes agree");
+  SymShape out = {x[0], x[1]};
+  out.insert(out.end(), grid.begin() + 1, grid.end() - 1);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void affine_grid_rule(OpContext& ctx) {
+  const SymShape& theta = ctx.shape(0);
+  if (theta.size() != 3) ctx.fail("invalid_rank", "AffineGrid needs 3-D theta, got " + shape_to_string(theta));
+  auto length = static_shape(ctx.shape(1));
+  if (ctx.rank(1) != 1 || !length || ((*length)[0] != 4 && (*length)[0] != 5))
+    ctx.fail("invalid_shape", "AffineGrid size must be a 1-D tensor of 4 or 5 values, got shape " +
+                                  shape_to_string(ctx.shape(1)));
+  const int64_t spatial = (*length)[0] - 2;
+  require_equal(ctx, theta[1], spatial, "AffineGrid: theta is (N, 2, 3) or (N, 3, 4)");
+  require_equal(ctx, theta[2], spatial + 1, "AffineGrid: theta is (N, 2, 3) or (N, 3, 4)");
+  SymShape size;
+  if (auto known = ctx.ints(1)) {
+    size = *known;
+  } else {
+    for (int64_t i = 0; i < spatial + 2; ++i)
+      size.push_back(ctx.unknown_size("AffineGrid size '" + ctx.node().inputs[1] + "' is not known"));
+  }
+  require_equal(ctx, size[0], theta[0], "AffineGrid: batch sizes agree");
+  SymShape out = {theta[0]};
+  out.insert(out.end(), size.begin() + 2, size.end());
+  out.push_back(spatial);
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void col2im_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() != 3) ctx.fail("invalid_rank", "Col2Im needs a 3-D input (N, C*prod(block), L), got " + shape_to_string(x));
+  auto n_image = static_shape(ctx.shape(1));
+  auto n_block = static_shape(ctx.shape(2));
+  if (ctx.rank(1) != 1 || ctx.rank(2) != 1 || !n_image || !n_block || (*n_image)[0] != (*n_block)[0])
+    ctx.fail("invalid_shape", "Col2Im image_shape and block_shape must be 1-D of the same length");
+  const int64_t spatial = (*n_image)[0];
+  SymShape image;
+  if (auto known = ctx.ints(1)) {
+    image = *known;
+  } else {
+    for (int64_t i = 0; i < spatial; ++i)
+      image.push_back(ctx.unknown_size("Col2Im image_shape '" + ctx.node().inputs[1] + "' is not known"));
+  }
+  SymShape out = {x[0]};
+  auto block = ctx.static_ints(2);
+  if (block) {
+    SymInt block_size = 1;
+    for (int64_t b : *block) block_size = block_size * b;
+    require_divisible(ctx, x[1], block_size, "Col2Im: channels divisible by the block size");
+    out.push_back(floordiv(x[1], block_size));
+    // L is the number of block positions over the padded image.
+    const WindowAttrs attrs = read_window_attrs(ctx, *block, true, false);
+    const SymShape positions = window_output_sizes(ctx, image, attrs);
+    require_equal(ctx, x[2], numel(positions), "Col2Im: L equals the number of blocks");
+  } else {
+    out.push_back(ctx.unknown_size("Col2Im block_shape '" + ctx.node().inputs[2] + "' is not known"));
+  }
+  out.insert(out.end(), image.begin(), image.end());
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ---------------------------------------------------------------- recurrent networks
+
+void rnn(OpContext& ctx, int64_t gates, bool has_cell) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  const SymShape& r = ctx.shape(2);
+  if (x.size() != 3 || w.size() != 3 || r.size() != 3)
+    ctx.fail("invalid_rank", ctx.op_type() + " needs 3-D X, W and R, got " + shape_to_string(x) + ", " +
+                                 shape_to_string(w) + ", " + shape_to_string(r));
+  const std::string direction = ctx.attr_string("direction", "forward");
+  int64_t directions = 1;
+  if (direction == "bidirectional") directions = 2;
+  else if (direction != "forward" && direction != "reverse")
+    ctx.fail("invalid_attribute", ctx.op_type() + " direction '" + direction + "' is unknown");
+  const int64_t layout = ctx.opset() >= 14 ? ctx.attr_int("layout", 0) : 0;
+  if (layout != 0 && layout != 1) ctx.fail("invalid_attribute", ctx.op_type() + " layout must be 0 or 1");
+  const SymInt& seq = layout ? x[1] : x[0];
+  const SymInt& batch = layout ? x[0] : x[1];
+  SymInt hidden = r[2];
+  if (ctx.has_attr("hidden_size")) {
+    hidden = ctx.attr_int("hidden_size", 0);
+    if (hidden.value() <= 0) ctx.fail("invalid_attribute", ctx.op_type() + " hidden_size must be positive");
+    require_equal(ctx, r[2], hidden, "RNN: R is (directions, gates*hidden, hidden)");
+  }
+  const std::string why = "RNN: weights agree with direction and hidden_size";
+  require_equal(ctx, w[0], directions, why.c_str());
+  require_equal(ctx, r[0], directions, why.c_str());
+  require_equal(ctx, w[1], hidden * gates, why.c_str());
+  require_equal(ctx, r[1], hidden * gates, why.c_str());
+  require_equal(ctx, w[2], x[2], "RNN: W's input size matches X");
+  if (ctx.has_input(4)) require_vector(ctx, 4, batch, ctx.op_type() + " sequence_lens");
+  const DType t = ctx.dtype(0);
+  hidden = ctx.env().simplify(hidden);
+  if (ctx.wants_output(0)) {
+    ctx.set_tensor(0, t, layout ? SymShape{batch, seq, directions, hidden} : SymShape{seq, directions, batch, hidden});
+  }
+  const SymShape state = layout ? SymShape{batch, directions, hidden} : SymShape{directions, batch, hidden};
+  if (ctx.wants_output(1)) ctx.set_tensor(1, t, state);
+  if (has_cell && ctx.wants_output(2)) ctx.set_tensor(2, t, state);
+  if (!has_cell && ctx.num_outputs() > 2) ctx.fail("invalid_outputs", ctx.op_type() + " has at most 2 outputs");
+}
+
+void rnn_rule(OpContext& ctx) { rnn(ctx, 1, false); }
+void gru_rule(OpContext& ctx) { rnn(ctx, 3, false); }
+void lstm_rule(OpContext& ctx) { rnn(ctx, 4, true); }
+
+// ---------------------------------------------------------------- signal processing
+
+void dft_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  if (rank < 2) ctx.fail("invalid_rank", "DFT needs input of rank >= 2 (the last dim holds real/imaginary)");
+  const bool onesided = ctx.attr_int("onesided", 0) != 0, inverse = ctx.attr_int("inverse", 0) != 0;
+  const SymInt& parts = x.back();
+  if (onesided) {
+    require_equal(ctx, parts, inverse ? 2 : 1,
+                  inverse ? "DFT: inverse one-sided DFT needs complex input" : "DFT: one-sided DFT needs real input");
+  } else if (!ctx.expect(sym_or(sym_eq(parts, 1), sym_eq(parts, 2)), "DFT: last dim is 1 (real) or 2 (complex)")) {
+    ctx.fail("invalid_shape", "DFT input's last dim must be 1 or 2, got " + parts.to_python());
+  }
+  SymShape out = x;
+  out.back() = onesided && inverse ? 1 : 2;
+  int64_t axis = 1;
+  if (ctx.opset() >= 20) {
+    axis = -2;
+    if (ctx.has_input(2)) {
+      auto a = ctx.static_ints(2);
+      if (!a || a->size() != 1) {
+        // Unknown axis: only a full-length transform keeps the other dims.
+        if (onesided || ctx.has_input(1))
+          for (int64_t d = 0; d + 1 < rank; ++d) out[static_cast<size_t>(d)] = ctx.unknown_size("DFT axis is not known");
+        simplify_all(ctx, out);
+        ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+        return;
+      }
+      axis = (*a)[0];
+    }
+  } else {
+    axis = ctx.attr_int("axis", 1);
+  }
+  if (axis < -rank || axis == -1 || axis >= rank - 1)
+    ctx.fail("invalid_axis", "DFT axis " + std::to_string(axis) + " is invalid for input rank " + std::to_string(rank));
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  SymInt length = onesided && inverse ? (x[a] - 1) * 2 : x[a];
+  if (ctx.has_input(1)) {
+    auto n = ctx.scalar_int(1);
+    length = n ? *n : ctx.unknown_size("DFT dft_length '" + ctx.node().inputs[1] + "' is not known");
+    if (!ctx.expect(sym_ge(length, 1), "DFT: dft_length >= 1"))
+      ctx.fail("invalid_shape", "DFT dft_length must be positive, got " + length.to_python());
+  }
+  out[a] = onesided && !inverse ? floordiv(length, 2) + 1 : length;
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void stft_rule(OpContext& ctx) {
+  const SymShape& signal = ctx.shape(0);
+  if (signal.size() != 3)
+    ctx.fail("invalid_rank", "STFT needs a 3-D signal (batch, length, 1 or 2), got " + shape_to_string(signal));
+  const bool onesided = ctx.attr_int("onesided", 1) != 0;
+  if (onesided) require_equal(ctx, signal[2], 1, "STFT: one-sided output needs a real signal");
+  std::optional<SymInt> frame_length;
+  if (ctx.has_input(3)) {
+    auto n = ctx.scalar_int(3);
+    frame_length = n ? *n : ctx.unknown_size("STFT frame_length '" + ctx.node().inputs[3] + "' is not known");
+  }
+  if (ctx.has_input(2)) {
+    const SymShape& window = ctx.shape(2);
+    if (window.size() != 1) ctx.fail("invalid_rank", "STFT window must be 1-D, got " + shape_to_string(window));
+    if (frame_length) require_equal(ctx, window[0], *frame_length, "STFT: window length = frame_length");
+    else frame_length = window[0];
+  }
+  if (!frame_length) ctx.fail("missing_input", "STFT needs a window or a frame_length");
+  if (!ctx.expect(sym_ge(*frame_length, 1), "STFT: frame_length >= 1"))
+    ctx.fail("invalid_shape", "STFT frame_length must be positive");
+  SymInt frames;
+  if (auto step = ctx.scalar_int(1)) {
+    if (!ctx.expect(sym_ge(*step, 1), "STFT: frame_step >= 1")) ctx.fail("invalid_shape", "STFT frame_step must be positive");
+    if (!ctx.expect(sym_ge(signal[1], *frame_length), "STFT: signal at least one frame long"))
+      ctx.fail("invalid_shape", "STFT signal length " + signal[1].to_python() + " is shorter than the frame length " +
+                                    frame_length->to_python());
+    frames = floordiv(signal[1] - *frame_length, *step) + 1;
+  } else {
+    frames = ctx.unknown_size("STFT frame_step '" + ctx.node().inputs[1] + "' is not known");
+  }
+  const SymInt bins = onesided ? floordiv(*frame_length, 2) + 1 : *frame_length;
+  SymShape out = {signal[0], frames, bins, 2};
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void mel_weight_matrix_rule(OpContext& ctx) {
+  auto dtype = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("output_datatype", 1)));
+  if (!dtype) ctx.fail("invalid_attribute", "MelWeightMatrix output_datatype is not a known type");
+  auto bins = ctx.scalar_int(0);
+  auto dft_length = ctx.scalar_int(1);
+  SymShape out = {dft_length ? floordiv(*dft_length, 2) + 1
+                             : ctx.unknown_size("MelWeightMatrix dft_length '" + ctx.node().inputs[1] + "' is not known"),
+                  bins ? *bins : ctx.unknown_size("MelWeightMatrix num_mel_bins '" + ctx.node().inputs[0] + "' is not known")};
+  for (const SymInt& d : out)
+    if (!ctx.expect(sym_ge(d, 0), "MelWeightMatrix: sizes are not negative"))
+      ctx.fail("invalid_shape", "MelWeightMatrix output size " + d.to_python() + " is negative");
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, *dtype, std::move(out));
+}
+
+// ImageDecoder: the image size lives in the encoded bytes.
+void image_decoder_rule(OpContext& ctx) {
+  if (ctx.rank(0) != 1) ctx.fail("invalid_rank", "ImageDecoder needs a 1-D encoded stream");
+  const std::string format = ctx.attr_string("pixel_format", "RGB");
+  int64_t channels = 3;
+  if (format == "Grayscale") channels = 1;
+  else if (format != "RGB" && format != "BGR")
+    ctx.fail("invalid_attribute", "ImageDecoder pixel_format '" + format + "' is not RGB, BGR or Grayscale");
+  const SymInt height = ctx.new_unbacked_size({1, kIntOo});
+  const SymInt width = ctx.new_unbacked_size({1, kIntOo});
+  ctx.set_tensor(0, DType::UInt8, {height, width, channels});
 }
 
 }  // namespace
 
-void register_nn_ops(OpRegistry& r) { r.add("", "MatMul", matmul_rule); }
+void register_nn_ops(OpRegistry& r) {
+  r.add("", "MatMul", matmul_rule);
+  r.add("", "Gemm", gemm_rule);
+  r.add("", "Einsum", einsum_rule);
+  r.add("", "Conv", conv_rule);
+  r.add("", "ConvTranspose", conv_transpose_rule);
+  r.add("", "DeformConv", deform_conv_rule);
+  r.add("", "MaxPool", max_pool_rule);
+  r.add("", "AveragePool", average_pool_rule);
+  r.add("", "LpPool", lp_pool_rule);
+  r.add("", "GlobalAveragePool", global_pool_rule);
+  r.add("", "GlobalMaxPool", global_pool_rule);
+  r.add("", "GlobalLpPool", global_pool_rule);
+  r.add("", "MaxRoiPool", max_roi_pool_rule);
+  r.add("", "RoiAlign", roi_align_rule);
+  r.add("", "MaxUnpool", max_unpool_rule);
+  r.add("", "BatchNormalization", batch_norm_rule);
+  r.add("", "InstanceNormalization", instance_norm_rule);
+  r.add("", "LayerNormalization", layer_norm_rule);
+  r.add("", "GroupNormalization", group_norm_rule);
+  r.add("", "LRN", same_shape_rule);
+  r.add("", "MeanVarianceNormalization", same_shape_rule);
+  r.add("", "Resize", resize_rule);
+  r.add("", "Upsample", upsample_rule);
+  r.add("", "GridSample", grid_sample_rule);
+  r.add("", "AffineGrid", affine_grid_rule);
+  r.add("", "Col2Im", col2im_rule);
+  r.add("", "RNN", rnn_rule);
+  r.add("", "GRU", gru_rule);
+  r.add("", "LSTM", lstm_rule);
+  r.add("", "DFT", dft_rule);
+  r.add("", "STFT", stft_rule);
+  r.add("", "MelWeightMatrix", mel_weight_matrix_rule);
+  r.add("", "ImageDecoder", image_decoder_rule);
+}
 
 }  // namespace fakeprop::onnx::ops

@@ -1,0 +1,145 @@
+#include "fakeprop/onnx/ops/nn_common.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "fakeprop/onnx/ops/helpers.h"
+
+namespace fakeprop::onnx::ops {
+
+void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why) {
+  if (!ctx.expect(sym_eq(a, b), why))
+    ctx.fail("shape_mismatch", ctx.op_type() + ": " + why + " (" + ctx.env().simplify(a).to_python() + " vs " +
+                                   ctx.env().simplify(b).to_python() + ")");
+}
+
+void require_divisible(OpContext& ctx, const SymInt& a, const SymInt& divisor, const char* why) {
+  if (!ctx.expect(sym_eq(mod(a, divisor), 0), why))
+    ctx.fail("shape_mismatch", ctx.op_type() + ": " + why + " (" + ctx.env().simplify(a).to_python() + " % " +
+                                   ctx.env().simplify(divisor).to_python() + " != 0)");
+}
+
+void require_vector(OpContext& ctx, size_t i, const SymInt& length, const std::string& what) {
+  const SymShape& s = ctx.shape(i);
+  if (s.size() != 1) ctx.fail("invalid_rank", what + " must be 1-D, got shape " + shape_to_string(s));
+  if (!ctx.expect(sym_eq(s[0], length), "vector length"))
+    ctx.fail("shape_mismatch", what + " must have " + ctx.env().simplify(length).to_python() + " elements, got " +
+                                   s[0].to_python());
+}
+
+void simplify_all(OpContext& ctx, SymShape& shape) {
+  for (SymInt& d : shape) d = ctx.env().simplify(d);
+}
+
+SymShape matmul_shape(OpContext& ctx, SymShape a, SymShape b) {
+  if (a.empty() || b.empty()) ctx.fail("invalid_rank", ctx.op_type() + " operands must have rank >= 1");
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), SymInt(1));
+  if (b_vec) b.push_back(SymInt(1));
+  require_equal(ctx, a.back(), b[b.size() - 2], "matmul: contraction dims agree");
+  SymShape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
+  SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
+  if (!a_vec) out.push_back(a[a.size() - 2]);
+  if (!b_vec) out.push_back(b.back());
+  simplify_all(ctx, out);
+  return out;
+}
+
+void layer_norm_outputs(OpContext& ctx, int64_t axis, std::initializer_list<size_t> stat_outputs, int64_t stash_type) {
+  const SymShape& x = ctx.shape(0);
+  ctx.set_tensor(0, ctx.dtype(0), x);
+  bool wanted = false;
+  for (size_t o : stat_outputs) wanted = wanted || ctx.wants_output(o);
+  if (!wanted) return;
+  auto dtype = dtype_from_onnx(static_cast<int32_t>(stash_type));
+  if (!dtype || !is_floating(*dtype))
+    ctx.fail("invalid_attribute", ctx.op_type() + " stash_type " + std::to_string(stash_type) + " is not a float type");
+  SymShape stats(x.begin(), x.begin() + axis);
+  stats.resize(x.size(), SymInt(1));
+  for (size_t o : stat_outputs)
+    if (ctx.wants_output(o)) ctx.set_tensor(o, *dtype, stats);
+}
+
+namespace {
+
+// s = numerator / 2^shift with small terms (every float is dyadic; only
+// short ones give readable, exact expressions).
+std::optional<std::pair<int64_t, int>> small_dyadic(double s) {
+  for (int shift = 0; shift <= 16; ++shift) {
+    const double scaled = std::ldexp(s, shift);
+    if (scaled == std::floor(scaled)) {
+      if (scaled > 65536.0) return std::nullopt;
+      return std::make_pair(static_cast<int64_t>(scaled), shift);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string scale_text(double s) {
+  std::ostringstream os;
+  os.precision(9);
+  os << s;
+  return os.str();
+}
+
+SymInt scaled_size(OpContext& ctx, const SymInt& in, double scale, int64_t axis) {
+  if (!std::isfinite(scale) || scale <= 0)
+    ctx.fail("invalid_shape", ctx.op_type() + " scale " + scale_text(scale) + " of axis " + std::to_string(axis) +
+                                  " must be positive");
+  if (in.is_static()) {
+    const double v = std::floor(static_cast<double>(in.value()) * scale);
+    if (v > 9.0e18) ctx.fail("overflow", ctx.op_type() + " output size of axis " + std::to_string(axis) + " overflows");
+    return static_cast<int64_t>(v);
+  }
+  if (auto d = small_dyadic(scale)) {
+    const SymInt num = in * d->first;
+    return d->second == 0 ? num : floordiv(num, int64_t{1} << d->second);
+  }
+  return ctx.unknown_size(ctx.op_type() + ": floor(" + in.to_python() + " * " + scale_text(scale) + ") on axis " +
+                          std::to_string(axis) + " has no exact integer form");
+}
+
+}  // namespace
+
+void apply_scales(OpContext& ctx, const std::vector<double>& scales, const std::vector<int64_t>& axes, SymShape& out) {
+  if (scales.size() != axes.size())
+    ctx.fail("invalid_shape", ctx.op_type() + " has " + std::to_string(scales.size()) + " scales for " +
+                                  std::to_string(axes.size()) + " axes");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    SymInt& d = out[static_cast<size_t>(axes[i])];
+    d = scaled_size(ctx, d, scales[i], axes[i]);
+  }
+}
+
+void resize_by_scales(OpContext& ctx, size_t i, const std::vector<int64_t>& axes, SymShape& out) {
+  if (auto scales = ctx.floats(i)) {
+    apply_scales(ctx, *scales, axes, out);
+    return;
+  }
+  auto n = static_shape(ctx.shape(i));
+  if (n && n->size() == 1 && static_cast<size_t>((*n)[0]) != axes.size())
+    ctx.fail("invalid_shape", ctx.op_type() + " has " + std::to_string((*n)[0]) + " scales for " +
+                                  std::to_string(axes.size()) + " axes");
+  const std::string why = ctx.op_type() + " scales '" + ctx.node().inputs[i] + "' are not known";
+  for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
+}
+
+void keep_aspect_ratio(OpContext& ctx, bool not_larger, const std::vector<int64_t>& axes,
+                       const std::vector<SymInt>& sizes, SymShape& out) {
+  bool known = true;
+  double scale = not_larger ? HUGE_VAL : -HUGE_VAL;
+  for (size_t i = 0; i < axes.size() && known; ++i) {
+    const SymInt& in = out[static_cast<size_t>(axes[i])];
+    known = in.is_static() && sizes[i].is_static() && in.value() > 0;
+    if (!known) break;
+    const double s = static_cast<double>(sizes[i].value()) / static_cast<double>(in.value());
+    scale = not_larger ? std::min(scale, s) : std::max(scale, s);
+  }
+  for (int64_t a : axes) {
+    SymInt& d = out[static_cast<size_t>(a)];
+    d = known ? SymInt(static_cast<int64_t>(std::round(scale * static_cast<double>(d.value()))))
+              : ctx.unknown_size(ctx.op_type() + ": keep_aspect_ratio_policy needs static input and target sizes");
+  }
+}
+
+}  // namespace fakeprop::onnx::ops
