@@ -93,7 +93,7 @@ class Comparer {
     if (kind == "optional") {
       const json& elem = want["element"];
       if (elem.is_null()) {
-        if (!is_empty_optional(got))
+        if (!is_empty_optional(got) && !got.maybe_none)
           problems.push_back(what + ": expected an empty optional, got " + describe(got));
         return;
       }

@@ -38,11 +38,16 @@ struct Value {
   double f = 0; // Float
   std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
   std::string opaque;  // Opaque: a description ("map", "optional(none)")
-  // List of a length that is not statically known (an ONNX sequence from
+  // A list described by one template element and its length, used when the
+  // elements are not individually known (an ONNX sequence from
   // SplitToSequence with a symbolic split, a Loop's sequence output): `list`
-  // then holds ONE element describing every element (dims that differ are
-  // unbacked sizes) and this is the length. Unset for ordinary lists.
+  // then holds ONE element describing every element (a dim with an unbacked
+  // symbol may differ between elements) and this is the length. Unset for
+  // ordinary lists.
   std::optional<SymInt> list_length;
+  // An ONNX optional that may be empty; the rest of the value describes its
+  // element when present. (A surely empty optional is of_opaque("optional(none)").)
+  bool maybe_none = false;
 
   static Value none() { return {}; }
   static Value of_tensor(TensorValue t) {

@@ -22,6 +22,37 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
+// A sequence or optional graph input (no --input hints exist for them): a
+// sequence is a template element with a fresh size-like unbacked length; an
+// optional is its element marked maybe_none. Element dims other than
+// dim_values are fresh unbacked sizes (elements may differ).
+Value sequence_or_optional_input(const TypeInfo& t, ShapeEnv& e, StorageIds& storage, Device device) {
+  if (t.kind == TypeInfo::Kind::Tensor) {
+    auto dtype = dtype_from_onnx(t.elem_type);
+    if (!dtype || !t.shape) return Value::of_opaque("element of unknown type or rank");
+    TensorValue tv;
+    for (const Dim& d : *t.shape)
+      tv.meta.sizes.push_back(d.kind == Dim::Kind::Value ? SymInt(d.value) : SymInt(e.create_unbacked_symint(true)));
+    tv.meta.strides = contiguous_strides(tv.meta.sizes, &e);
+    tv.meta.dtype = *dtype;
+    tv.meta.device = device;
+    tv.meta.storage = storage.next();
+    return Value::of_tensor(std::move(tv));
+  }
+  if (!t.elem) return Value::of_opaque("input of non-tensor type");
+  if (t.kind == TypeInfo::Kind::Sequence) {
+    Value elem = sequence_or_optional_input(*t.elem, e, storage, device);
+    if (elem.kind == Value::Kind::Opaque) return Value::of_opaque("sequence input with elements of unknown type");
+    return Value::of_list_of_length(std::move(elem), SymInt(e.create_unbacked_symint(true)));
+  }
+  if (t.kind == TypeInfo::Kind::Optional) {
+    Value elem = sequence_or_optional_input(*t.elem, e, storage, device);
+    elem.maybe_none = true;
+    return elem;
+  }
+  return Value::of_opaque("input of non-tensor type");
+}
+
 }  // namespace
 
 void Interpreter::create_inputs(const Graph& g, Scope& scope) {
@@ -49,6 +80,12 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     if (init_names.count(vi.name)) continue;
     const std::string src = SourceSpecs::input_source(vi.name);
     Value val;
+    if (vi.type.kind == TypeInfo::Kind::Sequence || vi.type.kind == TypeInfo::Kind::Optional) {
+      val = sequence_or_optional_input(vi.type, e, storage_, options_.device);
+      scope.set(vi.name, val);
+      result_.inputs.push_back({vi.name, src, val});
+      continue;
+    }
     if (vi.type.kind != TypeInfo::Kind::Tensor) {
       val = Value::of_opaque("input of non-tensor type");
       scope.set(vi.name, val);

@@ -223,6 +223,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
       int64_t opset = model_.opset(domain);
       OpContext ctx(node, opset, e, storage_, options_.device, std::move(inputs), this);
       subgraph_depth_ = depth;
+      current_scope_ = &scope;
       rule(ctx);
       outputs = ctx.outputs();
       for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name, "precision_lost", note});
@@ -285,6 +286,15 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
     tv.meta.dtype = t->dtype();
     tv.meta.device = options_.device;
     tv.meta.storage = storage_.next();
+    // Initializers of subgraphs are not in initializer_data's table: their
+    // known elements travel with the value.
+    if (depth > 0 && t->numel() <= options_.max_fold_elements) {
+      if (is_floating(tv.meta.dtype)) {
+        if (auto xs = t->read_doubles(options_.max_fold_elements)) tv.data = KnownData{{}, std::move(*xs), true};
+      } else if (auto xs = t->read_int64s(options_.max_fold_elements)) {
+        tv.data = KnownData{std::vector<SymInt>(xs->begin(), xs->end()), {}, false};
+      }
+    }
     scope.set(t->name, Value::of_tensor(std::move(tv)));
   }
   for (size_t i : topological_order(g, available, model_.path)) {

@@ -42,6 +42,10 @@ class Interpreter {
   // Known integer elements of initializer `name`, decoded once on demand.
   const KnownData* initializer_data(const std::string& name);
   const InferOptions& options() const { return options_; }
+  // The scope of the node whose rule is running (If / Loop / Scan pass it to
+  // run_subgraph as the outer scope). Read it before running a subgraph: the
+  // subgraph's own nodes change it.
+  const Scope* current_scope() const { return current_scope_; }
   ShapeEnv& env() { return *result_.env; }
   StorageIds& storage() { return storage_; }
 
@@ -62,6 +66,7 @@ class Interpreter {
   std::unordered_map<std::string, std::unique_ptr<KnownData>> initializer_cache_;
   std::unordered_map<std::string, const Function*> functions_;  // "domain::name"
   size_t subgraph_depth_ = 0;
+  const Scope* current_scope_ = nullptr;
 };
 
 RunResult run_model(const Model& model, const InferOptions& options);
