@@ -259,11 +259,13 @@ struct ShapeEnvInternals {
       }
       case ExprKind::Mul: {
         int64_t d = divisor_of_constant(e->value());
+        bool overflow = false;
         for (const auto& [base, exponent] : e->terms()) {
           int64_t db = known_divisor(env, base, use_facts);
-          for (int64_t i = 0; i < exponent && d != 1; ++i) d = combine_product(d, db);
+          if (db <= 1) continue;
+          for (int64_t i = 0; i < exponent && !overflow; ++i) overflow = __builtin_mul_overflow(d, db, &d);
         }
-        structural = d;
+        structural = overflow ? 1 : d;  // on overflow claim nothing
         break;
       }
       default:
@@ -391,14 +393,6 @@ struct ShapeEnvInternals {
       if (g > 1 && d->value() % g != 0) return s->kind() == ExprKind::Ne;
     }
     return std::nullopt;
-  }
-
-  static bool has_unbacked_kind(const Env& env, ExprRef e) {
-    for (ExprRef s : free_symbols(e)) {
-      const SymbolInfo* info = find(env, s);
-      if (info && info->unbacked) return true;
-    }
-    return false;
   }
 
   // ---- facts ----

@@ -458,6 +458,11 @@ TEST(ShapeEnvGuards, DivisibilityIsRememberedThroughLcm) {
   EXPECT_EQ(env.simplify(mod(s0, I(4))), I(0));  // 4 divides 8
   EXPECT_EQ(env.simplify(mod(mul(s0, 3), I(24))), I(0));
   EXPECT_EQ(env.simplify(mod(s0, I(16))), mod(s0, I(16)));  // not known
+  ExprRef s1 = env.create_symbol(3, kX1).expr();
+  EXPECT_EQ(env.simplify(mod(mul(s0, s1), I(8))), I(0));              // 8 | s0 divides s0*s1
+  EXPECT_EQ(env.simplify(mod(mul(pow(s0, 2), s1), I(64))), I(0));      // 64 | s0**2
+  EXPECT_EQ(env.simplify(mod(add(mul(s0, 2), I(4)), I(4))), I(0));     // 16 | 2*s0, 4 | 4
+  EXPECT_EQ(env.simplify(mod(add(s0, s1), I(8))), mod(add(s0, s1), I(8)));
   EXPECT_TRUE(env.statically_known_true(B(eq(mod(s0, I(4)), I(0)))));
   EXPECT_FALSE(env.statically_known_true(B(eq(mod(s0, I(3)), I(0)))));
   EXPECT_EQ(env.maybe_evaluate_static(eq(s0, I(12))), std::optional<bool>(false));  // 12 % 8 != 0
