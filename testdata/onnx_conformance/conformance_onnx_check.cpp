@@ -52,7 +52,8 @@ void set_input_shape(::onnx::ValueInfoProto& vi, const nlohmann::json& entry) {
 }  // namespace
 
 std::vector<std::string> cross_check_with_onnx(const std::filesystem::path& model_path, const nlohmann::json& manifest,
-                                               const fakeprop::RunResult& result, bool fold_int_inputs) {
+                                               const fakeprop::RunResult& result, bool fold_int_inputs,
+                                               size_t& compared) {
   std::vector<std::string> out;
   ::onnx::ModelProto model;
   {
@@ -103,6 +104,7 @@ std::vector<std::string> cross_check_with_onnx(const std::filesystem::path& mode
     const auto& meta = it->second->tensor->meta;
     auto got = fakeprop_dims(meta, *result.env);
     if (!got) return;
+    ++compared;
     const int32_t onnx_type = vi.type().tensor_type().elem_type();
     const int32_t got_type = fakeprop::dtype_to_onnx(meta.dtype);
     if (*got != *want || (onnx_type != 0 && got_type != onnx_type)) {
