@@ -1,11 +1,172 @@
 #include "fakeprop/onnx/writer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+
+#include "fakeprop/onnx/mapped_file.h"
+#include "fakeprop/onnx/wire.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::onnx {
 
-void write_annotated_model(const Model&, const std::vector<OutputValueInfo>&, const std::string&) {
-  throw Error("not implemented yet");
+namespace {
+
+using wire::Field;
+using wire::Reader;
+using wire::WireType;
+
+constexpr uint32_t kModelGraph = 7;
+constexpr uint32_t kGraphValueInfo = 13;
+
+// ValueInfoProto{name, type: TypeProto{tensor_type: {elem_type, shape}}}.
+std::string encode_value_info(const OutputValueInfo& info) {
+  std::string tensor_type;
+  if (info.elem_type != 0) {
+    // int32 goes on the wire sign-extended to 64 bits.
+    wire::append_varint_field(tensor_type, 1, static_cast<uint64_t>(static_cast<int64_t>(info.elem_type)));
+  }
+  if (info.shape) {
+    std::string shape;
+    for (const auto& dim : *info.shape) {
+      std::string dimension;
+      if (const auto* value = std::get_if<int64_t>(&dim)) {
+        wire::append_varint_field(dimension, 1, static_cast<uint64_t>(*value));
+      } else {
+        wire::append_len_field(dimension, 2, std::get<std::string>(dim));
+      }
+      wire::append_len_field(shape, 1, dimension);
+    }
+    wire::append_len_field(tensor_type, 2, shape);
+  }
+  std::string type;
+  wire::append_len_field(type, 1, tensor_type);
+  std::string value_info;
+  wire::append_len_field(value_info, 1, info.name);
+  wire::append_len_field(value_info, 2, type);
+  return value_info;
+}
+
+// The output as a list of byte ranges: most point into the input mapping,
+// the rest into `owned` (new headers and value_info entries).
+struct Pieces {
+  std::vector<std::string_view> parts;
+  std::deque<std::string> owned;  // deque: stable addresses; never moved or copied
+
+  void add(std::string_view bytes) { parts.push_back(bytes); }
+  void add_owned(std::string bytes) { parts.push_back(owned.emplace_back(std::move(bytes))); }
+};
+
+std::vector<Field> read_fields(std::string_view origin_file, std::string_view message) {
+  std::vector<Field> fields;
+  Reader reader(origin_file.data(), message);
+  Field field;
+  while (reader.next(field)) fields.push_back(field);
+  return fields;
+}
+
+void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_info, Pieces& out) {
+  const std::vector<Field> top = read_fields(file, file);
+  size_t last_graph = top.size();
+  for (size_t i = 0; i < top.size(); ++i) {
+    if (top[i].number == kModelGraph && top[i].type == WireType::Len) last_graph = i;
+  }
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Field& field = top[i];
+    if (field.number != kModelGraph || field.type != WireType::Len) {
+      out.add(field.encoded);
+      continue;
+    }
+    // Protobuf merges repeated occurrences of the graph; the new entries go
+    // into the last one, and old value_info goes from all of them.
+    std::vector<std::string_view> kept;
+    uint64_t size = 0;
+    for (const Field& graph_field : read_fields(file, field.payload)) {
+      if (graph_field.number == kGraphValueInfo) continue;
+      kept.push_back(graph_field.encoded);
+      size += graph_field.encoded.size();
+    }
+    std::vector<std::string> added;
+    if (i == last_graph) {
+      for (const OutputValueInfo& info : value_info) {
+        std::string entry;
+        wire::append_len_field(entry, kGraphValueInfo, encode_value_info(info));
+        size += entry.size();
+        added.push_back(std::move(entry));
+      }
+    }
+    std::string header;
+    wire::append_len_header(header, kModelGraph, size);
+    out.add_owned(std::move(header));
+    for (std::string_view part : kept) out.add(part);
+    for (std::string& entry : added) out.add_owned(std::move(entry));
+  }
+}
+
+[[noreturn]] void fail_errno(const std::string& path, int error) { throw InputError(path + ": " + std::strerror(error)); }
+
+void write_all(int fd, std::string_view bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, errno);
+    }
+    bytes.remove_prefix(static_cast<size_t>(wrote));
+  }
+}
+
+// A new file beside `out_path`, created exclusively so nothing else is clobbered.
+std::pair<int, std::string> create_temporary(const std::string& out_path) {
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path target(out_path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(counter.fetch_add(1));
+    const std::string path = (dir / name).string();
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return {fd, path};
+    if (errno != EEXIST) fail_errno(out_path, errno);
+  }
+  throw InputError(out_path + ": could not create a temporary file beside it");
+}
+
+}  // namespace
+
+void write_annotated_model(const Model& model, const std::vector<OutputValueInfo>& value_info,
+                           const std::string& out_path) {
+  std::error_code same_error;
+  if (std::filesystem::equivalent(out_path, model.path, same_error)) {
+    throw InputError(out_path + ": is the input model itself; refusing to overwrite it");
+  }
+  const std::shared_ptr<MappedFile> file = model.file ? model.file : MappedFile::open(model.path);
+  Pieces pieces;
+  try {
+    assemble(file->bytes(), value_info, pieces);
+  } catch (const wire::ParseError& e) {
+    throw InputError(model.path + ": invalid ONNX protobuf: " + e.what() + " (at byte offset " +
+                     std::to_string(e.offset()) + ")");
+  }
+
+  auto [fd, temporary] = create_temporary(out_path);
+  try {
+    for (std::string_view part : pieces.parts) write_all(fd, part, out_path);
+    if (::fsync(fd) != 0) fail_errno(out_path, errno);
+    const int closed = ::close(fd);
+    fd = -1;
+    if (closed != 0) fail_errno(out_path, errno);
+    if (::rename(temporary.c_str(), out_path.c_str()) != 0) fail_errno(out_path, errno);
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(temporary.c_str());
+    throw;
+  }
 }
 
 }  // namespace fakeprop::onnx

@@ -1,0 +1,41 @@
+// A read-only memory mapping of a whole file (internal to the ONNX loader).
+// Tensor views handed out by the loader point into it, so it lives as long
+// as the Model holding it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace fakeprop::onnx {
+
+class MappedFile {
+ public:
+  // Maps `path` read-only. Throws InputError "<path>: <reason>" (for example
+  // "No such file or directory") when it cannot.
+  static std::shared_ptr<MappedFile> open(const std::string& path);
+  // Wraps bytes owned elsewhere (parse_model); nothing is unmapped.
+  static std::shared_ptr<MappedFile> borrow(std::string_view bytes, std::string path);
+
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::string_view bytes() const { return bytes_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile() = default;
+
+  std::string_view bytes_;
+  std::string path_;
+  void* mapping_ = nullptr;  // nullptr for borrowed or empty files
+  size_t mapping_size_ = 0;
+};
+
+// Reads `length` bytes at `offset` of the file at `path` (external tensor
+// data). Throws InputError "<path>: <reason>" when the file is missing or
+// shorter than offset + length.
+std::string read_file_range(const std::string& path, uint64_t offset, uint64_t length);
+
+}  // namespace fakeprop::onnx
