@@ -147,9 +147,15 @@ bool contains_kind(ExprRef e, ExprKind kind) {
   return false;
 }
 
-bool mentions(ExprRef e, ExprRef sym) {
-  for (ExprRef s : free_symbols(e))
-    if (s == sym) return true;
+bool mentions(ExprRef e, ExprRef sym) {  // a walk, without free_symbols' allocations
+  if (e == sym) return true;
+  if (e->kind() == ExprKind::Add || e->kind() == ExprKind::Mul) {
+    for (const auto& t : e->terms())
+      if (mentions(t.first, sym)) return true;
+    return false;
+  }
+  for (ExprRef a : e->args())
+    if (mentions(a, sym)) return true;
   return false;
 }
 
@@ -342,9 +348,19 @@ struct ShapeEnvInternals {
     return is_max ? max(kept) : min(kept);
   }
 
+  // Replacements are kept closed (targets never mention replaced symbols), so
+  // one substitution of e's own replaced symbols is enough.
+  static ExprRef apply_replacements(const Env& env, ExprRef e) {
+    if (env.replacements_.empty()) return e;
+    Substitution subs;
+    for (ExprRef s : free_symbols(e))
+      if (auto it = env.replacements_.find(s); it != env.replacements_.end()) subs.emplace(s, it->second);
+    return subs.empty() ? e : substitute(e, subs);
+  }
+
   static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious, bool use_facts = true) {
     if (!has_free_symbols(e)) return e;
-    if (!env.replacements_.empty()) e = substitute(e, env.replacements_);
+    e = apply_replacements(env, e);
     std::unordered_map<ExprRef, ExprRef> memo;
     return cleanup(env, e, size_oblivious, use_facts, memo);
   }
@@ -434,17 +450,21 @@ struct ShapeEnvInternals {
     }
   }
 
-  // After a replacement, facts and divisibility keys are rewritten in its terms.
-  static void resimplify_state(Env& env) {
-    std::unordered_set<ExprRef> old_facts;
-    old_facts.swap(env.known_true_);
-    for (ExprRef f : old_facts) add_fact(env, simplify(env, f, false));
-    std::unordered_map<ExprRef, int64_t> old_divisible;
-    old_divisible.swap(env.divisible_);
-    for (const auto& [p, d] : old_divisible) {
-      ExprRef np = env.replacements_.empty() ? p : substitute(p, env.replacements_);
-      if (!has_free_symbols(np)) continue;
-      add_divisor(env, np, d);
+  // After replacing `x`, the facts and divisibility keys that mention it are
+  // rewritten in terms of its replacement.
+  static void resimplify_state(Env& env, ExprRef x) {
+    std::vector<ExprRef> stale;
+    for (ExprRef f : env.known_true_)
+      if (mentions(f, x)) stale.push_back(f);
+    for (ExprRef f : stale) env.known_true_.erase(f);
+    for (ExprRef f : stale) add_fact(env, simplify(env, f, false));
+    std::vector<std::pair<ExprRef, int64_t>> stale_divisors;
+    for (const auto& [p, d] : env.divisible_)
+      if (mentions(p, x)) stale_divisors.emplace_back(p, d);
+    for (const auto& [p, d] : stale_divisors) {
+      env.divisible_.erase(p);
+      ExprRef np = apply_replacements(env, p);
+      if (has_free_symbols(np)) add_divisor(env, np, d);
     }
   }
 
@@ -576,7 +596,7 @@ struct ShapeEnvInternals {
     env.replacements_[x] = target;
     if (auto value = as_integer(target))
       env.specializations_.push_back({x, *value, env.current_node_, cause.empty() ? reason : cause});
-    resimplify_state(env);
+    resimplify_state(env, x);
     return true;
   }
 
