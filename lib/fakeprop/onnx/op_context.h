@@ -76,6 +76,9 @@ class OpContext {
   // "precision_lost" warning on this node saying why (the first place a dim
   // became unknown is what users need to find).
   SymInt unknown_size(const std::string& why);
+  // A "precision_lost" warning on this node without a new symbol (e.g. a dim
+  // kept because it may or may not be 1).
+  void note_precision(const std::string& why) { precision_notes_.push_back(why); }
   const std::vector<std::string>& precision_notes() const { return precision_notes_; }
 
  private:

@@ -1,6 +1,18 @@
 // Operators that move data around or compute shapes: Shape, Reshape,
-// Concat, Gather, Unsqueeze, ... Known integer data flows through them so
-// Shape -> Gather -> Concat -> Reshape gives exact symbolic shapes.
+// Concat, Gather, Slice, Split, Expand, Pad, ... Known data (integer shape
+// vectors, small constants) flows through them so the exporter idioms
+// Shape -> Gather -> Concat -> Reshape give exact symbolic shapes.
+//
+// Decisions on symbolic sizes follow PyTorch: branches are picked with
+// statically_known_true where possible, otherwise the result is written with
+// sym_min / sym_max; a real guard (ctx.check / ctx.expect) is taken only where
+// a shape cannot be written without one (divisibility of a reshape, equal
+// split, squeezing a named dim).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
 
@@ -8,101 +20,248 @@ namespace fakeprop::onnx::ops {
 
 namespace {
 
+// ---------------------------------------------------------------------------
+// Vocabulary of this family.
+
+constexpr int64_t kDefaultFoldCap = 1 << 16;
+// Slice bounds at least this large in magnitude mean "to the end" (INT64_MAX,
+// INT64_MIN and friends): no tensor dim comes near them.
+constexpr int64_t kHugeIndex = std::numeric_limits<int64_t>::max() / 2;
+
+int64_t fold_cap(OpContext& ctx) {
+  Interpreter* interp = ctx.interpreter();
+  return interp ? interp->options().max_fold_elements : kDefaultFoldCap;
+}
+
+bool known_true(OpContext& ctx, const SymBool& c) { return ctx.env().statically_known_true(c); }
+SymInt simplified(OpContext& ctx, const SymInt& d) { return ctx.env().simplify(d); }
+void simplify_all(OpContext& ctx, SymShape& shape) {
+  for (SymInt& d : shape) d = simplified(ctx, d);
+}
+std::string str(const SymInt& d) { return d.to_python(); }
+
+// `cond` must hold: statically false fails, otherwise a guard (backed) or a
+// runtime assert (unbacked, hint-less) with this rule as origin.
+void require(OpContext& ctx, const SymBool& cond, const char* why, const std::string& kind,
+             const std::string& message) {
+  if (cond.is_static()) {
+    if (!cond.value()) ctx.fail(kind, message);
+    return;
+  }
+  if (known_true(ctx, sym_not(cond))) ctx.fail(kind, message);
+  if (!ctx.expect(cond, why)) ctx.fail(kind, message);
+}
+
+// a / b rounded up, written as an exact quotient when b statically divides a.
+SymInt ceil_div(OpContext& ctx, const SymInt& a, const SymInt& b) {
+  if (known_true(ctx, sym_eq(mod(a, b), 0))) return simplified(ctx, floordiv(a, b));
+  return simplified(ctx, ceildiv(a, b));
+}
+
+// Known elements of input `i` in the form its dtype calls for (doubles for
+// floating types, SymInts otherwise).
+std::optional<KnownData> known(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i) || !ctx.input(i).is_tensor()) return std::nullopt;
+  if (is_floating(ctx.dtype(i))) {
+    auto xs = ctx.floats(i);
+    if (!xs) return std::nullopt;
+    return float_data(std::move(*xs));
+  }
+  auto xs = ctx.ints(i);
+  if (!xs) return std::nullopt;
+  return int_data(std::move(*xs));
+}
+
+// Element count of a static shape; nullopt when it overflows.
+std::optional<int64_t> count_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  return n;
+}
+
+// A tensor whose shape is static and whose elements are all known.
+struct StaticData {
+  std::vector<int64_t> shape;
+  KnownData data;
+};
+
+std::optional<StaticData> static_data(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i) || !ctx.input(i).is_tensor()) return std::nullopt;
+  auto shape = static_shape(ctx.shape(i));
+  if (!shape) return std::nullopt;
+  auto data = known(ctx, i);
+  if (!data) return std::nullopt;
+  if (count_of(*shape) != static_cast<int64_t>(data->size())) return std::nullopt;
+  return StaticData{std::move(*shape), std::move(*data)};
+}
+
+// Row-major strides of a static shape.
+std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) s[k - 1] = s[k] * shape[k];
+  return s;
+}
+
+// Output data whose element at (c0, ..., cn) is the input's element at
+// (coords[0][c0], ..., coords[n][cn]); a coordinate -1 takes `fill`.
+// nullopt when the output would exceed `cap` elements.
+std::optional<KnownData> pick(const StaticData& in, const std::vector<std::vector<int64_t>>& coords, int64_t cap,
+                              const KnownData* fill = nullptr) {
+  if (coords.size() != in.shape.size()) return std::nullopt;
+  int64_t total = 1;
+  for (const auto& c : coords) {
+    total *= static_cast<int64_t>(c.size());
+    if (total > cap) return std::nullopt;
+  }
+  const std::vector<int64_t> strides = strides_of(in.shape);
+  KnownData out;
+  out.is_float = in.data.is_float;
+  (out.is_float ? out.floats.reserve(static_cast<size_t>(total)) : out.ints.reserve(static_cast<size_t>(total)));
+  if (total == 0) return out;
+  std::vector<size_t> pos(coords.size(), 0);
+  for (int64_t f = 0; f < total; ++f) {
+    int64_t src = 0;
+    bool filled = false;
+    for (size_t k = 0; k < coords.size(); ++k) {
+      const int64_t c = coords[k][pos[k]];
+      if (c < 0) {
+        filled = true;
+        break;
+      }
+      src += c * strides[k];
+    }
+    if (filled) {
+      if (!fill || fill->size() != 1) return std::nullopt;
+      if (out.is_float)
+        out.floats.push_back(fill->is_float ? fill->floats[0] : static_cast<double>(fill->ints[0].value()));
+      else
+        out.ints.push_back(fill->is_float ? SymInt(static_cast<int64_t>(fill->floats[0])) : fill->ints[0]);
+    } else if (out.is_float) {
+      out.floats.push_back(in.data.floats[static_cast<size_t>(src)]);
+    } else {
+      out.ints.push_back(in.data.ints[static_cast<size_t>(src)]);
+    }
+    for (size_t k = coords.size(); k-- > 0;) {
+      if (++pos[k] < coords[k].size()) break;
+      pos[k] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> iota(int64_t n, int64_t start = 0, int64_t step = 1) {
+  std::vector<int64_t> v(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<int64_t>(i) * step;
+  return v;
+}
+
+// Every coordinate of every axis of `shape`.
+std::vector<std::vector<int64_t>> all_coords(const std::vector<int64_t>& shape) {
+  std::vector<std::vector<int64_t>> c;
+  for (int64_t d : shape) c.push_back(iota(d));
+  return c;
+}
+
+void set_maybe_data(OpContext& ctx, size_t out, DType dtype, SymShape shape, std::optional<KnownData> data) {
+  if (data)
+    ctx.set_tensor(out, dtype, std::move(shape), std::move(*data));
+  else
+    ctx.set_tensor(out, dtype, std::move(shape));
+}
+
+// Same elements in the same order (Reshape, Flatten, Squeeze, Unsqueeze).
+void set_reshaped(OpContext& ctx, SymShape shape) {
+  std::optional<KnownData> data = known(ctx, 0);
+  if (data) {
+    auto n = static_shape(shape);
+    if (!n || count_of(*n) != static_cast<int64_t>(data->size())) data.reset();
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(shape), std::move(data));
+}
+
+// Static integer list from an attribute (opset < `input_since`) or an input.
+std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const char* attr, size_t input,
+                                                        int64_t input_since) {
+  if (ctx.opset() >= input_since) {
+    if (!ctx.has_input(input)) return std::nullopt;
+    auto xs = ctx.static_ints(input);
+    if (!xs) ctx.fail("unknown_axes", ctx.op_type() + ": input '" + ctx.node().inputs[input] + "' is not known");
+    return xs;
+  }
+  return ctx.attr_ints(attr);
+}
+
+// ---------------------------------------------------------------------------
+// Shape, Size
+
 void shape_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  // Opset 15: start/end attributes, clamped like Python slicing.
-  int64_t start = ctx.attr_int("start", 0), end = ctx.attr_int("end", rank);
+  int64_t start = 0, end = rank;
+  if (ctx.opset() >= 15) {  // start/end attributes, clamped like Python slicing
+    start = ctx.attr_int("start", 0);
+    end = ctx.attr_int("end", rank);
+  }
   auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
   start = clamp(start);
   end = clamp(end);
   std::vector<SymInt> dims;
-  for (int64_t i = start; i < end; ++i) dims.push_back(in[static_cast<size_t>(i)]);
+  for (int64_t i = start; i < end; ++i) dims.push_back(simplified(ctx, in[static_cast<size_t>(i)]));
   const int64_t n = static_cast<int64_t>(dims.size());
   ctx.set_tensor(0, DType::Int64, {n}, int_data(std::move(dims)));
 }
 
-void gather_rule(OpContext& ctx) {
-  const SymShape& data = ctx.shape(0);
-  const SymShape& indices = ctx.shape(1);
-  const int64_t rank = static_cast<int64_t>(data.size());
-  if (rank == 0) ctx.fail("invalid_rank", "Gather needs data of rank >= 1");
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
-  SymShape out(data.begin(), data.begin() + axis);
-  out.insert(out.end(), indices.begin(), indices.end());
-  out.insert(out.end(), data.begin() + axis + 1, data.end());
-  // Fold Gather over known 1-D data (the Shape -> Gather idiom).
-  auto values = ctx.ints(0);
-  auto idx = ctx.static_ints(1);
-  if (values && idx && rank == 1 && !is_floating(ctx.dtype(0))) {
-    const auto n = static_cast<int64_t>(values->size());
-    std::vector<SymInt> picked;
-    for (int64_t i : *idx) {
-      if (i < -n || i >= n) ctx.fail("index_error", "Gather index " + std::to_string(i) + " out of range for size " + std::to_string(n));
-      picked.push_back((*values)[static_cast<size_t>(i < 0 ? i + n : i)]);
-    }
-    ctx.set_tensor(0, ctx.dtype(0), std::move(out), int_data(std::move(picked)));
-    return;
-  }
-  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+void size_rule(OpContext& ctx) {
+  ctx.set_tensor(0, DType::Int64, {}, int_data({simplified(ctx, numel(ctx.shape(0)))}));
 }
 
-void concat_rule(OpContext& ctx) {
-  const int64_t rank = ctx.rank(0);
-  const int64_t axis = normalize_axis(ctx, ctx.required_attr_int("axis"), rank);
-  SymShape out = ctx.shape(0);
-  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
-    const SymShape& s = ctx.shape(i);
-    if (static_cast<int64_t>(s.size()) != rank)
-      ctx.fail("shape_mismatch", "Concat inputs must have the same rank: " + shape_to_string(out) + " vs " + shape_to_string(s));
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d == axis) continue;
-      ctx.expect(sym_eq(out[static_cast<size_t>(d)], s[static_cast<size_t>(d)]), "Concat: inputs agree off the axis");
-    }
-    out[static_cast<size_t>(axis)] = out[static_cast<size_t>(axis)] + s[static_cast<size_t>(axis)];
+// ---------------------------------------------------------------------------
+// Reshape, Flatten, Squeeze, Unsqueeze
+
+// A product split into its constant and its symbolic factors.
+struct Product {
+  int64_t constant = 1;
+  std::vector<SymInt> factors;
+  SymInt value() const {
+    SymInt v = constant;
+    for (const SymInt& f : factors) v = v * f;
+    return v;
   }
-  for (SymInt& d : out) d = ctx.env().simplify(d);
-  // Known data concatenates along axis 0 of 1-D tensors (shape vectors).
-  if (rank == 1 && !is_floating(ctx.dtype(0))) {
-    std::vector<SymInt> all;
-    bool known = true;
-    for (size_t i = 0; i < ctx.num_inputs() && known; ++i) {
-      auto xs = ctx.ints(i);
-      known = xs.has_value();
-      if (known) all.insert(all.end(), xs->begin(), xs->end());
-    }
-    if (known) {
-      ctx.set_tensor(0, ctx.dtype(0), std::move(out), int_data(std::move(all)));
-      return;
-    }
+};
+
+Product product_of(OpContext& ctx, std::span<const SymInt> dims) {
+  Product p;
+  for (const SymInt& d0 : dims) {
+    SymInt d = simplified(ctx, d0);
+    if (d.is_static())
+      p.constant = checked_mul(p.constant, d.value());
+    else
+      p.factors.push_back(d);
   }
-  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+  return p;
 }
 
-void unsqueeze_rule(OpContext& ctx) {
-  std::optional<std::vector<int64_t>> axes =
-      ctx.opset() >= 13 ? ctx.static_ints(1) : ctx.attr_ints("axes");
-  if (!axes) ctx.fail("unknown_axes", "Unsqueeze axes are not known");
-  const SymShape& in = ctx.shape(0);
-  const int64_t out_rank = static_cast<int64_t>(in.size() + axes->size());
-  std::vector<int64_t> norm = normalize_axes(ctx, *axes, out_rank);
-  std::vector<bool> is_new(static_cast<size_t>(out_rank), false);
-  for (int64_t a : norm) is_new[static_cast<size_t>(a)] = true;
-  SymShape out;
-  size_t next = 0;
-  for (int64_t d = 0; d < out_rank; ++d) out.push_back(is_new[static_cast<size_t>(d)] ? SymInt(1) : in[next++]);
-  const TensorValue& t = ctx.tensor(0);
-  if (t.data || ctx.ints(0)) {
-    auto xs = ctx.ints(0);
-    if (xs) {
-      ctx.set_tensor(0, t.meta.dtype, std::move(out), int_data(std::move(*xs)));
-      return;
+// Cancels the common symbolic factors and the constants' gcd of num / den.
+void cancel(Product& num, Product& den) {
+  for (auto it = den.factors.begin(); it != den.factors.end();) {
+    auto match = std::find_if(num.factors.begin(), num.factors.end(), [&](const SymInt& f) { return f.same(*it); });
+    if (match != num.factors.end()) {
+      num.factors.erase(match);
+      it = den.factors.erase(it);
+    } else {
+      ++it;
     }
   }
-  ctx.set_tensor(0, t.meta.dtype, std::move(out));
+  const int64_t g = std::gcd(num.constant, den.constant);
+  if (g > 1) {
+    num.constant /= g;
+    den.constant /= g;
+  }
 }
 
-// Reshape: 0 copies the input dim (unless allowzero), -1 is inferred from numel.
+// Reshape: 0 copies the input dim (unless allowzero), -1 is inferred from
+// numel the way PyTorch's infer_size does (newsize != 0, numel % newsize == 0).
 void reshape_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   auto target = shape_from_input(ctx, 1);
@@ -115,50 +274,871 @@ void reshape_rule(OpContext& ctx) {
     ctx.set_tensor(0, ctx.dtype(0), std::move(out));
     return;
   }
-  const bool allowzero = ctx.attr_int("allowzero", 0) != 0;
+  const bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
   SymShape out;
   std::optional<size_t> infer_at;
   for (size_t i = 0; i < target->size(); ++i) {
-    SymInt d = (*target)[i];
-    if (d.is_static() && d.value() == 0 && !allowzero) {
-      if (i >= in.size()) ctx.fail("invalid_shape", "Reshape: 0 at position " + std::to_string(i) + " has no input dim to copy");
-      d = in[i];
-    } else if (d.is_static() && d.value() == -1) {
-      if (infer_at) ctx.fail("invalid_shape", "Reshape: more than one -1 in the target shape");
-      infer_at = i;
-    } else if (d.is_static() && d.value() < -1) {
-      ctx.fail("invalid_shape", "Reshape: invalid size " + std::to_string(d.value()));
+    SymInt d = simplified(ctx, (*target)[i]);
+    if (d.is_static()) {
+      if (d.value() == 0 && !allowzero) {
+        if (i >= in.size())
+          ctx.fail("invalid_shape", "Reshape: 0 at position " + std::to_string(i) + " has no input dim to copy");
+        d = in[i];
+      } else if (d.value() == -1) {
+        if (infer_at) ctx.fail("invalid_shape", "Reshape: more than one -1 in the target shape");
+        if (allowzero)
+          for (const SymInt& t : *target)
+            if (t.is_static() && t.value() == 0)
+              ctx.fail("invalid_shape", "Reshape: allowzero=1 with both 0 and -1 in the target shape");
+        infer_at = i;
+      } else if (d.value() < -1) {
+        ctx.fail("invalid_shape", "Reshape: invalid size " + std::to_string(d.value()));
+      }
+    } else {
+      // A symbolic entry is a size; if it may be 0 it would copy the input
+      // dim (without allowzero) unless that dim is the same value anyway.
+      require(ctx, sym_ge(d, 0), "Reshape: target entries are sizes", "invalid_shape",
+              "Reshape: target entry " + str(d) + " may be negative");
+      if (!allowzero && !(i < in.size() && known_true(ctx, sym_eq(d, in[i]))))
+        require(ctx, sym_ne(d, 0), "Reshape: a 0 entry would copy the input dim", "invalid_shape",
+                "Reshape: target entry " + str(d) + " is 0 and would copy the input dim");
     }
     out.push_back(d);
   }
-  const SymInt total = numel(in);
+  const SymInt total = simplified(ctx, numel(in));
   if (infer_at) {
-    SymInt known = 1;
+    SymShape rest;
     for (size_t i = 0; i < out.size(); ++i)
-      if (i != *infer_at) known = known * out[i];
-    // numel must divide evenly: a guard (or runtime assert) s % k == 0, as PyTorch's view does.
-    ctx.expect(sym_eq(mod(total, known), 0), "Reshape: input numel divisible by the known dims");
-    out[*infer_at] = ctx.env().simplify(floordiv(total, known));
+      if (i != *infer_at) rest.push_back(out[i]);
+    Product num = product_of(ctx, in), den = product_of(ctx, rest);
+    const SymInt newsize = simplified(ctx, den.value());
+    require(ctx, sym_ne(newsize, 0), "Reshape: -1 needs the other dims non-zero", "invalid_shape",
+            "Reshape: cannot infer -1 from " + shape_to_string(in) + " into " + shape_to_string(out) +
+                ": the other dims have 0 elements");
+    cancel(num, den);
+    if (!(den.factors.empty() && den.constant == 1))
+      require(ctx, sym_eq(mod(total, newsize), 0), "Reshape: input numel divisible by the known dims",
+              "shape_mismatch",
+              "Reshape: " + str(total) + " elements do not divide into " + shape_to_string(out));
+    out[*infer_at] = simplified(ctx, floordiv(num.value(), den.value()));
   } else {
-    ctx.expect(sym_eq(numel(out), total), "Reshape: numel preserved");
+    require(ctx, sym_eq(simplified(ctx, numel(out)), total), "Reshape: numel preserved", "shape_mismatch",
+            "Reshape: cannot reshape " + shape_to_string(in) + " (" + str(total) + " elements) into " +
+                shape_to_string(out));
   }
-  for (SymInt& d : out) d = ctx.env().simplify(d);
-  const TensorValue& t = ctx.tensor(0);
-  if (t.data && !t.data->is_float) {
-    ctx.set_tensor(0, t.meta.dtype, std::move(out), *t.data);
+  simplify_all(ctx, out);
+  set_reshaped(ctx, std::move(out));
+}
+
+void flatten_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  int64_t axis = ctx.attr_int("axis", 1);
+  if (axis < 0) axis += rank;  // negative axes since opset 11
+  if (axis < 0 || axis > rank)
+    ctx.fail("invalid_axis", "Flatten axis " + std::to_string(ctx.attr_int("axis", 1)) +
+                                 " is out of range for rank " + std::to_string(rank));
+  const auto split = in.begin() + axis;
+  SymShape out = {simplified(ctx, numel(std::span<const SymInt>(in.begin(), split))),
+                  simplified(ctx, numel(std::span<const SymInt>(split, in.end())))};
+  set_reshaped(ctx, std::move(out));
+}
+
+void squeeze_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
+  std::vector<bool> drop(in.size(), false);
+  if (axes) {
+    for (int64_t a : normalize_axes(ctx, *axes, rank)) {
+      const SymInt& d = in[static_cast<size_t>(a)];
+      require(ctx, sym_eq(d, 1), "Squeeze: squeezed dim is 1", "invalid_shape",
+              "Squeeze: dim " + std::to_string(a) + " has size " + str(d) + ", not 1");
+      drop[static_cast<size_t>(a)] = true;
+    }
+  } else {
+    // No axes: drop the dims that are 1. A symbolic dim is dropped only when
+    // it is known (or, backed, guarded) to be 1: guard_or_false semantics.
+    for (size_t k = 0; k < in.size(); ++k) {
+      const SymInt& d = in[k];
+      if (d.is_static()) {
+        drop[k] = d.value() == 1;
+      } else if (ctx.env().guard_or_false(sym_eq(d, 1), "Squeeze: drop dims of size 1")) {
+        drop[k] = true;
+      } else if (!known_true(ctx, sym_ne(d, 1))) {
+        ctx.note_precision("Squeeze without axes keeps dim " + std::to_string(k) + " (" + str(d) +
+                           "): it may be 1 at run time, where ONNX would drop it");
+      }
+    }
+  }
+  SymShape out;
+  for (size_t k = 0; k < in.size(); ++k)
+    if (!drop[k]) out.push_back(in[k]);
+  set_reshaped(ctx, std::move(out));
+}
+
+void unsqueeze_rule(OpContext& ctx) {
+  auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
+  if (!axes) ctx.fail("unknown_axes", "Unsqueeze needs axes");
+  const SymShape& in = ctx.shape(0);
+  const int64_t out_rank = static_cast<int64_t>(in.size() + axes->size());
+  std::vector<bool> is_new(static_cast<size_t>(out_rank), false);
+  for (int64_t a : normalize_axes(ctx, *axes, out_rank)) is_new[static_cast<size_t>(a)] = true;
+  SymShape out;
+  size_t next = 0;
+  for (int64_t d = 0; d < out_rank; ++d) out.push_back(is_new[static_cast<size_t>(d)] ? SymInt(1) : in[next++]);
+  set_reshaped(ctx, std::move(out));
+}
+
+// ---------------------------------------------------------------------------
+// Transpose, Concat, Split
+
+void transpose_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> perm;
+  if (auto p = ctx.attr_ints("perm")) {
+    if (static_cast<int64_t>(p->size()) != rank)
+      ctx.fail("invalid_perm", "Transpose perm has " + std::to_string(p->size()) + " entries for rank " +
+                                   std::to_string(rank));
+    perm = normalize_axes(ctx, *p, rank);
+  } else {
+    for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
+  }
+  SymShape out;
+  for (int64_t p : perm) out.push_back(in[static_cast<size_t>(p)]);
+  std::optional<KnownData> data;
+  if (auto src = static_data(ctx, 0)) {
+    const auto out_shape = *static_shape(out);
+    const auto in_strides = strides_of(src->shape);
+    const int64_t total = count_of(out_shape).value_or(kIntOo);
+    if (total <= fold_cap(ctx)) {
+      // Output coordinate k walks input axis perm[k].
+      KnownData d;
+      d.is_float = src->data.is_float;
+      std::vector<int64_t> pos(out_shape.size(), 0);
+      for (int64_t f = 0; f < total; ++f) {
+        int64_t s = 0;
+        for (size_t k = 0; k < pos.size(); ++k) s += pos[k] * in_strides[static_cast<size_t>(perm[k])];
+        if (d.is_float)
+          d.floats.push_back(src->data.floats[static_cast<size_t>(s)]);
+        else
+          d.ints.push_back(src->data.ints[static_cast<size_t>(s)]);
+        for (size_t k = pos.size(); k-- > 0;) {
+          if (++pos[k] < out_shape[k]) break;
+          pos[k] = 0;
+        }
+      }
+      data = std::move(d);
+    }
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
+}
+
+void concat_rule(OpContext& ctx) {
+  const int64_t rank = ctx.rank(0);
+  const int64_t axis_attr = ctx.opset() < 4 ? ctx.attr_int("axis", 1) : ctx.required_attr_int("axis");
+  const int64_t axis = normalize_axis(ctx, axis_attr, rank);
+  SymShape out = ctx.shape(0);
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    const SymShape& s = ctx.shape(i);
+    if (static_cast<int64_t>(s.size()) != rank)
+      ctx.fail("shape_mismatch",
+               "Concat inputs must have the same rank: " + shape_to_string(out) + " vs " + shape_to_string(s));
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis) continue;
+      const size_t k = static_cast<size_t>(d);
+      require(ctx, sym_eq(out[k], s[k]), "Concat: inputs agree off the axis", "shape_mismatch",
+              "Concat: input " + std::to_string(i) + " has shape " + shape_to_string(s) + ", expected " +
+                  str(out[k]) + " at dim " + std::to_string(d));
+    }
+    out[static_cast<size_t>(axis)] = out[static_cast<size_t>(axis)] + s[static_cast<size_t>(axis)];
+  }
+  simplify_all(ctx, out);
+  // Known data concatenates block by block: outer dims x (each input's axis slab).
+  std::optional<KnownData> data;
+  std::vector<StaticData> parts;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    auto p = static_data(ctx, i);
+    if (!p) break;
+    parts.push_back(std::move(*p));
+  }
+  const auto out_static = static_shape(out);
+  if (parts.size() == ctx.num_inputs() && out_static) {
+    if (count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+      int64_t outer = 1;
+      for (int64_t d = 0; d < axis; ++d) outer *= parts[0].shape[static_cast<size_t>(d)];
+      KnownData d;
+      d.is_float = parts[0].data.is_float;
+      bool mixed = false;
+      for (const auto& p : parts) mixed |= p.data.is_float != d.is_float;
+      if (!mixed) {
+        for (int64_t o = 0; o < outer; ++o)
+          for (const auto& p : parts) {
+            const int64_t block = outer == 0 ? 0 : static_cast<int64_t>(p.data.size()) / outer;
+            for (int64_t e = o * block; e < (o + 1) * block; ++e) {
+              if (d.is_float)
+                d.floats.push_back(p.data.floats[static_cast<size_t>(e)]);
+              else
+                d.ints.push_back(p.data.ints[static_cast<size_t>(e)]);
+            }
+          }
+        data = std::move(d);
+      }
+    }
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
+}
+
+// Output sizes of Split along one dim of size `dim` into `n` parts.
+SymShape split_sizes(OpContext& ctx, const SymInt& dim, int64_t n, bool ceil_parts) {
+  if (n <= 0) ctx.fail("invalid_split", "Split needs at least one output");
+  const SymInt parts = n;
+  if (!ceil_parts || known_true(ctx, sym_eq(mod(dim, parts), 0))) {
+    require(ctx, sym_eq(mod(dim, parts), 0), "Split: dim divides evenly into the outputs", "invalid_split",
+            "Split: dim of size " + str(dim) + " does not split evenly into " + std::to_string(n) + " outputs");
+    return SymShape(static_cast<size_t>(n), simplified(ctx, floordiv(dim, parts)));
+  }
+  // num_outputs (opset 18): chunks of ceil(dim / n), the last one smaller.
+  const SymInt chunk = ceil_div(ctx, dim, parts);
+  SymInt last = n == 2 ? floordiv(dim, parts) : dim - chunk * SymInt(n - 1);
+  last = simplified(ctx, last);
+  require(ctx, sym_ge(last, 0), "Split: the last chunk has a non-negative size", "invalid_split",
+          "Split: dim of size " + str(dim) + " cannot be cut into " + std::to_string(n) + " chunks of " + str(chunk));
+  SymShape sizes(static_cast<size_t>(n - 1), chunk);
+  sizes.push_back(last);
+  return sizes;
+}
+
+void split_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+  const SymInt& dim = in[static_cast<size_t>(axis)];
+  const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
+  std::optional<SymShape> sizes;
+  bool split_unknown = false;
+  if (ctx.opset() >= 13 || (ctx.opset() < 2 && ctx.has_input(1))) {
+    if (ctx.has_input(1)) {
+      if (auto xs = ctx.ints(1))
+        sizes = SymShape(xs->begin(), xs->end());
+      else
+        split_unknown = true;
+    }
+  } else if (auto xs = ctx.attr_ints("split")) {
+    sizes = SymShape(xs->begin(), xs->end());
+  }
+  const bool has_num_outputs = ctx.opset() >= 18 && ctx.has_attr("num_outputs");
+  if (has_num_outputs) {
+    const int64_t k = ctx.attr_int("num_outputs", 0);
+    if (k != n_out)
+      ctx.fail("invalid_split", "Split: num_outputs is " + std::to_string(k) + " but the node has " +
+                                    std::to_string(n_out) + " outputs");
+    if (sizes || split_unknown) ctx.fail("invalid_split", "Split: both 'split' and 'num_outputs' are given");
+  }
+  if (split_unknown) {
+    for (int64_t k = 0; k < n_out; ++k) {
+      SymShape out = in;
+      out[static_cast<size_t>(axis)] = ctx.unknown_size("Split sizes '" + ctx.node().inputs[1] + "' are not known");
+      ctx.set_tensor(static_cast<size_t>(k), ctx.dtype(0), std::move(out));
+    }
     return;
   }
-  ctx.set_tensor(0, t.meta.dtype, std::move(out));
+  if (sizes) {
+    if (static_cast<int64_t>(sizes->size()) != n_out)
+      ctx.fail("invalid_split", "Split: " + std::to_string(sizes->size()) + " sizes for " + std::to_string(n_out) +
+                                    " outputs");
+    SymInt sum = 0;
+    for (SymInt& s : *sizes) {
+      s = simplified(ctx, s);
+      require(ctx, sym_ge(s, 0), "Split: sizes are non-negative", "invalid_split",
+              "Split: negative size " + str(s));
+      sum = sum + s;
+    }
+    require(ctx, sym_eq(simplified(ctx, sum), dim), "Split: sizes add up to the dim", "invalid_split",
+            "Split: sizes add up to " + str(simplified(ctx, sum)) + ", the dim has size " + str(dim));
+  } else {
+    sizes = split_sizes(ctx, dim, n_out, has_num_outputs);
+  }
+  auto src = static_data(ctx, 0);
+  SymInt offset = 0;
+  for (int64_t k = 0; k < n_out; ++k) {
+    const SymInt& len = (*sizes)[static_cast<size_t>(k)];
+    SymShape out = in;
+    out[static_cast<size_t>(axis)] = len;
+    std::optional<KnownData> data;
+    if (src && offset.is_static() && len.is_static()) {
+      auto coords = all_coords(src->shape);
+      coords[static_cast<size_t>(axis)] = iota(len.value(), offset.value());
+      data = pick(*src, coords, fold_cap(ctx));
+    }
+    offset = simplified(ctx, offset + len);
+    if (ctx.wants_output(static_cast<size_t>(k)))
+      set_maybe_data(ctx, static_cast<size_t>(k), ctx.dtype(0), std::move(out), std::move(data));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Slice
+
+// Bounds of one sliced axis: the clamped start and the length.
+struct SliceAxis {
+  SymInt start;
+  SymInt len;
+};
+
+// a <= b without a guard: statically known, or through the structure of
+// max/min (max(x, y) <= b when both are; a <= min(x, y) when a is below both),
+// which interval reasoning alone misses for clamped slice bounds.
+bool known_le(OpContext& ctx, const SymInt& a, const SymInt& b, int depth = 0) {
+  if (known_true(ctx, sym_le(a, b))) return true;
+  if (depth > 4) return false;
+  auto args = [](const SymInt& v, ExprKind kind) {
+    std::vector<SymInt> out;
+    if (v.is_symbolic() && v.expr()->kind() == kind)
+      for (ExprRef e : v.expr()->args()) out.emplace_back(e);
+    return out;
+  };
+  auto all = [&](const std::vector<SymInt>& xs, auto&& pred) {
+    return !xs.empty() && std::all_of(xs.begin(), xs.end(), pred);
+  };
+  auto any = [&](const std::vector<SymInt>& xs, auto&& pred) { return std::any_of(xs.begin(), xs.end(), pred); };
+  return all(args(a, ExprKind::Max), [&](const SymInt& x) { return known_le(ctx, x, b, depth + 1); }) ||
+         all(args(b, ExprKind::Min), [&](const SymInt& y) { return known_le(ctx, a, y, depth + 1); }) ||
+         any(args(a, ExprKind::Min), [&](const SymInt& x) { return known_le(ctx, x, b, depth + 1); }) ||
+         any(args(b, ExprKind::Max), [&](const SymInt& y) { return known_le(ctx, a, y, depth + 1); });
+}
+
+// min(max(x, lo), hi), with each branch dropped when statically decided.
+SymInt clamp_sym(OpContext& ctx, SymInt x, const SymInt& lo, const SymInt& hi) {
+  if (!known_le(ctx, lo, x)) x = known_le(ctx, x, lo) ? lo : simplified(ctx, sym_max(x, lo));
+  if (!known_le(ctx, x, hi)) x = known_le(ctx, hi, x) ? hi : simplified(ctx, sym_min(x, hi));
+  return simplified(ctx, x);
+}
+
+// ONNX Slice clamping (as in the spec and libonnx): a negative index counts
+// from the end; starts are clamped to [0, dim] (step > 0) or [0, dim-1]
+// (step < 0), ends to [0, dim] or [-1, dim-1]; the length is
+// max(0, ceil((end - start) / step)).
+SliceAxis slice_axis(OpContext& ctx, const SymInt& dim, const SymInt& start, const SymInt& end, int64_t step) {
+  auto adjust = [&](const SymInt& x, const SymInt& lo, const SymInt& hi) {
+    if (x.is_static() && x.value() >= kHugeIndex) return hi;
+    if (x.is_static() && x.value() <= -kHugeIndex) return clamp_sym(ctx, lo, lo, hi);
+    SymInt v = x;
+    bool negative;
+    if (x.is_static())
+      negative = x.value() < 0;
+    else if (known_true(ctx, sym_ge(x, 0)))
+      negative = false;
+    else if (known_true(ctx, sym_lt(x, 0)))
+      negative = true;
+    else
+      negative = ctx.check(sym_lt(x, 0), "Slice: index counts from the end");
+    if (negative) v = dim + x;
+    return clamp_sym(ctx, v, lo, hi);
+  };
+  SliceAxis r;
+  SymInt lower, upper;  // span = upper - lower, clipped at 0
+  if (step > 0) {
+    r.start = adjust(start, 0, dim);
+    lower = r.start;
+    upper = adjust(end, 0, dim);
+  } else {
+    const SymInt last = simplified(ctx, dim - 1);
+    r.start = adjust(start, 0, last);
+    lower = adjust(end, -1, last);
+    upper = r.start;
+  }
+  SymInt span = simplified(ctx, upper - lower);
+  if (!known_le(ctx, lower, upper)) span = known_le(ctx, upper, lower) ? SymInt(0) : sym_max(span, 0);
+  const int64_t stride = step > 0 ? step : -step;
+  r.len = stride == 1 ? simplified(ctx, span) : ceil_div(ctx, span, stride);
+  return r;
+}
+
+void slice_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::optional<std::vector<SymInt>> starts, ends;
+  std::optional<std::vector<int64_t>> axes, steps;
+  bool axes_unknown = false, steps_unknown = false;
+  size_t n = 0;
+  if (ctx.opset() < 10) {
+    auto s = ctx.attr_ints("starts"), e = ctx.attr_ints("ends");
+    if (!s || !e) ctx.fail("missing_attribute", "Slice needs 'starts' and 'ends'");
+    starts = std::vector<SymInt>(s->begin(), s->end());
+    ends = std::vector<SymInt>(e->begin(), e->end());
+    axes = ctx.attr_ints("axes");
+    n = s->size();
+  } else {
+    starts = ctx.ints(1);
+    ends = ctx.ints(2);
+    if (ctx.has_input(3)) {
+      axes = ctx.static_ints(3);
+      axes_unknown = !axes;
+    }
+    if (ctx.has_input(4)) {
+      steps = ctx.static_ints(4);
+      steps_unknown = !steps;
+    }
+    if (starts) {
+      n = starts->size();
+    } else {
+      auto len = static_shape(ctx.shape(1));
+      if (!len || len->size() != 1) ctx.fail("invalid_shape", "Slice starts must be a 1-D tensor");
+      n = static_cast<size_t>((*len)[0]);
+    }
+  }
+  if ((starts && starts->size() != n) || (ends && ends->size() != n) || (axes && axes->size() != n) ||
+      (steps && steps->size() != n))
+    ctx.fail("invalid_slice", "Slice: starts, ends, axes and steps must have the same length");
+  if (!axes && !axes_unknown) axes = iota(static_cast<int64_t>(n));
+  std::vector<int64_t> norm_axes;
+  if (axes) norm_axes = normalize_axes(ctx, *axes, rank);
+  if (steps)
+    for (int64_t s : *steps)
+      if (s == 0) ctx.fail("invalid_slice", "Slice: steps cannot be 0");
+
+  SymShape out = in;
+  if (!starts || !ends || !axes || steps_unknown) {
+    const std::string why = "Slice " + std::string(!axes ? "axes" : !starts || !ends ? "starts/ends" : "steps") +
+                            " are not known";
+    if (axes) {
+      for (int64_t a : norm_axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
+    } else {
+      for (SymInt& d : out) d = ctx.unknown_size(why);
+    }
+    ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+    return;
+  }
+  auto src = static_data(ctx, 0);
+  std::vector<std::vector<int64_t>> coords;
+  if (src) coords = all_coords(src->shape);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t a = static_cast<size_t>(norm_axes[i]);
+    const int64_t step = steps ? (*steps)[i] : 1;
+    SliceAxis r = slice_axis(ctx, in[a], (*starts)[i], (*ends)[i], step);
+    out[a] = r.len;
+    if (src) {
+      if (r.start.is_static() && r.len.is_static())
+        coords[a] = iota(r.len.value(), r.start.value(), step);
+      else
+        src.reset();
+    }
+  }
+  std::optional<KnownData> data;
+  if (src) data = pick(*src, coords, fold_cap(ctx));
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
+}
+
+// ---------------------------------------------------------------------------
+// Gather family
+
+// Static indices (simplified; symbolic ones that simplify to constants count).
+std::optional<std::vector<int64_t>> static_indices(OpContext& ctx, size_t i) {
+  auto xs = ctx.ints(i);
+  if (!xs) return std::nullopt;
+  std::vector<int64_t> out;
+  out.reserve(xs->size());
+  for (const SymInt& x : *xs) {
+    SymInt s = simplified(ctx, x);
+    if (!s.is_static()) return std::nullopt;
+    out.push_back(s.value());
+  }
+  return out;
+}
+
+void gather_rule(OpContext& ctx) {
+  const SymShape& data = ctx.shape(0);
+  const SymShape& indices = ctx.shape(1);
+  const int64_t rank = static_cast<int64_t>(data.size());
+  if (rank == 0) ctx.fail("invalid_rank", "Gather needs data of rank >= 1");
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+  const SymInt& extent = data[static_cast<size_t>(axis)];
+  SymShape out(data.begin(), data.begin() + axis);
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), data.begin() + axis + 1, data.end());
+  auto idx = static_indices(ctx, 1);
+  if (idx && extent.is_static()) {
+    const int64_t n = extent.value();
+    for (int64_t& i : *idx) {
+      if (i < -n || i >= n)
+        ctx.fail("index_error", "Gather index " + std::to_string(i) + " is out of range for a dim of size " +
+                                    std::to_string(n));
+      if (i < 0) i += n;
+    }
+  }
+  std::optional<KnownData> picked;
+  if (idx && extent.is_static()) {
+    if (auto src = static_data(ctx, 0)) {
+      // The indices, flattened, walk the axis; the output's index dims are that walk.
+      auto coords = all_coords(src->shape);
+      coords[static_cast<size_t>(axis)] = *idx;
+      picked = pick(*src, coords, fold_cap(ctx));
+    }
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(picked));
+}
+
+void gather_elements_rule(OpContext& ctx) {
+  const SymShape& data = ctx.shape(0);
+  const SymShape& indices = ctx.shape(1);
+  if (data.size() != indices.size())
+    ctx.fail("shape_mismatch", "GatherElements: data " + shape_to_string(data) + " and indices " +
+                                   shape_to_string(indices) + " must have the same rank");
+  if (data.empty()) ctx.fail("invalid_rank", "GatherElements needs rank >= 1");
+  normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
+  ctx.set_tensor(0, ctx.dtype(0), indices);
+}
+
+void gather_nd_rule(OpContext& ctx) {
+  const SymShape& data = ctx.shape(0);
+  const SymShape& indices = ctx.shape(1);
+  const int64_t r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
+  const int64_t b = ctx.opset() >= 12 ? ctx.attr_int("batch_dims", 0) : 0;
+  if (r < 1 || q < 1) ctx.fail("invalid_rank", "GatherND needs data and indices of rank >= 1");
+  if (b < 0 || b >= std::min(r, q))
+    ctx.fail("invalid_attribute", "GatherND batch_dims " + std::to_string(b) + " must be less than both ranks");
+  const SymInt& last = indices.back();
+  if (!last.is_static())
+    ctx.fail("unknown_shape", "GatherND: the last dim of indices (" + str(last) + ") must be static");
+  const int64_t m = last.value();
+  if (m < 1 || m > r - b)
+    ctx.fail("invalid_shape", "GatherND: indices.shape[-1] = " + std::to_string(m) + " must be in [1, " +
+                                  std::to_string(r - b) + "]");
+  for (int64_t i = 0; i < b; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    require(ctx, sym_eq(indices[k], data[k]), "GatherND: batch dims agree", "shape_mismatch",
+            "GatherND: batch dim " + std::to_string(i) + " differs: " + str(indices[k]) + " vs " + str(data[k]));
+  }
+  SymShape out(indices.begin(), indices.end() - 1);
+  out.insert(out.end(), data.begin() + b + m, data.end());
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// Scatter, ScatterElements, ScatterND: data's shape; updates must fit.
+void scatter_rule(OpContext& ctx) {
+  const SymShape& data = ctx.shape(0);
+  if (ctx.op_type() != "ScatterND") {
+    const SymShape& indices = ctx.shape(1);
+    const SymShape& updates = ctx.shape(2);
+    if (indices.size() != data.size() || updates.size() != data.size())
+      ctx.fail("shape_mismatch", ctx.op_type() + ": data " + shape_to_string(data) + ", indices " +
+                                     shape_to_string(indices) + " and updates " + shape_to_string(updates) +
+                                     " must have the same rank");
+    normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
+  } else {
+    const SymShape& indices = ctx.shape(1);
+    if (indices.empty() || !indices.back().is_static())
+      ctx.fail("unknown_shape", "ScatterND: the last dim of indices must be static");
+    const int64_t k = indices.back().value();
+    if (k < 1 || k > static_cast<int64_t>(data.size()))
+      ctx.fail("invalid_shape", "ScatterND: indices.shape[-1] = " + std::to_string(k) + " exceeds the data rank");
+    const size_t want = indices.size() - 1 + data.size() - static_cast<size_t>(k);
+    if (ctx.shape(2).size() != want)
+      ctx.fail("shape_mismatch", "ScatterND: updates " + shape_to_string(ctx.shape(2)) + " must have rank " +
+                                     std::to_string(want));
+  }
+  same_as_input(ctx);
+}
+
+// ---------------------------------------------------------------------------
+// Expand, Tile, Pad
+
+// Coordinates that broadcast a static input dim of `in` to `out`.
+std::vector<int64_t> broadcast_coords(int64_t in, int64_t out) {
+  return in == 1 ? std::vector<int64_t>(static_cast<size_t>(out), 0) : iota(out);
+}
+
+void expand_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  auto target = shape_from_input(ctx, 1);
+  SymShape out;
+  if (target) {
+    for (const SymInt& t : *target)
+      if (t.is_static() && t.value() < 0)
+        ctx.fail("invalid_shape", "Expand: negative size " + std::to_string(t.value()) + " in the target shape");
+    out = broadcast_shapes(in, *target, ctx.env());
+  } else {
+    auto n = static_shape(ctx.shape(1));
+    if (!n || n->size() != 1) ctx.fail("unknown_shape", "Expand's shape input has unknown length");
+    const size_t out_rank = std::max(in.size(), static_cast<size_t>((*n)[0]));
+    const size_t offset = out_rank - in.size();
+    for (size_t k = 0; k < out_rank; ++k) {
+      // An input dim that is not 1 survives whatever the (unknown) target holds there.
+      if (k >= offset && known_true(ctx, sym_ne(in[k - offset], 1)))
+        out.push_back(in[k - offset]);
+      else
+        out.push_back(ctx.unknown_size("Expand target shape '" + ctx.node().inputs[1] + "' is not known"));
+    }
+  }
+  simplify_all(ctx, out);
+  std::optional<KnownData> data;
+  auto src = static_data(ctx, 0);
+  auto out_static = static_shape(out);
+  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+    StaticData padded = *src;
+    padded.shape.insert(padded.shape.begin(), out_static->size() - src->shape.size(), 1);
+    std::vector<std::vector<int64_t>> coords;
+    for (size_t k = 0; k < out_static->size(); ++k) coords.push_back(broadcast_coords(padded.shape[k], (*out_static)[k]));
+    data = pick(padded, coords, fold_cap(ctx));
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
+}
+
+void tile_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  SymShape out = in;
+  auto repeats = ctx.ints(1);
+  if (!repeats) {
+    for (SymInt& d : out)
+      if (!(d.is_static() && d.value() == 0))
+        d = ctx.unknown_size("Tile repeats '" + ctx.node().inputs[1] + "' are not known");
+    ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+    return;
+  }
+  if (repeats->size() != in.size())
+    ctx.fail("invalid_shape", "Tile: " + std::to_string(repeats->size()) + " repeats for an input of rank " +
+                                  std::to_string(in.size()));
+  for (size_t k = 0; k < in.size(); ++k) {
+    const SymInt& r = (*repeats)[k];
+    require(ctx, sym_ge(r, 0), "Tile: repeats are non-negative", "invalid_shape",
+            "Tile: negative repeat " + str(r));
+    out[k] = simplified(ctx, in[k] * r);
+  }
+  std::optional<KnownData> data;
+  auto src = static_data(ctx, 0);
+  auto out_static = static_shape(out);
+  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+    std::vector<std::vector<int64_t>> coords;
+    for (size_t k = 0; k < in.size(); ++k) {
+      std::vector<int64_t> c;
+      for (int64_t j = 0; j < (*out_static)[k]; ++j) c.push_back(j % src->shape[k]);
+      coords.push_back(std::move(c));
+    }
+    data = pick(*src, coords, fold_cap(ctx));
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
+}
+
+// Source coordinate of padded position j (j - begin in the input) under `mode`; -1 = the constant.
+int64_t pad_source(int64_t src, int64_t d, const std::string& mode) {
+  if (src >= 0 && src < d) return src;
+  if (mode == "constant" || d == 0) return -1;
+  if (mode == "edge") return std::clamp<int64_t>(src, 0, d - 1);
+  if (mode == "wrap") return ((src % d) + d) % d;
+  // reflect: mirror without repeating the edge, period 2(d-1).
+  if (d == 1) return 0;
+  const int64_t period = 2 * (d - 1);
+  int64_t m = ((src % period) + period) % period;
+  return m < d ? m : period - m;
+}
+
+void pad_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const std::string mode = ctx.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && ctx.opset() >= 19))
+    ctx.fail("invalid_attribute", "Pad: unsupported mode '" + mode + "'");
+  std::optional<std::vector<SymInt>> pads;
+  if (ctx.opset() < 11) {
+    auto p = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+    if (!p) ctx.fail("missing_attribute", "Pad needs 'pads'");
+    pads = std::vector<SymInt>(p->begin(), p->end());
+  } else {
+    pads = ctx.ints(1);
+  }
+  std::vector<int64_t> axes;
+  if (ctx.opset() >= 18 && ctx.has_input(3)) {
+    auto a = ctx.static_ints(3);
+    if (!a) {
+      SymShape out = in;
+      for (SymInt& d : out) d = ctx.unknown_size("Pad axes '" + ctx.node().inputs[3] + "' are not known");
+      ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+      return;
+    }
+    axes = normalize_axes(ctx, *a, rank);
+  } else {
+    axes = iota(rank);
+  }
+  SymShape out = in;
+  if (!pads) {
+    for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size("Pad pads '" + ctx.node().inputs[1] + "' are not known");
+    ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+    return;
+  }
+  const size_t n = axes.size();
+  if (pads->size() != 2 * n)
+    ctx.fail("invalid_shape", "Pad: " + std::to_string(pads->size()) + " pads for " + std::to_string(n) +
+                                  " axes (need 2 per axis)");
+  for (size_t i = 0; i < n; ++i) {
+    const size_t a = static_cast<size_t>(axes[i]);
+    const SymInt d = simplified(ctx, in[a] + (*pads)[i] + (*pads)[i + n]);
+    require(ctx, sym_ge(d, 0), "Pad: padded dims are non-negative", "invalid_shape",
+            "Pad: dim " + std::to_string(a) + " of size " + str(in[a]) + " padded to " + str(d));
+    out[a] = d;
+  }
+  std::optional<KnownData> data;
+  auto src = static_data(ctx, 0);
+  auto out_static = static_shape(out);
+  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+    std::vector<std::vector<int64_t>> coords = all_coords(src->shape);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; ++i) {
+      const size_t a = static_cast<size_t>(axes[i]);
+      ok = (*pads)[i].is_static();
+      if (!ok) break;
+      const int64_t begin = (*pads)[i].value();
+      std::vector<int64_t> c;
+      for (int64_t j = 0; j < (*out_static)[a]; ++j) c.push_back(pad_source(j - begin, src->shape[a], mode));
+      coords[a] = std::move(c);
+    }
+    std::optional<KnownData> fill;
+    if (ctx.opset() >= 11 && ctx.has_input(2))
+      fill = known(ctx, 2);
+    else
+      fill = src->data.is_float ? float_data({ctx.attr_float("value", 0.0f)}) : int_data({SymInt(0)});
+    if (ok && fill) data = pick(*src, coords, fold_cap(ctx), &*fill);
+  }
+  set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
+}
+
+// CenterCropPad (opset 18): the listed axes take the requested sizes.
+void center_crop_pad_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> axes;
+  if (auto a = ctx.attr_ints("axes"))
+    axes = normalize_axes(ctx, *a, rank);
+  else
+    axes = iota(rank);
+  SymShape out = in;
+  auto sizes = ctx.ints(1);
+  if (sizes && sizes->size() != axes.size())
+    ctx.fail("invalid_shape", "CenterCropPad: " + std::to_string(sizes->size()) + " sizes for " +
+                                  std::to_string(axes.size()) + " axes");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    SymInt& d = out[static_cast<size_t>(axes[i])];
+    if (!sizes) {
+      d = ctx.unknown_size("CenterCropPad shape '" + ctx.node().inputs[1] + "' is not known");
+      continue;
+    }
+    d = simplified(ctx, (*sizes)[i]);
+    require(ctx, sym_ge(d, 0), "CenterCropPad: sizes are non-negative", "invalid_shape",
+            "CenterCropPad: negative size " + str(d));
+  }
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// ---------------------------------------------------------------------------
+// DepthToSpace, SpaceToDepth, OneHot, same-shape ops
+
+int64_t block_size(OpContext& ctx) {
+  const int64_t b = ctx.required_attr_int("blocksize");
+  if (b <= 0) ctx.fail("invalid_attribute", ctx.op_type() + ": blocksize must be positive, got " + std::to_string(b));
+  return b;
+}
+
+void depth_to_space_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  if (in.size() != 4) ctx.fail("invalid_rank", "DepthToSpace needs a 4-D input, got " + shape_to_string(in));
+  const int64_t b = block_size(ctx);
+  const std::string mode = ctx.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") ctx.fail("invalid_attribute", "DepthToSpace: unknown mode '" + mode + "'");
+  const SymInt bb = checked_mul(b, b);
+  require(ctx, sym_eq(mod(in[1], bb), 0), "DepthToSpace: channels divisible by blocksize^2", "shape_mismatch",
+          "DepthToSpace: " + str(in[1]) + " channels are not divisible by blocksize^2 = " + str(bb));
+  SymShape out = {in[0], floordiv(in[1], bb), in[2] * SymInt(b), in[3] * SymInt(b)};
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void space_to_depth_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  if (in.size() != 4) ctx.fail("invalid_rank", "SpaceToDepth needs a 4-D input, got " + shape_to_string(in));
+  const int64_t b = block_size(ctx);
+  for (size_t k : {size_t{2}, size_t{3}})
+    require(ctx, sym_eq(mod(in[k], b), 0), "SpaceToDepth: spatial dims divisible by blocksize", "shape_mismatch",
+            "SpaceToDepth: dim " + std::to_string(k) + " of size " + str(in[k]) + " is not divisible by " +
+                std::to_string(b));
+  SymShape out = {in[0], in[1] * SymInt(checked_mul(b, b)), floordiv(in[2], b), floordiv(in[3], b)};
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+void one_hot_rule(OpContext& ctx) {
+  const SymShape& indices = ctx.shape(0);
+  const int64_t out_rank = static_cast<int64_t>(indices.size()) + 1;
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), out_rank);
+  if (ctx.rank(1) > 1 || (ctx.rank(1) == 1 && !known_true(ctx, sym_eq(ctx.shape(1)[0], 1))))
+    ctx.fail("invalid_shape", "OneHot: depth must be a scalar or a 1-element tensor");
+  const SymShape& values = ctx.shape(2);
+  if (values.size() != 1) ctx.fail("invalid_shape", "OneHot: values must be 1-D, got " + shape_to_string(values));
+  require(ctx, sym_eq(values[0], 2), "OneHot: values holds (off, on)", "invalid_shape",
+          "OneHot: values must have 2 elements, got " + str(values[0]));
+  SymInt depth;
+  if (auto d = ctx.scalar_int(1)) {
+    depth = simplified(ctx, *d);
+  } else if (auto f = ctx.floats(1); f && f->size() == 1 && std::isfinite((*f)[0]) && std::fabs((*f)[0]) < 9.0e15) {
+    depth = static_cast<int64_t>(std::ceil((*f)[0]));  // numpy.arange(depth) as in ONNX's reference
+  } else {
+    depth = ctx.unknown_size("OneHot depth '" + ctx.node().inputs[1] + "' is not known");
+  }
+  require(ctx, sym_ge(depth, 1), "OneHot: depth is positive", "invalid_shape",
+          "OneHot: depth " + str(depth) + " must be positive");
+  SymShape out = indices;
+  out.insert(out.begin() + axis, depth);
+  ctx.set_tensor(0, ctx.dtype(2), std::move(out));
+}
+
+void trilu_rule(OpContext& ctx) {
+  if (ctx.rank(0) < 2) ctx.fail("invalid_rank", "Trilu needs rank >= 2, got " + shape_to_string(ctx.shape(0)));
+  same_as_input(ctx);
+}
+
+void reverse_sequence_rule(OpContext& ctx) {
+  const SymShape& in = ctx.shape(0);
+  if (in.size() < 2) ctx.fail("invalid_rank", "ReverseSequence needs rank >= 2, got " + shape_to_string(in));
+  const int64_t batch_axis = ctx.attr_int("batch_axis", 1), time_axis = ctx.attr_int("time_axis", 0);
+  if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
+    ctx.fail("invalid_attribute", "ReverseSequence: batch_axis/time_axis must be 0 and 1");
+  const SymShape& lens = ctx.shape(1);
+  if (lens.size() != 1) ctx.fail("invalid_shape", "ReverseSequence: sequence_lens must be 1-D");
+  const size_t b = static_cast<size_t>(batch_axis);
+  require(ctx, sym_eq(lens[0], in[b]), "ReverseSequence: one length per batch entry", "shape_mismatch",
+          "ReverseSequence: " + str(lens[0]) + " lengths for a batch of " + str(in[b]));
+  same_as_input(ctx);
 }
 
 }  // namespace
 
 void register_shape_ops(OpRegistry& r) {
   r.add("", "Shape", shape_rule);
-  r.add("", "Gather", gather_rule);
-  r.add("", "Concat", concat_rule);
-  r.add("", "Unsqueeze", unsqueeze_rule);
+  r.add("", "Size", size_rule);
   r.add("", "Reshape", reshape_rule);
+  r.add("", "Flatten", flatten_rule);
+  r.add("", "Squeeze", squeeze_rule);
+  r.add("", "Unsqueeze", unsqueeze_rule);
+  r.add("", "Transpose", transpose_rule);
+  r.add("", "Concat", concat_rule);
+  r.add("", "Split", split_rule);
+  r.add("", "Slice", slice_rule);
+  r.add("", "Gather", gather_rule);
+  r.add("", "GatherElements", gather_elements_rule);
+  r.add("", "GatherND", gather_nd_rule);
+  r.add("", "Scatter", scatter_rule);
+  r.add("", "ScatterElements", scatter_rule);
+  r.add("", "ScatterND", scatter_rule);
+  r.add("", "Expand", expand_rule);
+  r.add("", "Tile", tile_rule);
+  r.add("", "Pad", pad_rule);
+  r.add("", "CenterCropPad", center_crop_pad_rule);
+  r.add("", "DepthToSpace", depth_to_space_rule);
+  r.add("", "SpaceToDepth", space_to_depth_rule);
+  r.add("", "OneHot", one_hot_rule);
+  r.add("", "Trilu", trilu_rule);
+  r.add("", "ReverseSequence", reverse_sequence_rule);
 }
 
 }  // namespace fakeprop::onnx::ops
