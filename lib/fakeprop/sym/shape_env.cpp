@@ -739,6 +739,13 @@ ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
+  // Without a hint nothing can be decided by example: the symbol behaves as a
+  // size-like unbacked one (asserts instead of guards) but keeps its name.
+  if (!hint) {
+    info.unbacked = true;
+    info.size_like = true;
+    info.range = range.intersect({0, kIntOo});
+  }
   if (!source.empty()) info.sources.push_back(source);
   info.node = current_node_;
   ExprRef sym = new_symbol(chosen, std::move(info));

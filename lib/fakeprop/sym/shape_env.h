@@ -102,8 +102,10 @@ class ShapeEnv {
   // with range [2, int_oo] intersected with `constraint`.
   SymInt create_symbol(int64_t hint, const std::string& source, DimDynamic dyn = DimDynamic::Duck,
                        ValueRange constraint = {}, const std::string& preferred_name = "");
-  // A backed symbol without duck sizing or 0/1 specialization (e.g. an ONNX
-  // dim_param with no example), named `name` when free.
+  // A symbol without duck sizing or 0/1 specialization, named `name` when
+  // free (an ONNX dim_param, a symbol named in an FX graph). With a hint it is
+  // backed; without one it is hintless: size-like and unbacked for every
+  // decision (runtime asserts, size-oblivious reasoning), listed as unbacked.
   ExprRef create_named_symbol(const std::string& name, std::optional<int64_t> hint, ValueRange range,
                               const std::string& source);
   // A fresh unbacked u<N>. size_like: range [0, int_oo] (narrowed by `range`).
