@@ -589,6 +589,28 @@ TEST(OnnxLoader, NodeNamesAreFilledAndUnique) {
   EXPECT_EQ(names, (std::vector<std::string>{"Add_0_1", "Add_0", "m", "m_2", "Neg_4", "m_1"}));
 }
 
+TEST(OnnxLoader, SkipsUnknownFieldsOfEveryWireType) {
+  // Fields a newer ONNX (or a vendor) might add, in every wire type.
+  const Proto unknown = Proto()
+                            .varint(1000, -1)
+                            .raw(std::string("\xc1\x3e\x01\x02\x03\x04\x05\x06\x07\x08", 10))  // 1000, fixed64
+                            .str(1001, "payload")
+                            .fixed32(1002, 0xdeadbeef);
+  const Proto tensor = Proto().raw(unknown.bytes()).varint(1, 1).varint(2, 7).str(8, "w").str(9, std::string(8, '\x01'));
+  const Proto node = Proto().raw(unknown.bytes()).str(1, "w").str(2, "y").str(4, "Neg");
+  const Proto graph = Proto().raw(unknown.bytes()).msg(1, node).msg(5, tensor).raw(unknown.bytes());
+  const std::string file = Proto().raw(unknown.bytes()).varint(1, 9).msg(7, graph).raw(unknown.bytes()).bytes();
+  // The unknown field comes first here, so sniffing cannot vouch for it.
+  EXPECT_FALSE(looks_like_onnx(file));
+  const std::string ordered = Proto().varint(1, 9).msg(7, graph).raw(unknown.bytes()).bytes();
+  const Model m = parse_model(ordered, "u.onnx");
+  EXPECT_EQ(m.ir_version, 9);
+  ASSERT_EQ(m.graph.nodes.size(), 1u);
+  EXPECT_EQ(m.graph.nodes[0].op_type, "Neg");
+  EXPECT_EQ(m.graph.nodes[0].inputs, (std::vector<std::string>{"w"}));
+  EXPECT_EQ(*m.graph.initializers[0]->read_int64s(1), (std::vector<int64_t>{0x0101010101010101}));
+}
+
 TEST(OnnxLoader, DefaultDomainSpellings) {
   const Proto model = Proto()
                           .varint(1, 8)
