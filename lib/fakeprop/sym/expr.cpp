@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -784,6 +785,29 @@ std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
       }
       return product;
     }
+    case ExprKind::And:
+    case ExprKind::Or: {
+      // Order-independent short circuit: a deciding operand wins over an
+      // operand that is unbound or divides by zero.
+      const int64_t decider = e->kind() == ExprKind::And ? 0 : 1;
+      std::exception_ptr failure;
+      bool unbound = false;
+      for (ExprRef a : e->args()) {
+        try {
+          auto v = eval_node(a, lookup);
+          if (!v) {
+            unbound = true;
+          } else if ((*v != 0) == (decider != 0)) {
+            return decider;
+          }
+        } catch (const Error&) {
+          if (!failure) failure = std::current_exception();
+        }
+      }
+      if (failure) std::rethrow_exception(failure);
+      if (unbound) return std::nullopt;
+      return 1 - decider;
+    }
     default: break;
   }
   std::vector<int64_t> v;
@@ -800,8 +824,6 @@ std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
     case ExprKind::Le: return v[0] <= v[1];
     case ExprKind::Gt: return v[0] > v[1];
     case ExprKind::Ge: return v[0] >= v[1];
-    case ExprKind::And: return std::all_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
-    case ExprKind::Or: return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
     case ExprKind::Not: return v[0] == 0;
     default: throw Error("evaluate: unexpected node kind");
   }
@@ -871,6 +893,7 @@ int compare_keys(const SortKey& x, const SortKey& y) {
 
 SortKey sort_key(ExprRef e);
 std::vector<Term> ordered_add_terms(ExprRef add);
+std::vector<ExprRef> ordered_args(ExprRef e);
 
 SortKey leaf_key(int rank, std::string_view cls, std::string name) {
   SortKey k;
@@ -957,7 +980,9 @@ SortKey sort_key(ExprRef e) {
     case ExprKind::Not: return compound_key(5, 0, "Not", std::move(args));
     default: break;
   }
-  sort_keys(args);  // Max, Min, And, Or are unordered in sympy
+  // Max, Min, And, Or hold their arguments in sympy's ordered() order.
+  args.clear();
+  for (ExprRef a : ordered_args(e)) args.push_back(sort_key(a));
   switch (e->kind()) {
     case ExprKind::Max: return compound_key(5, 0, "Max", std::move(args));
     case ExprKind::Min: return compound_key(5, 0, "Min", std::move(args));
@@ -1015,13 +1040,48 @@ std::vector<Term> ordered_add_terms(ExprRef add) {
   return out;
 }
 
+// Number of nodes of e in sympy's tree (e.g. 2*s0 is Mul(2, s0): 3 nodes).
+size_t sympy_node_count(ExprRef e) {
+  switch (e->kind()) {
+    case ExprKind::Add: {
+      size_t n = 1 + (e->value() != 0 ? 1 : 0);
+      for (const auto& [t, c] : e->terms()) {
+        size_t term = sympy_node_count(t);
+        if (c != 1) term = t->kind() == ExprKind::Mul ? term + 1 : term + 2;  // coefficient joins the Mul
+        n += term;
+      }
+      return n;
+    }
+    case ExprKind::Mul: {
+      size_t n = (e->value() != 1 ? 1 : 0);
+      for (const auto& [b, k] : e->terms()) n += sympy_node_count(b) + (k != 1 ? 2 : 0);
+      // A lone power b**k is a Pow node, otherwise a Mul node holds the factors.
+      bool lone_power = e->value() == 1 && e->terms().size() == 1;
+      return lone_power ? n : n + 1;
+    }
+    default: {
+      size_t n = 1;
+      for (ExprRef a : e->args()) n += sympy_node_count(a);
+      return n;
+    }
+  }
+}
+
+// sympy's ordered(): fewer nodes first, then default_sort_key.
 std::vector<ExprRef> ordered_args(ExprRef e) {
-  std::vector<std::pair<SortKey, ExprRef>> keyed;
-  for (ExprRef a : e->args()) keyed.emplace_back(sort_key(a), a);
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return compare_keys(a.first, b.first) < 0; });
+  struct Keyed {
+    size_t nodes;
+    SortKey key;
+    ExprRef arg;
+  };
+  std::vector<Keyed> keyed;
+  for (ExprRef a : e->args()) keyed.push_back({sympy_node_count(a), sort_key(a), a});
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.nodes != b.nodes) return a.nodes < b.nodes;
+    return compare_keys(a.key, b.key) < 0;
+  });
   std::vector<ExprRef> out;
-  for (auto& k : keyed) out.push_back(k.second);
+  for (auto& k : keyed) out.push_back(k.arg);
   return out;
 }
 
