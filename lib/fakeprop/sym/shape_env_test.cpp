@@ -206,15 +206,37 @@ TEST(ShapeEnvCreate, PreferredNameWhenFree) {
   EXPECT_EQ(c.expr(), symbol("s1"));
 }
 
-TEST(ShapeEnvCreate, NamedSymbolWithoutHintCannotBeGuarded) {
+TEST(ShapeEnvCreate, NamedSymbolWithHintIsBacked) {
   ShapeEnv env;
-  ExprRef n = env.create_named_symbol("seq", std::nullopt, ValueRange{0, kIntOo}, "L['x'].size()[1]");
+  ExprRef n = env.create_named_symbol("batch", 1, ValueRange{0, kIntOo}, kX0);
+  EXPECT_EQ(n, symbol("batch"));
+  const SymbolInfo& info = env.info(n);
+  EXPECT_FALSE(info.unbacked);
+  EXPECT_EQ(info.hint, std::optional<int64_t>(1));  // no 0/1 specialization
+  EXPECT_EQ(info.range, (ValueRange{0, kIntOo}));
+  EXPECT_EQ(info.sources, std::vector<std::string>{kX0});
+  EXPECT_THROW(env.create_named_symbol("bad", 5, ValueRange{0, 4}, kX1), Error);  // hint outside range
+}
+
+TEST(ShapeEnvCreate, NamedSymbolWithoutHintIsHintless) {
+  ShapeEnv env;
+  ExprRef n = env.create_named_symbol("seq", std::nullopt, ValueRange{-5, 100}, "L['x'].size()[1]");
   EXPECT_EQ(n, symbol("seq"));
-  EXPECT_FALSE(env.info(n).unbacked);
+  // The header's policy: size-like unbacked, range clipped to sizes.
+  EXPECT_TRUE(env.info(n).unbacked);
+  EXPECT_TRUE(env.info(n).size_like);
+  EXPECT_EQ(env.info(n).range, (ValueRange{0, 100}));
   EXPECT_EQ(env.hint(n), std::nullopt);
   // Statically known from its range, so no hint is needed here.
   EXPECT_TRUE(env.evaluate(B(ge(n, I(0))), "test"));
-  EXPECT_THROW(env.evaluate(B(eq(n, I(4))), "test"), DataDependentError);
+  EXPECT_FALSE(env.guard_size_oblivious(B(eq(n, I(1))), "test"));
+  try {
+    env.evaluate(B(eq(n, I(4))), "test");
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    EXPECT_NE(std::string(e.what()).find("(Size-like symbols: seq)"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(env.guards().empty());
 }
 
 TEST(ShapeEnvCreate, UnbackedSymbolsAndRanges) {
