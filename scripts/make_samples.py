@@ -85,9 +85,38 @@ def batch1_conv():
     return model
 
 
+def add_two():
+    """Two inputs of the same static shape added: duck sizing gives marked dims one symbol."""
+    nodes = [helper.make_node("Add", ["x", "y"], ["z"], name="add")]
+    graph = helper.make_graph(
+        nodes, "add_two",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [None, None])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
+def classifier(width):
+    """x[batch, 16] -> Gemm -> [batch, width]; two widths give a `check` regression pair."""
+    rng = np.random.default_rng(2)
+    w = numpy_helper.from_array(rng.standard_normal((width, 16)).astype(np.float32), "w")
+    nodes = [helper.make_node("Gemm", ["x", "w"], ["logits"], name="fc", transB=1),
+             helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=-1)]
+    graph = helper.make_graph(
+        nodes, "classifier", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", width])], initializer=[w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, build in [("tiny_attention", tiny_attention), ("batch1_conv", batch1_conv)]:
+    builds = [("tiny_attention", tiny_attention), ("batch1_conv", batch1_conv), ("add_two", add_two),
+              ("classifier_10", lambda: classifier(10)), ("classifier_12", lambda: classifier(12))]
+    for name, build in builds:
         path = os.path.join(OUT, name + ".onnx")
         onnx.save(build(), path)
         print("wrote", os.path.relpath(path), os.path.getsize(path), "bytes")

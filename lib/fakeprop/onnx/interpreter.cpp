@@ -322,6 +322,7 @@ void Interpreter::run_main_graph() {
   const Graph& g = model_.graph;
   Scope scope;
   create_inputs(g, scope);
+  env().take_new_unbacked();  // input symbols are bound by their sources, not by a node
   run_nodes(g, scope, "", 0);
   env().set_current_node("");
   for (const auto& o : g.outputs) {

@@ -248,7 +248,21 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
       const std::string tensor = src.substr(0, src.find(".size()"));
       opts.specs.add(DimMark::Dynamic, tensor + ":" + src.substr(src.rfind('[') + 1, src.size() - src.rfind('[') - 2));
     }
-    RunResult r = infer(opts);
+    if (!entries.empty()) {
+      log += "Recompiling function " + options.function_name + " in " + options.location + "\n";
+      log += "    triggered by the following guard failure(s):\n";
+      for (const auto& f : failures) log += "    - " + f + "\n";
+    }
+    RunResult r;
+    try {
+      r = infer(opts);
+    } catch (const Error& err) {
+      // Dynamo would trace the new shapes; a model with fixed ranks cannot take them.
+      out.status = "compile_error";
+      log += "    compile failed: " + std::string(err.what()) + "\n";
+      rep.calls.push_back(std::move(out));
+      continue;
+    }
     Entry e;
     e.id = "0/" + std::to_string(entries.size());
     for (const auto& in : r.inputs) {
@@ -266,11 +280,6 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     }
     e.guards = r.env->produce_guards();
     for (const auto& g : e.guards) e.parsed.push_back(parse_over_sources(g.expr, e.source_vars));
-    if (!entries.empty()) {
-      log += "Recompiling function " + options.function_name + " in " + options.location + "\n";
-      log += "    triggered by the following guard failure(s):\n";
-      for (const auto& f : failures) log += "    - " + f + "\n";
-    }
     out.status = "compiled";
     out.entry = e.id;
     if (out.zero_one_specialized) rep.zero_one_recompiles.push_back(e.id);

@@ -195,8 +195,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
     out << "specializations (" << nspec << "):\n";
     for (const auto& s : r.input_specializations) out << "  " << s.source << " = " << s.value << "    # " << s.reason << "\n";
     for (const auto& s : env.specializations())
-      out << "  " << env.source_of(s.sym) << " = " << s.value << "    # " << s.reason
-          << (s.node.empty() ? "" : " (node " + s.node + ")") << "\n";
+      out << "  " << env.source_of(s.sym) << " = " << s.value << "    # " << s.reason << "\n";
   }
   if (!r.errors.empty()) {
     out << "errors (" << r.errors.size() << "):\n";

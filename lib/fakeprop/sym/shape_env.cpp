@@ -1095,10 +1095,12 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   for (const SymbolInfo& i : symbols_) {
     if (i.sources.empty() || replacements_.count(i.sym)) continue;
     const ValueRange& r = i.range;
-    if (r.lo_infinite() && r.hi_infinite()) continue;
+    // A size is never negative: 0 as the lower end of a size-like symbol says nothing.
+    const bool vacuous_lo = r.lo_infinite() || (i.size_like && r.lo <= 0);
+    if (vacuous_lo && r.hi_infinite()) continue;
     std::string src = i.sources.front();
     std::string name = i.sym->name();
-    std::string lo = r.lo_infinite() ? "" : std::to_string(r.lo) + " <= ";
+    std::string lo = vacuous_lo ? "" : std::to_string(r.lo) + " <= ";
     std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);
     emit(lo + src + hi, lo + name + hi, "");
   }

@@ -16,5 +16,6 @@ void register_data_dependent_ops(OpRegistry& r);  // NonZero, Unique, Compress, 
 void register_control_flow_ops(OpRegistry& r);  // If, Loop, Scan, sequences, optionals
 void register_quantization_ops(OpRegistry& r);  // QuantizeLinear, QLinear*, *Integer
 void register_microsoft_ops(OpRegistry& r);     // com.microsoft contrib ops
+void register_loss_and_linalg_ops(OpRegistry& r);  // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, Det
 
 }  // namespace fakeprop::onnx::ops

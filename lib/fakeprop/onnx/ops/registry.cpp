@@ -24,6 +24,7 @@ const OpRegistry& OpRegistry::instance() {
     ops::register_control_flow_ops(r);
     ops::register_quantization_ops(r);
     ops::register_microsoft_ops(r);
+    ops::register_loss_and_linalg_ops(r);
     return r;
   }();
   return registry;
