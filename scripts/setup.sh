@@ -2,17 +2,18 @@
 # Installs fakeprop's build and test dependencies from Debian packages.
 # Idempotent: when everything is present it only checks, in about a second.
 #   scripts/setup.sh            build and test dependencies
-#   scripts/setup.sh --oracle   also PyTorch/ONNX for the scripts that regenerate goldens
+#   scripts/setup.sh --oracle   also PyTorch, for the scripts that regenerate goldens
 set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler libonnx-dev
   libspdlog-dev libgtest-dev libbenchmark-dev llvm-14-tools
-  python3 python3-jsonschema
+  python3 python3-jsonschema python3-onnx python3-numpy
 )
+# The oracle scripts that regenerate committed goldens also need PyTorch.
 if [ "${1:-}" = "--oracle" ]; then
-  packages+=(python3-torch python3-torchvision python3-onnx python3-numpy)
+  packages+=(python3-torch python3-torchvision)
 fi
 
 missing=()
