@@ -72,20 +72,36 @@ SymInt at_least_one(const SymInt& size, const ShapeEnv* env) {
   return sym_max(SymInt(1), size);
 }
 
-// How each dimension is decided.
+// How the layout checks decide what they cannot see statically.
 enum class Decide : uint8_t {
   SizeOblivious,  // the public queries: size == 1 is decided size-obliviously
   OrFalse,        // PyTorch's *_or_false variants: unknown means "no"
+  Static,         // C++'s definitely_true short cuts: never guard
 };
 
+// Is `c` true?
+bool holds(ShapeEnv& env, const SymBool& c, Decide how, const char* rule) {
+  if (auto v = c.maybe_value()) return *v;
+  switch (how) {
+    case Decide::SizeOblivious: return env.guard_size_oblivious(c, rule);
+    case Decide::OrFalse: return env.guard_or_false(c, rule);
+    case Decide::Static: return env.statically_known_true(c);
+  }
+  return false;
+}
+
+// May `a` differ from `b`? Unknown counts as "yes".
+bool may_differ(const SymInt& a, const SymInt& b, ShapeEnv& env, Decide how, const char* rule) {
+  if (how == Decide::Static) return !holds(env, rel(a, Rel::Eq, b), how, rule);
+  return guard_or_true(env, rel(a, Rel::Ne, b), rule);
+}
+
 bool is_size_one(const SymInt& size, ShapeEnv& env, Decide how, const char* rule) {
-  SymBool c = rel(size, Rel::Eq, 1);
-  return how == Decide::SizeOblivious ? size_oblivious(env, c, rule) : guard_or_false(env, c, rule);
+  return holds(env, rel(size, Rel::Eq, 1), how, rule);
 }
 
 bool has_few_elements(std::span<const SymInt> sizes, ShapeEnv& env, Decide how, const char* rule) {
-  SymBool c = rel(product(sizes), Rel::Lt, 2);
-  return how == Decide::SizeOblivious ? size_oblivious(env, c, rule) : guard_or_false(env, c, rule);
+  return holds(env, rel(product(sizes), Rel::Lt, 2), how, rule);
 }
 
 // check_contiguous_sizes_strides: strides nested from the last dim, size-1 dims
@@ -96,8 +112,7 @@ bool contiguous_sizes_strides(std::span<const SymInt> sizes, std::span<const Sym
   SymInt expected_max = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     if (is_size_one(sizes[i], env, how, rule)) continue;
-    if (guard_or_true(env, rel(strides[i], Rel::Ne, expected), rule) &&
-        guard_or_true(env, rel(strides[i], Rel::Ne, expected_max), rule)) {
+    if (may_differ(strides[i], expected, env, how, rule) && may_differ(strides[i], expected_max, env, how, rule)) {
       return false;
     }
     expected_max = mul(expected_max, at_least_one(sizes[i], &env));
@@ -125,7 +140,7 @@ bool channels_last_contiguous(const TensorMeta& t, int64_t rank, ShapeEnv& env, 
   SymInt expected = 1;
   for (size_t d : channels_last_order(rank)) {
     if (is_size_one(t.sizes[d], env, how, "is_channels_last_contiguous")) continue;
-    if (guard_or_true(env, rel(t.strides[d], Rel::Ne, expected), "is_channels_last_contiguous")) return false;
+    if (may_differ(t.strides[d], expected, env, how, "is_channels_last_contiguous")) return false;
     expected = mul(expected, t.sizes[d]);
   }
   return true;
@@ -293,25 +308,39 @@ bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env) {
 bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env) {
   constexpr const char* kRule = "is_non_overlapping_and_dense";
   if (has_few_elements(t.sizes, env, Decide::SizeOblivious, kRule)) return true;
+  // As c10's symbolic shape meta: layouts known contiguous need no sorting (nor its guards).
+  if (contiguous(t, env, Decide::Static) || channels_last_contiguous(t, 4, env, Decide::Static) ||
+      channels_last_contiguous(t, 5, env, Decide::Static)) {
+    return true;
+  }
   if (t.dim() == 1) return guard_or_false(env, rel(t.strides[0], Rel::Eq, 1), kRule);
   // Some ordering of the dims (by stride) must be contiguous.
   std::vector<size_t> dims;
   for (size_t d = 0; d < t.sizes.size(); ++d) {
     if (!is_size_one(t.sizes[d], env, Decide::SizeOblivious, kRule)) dims.push_back(d);
   }
+  // Sorted by stride; a stride dividing a bigger one sorts first even when
+  // ranges cannot order them (u0 before 2048*u0).
   auto stride_less = [&](size_t a, size_t b) {
-    return guard_or_false(env, rel(t.strides[a], Rel::Lt, t.strides[b]), kRule);
+    const SymInt& x = t.strides[a];
+    const SymInt& y = t.strides[b];
+    if (guard_or_false(env, rel(x, Rel::Lt, y), kRule)) return true;
+    if (x.is_static() && y.is_static()) return false;
+    const bool divides =
+        guard_or_false(env, rel(x, Rel::Eq, 0), kRule) || guard_or_false(env, rel(mod(y, x), Rel::Eq, 0), kRule);
+    return divides && guard_or_true(env, rel(x, Rel::Ne, y), kRule);
   };
   // Insertion sort: stable, and it never compares more pairs than it must.
   for (size_t i = 1; i < dims.size(); ++i) {
     for (size_t j = i; j > 0 && stride_less(dims[j], dims[j - 1]); --j) std::swap(dims[j], dims[j - 1]);
   }
-  SymInt expected = 1;
-  for (size_t d : dims) {
-    if (guard_or_true(env, rel(t.strides[d], Rel::Ne, expected), kRule)) return false;
-    expected = mul(expected, t.sizes[d]);
+  SymShape sizes;
+  SymShape strides;
+  for (size_t k = dims.size(); k-- > 0;) {
+    sizes.push_back(t.sizes[dims[k]]);
+    strides.push_back(t.strides[dims[k]]);
   }
-  return true;
+  return contiguous_sizes_strides(sizes, strides, env, Decide::SizeOblivious, kRule);
 }
 
 MemoryFormat suggest_memory_format(const TensorMeta& t, ShapeEnv& env) {
