@@ -75,8 +75,12 @@ TEST_P(DataDependentCase, Infers) {
   for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
   for (const Expect& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
-    if (e.dtype) EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    if (e.data) {
+      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
+    }
+    if (e.dtype) {
+      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    }
     if (e.range_dim) {
       const ValueRange got = range_of(r, e.value, *e.range_dim);
       EXPECT_EQ(got, e.range) << e.value << " dim " << *e.range_dim << ": " << got.to_string() << " vs "

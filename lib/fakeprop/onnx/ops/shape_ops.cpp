@@ -192,6 +192,15 @@ std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const cha
   return ctx.attr_ints(attr);
 }
 
+// Number of axes of an axes input (opset >= 13) that is present but whose
+// values are unknown; nullopt when the axes are known or absent.
+std::optional<int64_t> unknown_axes_count(OpContext& ctx) {
+  if (ctx.opset() < 13 || !ctx.has_input(1) || ctx.static_ints(1)) return std::nullopt;
+  auto n = static_shape(ctx.shape(1));
+  if (!n || n->size() > 1) ctx.fail("unknown_axes", ctx.op_type() + ": axes '" + ctx.node().inputs[1] + "' are not known");
+  return n->empty() ? 1 : (*n)[0];
+}
+
 // ---------------------------------------------------------------------------
 // Shape, Size
 
@@ -347,6 +356,25 @@ void flatten_rule(OpContext& ctx) {
 void squeeze_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
+  if (auto k = unknown_axes_count(ctx)) {
+    // Which dims go is unknown, but dims known not to be 1 must stay: when
+    // they are exactly as many as the output has, the output is known.
+    const int64_t kept = rank - *k;
+    if (kept < 0) ctx.fail("invalid_axis", "Squeeze: " + std::to_string(*k) + " axes for rank " + std::to_string(rank));
+    SymShape out;
+    for (const SymInt& d : in)
+      if (known_true(ctx, sym_ne(d, 1))) out.push_back(d);
+    if (static_cast<int64_t>(out.size()) > kept)
+      ctx.fail("invalid_shape", "Squeeze: " + shape_to_string(in) + " has fewer than " + std::to_string(*k) +
+                                    " dims that can be 1");
+    if (static_cast<int64_t>(out.size()) != kept) {
+      out.clear();
+      for (int64_t i = 0; i < kept; ++i)
+        out.push_back(ctx.unknown_size("Squeeze axes '" + ctx.node().inputs[1] + "' are not known"));
+    }
+    set_reshaped(ctx, std::move(out));
+    return;
+  }
   auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
   std::vector<bool> drop(in.size(), false);
   if (axes) {
@@ -378,6 +406,16 @@ void squeeze_rule(OpContext& ctx) {
 }
 
 void unsqueeze_rule(OpContext& ctx) {
+  if (auto k = unknown_axes_count(ctx)) {
+    // Where the 1s go is unknown; only an all-ones input stays all ones.
+    const SymShape& in = ctx.shape(0);
+    const bool ones = std::all_of(in.begin(), in.end(), [](const SymInt& d) { return d.is_static() && d.value() == 1; });
+    SymShape out;
+    for (size_t i = 0; i < in.size() + static_cast<size_t>(*k); ++i)
+      out.push_back(ones ? SymInt(1) : ctx.unknown_size("Unsqueeze axes '" + ctx.node().inputs[1] + "' are not known"));
+    set_reshaped(ctx, std::move(out));
+    return;
+  }
   auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
   if (!axes) ctx.fail("unknown_axes", "Unsqueeze needs axes");
   const SymShape& in = ctx.shape(0);
@@ -799,10 +837,9 @@ void gather_nd_rule(OpContext& ctx) {
   if (r < 1 || q < 1) ctx.fail("invalid_rank", "GatherND needs data and indices of rank >= 1");
   if (b < 0 || b >= std::min(r, q))
     ctx.fail("invalid_attribute", "GatherND batch_dims " + std::to_string(b) + " must be less than both ranks");
-  const SymInt& last = indices.back();
-  if (!last.is_static())
-    ctx.fail("unknown_shape", "GatherND: the last dim of indices (" + str(last) + ") must be static");
-  const int64_t m = last.value();
+  // The output rank depends on indices.shape[-1]: a symbolic one is specialized
+  // (a guard on a backed size, a data-dependent error on an unbacked one).
+  const int64_t m = ctx.env().evaluate_int(indices.back(), "GatherND: indices.shape[-1] sets the output rank");
   if (m < 1 || m > r - b)
     ctx.fail("invalid_shape", "GatherND: indices.shape[-1] = " + std::to_string(m) + " must be in [1, " +
                                   std::to_string(r - b) + "]");
@@ -830,9 +867,8 @@ void scatter_rule(OpContext& ctx) {
     normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
   } else {
     const SymShape& indices = ctx.shape(1);
-    if (indices.empty() || !indices.back().is_static())
-      ctx.fail("unknown_shape", "ScatterND: the last dim of indices must be static");
-    const int64_t k = indices.back().value();
+    if (indices.empty()) ctx.fail("invalid_rank", "ScatterND: indices must have rank >= 1");
+    const int64_t k = ctx.env().evaluate_int(indices.back(), "ScatterND: indices.shape[-1] sets the updates rank");
     if (k < 1 || k > static_cast<int64_t>(data.size()))
       ctx.fail("invalid_shape", "ScatterND: indices.shape[-1] = " + std::to_string(k) + " exceeds the data rank");
     const size_t want = indices.size() - 1 + data.size() - static_cast<size_t>(k);

@@ -61,15 +61,13 @@ TEST_P(ShapeOpsCase, Infers) {
   for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
   for (const Expect& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
-    if (e.dtype) EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    if (e.data) {
+      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
+    }
+    if (e.dtype) {
+      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    }
   }
-}
-
-// A node with its attributes, built in one expression.
-using Attrs = std::function<void(ModelBuilder&)>;
-Attrs none() {
-  return [](ModelBuilder&) {};
 }
 
 // Shape(x) -> Gather(k) -> Unsqueeze(0): a 1-element vector holding dim k.
@@ -151,6 +149,16 @@ const std::vector<Case>& cases() {
        {{"out", {"batch", "seq"}, std::nullopt, DType::Bool}},
        "",
        {{"mask", {1, 16}}, {"y", {4, 16}}}},
+      {"IdiomExpandShapeDerivedHintless", 17,
+       [](ModelBuilder& b) {
+         // Hint-less dim_params are size-like: broadcasting seq against seq
+         // or 1 against batch needs no decision on "== 1".
+         b.input("mask", kBool, {1, 1, "seq"});
+         b.input("y", kFloat, {"batch", "heads", "seq"});
+         b.node("Shape", {"y"}, {"s"});
+         b.node("Expand", {"mask", "s"}, {"out"});
+       },
+       {{"out", {"batch", "heads", "seq"}}}},
       {"IdiomFlattenSymbolicMiddle", 17,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"s0", 3, "s1"});
@@ -854,6 +862,73 @@ const std::vector<Case>& cases() {
          b.node("ReverseSequence", {"x", "lens"}, {"z"});
        },
        {{"y", {"t", "batch", "4"}}, {"z", {"t", "batch", "4"}}}},
+
+      // ---------------- unknown inputs: rank kept, unknown sizes ----------------
+      {"SqueezeUnknownAxesKeepsNonOneDims", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {1, 3, 4, 5});
+         b.input("axes", kInt64, {1});
+         b.node("Squeeze", {"x", "axes"}, {"y"});
+       },
+       {{"y", {"3", "4", "5"}}}},
+      {"SqueezeUnknownAxesAmbiguous", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {1, 3, 1});
+         b.input("axes", kInt64, {1});
+         b.node("Squeeze", {"x", "axes"}, {"y"});
+       },
+       {{"y", {"u0", "u1"}}}},
+      {"UnsqueezeUnknownAxes", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {3, 4});
+         b.input("axes", kInt64, {2});
+         b.input("one", kFloat, {1});
+         b.node("Unsqueeze", {"x", "axes"}, {"y"});
+         b.node("Unsqueeze", {"one", "axes"}, {"z"});
+       },
+       {{"y", {"u0", "u1", "u2", "u3"}}, {"z", {"1", "1", "1"}}}},
+      {"SliceUnknownStarts", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {"batch", 10});
+         b.input("st", kInt64, {1});
+         b.initializer_ints("en", {1}, {kMax});
+         b.initializer_ints("ax", {1}, {1});
+         b.node("Slice", {"x", "st", "en", "ax"}, {"y"});
+       },
+       {{"y", {"batch", "u0"}}}},
+      {"SplitUnknownSizes", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {6, 2});
+         b.input("sp", kInt64, {2});
+         b.node("Split", {"x", "sp"}, {"a", "c"});
+       },
+       {{"a", {"u0", "2"}}, {"c", {"u1", "2"}}}},
+      {"TileUnknownRepeats", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {0, 3});
+         b.input("r", kInt64, {2});
+         b.node("Tile", {"x", "r"}, {"y"});
+       },
+       {{"y", {"0", "u0"}}}},
+      {"PadUnknownPads", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {2, 3});
+         b.input("p", kInt64, {4});
+         b.node("Pad", {"x", "p"}, {"y"});
+       },
+       {{"y", {"u0", "u1"}}}},
+      {"ReshapeTargetFromOtherTensor", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {"n", 6});
+         b.input("y", kFloat, {"m", 2});
+         dim_of(b, "y", 0, "m1", 13);
+         b.initializer_ints("rest", {1}, {-1});
+         b.node("Concat", {"m1", "rest"}, {"t"}).attr_int("axis", 0);
+         b.node("Reshape", {"x", "t"}, {"z"});
+       },
+       {{"z", {"m", "(6*n)//m"}}},
+       "",
+       {{"x", {4, 6}}, {"y", {8, 2}}}},
   };
   return all;
 }
@@ -979,6 +1054,46 @@ TEST(ShapeOpsGuards, ExpandUnknownTargetKeepsNonOneDims) {
   RunResult r = run(b);
   ASSERT_TRUE(r.errors.empty());
   EXPECT_EQ(shape_of(r, "y"), (Strings{"u0", "u1", "768"}));
+}
+
+TEST(ShapeOpsGuards, ReshapeFromOtherTensorGuardsDivisibility) {
+  ModelBuilder b(13);
+  b.input("x", kFloat, {"n", 6});
+  b.input("y", kFloat, {"m", 2});
+  dim_of(b, "y", 0, "m1", 13);
+  b.initializer_ints("rest", {1}, {-1});
+  b.node("Concat", {"m1", "rest"}, {"t"}).attr_int("axis", 0);
+  b.node("Reshape", {"x", "t"}, {"z"});
+  InferOptions o;
+  o.input_hints = {{"x", {4, 6}}, {"y", {8, 2}}};
+  RunResult r = run(b, o);
+  ASSERT_TRUE(r.errors.empty());
+  // Nothing cancels: 6*n must divide by m, decided (true) by the hints 24 and 8.
+  EXPECT_EQ(guard_texts(r), Strings{"(6*n) % m == 0"});
+}
+
+TEST(ShapeOpsGuards, GatherNDSpecializesSymbolicIndexDepth) {
+  ModelBuilder b(13);
+  b.input("x", kFloat, {3, 4, 5});
+  b.input("i", kInt64, {7, "k"});
+  b.node("GatherND", {"x", "i"}, {"y"});
+  InferOptions o;
+  o.input_hints = {{"i", {7, 2}}};
+  RunResult r = run(b, o);
+  ASSERT_TRUE(r.errors.empty());
+  // The output rank depends on k: it is specialized to its hint.
+  EXPECT_EQ(shape_of(r, "y"), (Strings{"7", "5"}));
+  EXPECT_EQ(guard_texts(r), Strings{"k == 2"});
+}
+
+TEST(ShapeOpsGuards, GatherNDUnbackedIndexDepthIsDataDependent) {
+  ModelBuilder b(13);
+  b.input("x", kFloat, {3, 4, 5});
+  b.input("i", kInt64, {7});
+  b.node("NonZero", {"i"}, {"nz"});  // [1, u0]
+  b.node("GatherND", {"x", "nz"}, {"y"}, "g");
+  RunResult r = run(b);
+  EXPECT_EQ(error_kinds(r, "g"), Strings{"data_dependent"});
 }
 
 }  // namespace
