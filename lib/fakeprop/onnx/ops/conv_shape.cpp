@@ -94,11 +94,22 @@ SymShape window_output_sizes(OpContext& ctx, std::span<const SymInt> in, const W
     if (w.ceil_mode) numerator = numerator + SymInt(stride - 1);
     SymInt size = floordiv(numerator, stride) + 1;
     if (w.ceil_mode) {
-      // The last window must start inside the input or its begin padding.
+      // The last window must start inside the input or its begin padding;
+      // PyTorch decides this with a guard.
       const SymBool starts_in_end_pad = sym_ge((size - 1) * stride, in[i] + pad_begin);
-      const bool drop = starts_in_end_pad.is_static() ? starts_in_end_pad.value()
-                                                      : ctx.check(starts_in_end_pad, "pooling: ceil_mode last window");
-      if (drop) size = size - 1;
+      ShapeEnv& env = ctx.env();
+      if (auto known = starts_in_end_pad.maybe_value()) {
+        if (*known) size = size - 1;
+      } else if (auto decided = env.maybe_evaluate_static(starts_in_end_pad.expr())) {
+        if (*decided) size = size - 1;
+      } else if (!env.hint(env.simplify(starts_in_end_pad.expr())) && w.pads[i + n] <= w.effective_kernel(i)) {
+        // No hint to guard on: with end padding at most the kernel, at most
+        // one window is dropped, so the count is exactly the smaller of the
+        // ceil count and the number of starts before the end padding.
+        size = sym_min(size, floordiv(in[i] + (pad_begin - 1), stride) + 1);
+      } else if (ctx.check(starts_in_end_pad, "pooling: ceil_mode last window")) {
+        size = size - 1;
+      }
     }
     out.push_back(require_nonempty(ctx, size, in[i], i));
   }

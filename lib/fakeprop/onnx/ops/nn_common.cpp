@@ -7,15 +7,23 @@
 
 namespace fakeprop::onnx::ops {
 
+namespace {
+// "Op: why", without repeating the op when `why` already names it.
+std::string failure_text(const OpContext& ctx, const char* why) {
+  const std::string w(why);
+  return w.rfind(ctx.op_type() + ":", 0) == 0 ? w : ctx.op_type() + ": " + w;
+}
+}  // namespace
+
 void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why) {
   if (!ctx.expect(sym_eq(a, b), why))
-    ctx.fail("shape_mismatch", ctx.op_type() + ": " + why + " (" + ctx.env().simplify(a).to_python() + " vs " +
+    ctx.fail("shape_mismatch", failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " vs " +
                                    ctx.env().simplify(b).to_python() + ")");
 }
 
 void require_divisible(OpContext& ctx, const SymInt& a, const SymInt& divisor, const char* why) {
   if (!ctx.expect(sym_eq(mod(a, divisor), 0), why))
-    ctx.fail("shape_mismatch", ctx.op_type() + ": " + why + " (" + ctx.env().simplify(a).to_python() + " % " +
+    ctx.fail("shape_mismatch", failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " % " +
                                    ctx.env().simplify(divisor).to_python() + " != 0)");
 }
 
