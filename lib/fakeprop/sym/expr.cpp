@@ -328,15 +328,17 @@ std::optional<int> constant_difference_sign(ExprRef a, ExprRef b) {
   return (la.constant > lb.constant) - (la.constant < lb.constant);
 }
 
+bool negatives(int64_t x, int64_t y) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  return x != kMin && y != kMin && x == -y;
+}
+
 // True when a == -b structurally.
 bool is_negation(ExprRef a, ExprRef b) {
   Linear la = linear_of(a), lb = linear_of(b);
-  if (la.terms.size() != lb.terms.size() || la.constant != -lb.constant) return false;
-  if (la.constant == std::numeric_limits<int64_t>::min()) return false;
+  if (la.terms.size() != lb.terms.size() || !negatives(la.constant, lb.constant)) return false;
   for (size_t i = 0; i < la.terms.size(); ++i) {
-    if (la.terms[i].first != lb.terms[i].first) return false;
-    if (la.terms[i].second == std::numeric_limits<int64_t>::min() || la.terms[i].second != -lb.terms[i].second)
-      return false;
+    if (la.terms[i].first != lb.terms[i].first || !negatives(la.terms[i].second, lb.terms[i].second)) return false;
   }
   return true;
 }
@@ -707,10 +709,17 @@ std::vector<ExprRef> free_symbols(ExprRef e) {
 }
 
 bool has_free_symbols(ExprRef e) {
-  if (e->is_symbol()) return true;
-  bool found = false;
-  for_each_child(e, [&](ExprRef c) { found = found || has_free_symbols(c); });
-  return found;
+  std::unordered_set<ExprRef> seen;  // shared subexpressions are visited once
+  std::vector<ExprRef> stack{e};
+  while (!stack.empty()) {
+    ExprRef x = stack.back();
+    stack.pop_back();
+    if (x->is_symbol()) return true;
+    if (x->terms().empty() && x->args().empty()) continue;
+    if (!seen.insert(x).second) continue;
+    for_each_child(x, [&](ExprRef c) { stack.push_back(c); });
+  }
+  return false;
 }
 
 size_t expr_size(ExprRef e) {

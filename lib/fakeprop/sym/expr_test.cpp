@@ -75,6 +75,11 @@ TEST(ExprCheckedMath, BuildersDetectOverflow) {
   EXPECT_THROW(pow(mul(s0(), int64_t{1} << 32), 2), OverflowError);
   EXPECT_THROW(ceildiv(I(kMin), I(-1)), OverflowError);
   EXPECT_EQ(ceildiv(I(kMin), I(2)), I(kMin / 2));
+  // INT64_MIN constants and coefficients are compared without negating them.
+  EXPECT_EQ(to_sympy_string(mod(add(s0(), I(kMin)), add(s0(), I(kMin)))), "0");
+  EXPECT_EQ(to_sympy_string(mod(add(s0(), I(kMin)), add(s1(), I(kMin)))),
+            "Mod(s0 - 9223372036854775808, s1 - 9223372036854775808)");
+  EXPECT_EQ(to_sympy_string(mod(mul(s0(), kMin), mul(s0(), kMin))), "0");
 }
 
 // ---------------------------------------------------------------------------
@@ -506,6 +511,16 @@ TEST(ExprQueries, FreeSymbolsSizeAndConversions) {
   EXPECT_TRUE(eq(s0(), I(1))->is_relation());
   EXPECT_TRUE(logical_and(eq(s0(), I(1)), eq(s1(), I(1)))->is_bool());
   EXPECT_FALSE(s0()->is_bool());
+}
+
+TEST(ExprQueries, SharedSubexpressionsAreVisitedOnce) {
+  // Each level uses the previous one twice: 2^60 paths, 120 distinct nodes.
+  ExprRef e = symbol("dag_leaf");
+  for (int i = 0; i < 60; ++i) e = mul(add(e, I(1)), add(e, I(2)));
+  EXPECT_TRUE(has_free_symbols(e));
+  EXPECT_EQ(free_symbols(e), std::vector<ExprRef>{symbol("dag_leaf")});
+  ExprRef constant_dag = floordiv(e, I(1));
+  EXPECT_EQ(constant_dag, e);
 }
 
 TEST(ExprQueries, Rebuild) {

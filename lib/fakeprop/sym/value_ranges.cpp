@@ -225,7 +225,12 @@ ValueRange bound_expr(ExprRef e, const SymbolRanges& symbol_range) {
     case ExprKind::Gt:
     case ExprKind::Ge: {
       // Bounding lhs - rhs lets common terms cancel: s0 < s0 + s1 with s1 >= 1.
-      ValueRange d = bound(sub(e->arg(0), e->arg(1)));
+      ValueRange d;
+      try {
+        d = bound(sub(e->arg(0), e->arg(1)));
+      } catch (const OverflowError&) {  // lhs - rhs has no 64-bit coefficients
+        d = range_add(bound(e->arg(0)), range_neg(bound(e->arg(1))));
+      }
       if (d.is_empty()) return ValueRange::boolean();
       switch (e->kind()) {
         case ExprKind::Eq: return range_from_flags(d.contains(0), !(d.lo == 0 && d.hi == 0));
