@@ -228,13 +228,23 @@ void size_rule(OpContext& ctx) {
 // ---------------------------------------------------------------------------
 // Reshape, Flatten, Squeeze, Unsqueeze
 
-// A product split into its constant and its symbolic factors.
+// A product split into its constant and powers of symbolic bases (products
+// such as batch*seq taken apart, so they cancel against batch and seq).
 struct Product {
   int64_t constant = 1;
-  std::vector<SymInt> factors;
+  std::vector<std::pair<ExprRef, int64_t>> powers;  // (base, exponent)
+
+  void multiply(ExprRef base, int64_t exponent) {
+    for (auto& [b, k] : powers)
+      if (b == base) {
+        k += exponent;
+        return;
+      }
+    powers.emplace_back(base, exponent);
+  }
   SymInt value() const {
     SymInt v = constant;
-    for (const SymInt& f : factors) v = v * f;
+    for (const auto& [b, k] : powers) v = v * SymInt(pow(b, k));
     return v;
   }
 };
@@ -242,26 +252,33 @@ struct Product {
 Product product_of(OpContext& ctx, std::span<const SymInt> dims) {
   Product p;
   for (const SymInt& d0 : dims) {
-    SymInt d = simplified(ctx, d0);
-    if (d.is_static())
+    const SymInt d = simplified(ctx, d0);
+    if (d.is_static()) {
       p.constant = checked_mul(p.constant, d.value());
-    else
-      p.factors.push_back(d);
+    } else if (d.expr()->kind() == ExprKind::Mul) {
+      p.constant = checked_mul(p.constant, d.expr()->value());
+      for (const auto& [base, exponent] : d.expr()->terms()) p.multiply(base, exponent);
+    } else {
+      p.multiply(d.expr(), 1);
+    }
   }
   return p;
 }
 
-// Cancels the common symbolic factors and the constants' gcd of num / den.
+// Cancels the common symbolic powers and the constants' gcd of num / den.
 void cancel(Product& num, Product& den) {
-  for (auto it = den.factors.begin(); it != den.factors.end();) {
-    auto match = std::find_if(num.factors.begin(), num.factors.end(), [&](const SymInt& f) { return f.same(*it); });
-    if (match != num.factors.end()) {
-      num.factors.erase(match);
-      it = den.factors.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  for (auto& [base, k] : den.powers)
+    for (auto& [nb, nk] : num.powers)
+      if (nb == base) {
+        const int64_t common = std::min(k, nk);
+        k -= common;
+        nk -= common;
+      }
+  auto drop_zero = [](Product& p) {
+    std::erase_if(p.powers, [](const auto& bk) { return bk.second == 0; });
+  };
+  drop_zero(num);
+  drop_zero(den);
   const int64_t g = std::gcd(num.constant, den.constant);
   if (g > 1) {
     num.constant /= g;
@@ -325,7 +342,7 @@ void reshape_rule(OpContext& ctx) {
             "Reshape: cannot infer -1 from " + shape_to_string(in) + " into " + shape_to_string(out) +
                 ": the other dims have 0 elements");
     cancel(num, den);
-    if (!(den.factors.empty() && den.constant == 1))
+    if (!(den.powers.empty() && den.constant == 1))
       require(ctx, sym_eq(mod(total, newsize), 0), "Reshape: input numel divisible by the known dims",
               "shape_mismatch",
               "Reshape: " + str(total) + " elements do not divide into " + shape_to_string(out));

@@ -978,6 +978,26 @@ TEST(ShapeOpsGuards, ReshapeMinusOneCancelsWithoutGuard) {
   EXPECT_TRUE(r.env->runtime_asserts().empty());
 }
 
+TEST(ShapeOpsGuards, ReshapeMinusOneCancelsProductEntries) {
+  // [batch, seq, 12, 64] -> [batch*seq, -1]: the product entry cancels factor by factor.
+  ModelBuilder b(17);
+  b.input("x", kFloat, {"batch", "seq", 12, 64});
+  dim_of(b, "x", 0, "b", 17);
+  dim_of(b, "x", 1, "q", 17);
+  b.node("Mul", {"b", "q"}, {"bq"});
+  b.initializer_ints("rest", {1}, {-1});
+  b.node("Concat", {"bq", "rest"}, {"t"}).attr_int("axis", 0);
+  b.node("Reshape", {"x", "t"}, {"y"});
+  InferOptions o;
+  o.input_hints = {{"x", {4, 16, 12, 64}}};
+  RunResult r = run(b, o);
+  ASSERT_TRUE(r.errors.empty());
+  EXPECT_EQ(data_of(r, "t"), (Strings{"batch*seq", "-1"}));
+  EXPECT_EQ(shape_of(r, "y"), (Strings{"batch*seq", "768"}));
+  EXPECT_TRUE(r.env->guards().empty());
+  EXPECT_TRUE(r.env->runtime_asserts().empty());
+}
+
 TEST(ShapeOpsGuards, ReshapeMinusOneOnHintlessDimIsRuntimeAssert) {
   ModelBuilder b(17);
   b.input("x", kFloat, {"n", 3});
