@@ -197,10 +197,29 @@ void conv_rule(OpContext& ctx) {
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
 }
 
-// DeformConv (19): conv geometry; offset / mask (N, ..., out spatial).
+// DeformConv (19): conv geometry; offset (N, offset_group*prod(k)*n, out...)
+// and mask (N, offset_group*prod(k), out...) are laid out over the output.
 void deform_conv_rule(OpContext& ctx) {
   conv_rule(ctx);
-  if (ctx.has_input(3)) require_vector(ctx, 3, ctx.shape(1)[0], "DeformConv bias");
+  const SymShape& y = ctx.outputs()[0].tensor->meta.sizes;
+  const SymShape& w = ctx.shape(1);
+  const int64_t offset_group = ctx.attr_int("offset_group", 1);
+  if (offset_group <= 0) ctx.fail("invalid_attribute", "DeformConv offset_group must be positive");
+  require_divisible(ctx, ctx.shape(0)[1], offset_group, "DeformConv: channels divisible by offset_group");
+  SymInt taps = offset_group;
+  for (size_t d = 2; d < w.size(); ++d) taps = taps * w[d];
+  auto check_map = [&](size_t i, const SymInt& channels, const char* what) {
+    const SymShape& m = ctx.shape(i);
+    if (m.size() != y.size())
+      ctx.fail("invalid_rank", std::string("DeformConv ") + what + " " + shape_to_string(m) + " must have rank " +
+                                   std::to_string(y.size()));
+    require_equal(ctx, m[0], y[0], "DeformConv: offset/mask batch");
+    require_equal(ctx, m[1], channels, "DeformConv: offset/mask channels = offset_group * kernel taps (* n)");
+    for (size_t d = 2; d < y.size(); ++d) require_equal(ctx, m[d], y[d], "DeformConv: offset/mask cover the output");
+  };
+  check_map(2, taps * static_cast<int64_t>(w.size() - 2), "offset");
+  if (ctx.has_input(3)) require_vector(ctx, 3, w[0], "DeformConv bias");
+  if (ctx.has_input(4)) check_map(4, taps, "mask");
 }
 
 // ConvTranspose: X (N, C, D...), W (C, M/group, k...) -> (N, M, ...).
@@ -360,21 +379,31 @@ void batch_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   if (x.empty()) ctx.fail("invalid_rank", "BatchNormalization needs input of rank >= 1");
   const SymInt channels = x.size() >= 2 ? x[1] : SymInt(1);
+  // Before opset 9, spatial=0 keeps one statistic per element of (C, D1, ...).
+  const bool spatial = ctx.opset() >= 9 || ctx.attr_int("spatial", 1) != 0;
+  const SymShape stats = spatial || x.size() < 2 ? SymShape{channels} : SymShape(x.begin() + 1, x.end());
   static const char* const names[] = {"", "scale", "B", "mean", "var"};
-  for (size_t i = 1; i <= 4; ++i) require_vector(ctx, i, channels, std::string("BatchNormalization ") + names[i]);
+  for (size_t i = 1; i <= 4; ++i) {
+    const SymShape& s = ctx.shape(i);
+    if (s.size() != stats.size())
+      ctx.fail("invalid_rank", std::string("BatchNormalization ") + names[i] + " must have shape " +
+                                   shape_to_string(stats) + ", got " + shape_to_string(s));
+    for (size_t d = 0; d < s.size(); ++d) require_equal(ctx, s[d], stats[d], "BatchNormalization: statistics shape");
+  }
   ctx.set_tensor(0, ctx.dtype(0), x);
   if (ctx.opset() >= 14) {
     const bool training = ctx.attr_int("training_mode", 0) != 0;
     if (!training && (ctx.wants_output(1) || ctx.wants_output(2)))
       ctx.fail("invalid_outputs", "BatchNormalization outputs running_mean/running_var need training_mode=1");
-    if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), {channels});
-    if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(4), {channels});
     if (ctx.num_outputs() > 3) ctx.fail("invalid_outputs", "BatchNormalization has at most 3 outputs at opset >= 14");
+    if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), stats);
+    if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(4), stats);
     return;
   }
-  // Opsets 7 and 9: mean, var, saved_mean, saved_var, all (C).
-  for (size_t i = 1; i < ctx.num_outputs() && i <= 4; ++i)
-    if (ctx.wants_output(i)) ctx.set_tensor(i, ctx.dtype(0), {channels});
+  // Opsets 6 to 9: mean, var, saved_mean, saved_var.
+  if (ctx.num_outputs() > 5) ctx.fail("invalid_outputs", "BatchNormalization has at most 5 outputs before opset 14");
+  for (size_t i = 1; i < ctx.num_outputs(); ++i)
+    if (ctx.wants_output(i)) ctx.set_tensor(i, ctx.dtype(0), stats);
 }
 
 void instance_norm_rule(OpContext& ctx) {
