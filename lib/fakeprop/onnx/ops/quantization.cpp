@@ -34,11 +34,22 @@ void check_quant_param(OpContext& ctx, size_t x, size_t param) {
   }
   if (ps.size() != xs.size())
     ctx.fail("invalid_shape", ctx.op_type() + " blocked " + name + " must have x's rank, got " + shape_to_string(ps));
+  auto mismatch = [&] {
+    ctx.fail("shape_mismatch", ctx.op_type() + " " + name + " shape " + shape_to_string(ps) + " does not match blocks of " +
+                                   std::to_string(block) + " over x " + shape_to_string(xs));
+  };
   for (size_t k = 0; k < xs.size(); ++k) {
-    const SymInt want = static_cast<int64_t>(k) == axis ? ceildiv(xs[k], SymInt(block)) : xs[k];
-    if (!ctx.expect(sym_eq(ps[k], want), "quantization: blocked parameter shape"))
-      ctx.fail("shape_mismatch", ctx.op_type() + " " + name + " shape " + shape_to_string(ps) +
-                                     " does not match blocks of x " + shape_to_string(xs));
+    if (static_cast<int64_t>(k) != axis) {
+      if (!ctx.expect(sym_eq(ps[k], xs[k]), "quantization: blocked parameter shape")) mismatch();
+      continue;
+    }
+    // The spec accepts ceil(D/B) <= blocks <= ceil(D/(B-1)) - 1 on the blocked axis.
+    if (ps[k].is_static() && xs[k].is_static()) {
+      const int64_t d = xs[k].value(), blocks = ps[k].value();
+      const int64_t lo = (d + block - 1) / block;
+      const int64_t hi = block == 1 ? d : (d + block - 2) / (block - 1) - 1;
+      if (blocks < lo || blocks > hi) mismatch();
+    }
   }
 }
 
@@ -123,21 +134,28 @@ SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) {
   if (!ctx.expect(sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group"))
     ctx.fail("shape_mismatch", ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
                                    w[1].to_python() + " * group " + std::to_string(group));
+  const size_t spatial = x.size() - 2;
+  SymShape out{x[0], w[0]};
   std::vector<int64_t> kernel;
   if (auto ks = ctx.attr_ints("kernel_shape")) {
     kernel = *ks;
-  } else {
-    auto wk = static_shape(std::span<const SymInt>(w).subspan(2));
-    if (!wk) ctx.fail("unknown_shape", ctx.op_type() + " kernel size is symbolic; set kernel_shape");
+    if (kernel.size() != spatial)
+      ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
+                                        " entries for " + std::to_string(spatial) + " spatial dims");
+    for (size_t i = 0; i < spatial; ++i)
+      if (!ctx.expect(sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights"))
+        ctx.fail("shape_mismatch", ctx.op_type() + " kernel_shape does not match weights " + shape_to_string(w));
+  } else if (auto wk = static_shape(std::span<const SymInt>(w).subspan(2))) {
     kernel = *wk;
+  } else {
+    // A symbolic kernel size: the window formula needs it as a number.
+    for (size_t i = 0; i < spatial; ++i)
+      out.push_back(ctx.unknown_size(ctx.op_type() + ": kernel size from symbolic weight dims " + shape_to_string(w)));
+    return out;
   }
-  if (kernel.size() != x.size() - 2)
-    ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
-                                      " entries for " + std::to_string(x.size() - 2) + " spatial dims");
   const WindowAttrs attrs = read_window_attrs(ctx, std::move(kernel));
-  SymShape out{x[0], w[0]};
-  SymShape spatial = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
-  out.insert(out.end(), spatial.begin(), spatial.end());
+  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
+  out.insert(out.end(), sizes.begin(), sizes.end());
   return out;
 }
 

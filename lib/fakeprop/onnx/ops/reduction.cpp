@@ -153,6 +153,8 @@ void topk_rule(OpContext& ctx) {
   if (k) {
     kk = ctx.env().simplify(*k);
     if (kk.is_static() && kk.value() < 0) ctx.fail("invalid_value", "TopK k is negative: " + std::to_string(kk.value()));
+    if (!ctx.env().statically_known_true(sym_ge(kk, 0)) && !ctx.expect(sym_ge(kk, 0), "TopK: k >= 0"))
+      ctx.fail("invalid_value", "TopK k = " + kk.to_python() + " is negative");
     if (kk.is_static() && dim.is_static() && kk.value() > dim.value())
       ctx.fail("invalid_value", "TopK k = " + std::to_string(kk.value()) + " exceeds the axis size " + std::to_string(dim.value()));
     if (!ctx.env().statically_known_true(sym_le(kk, dim)) && !ctx.expect(sym_le(kk, dim), "TopK: k <= dim"))
