@@ -647,7 +647,9 @@ void check_against_oracle(const std::string& op, const WindowOracle& o, int64_t 
   if (hint >= 0) options.input_hints["x"] = {1, 1, hint};
   RunResult r = run(b, options);
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
-  if (hint >= 0) ASSERT_TRUE(at(r, "y", 2, hint).has_value()) << "hint excluded by its own guards";
+  if (hint >= 0) {
+    ASSERT_TRUE(at(r, "y", 2, hint).has_value()) << "hint excluded by its own guards";
+  }
   int admitted = 0;
   for (size_t i = 0; i < o.torch_sizes.size(); ++i) {
     const int64_t n = kFirstLength + static_cast<int64_t>(i);
