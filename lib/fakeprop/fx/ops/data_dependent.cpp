@@ -1,8 +1,131 @@
-#include "fakeprop/fx/op_context.h"
+// Ops whose output sizes or values depend on tensor data: fresh unbacked
+// symbols, memoized per input tensor version as FakeTensor memoizes them
+// (torch/_subclasses/fake_impls.py).
+#include "fakeprop/fx/interpreter.h"
 #include "fakeprop/fx/ops/families.h"
+#include "fakeprop/fx/ops/pointwise_helpers.h"
 
 namespace fakeprop::fx::ops {
 
-void register_data_dependent_ops(OpRegistry&) {}
+namespace {
+
+// The memo slot for (op, input tensor, its version), or nullptr outside an interpreter.
+Value* memo_slot(OpContext& ctx, const std::string& op, const TensorMeta& t, bool* fresh) {
+  Interpreter* in = ctx.interpreter();
+  *fresh = true;
+  if (!in) return nullptr;
+  auto key = std::make_tuple(op, t.storage, in->version_of(t.storage));
+  auto [it, inserted] = in->memo().entries.try_emplace(key);
+  *fresh = inserted;
+  return &it->second;
+}
+
+// The largest count of a data-dependent size over `numel` elements, as
+// fake_impls.nonzero bounds it: numel itself, its range's upper end, or
+// sys.maxsize - 1.
+int64_t count_bound(OpContext& ctx, const SymInt& numel) {
+  if (numel.is_static()) return numel.value();
+  const ValueRange r = ctx.env().bound(numel.expr());
+  return r.hi_infinite() ? kIntOo - 1 : r.hi;
+}
+
+// A size-like unbacked count in [0, bound]; 0 when there are no elements.
+SymInt data_dependent_count(OpContext& ctx, const SymInt& numel) {
+  if (numel.is_static() && numel.value() == 0) return 0;
+  return ctx.new_unbacked_size(ValueRange{0, count_bound(ctx, numel)});
+}
+
+// nonzero(self): (u0, self.dim()) int64 with strides (1, u0).
+void nonzero(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  bool fresh = false;
+  Value* slot = memo_slot(ctx, "nonzero", self, &fresh);
+  if (slot && !fresh) {
+    const TensorMeta& prev = slot->tensor->meta;
+    set_tensor(ctx, empty_strided(ctx, prev.sizes, prev.strides, DType::Int64, self.device));
+    return;
+  }
+  const SymInt count = data_dependent_count(ctx, self.numel());
+  TensorValue out = empty_strided(ctx, {count, SymInt(self.dim())}, {SymInt(1), count}, DType::Int64, self.device);
+  if (slot) *slot = Value::of_tensor(out);
+  set_tensor(ctx, std::move(out));
+}
+
+// _local_scalar_dense / item: an unbacked symbol of the tensor's kind.
+void local_scalar_dense(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (!same_size(ctx, self.numel(), 1, "item"))
+    ctx.fail("invalid_argument", "a Tensor with " + text(self.numel()) + " elements cannot be converted to Scalar");
+  bool fresh = false;
+  Value* slot = memo_slot(ctx, "item", self, &fresh);
+  if (slot && !fresh) {
+    ctx.set_result(*slot);
+    return;
+  }
+  Value v;
+  if (self.dtype == DType::Bool) {
+    v = Value::of_bool(SymBool(ctx.env().create_unbacked_symbool()));
+  } else if (is_integral(self.dtype, false)) {
+    v = Value::of_int(SymInt(ctx.env().create_unbacked_symint(false)));
+  } else {
+    // Unbacked floats are not modelled: later uses report an unknown input.
+    v = Value::of_opaque("unknown: data-dependent float from " + ctx.target());
+  }
+  if (slot) *slot = v;
+  ctx.set_result(v);
+}
+
+// masked_select(self, mask): 1-D, as many elements as the mask selects.
+void masked_select(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& mask = ctx.tensor(1, "mask");
+  if (mask.dtype != DType::Bool) ctx.fail("type_error", "masked_select: expected BoolTensor for mask");
+  const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask}, ctx.target());
+  const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
+  const SymInt count = data_dependent_count(ctx, simplified(ctx, product(shape)));
+  set_tensor(ctx, empty_tensor(ctx, {count}, self.dtype, device));
+}
+
+// _unique2(self, sorted, return_inverse, return_counts) -> (output, inverse, counts).
+void unique2(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  bool fresh = false;
+  Value* slot = memo_slot(ctx, "unique", self, &fresh);
+  SymInt count;
+  if (slot && !fresh) count = slot->i;
+  else count = data_dependent_count(ctx, self.numel());
+  if (slot) *slot = Value::of_int(count);
+  const bool inverse = ctx.bool_arg(2, "return_inverse", false);
+  const bool counts = ctx.bool_arg(3, "return_counts", false);
+  std::vector<TensorValue> outs;
+  outs.push_back(empty_tensor(ctx, {count}, self.dtype, self.device));
+  outs.push_back(inverse ? empty_tensor(ctx, self.sizes, DType::Int64, self.device)
+                         : empty_tensor(ctx, {SymInt(0)}, DType::Int64, self.device));
+  outs.push_back(counts ? empty_tensor(ctx, {count}, DType::Int64, self.device)
+                        : empty_tensor(ctx, {SymInt(0)}, DType::Int64, self.device));
+  set_tuple(ctx, std::move(outs));
+}
+
+// repeat_interleave.Tensor(repeats, *, output_size=None): indices into repeats.
+void repeat_interleave(OpContext& ctx) {
+  const TensorMeta& repeats = ctx.tensor(0, "repeats");
+  if (repeats.dim() > 1) ctx.fail("invalid_argument", "repeat_interleave only accept 1D vector as repeat");
+  SymInt count;
+  if (auto given = ctx.optional_int(1000, "output_size")) count = *given;
+  else count = ctx.new_unbacked_size(ValueRange{0, kIntOo - 1});
+  set_tensor(ctx, empty_tensor(ctx, {count}, repeats.dtype, repeats.device));
+}
+
+}  // namespace
+
+void register_data_dependent_ops(OpRegistry& r) {
+  r.add("aten.nonzero.default", nonzero);
+  r.add("aten.argwhere.default", nonzero);
+  r.add("aten._local_scalar_dense.default", local_scalar_dense);
+  r.add("aten.item.default", local_scalar_dense);
+  r.add("aten.masked_select.default", masked_select);
+  r.add("aten._unique2.default", unique2);
+  r.add("aten.repeat_interleave.Tensor", repeat_interleave);
+}
 
 }  // namespace fakeprop::fx::ops

@@ -1,8 +1,187 @@
-#include "fakeprop/fx/op_context.h"
+// Factory ops (empty, zeros, ones, full, arange, *_like, new_*) and copies
+// (clone, contiguous, _to_copy, copy_).
+#include <cmath>
+
 #include "fakeprop/fx/ops/families.h"
+#include "fakeprop/fx/ops/pointwise_helpers.h"
 
 namespace fakeprop::fx::ops {
 
-void register_factory_ops(OpRegistry&) {}
+namespace {
+
+// Keyword-only arguments (dtype=, device=, memory_format=) have no position.
+constexpr size_t kKw = 1000;
+
+DType dtype_or(OpContext& ctx, DType dflt) { return ctx.dtype_arg(kKw, "dtype").value_or(dflt); }
+Device device_or(OpContext& ctx, Device dflt) { return ctx.device_arg(kKw, "device").value_or(dflt); }
+
+MemoryFormat factory_format(OpContext& ctx) {
+  const MemoryFormat f = ctx.memory_format_arg(kKw, "memory_format").value_or(MemoryFormat::Contiguous);
+  if (f == MemoryFormat::Preserve)
+    ctx.fail("invalid_argument", "Unsupported memory format torch.preserve_format for " + ctx.target());
+  return f;
+}
+
+// empty / zeros / ones / full / rand / randn (size first).
+void factory(OpContext& ctx) {
+  SymShape size = ctx.int_list(0, "size");
+  check_non_negative(ctx, size);
+  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Float32), device_or(ctx, ctx.default_device()),
+                               factory_format(ctx)));
+}
+
+void empty_strided_op(OpContext& ctx) {
+  SymShape size = ctx.int_list(0, "size");
+  SymShape stride = ctx.int_list(1, "stride");
+  if (size.size() != stride.size())
+    ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+  check_non_negative(ctx, size);
+  set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, DType::Float32),
+                                device_or(ctx, ctx.default_device())));
+}
+
+void scalar_tensor(OpContext& ctx) {
+  (void)ctx.scalar_arg(0, "s");
+  set_tensor(ctx, empty_tensor(ctx, {}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.default_device())));
+}
+
+// empty_like / zeros_like / ones_like / full_like / rand_like / randn_like.
+void like(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  TensorMeta base = self;
+  base.device = device_or(ctx, self.device);
+  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), ctx.memory_format_arg(kKw, "memory_format")));
+}
+
+// new_empty / new_zeros / new_ones / new_full: contiguous, self's dtype and device by default.
+void new_factory(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  SymShape size = ctx.int_list(1, "size");
+  check_non_negative(ctx, size);
+  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, self.dtype), device_or(ctx, self.device)));
+}
+
+void new_empty_strided(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  SymShape size = ctx.int_list(1, "size");
+  SymShape stride = ctx.int_list(2, "stride");
+  if (size.size() != stride.size()) ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+  check_non_negative(ctx, size);
+  set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, self.dtype),
+                                device_or(ctx, self.device)));
+}
+
+// arange(end) / arange(start, end) / arange(start, end, step): int64 when
+// every bound is an integer, else the default float dtype.
+void arange(OpContext& ctx) {
+  const bool has_start = ctx.target() != "aten.arange.default";
+  const bool has_step = ctx.target() == "aten.arange.start_step";
+  const Value start_v = has_start ? ctx.value(0, "start") : Value::of_int(0);
+  const Value end_v = ctx.value(has_start ? 1 : 0, "end");
+  const Value step_v = has_step && ctx.has(2, "step") ? ctx.value(2, "step") : Value::of_int(1);
+  auto is_int = [](const Value& v) { return v.kind == Value::Kind::Int || v.kind == Value::Kind::Bool; };
+  const bool all_int = is_int(start_v) && is_int(end_v) && is_int(step_v);
+  const DType dtype = dtype_or(ctx, all_int ? DType::Int64 : DType::Float32);
+  SymInt length;
+  if (all_int) {
+    auto as_int = [](const Value& v) { return v.kind == Value::Kind::Int ? v.i : SymInt(v.b.value() ? 1 : 0); };
+    const SymInt start = as_int(start_v), end = as_int(end_v), step = as_int(step_v);
+    if (step.is_static() && step.value() == 0) ctx.fail("invalid_argument", "step must be nonzero");
+    const bool up = !step.is_static() || step.value() > 0;
+    if (!decide(ctx, up ? sym_ge(end, start) : sym_le(end, start), "arange"))
+      ctx.fail("invalid_argument", "upper bound and larger bound inconsistent with step sign");
+    length = simplified(ctx, ceildiv(end - start, step));
+  } else {
+    auto as_double = [&](const Value& v) -> double {
+      if (v.kind == Value::Kind::Float) return v.f;
+      if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
+      if (v.kind == Value::Kind::Bool && v.b.is_static()) return v.b.value() ? 1.0 : 0.0;
+      ctx.fail("unknown_input", "arange with a symbolic bound mixed with floats is not supported");
+    };
+    const double start = as_double(start_v), end = as_double(end_v), step = as_double(step_v);
+    if (step == 0) ctx.fail("invalid_argument", "step must be nonzero");
+    if ((step > 0 && end < start) || (step < 0 && end > start))
+      ctx.fail("invalid_argument", "upper bound and larger bound inconsistent with step sign");
+    const double n = std::ceil((end - start) / step);
+    if (!(n >= 0 && n < 9.2e18)) ctx.fail("invalid_argument", "arange: invalid number of elements");
+    length = static_cast<int64_t>(n);
+  }
+  set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.default_device())));
+}
+
+void clone(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  set_tensor(ctx, empty_like(ctx, self, std::nullopt, ctx.memory_format_arg(kKw, "memory_format")));
+}
+
+// contiguous: self itself when already laid out so, else a copy.
+void contiguous(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const MemoryFormat f = ctx.memory_format_arg(kKw, "memory_format").value_or(MemoryFormat::Contiguous);
+  if (f == MemoryFormat::Preserve)
+    ctx.fail("invalid_argument", "preserve memory format is unsupported by the contiguous operator");
+  const bool already = f == MemoryFormat::Contiguous ? is_contiguous(self, ctx.env())
+                                                     : (self.dim() == (f == MemoryFormat::ChannelsLast ? 4 : 5) &&
+                                                        is_channels_last_contiguous(self, ctx.env()));
+  if (already) {
+    set_tensor(ctx, same_view(ctx, self));
+    return;
+  }
+  set_tensor(ctx, empty_like(ctx, self, std::nullopt, f));
+}
+
+// _to_copy(self, *, dtype, layout, device, pin_memory, non_blocking, memory_format).
+void to_copy(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  TensorMeta base = self;
+  base.device = device_or(ctx, self.device);
+  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), ctx.memory_format_arg(kKw, "memory_format")));
+}
+
+// copy_(self, src): src broadcasts into self; the result is self.
+void copy_inplace(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& src = ctx.tensor(1, "src");
+  const SymShape shape = broadcast_shapes(self.sizes, src.sizes, ctx.env());
+  bool same = shape.size() == self.sizes.size();
+  for (size_t i = 0; same && i < shape.size(); ++i) same = same_size(ctx, shape[i], self.sizes[i], "copy_");
+  if (!same)
+    ctx.fail("shape_mismatch", "output with shape " + text(self.sizes) + " doesn't match the broadcast shape " +
+                                   text(shape));
+  set_tensor(ctx, same_view(ctx, self));
+}
+
+// fill.Scalar / fill.Tensor (out of place): like self.
+void fill(OpContext& ctx) { set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"))); }
+void fill_inplace(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor(0, "self"))); }
+
+}  // namespace
+
+void register_factory_ops(OpRegistry& r) {
+  for (const char* name : {"aten.empty.memory_format", "aten.zeros.default", "aten.ones.default", "aten.full.default",
+                           "aten.rand.default", "aten.randn.default"})
+    r.add(name, factory);
+  r.add("aten.empty_strided.default", empty_strided_op);
+  r.add("aten.scalar_tensor.default", scalar_tensor);
+  for (const char* name : {"aten.empty_like.default", "aten.zeros_like.default", "aten.ones_like.default",
+                           "aten.full_like.default", "aten.rand_like.default", "aten.randn_like.default"})
+    r.add(name, like);
+  for (const char* name : {"aten.new_empty.default", "aten.new_zeros.default", "aten.new_ones.default",
+                           "aten.new_full.default"})
+    r.add(name, new_factory);
+  r.add("aten.new_empty_strided.default", new_empty_strided);
+  r.add("aten.arange.default", arange);
+  r.add("aten.arange.start", arange);
+  r.add("aten.arange.start_step", arange);
+  r.add("aten.clone.default", clone);
+  r.add("aten.contiguous.default", contiguous);
+  r.add("aten._to_copy.default", to_copy);
+  r.add("aten.copy_.default", copy_inplace);
+  r.add("aten.fill.Scalar", fill);
+  r.add("aten.fill.Tensor", fill);
+  r.add("aten.fill_.Scalar", fill_inplace);
+  r.add("aten.fill_.Tensor", fill_inplace);
+  r.add("aten.zero_.default", fill_inplace);
+}
 
 }  // namespace fakeprop::fx::ops

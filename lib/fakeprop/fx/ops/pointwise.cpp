@@ -1,8 +1,280 @@
-#include "fakeprop/fx/op_context.h"
+// Pointwise ATen ops: unary, binary and ternary elementwise ops, comparisons,
+// where / masked_fill, and their in-place variants (TensorIterator semantics:
+// see pointwise_helpers.h).
 #include "fakeprop/fx/ops/families.h"
+#include "fakeprop/fx/ops/pointwise_helpers.h"
 
 namespace fakeprop::fx::ops {
 
-void register_pointwise_ops(OpRegistry&) {}
+namespace {
+
+using PK = PromotionKind;
+
+// ---- generic shapes of rules ----
+
+template <PK Kind>
+void unary(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
+  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+}
+
+template <PK Kind>
+void unary_inplace(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
+  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+}
+
+// Binary ops: `self` and `other` are tensors or numbers (at least one tensor).
+template <PK Kind>
+void binary(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": needs a Tensor operand");
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+}
+
+template <PK Kind>
+void binary_inplace(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  if (!ctx.value(0, "self").is_tensor()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+}
+
+// add / sub / rsub: alpha must not be a float for integral results; bool sub is rejected.
+void check_alpha(OpContext& ctx, DType result, bool is_sub) {
+  if (is_sub && result == DType::Bool)
+    ctx.fail("type_error",
+             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+             "operator instead.");
+  if (!ctx.has(2, "alpha")) return;
+  const Value& alpha = ctx.value(2, "alpha");
+  if (is_integral(result, true) && alpha.kind == Value::Kind::Float)
+    ctx.fail("type_error", "For integral input tensors, argument alpha must not be a floating point number.");
+  if (result == DType::Bool && alpha.kind == Value::Kind::Int)
+    ctx.fail("type_error", "Boolean alpha only supported for Boolean results.");
+}
+
+template <bool IsSub>
+void add_sub(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": needs a Tensor operand");
+  const DType dtype = promoted_dtype(ctx, ops, PK::Default);
+  check_alpha(ctx, dtype, IsSub);
+  set_tensor(ctx, pointwise_result(ctx, ops, dtype));
+}
+
+template <bool IsSub>
+void add_sub_inplace(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  if (!ctx.value(0, "self").is_tensor()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  const DType dtype = promoted_dtype(ctx, ops, PK::Default);
+  check_alpha(ctx, dtype, IsSub);
+  set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
+}
+
+// div with rounding_mode: true division promotes ints to float, trunc/floor do not.
+void div_mode(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const bool rounding = ctx.has(2, "rounding_mode");
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, rounding ? PK::Default : PK::IntToFloat)));
+}
+void div_mode_inplace(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const bool rounding = ctx.has(2, "rounding_mode");
+  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, rounding ? PK::Default : PK::IntToFloat)));
+}
+
+void neg(OpContext& ctx) {
+  if (ctx.tensor(0, "self").dtype == DType::Bool)
+    ctx.fail("type_error",
+             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+             "the `~` or `logical_not()` operator instead.");
+  unary<PK::Default>(ctx);
+}
+
+// pow.Scalar: a number raised to a tensor.
+void pow_scalar_base(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "exponent"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
+}
+
+// where(condition, self, other): the condition takes part in shape, device
+// and strides but not in promotion.
+void where(OpContext& ctx) {
+  const PointwiseOperands values = pointwise_operands(ctx, {{1, "self"}, {2, "other"}});
+  PointwiseOperands all = pointwise_operands(ctx, {{0, "condition"}, {1, "self"}, {2, "other"}});
+  if (ctx.tensor(0, "condition").dtype != DType::Bool && ctx.tensor(0, "condition").dtype != DType::UInt8)
+    ctx.fail("type_error", "where expected condition to be a boolean tensor, but got a tensor with dtype " +
+                               dtype_title(ctx.tensor(0, "condition").dtype));
+  set_tensor(ctx, pointwise_result(ctx, all, promoted_dtype(ctx, values, PK::NoOpmath)));
+}
+
+// clamp(self, min, max) and friends: numbers and tensors as bounds promote with self.
+void clamp(OpContext& ctx) {
+  if (!ctx.has(1, "min") && !ctx.has(2, "max"))
+    ctx.fail("invalid_argument", "torch.clamp: At least one of 'min' or 'max' must not be None");
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "min"}, {2, "max"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
+}
+void clamp_inplace(OpContext& ctx) {
+  if (!ctx.has(1, "min") && !ctx.has(2, "max"))
+    ctx.fail("invalid_argument", "torch.clamp: At least one of 'min' or 'max' must not be None");
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "min"}, {2, "max"}});
+  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
+}
+
+// Ternary ops over three tensors: addcmul / addcdiv / lerp.
+template <PK Kind>
+void ternary(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "tensor1"}, {2, "tensor2"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+}
+template <PK Kind>
+void ternary_inplace(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "tensor1"}, {2, "tensor2"}});
+  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+}
+
+// masked_fill(self, mask, value): self's dtype; mask broadcasts into self.
+void masked_fill(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& mask = ctx.tensor(1, "mask");
+  if (mask.dtype != DType::Bool)
+    ctx.fail("type_error", "masked_fill_ only supports boolean masks, but got mask with dtype " + dtype_title(mask.dtype));
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype));
+}
+void masked_fill_inplace(OpContext& ctx) {
+  const TensorMeta& mask = ctx.tensor(1, "mask");
+  if (mask.dtype != DType::Bool)
+    ctx.fail("type_error", "masked_fill_ only supports boolean masks, but got mask with dtype " + dtype_title(mask.dtype));
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
+  set_tensor(ctx, pointwise_inplace(ctx, ops, ctx.tensor(0, "self").dtype));
+}
+
+// Registration of an op name for its functional and in-place forms.
+struct Names {
+  const char* functional;
+  const char* inplace;
+};
+
+}  // namespace
+
+void register_pointwise_ops(OpRegistry& r) {
+  // Unary ops that keep integer dtypes (PromotionKind::Default).
+  const Names keep_dtype[] = {
+      {"aten.relu", "aten.relu_"},           {"aten.ceil", "aten.ceil_"},
+      {"aten.floor", "aten.floor_"},         {"aten.round", "aten.round_"},
+      {"aten.trunc", "aten.trunc_"},         {"aten.sign", "aten.sign_"},
+      {"aten.sgn", "aten.sgn_"},             {"aten.frac", "aten.frac_"},
+      {"aten.hardtanh", "aten.hardtanh_"},   {"aten.leaky_relu", "aten.leaky_relu_"},
+      {"aten.elu", "aten.elu_"},             {"aten.hardswish", "aten.hardswish_"},
+      {"aten.hardsigmoid", "aten.hardsigmoid_"}, {"aten.gelu", "aten.gelu_"},
+      {"aten.silu", "aten.silu_"},           {"aten.mish", "aten.mish_"},
+      {"aten.softplus", nullptr},            {"aten.threshold", "aten.threshold_"},
+      {"aten.bitwise_not", "aten.bitwise_not_"}, {"aten.celu", "aten.celu_"},
+      {"aten.selu", "aten.selu_"},           {"aten.nan_to_num", "aten.nan_to_num_"},
+      {"aten.hardshrink", nullptr},          {"aten.softshrink", nullptr},
+      {"aten.positive", nullptr},
+  };
+  for (const Names& n : keep_dtype) {
+    r.add(n.functional, unary<PK::Default>);
+    if (n.inplace) r.add(n.inplace, unary_inplace<PK::Default>);
+  }
+  r.add("aten.neg", neg);
+  r.add("aten.neg_", unary_inplace<PK::Default>);
+  r.add("aten.abs", unary<PK::ComplexToFloat>);
+  r.add("aten.abs_", unary_inplace<PK::ComplexToFloat>);
+  // Unary ops that compute in floating point (PromotionKind::IntToFloat).
+  const Names to_float[] = {
+      {"aten.sin", "aten.sin_"},       {"aten.cos", "aten.cos_"},         {"aten.tan", "aten.tan_"},
+      {"aten.asin", "aten.asin_"},     {"aten.acos", "aten.acos_"},       {"aten.atan", "aten.atan_"},
+      {"aten.sinh", "aten.sinh_"},     {"aten.cosh", "aten.cosh_"},       {"aten.tanh", "aten.tanh_"},
+      {"aten.asinh", "aten.asinh_"},   {"aten.acosh", "aten.acosh_"},     {"aten.atanh", "aten.atanh_"},
+      {"aten.exp", "aten.exp_"},       {"aten.exp2", "aten.exp2_"},       {"aten.expm1", "aten.expm1_"},
+      {"aten.log", "aten.log_"},       {"aten.log2", "aten.log2_"},       {"aten.log10", "aten.log10_"},
+      {"aten.log1p", "aten.log1p_"},   {"aten.sqrt", "aten.sqrt_"},       {"aten.rsqrt", "aten.rsqrt_"},
+      {"aten.sigmoid", "aten.sigmoid_"}, {"aten.erf", "aten.erf_"},       {"aten.erfc", "aten.erfc_"},
+      {"aten.erfinv", "aten.erfinv_"}, {"aten.reciprocal", "aten.reciprocal_"}, {"aten.lgamma", "aten.lgamma_"},
+      {"aten.digamma", "aten.digamma_"}, {"aten.logit", "aten.logit_"},  {"aten.sinc", "aten.sinc_"},
+  };
+  for (const Names& n : to_float) {
+    r.add(n.functional, unary<PK::IntToFloat>);
+    r.add(n.inplace, unary_inplace<PK::IntToFloat>);
+  }
+  // Predicates.
+  for (const char* name : {"aten.isnan", "aten.isinf", "aten.isfinite", "aten.signbit", "aten.isneginf", "aten.isposinf",
+                           "aten.logical_not"})
+    r.add(name, unary<PK::AlwaysBool>);
+  r.add("aten.logical_not_", unary_inplace<PK::AlwaysBool>);
+
+  // Binary arithmetic.
+  r.add("aten.add", add_sub<false>);
+  r.add("aten.add_", add_sub_inplace<false>);
+  r.add("aten.sub", add_sub<true>);
+  r.add("aten.sub_", add_sub_inplace<true>);
+  r.add("aten.rsub", add_sub<true>);
+  r.add("aten.mul", binary<PK::Default>);
+  r.add("aten.mul_", binary_inplace<PK::Default>);
+  r.add("aten.div.Tensor", binary<PK::IntToFloat>);
+  r.add("aten.div.Scalar", binary<PK::IntToFloat>);
+  r.add("aten.div.Tensor_mode", div_mode);
+  r.add("aten.div.Scalar_mode", div_mode);
+  r.add("aten.div_.Tensor", binary_inplace<PK::IntToFloat>);
+  r.add("aten.div_.Scalar", binary_inplace<PK::IntToFloat>);
+  r.add("aten.div_.Tensor_mode", div_mode_inplace);
+  r.add("aten.div_.Scalar_mode", div_mode_inplace);
+  r.add("aten.true_divide", binary<PK::IntToFloat>);
+  r.add("aten.true_divide_", binary_inplace<PK::IntToFloat>);
+  const Names keep_binary[] = {
+      {"aten.floor_divide", "aten.floor_divide_"}, {"aten.remainder", "aten.remainder_"},
+      {"aten.fmod", "aten.fmod_"},                 {"aten.maximum", nullptr},
+      {"aten.minimum", nullptr},                   {"aten.fmax", nullptr},
+      {"aten.fmin", nullptr},                      {"aten.bitwise_and", "aten.bitwise_and_"},
+      {"aten.bitwise_or", "aten.bitwise_or_"},     {"aten.bitwise_xor", "aten.bitwise_xor_"},
+      {"aten.bitwise_left_shift", "aten.bitwise_left_shift_"},
+      {"aten.bitwise_right_shift", "aten.bitwise_right_shift_"},
+      {"aten.__and__", "aten.__iand__"},           {"aten.__or__", "aten.__ior__"},
+      {"aten.__xor__", "aten.__ixor__"},           {"aten.pow.Tensor_Tensor", "aten.pow_.Tensor"},
+      {"aten.pow.Tensor_Scalar", "aten.pow_.Scalar"}, {"aten.copysign", "aten.copysign_"},
+      {"aten.heaviside", "aten.heaviside_"},       {"aten.clamp_min.Tensor", "aten.clamp_min_.Tensor"},
+      {"aten.clamp_max.Tensor", "aten.clamp_max_.Tensor"}, {"aten.xlogy.Tensor", "aten.xlogy_.Tensor"},
+  };
+  for (const Names& n : keep_binary) {
+    r.add(n.functional, binary<PK::Default>);
+    if (n.inplace) r.add(n.inplace, binary_inplace<PK::Default>);
+  }
+  r.add("aten.pow.Scalar", pow_scalar_base);
+  for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.hypot", "aten.hypot_"},
+                         Names{"aten.logaddexp", nullptr}, Names{"aten.logaddexp2", nullptr}}) {
+    r.add(n.functional, binary<PK::IntToFloat>);
+    if (n.inplace) r.add(n.inplace, binary_inplace<PK::IntToFloat>);
+  }
+  // Comparisons and logical ops.
+  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "greater",
+                         "greater_equal", "less", "less_equal", "not_equal"}) {
+    r.add(std::string("aten.") + op, binary<PK::AlwaysBool>);
+    r.add(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
+  }
+  r.add("aten.where.self", where);
+  r.add("aten.where.ScalarSelf", where);
+  r.add("aten.where.ScalarOther", where);
+  r.add("aten.where.Scalar", where);
+  r.add("aten.clamp", clamp);
+  r.add("aten.clamp_", clamp_inplace);
+  r.add("aten.clip", clamp);
+  r.add("aten.clip_", clamp_inplace);
+  r.add("aten.clamp_min.default", unary<PK::Default>);
+  r.add("aten.clamp_max.default", unary<PK::Default>);
+  r.add("aten.clamp_min_.default", unary_inplace<PK::Default>);
+  r.add("aten.clamp_max_.default", unary_inplace<PK::Default>);
+  r.add("aten.addcmul", ternary<PK::Default>);
+  r.add("aten.addcmul_", ternary_inplace<PK::Default>);
+  r.add("aten.addcdiv", ternary<PK::Default>);
+  r.add("aten.addcdiv_", ternary_inplace<PK::Default>);
+  r.add("aten.masked_fill", masked_fill);
+  r.add("aten.masked_fill_", masked_fill_inplace);
+}
 
 }  // namespace fakeprop::fx::ops

@@ -1,8 +1,222 @@
-#include "fakeprop/fx/op_context.h"
+// Reductions (sum, mean, amax, argmax, var, any, ...) and the softmax family.
+// Structured reduction kernels allocate contiguous outputs of the reduced
+// shape; the dtype rules differ per op.
 #include "fakeprop/fx/ops/families.h"
+#include "fakeprop/fx/ops/aten_helpers.h"
 
 namespace fakeprop::fx::ops {
 
-void register_reduction_ops(OpRegistry&) {}
+namespace {
+
+constexpr size_t kKw = 1000;
+
+SymShape reduced_shape(const TensorMeta& self, const std::vector<bool>& mask, bool keepdim) {
+  SymShape out;
+  for (size_t d = 0; d < self.sizes.size(); ++d) {
+    if (!mask[d]) out.push_back(self.sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+// The dims argument at `pos`: a list, a single int, or None (every dim).
+std::vector<bool> dims_mask(OpContext& ctx, const TensorMeta& self, size_t pos, std::string_view name) {
+  std::vector<int64_t> dims;
+  if (ctx.has(pos, name)) dims = static_ints(ctx, ctx.int_list(pos, name));
+  return reduction_mask(ctx, dims, self.dim());
+}
+
+// Reducing a dim of size 0 has no identity for max/min/argmax.
+void check_nonempty_reduction(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, const char* op) {
+  if (self.dim() == 0) return;
+  for (size_t d = 0; d < self.sizes.size(); ++d)
+    if (mask[d] && decide(ctx, sym_eq(self.sizes[d], 0), op))
+      ctx.fail("invalid_argument", std::string(op) + "(): Expected reduction dim " + std::to_string(d) +
+                                       " to have non-zero size.");
+}
+
+TensorValue reduction_out(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
+                          DType dtype) {
+  return empty_tensor(ctx, reduced_shape(self, mask, keepdim), dtype, self.device);
+}
+
+DType sum_dtype(OpContext& ctx, const TensorMeta& self) {
+  if (auto d = ctx.dtype_arg(kKw, "dtype")) return *d;
+  return is_integral(self.dtype, true) ? DType::Int64 : self.dtype;
+}
+
+// sum.dim_IntList(self, dim, keepdim=False, *, dtype) / sum.default(self, *, dtype).
+void sum(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool has_dims = ctx.target() != "aten.sum.default";
+  const std::vector<bool> mask = has_dims ? dims_mask(ctx, self, 1, "dim") : reduction_mask(ctx, {}, self.dim());
+  const bool keepdim = has_dims && ctx.bool_arg(2, "keepdim", false);
+  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, sum_dtype(ctx, self)));
+}
+
+void prod(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool has_dim = ctx.target() == "aten.prod.dim_int";
+  std::vector<bool> mask = reduction_mask(ctx, {}, self.dim());
+  if (has_dim) mask = reduction_mask(ctx, {static_int(ctx, 1, "dim")}, self.dim());
+  const bool keepdim = has_dim && ctx.bool_arg(2, "keepdim", false);
+  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, sum_dtype(ctx, self)));
+}
+
+void mean(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool has_dims = ctx.target() != "aten.mean.default";
+  const std::optional<DType> requested = ctx.dtype_arg(kKw, "dtype");
+  const DType dtype = requested.value_or(self.dtype);
+  if (!is_floating(dtype) && !is_complex(dtype))
+    ctx.fail("type_error", std::string("mean(): could not infer output dtype. ") +
+                               (requested ? "Optional" : "Input") +
+                               " dtype must be either a floating point or complex dtype. Got: " + dtype_title(dtype));
+  const std::vector<bool> mask = has_dims ? dims_mask(ctx, self, 1, "dim") : reduction_mask(ctx, {}, self.dim());
+  const bool keepdim = has_dims && ctx.bool_arg(2, "keepdim", false);
+  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, dtype));
+}
+
+// amax / amin(self, dim=[], keepdim=False).
+void amax(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<bool> mask = dims_mask(ctx, self, 1, "dim");
+  check_nonempty_reduction(ctx, self, mask, ctx.target() == "aten.amin.default" ? "amin" : "amax");
+  set_tensor(ctx, reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), self.dtype));
+}
+
+// max.dim / min.dim(self, dim, keepdim=False) -> (values, indices).
+void max_dim(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<bool> mask = reduction_mask(ctx, {static_int(ctx, 1, "dim")}, self.dim());
+  check_nonempty_reduction(ctx, self, mask, ctx.target().rfind("aten.max", 0) == 0 ? "max" : "min");
+  const bool keepdim = ctx.bool_arg(2, "keepdim", false);
+  TensorValue values = reduction_out(ctx, self, mask, keepdim, self.dtype);
+  TensorValue indices = reduction_out(ctx, self, mask, keepdim, DType::Int64);
+  set_tuple(ctx, {std::move(values), std::move(indices)});
+}
+
+// max.default / min.default: a 0-dim result.
+void max_all(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (decide(ctx, sym_eq(self.numel(), 0), "max"))
+    ctx.fail("invalid_argument", "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                                 "reduction dim with the 'dim' argument.");
+  set_tensor(ctx, empty_tensor(ctx, {}, self.dtype, self.device));
+}
+
+// argmax / argmin(self, dim=None, keepdim=False).
+void argmax(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool keepdim = ctx.bool_arg(2, "keepdim", false);
+  const char* op = ctx.target().rfind("aten.argmax", 0) == 0 ? "argmax" : "argmin";
+  if (!ctx.has(1, "dim")) {
+    if (decide(ctx, sym_eq(self.numel(), 0), op))
+      ctx.fail("invalid_argument", std::string(op) + "(): Expected reduction dim to be specified for input.numel() == 0.");
+    const std::vector<bool> all = reduction_mask(ctx, {}, self.dim());
+    set_tensor(ctx, reduction_out(ctx, self, all, keepdim, DType::Int64));
+    return;
+  }
+  const std::vector<bool> mask = reduction_mask(ctx, {static_int(ctx, 1, "dim")}, self.dim());
+  check_nonempty_reduction(ctx, self, mask, op);
+  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, DType::Int64));
+}
+
+// any / all: bool results (uint8 stays uint8).
+void any_all(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::string& t = ctx.target();
+  std::vector<bool> mask = reduction_mask(ctx, {}, self.dim());
+  bool keepdim = false;
+  if (t.ends_with(".dim") || t.ends_with(".dims")) {
+    mask = dims_mask(ctx, self, 1, "dim");
+    keepdim = ctx.bool_arg(2, "keepdim", false);
+  }
+  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, self.dtype == DType::UInt8 ? DType::UInt8 : DType::Bool));
+}
+
+// var / std.correction(self, dim=None, *, correction, keepdim): real dtype.
+void var(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (!is_floating(self.dtype) && !is_complex(self.dtype))
+    ctx.fail("type_error", "std and var only support floating point and complex dtypes");
+  const std::string& t = ctx.target();
+  std::vector<bool> mask = reduction_mask(ctx, {}, self.dim());
+  bool keepdim = false;
+  if (t.ends_with(".correction") || t.ends_with(".dim")) {
+    mask = dims_mask(ctx, self, 1, "dim");
+    keepdim = ctx.bool_arg(t.ends_with(".dim") ? 3 : kKw, "keepdim", false);
+  }
+  TensorValue out = reduction_out(ctx, self, mask, keepdim, to_real(self.dtype));
+  if (t.find("_mean") != std::string::npos) {
+    TensorValue m = reduction_out(ctx, self, mask, keepdim, self.dtype);
+    set_tuple(ctx, {std::move(out), std::move(m)});
+    return;
+  }
+  set_tensor(ctx, std::move(out));
+}
+
+// logsumexp(self, dim, keepdim): integral inputs give the default float.
+void logsumexp(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<bool> mask = dims_mask(ctx, self, 1, "dim");
+  const DType dtype = is_integral(self.dtype, true) ? DType::Float32 : self.dtype;
+  set_tensor(ctx, reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), dtype));
+}
+
+// _softmax / _log_softmax(self, dim, half_to_float): contiguous output.
+void softmax_internal(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  (void)dim_arg(ctx, 1, "dim", self.dim());
+  const bool half_to_float = ctx.bool_arg(2, "half_to_float", false);
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, half_to_float ? DType::Float32 : self.dtype, self.device));
+}
+
+// softmax.int / log_softmax.int(self, dim, dtype=None).
+void softmax_public(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  (void)dim_arg(ctx, 1, "dim", self.dim());
+  const DType dtype = ctx.dtype_arg(2, "dtype").value_or(self.dtype);
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, dtype, self.device));
+}
+
+// cumsum / cumprod(self, dim, *, dtype): integral inputs accumulate in int64.
+void cumulative(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  (void)dim_arg(ctx, 1, "dim", self.dim());
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device));
+}
+
+}  // namespace
+
+void register_reduction_ops(OpRegistry& r) {
+  r.add("aten.sum.dim_IntList", sum);
+  r.add("aten.sum.default", sum);
+  r.add("aten.prod.default", prod);
+  r.add("aten.prod.dim_int", prod);
+  r.add("aten.mean.dim", mean);
+  r.add("aten.mean.default", mean);
+  r.add("aten.amax.default", amax);
+  r.add("aten.amin.default", amax);
+  r.add("aten.max.dim", max_dim);
+  r.add("aten.min.dim", max_dim);
+  r.add("aten.max.default", max_all);
+  r.add("aten.min.default", max_all);
+  r.add("aten.argmax.default", argmax);
+  r.add("aten.argmin.default", argmax);
+  for (const char* name : {"aten.any.default", "aten.any.dim", "aten.any.dims", "aten.all.default", "aten.all.dim",
+                           "aten.all.dims"})
+    r.add(name, any_all);
+  for (const char* name : {"aten.var.correction", "aten.var.default", "aten.var.dim", "aten.std.correction",
+                           "aten.std.default", "aten.std.dim", "aten.var_mean.correction", "aten.std_mean.correction"})
+    r.add(name, var);
+  r.add("aten.logsumexp.default", logsumexp);
+  r.add("aten._softmax.default", softmax_internal);
+  r.add("aten._log_softmax.default", softmax_internal);
+  r.add("aten.softmax.int", softmax_public);
+  r.add("aten.log_softmax.int", softmax_public);
+  r.add("aten.cumsum.default", cumulative);
+  r.add("aten.cumprod.default", cumulative);
+}
 
 }  // namespace fakeprop::fx::ops

@@ -1,8 +1,100 @@
-#include "fakeprop/fx/op_context.h"
+// Symbolic-size queries (sym_size, sym_stride, sym_numel, sym_storage_offset)
+// and the assertion / range-constraint ops torch.export inserts.
+#include "fakeprop/fx/ops/aten_helpers.h"
 #include "fakeprop/fx/ops/families.h"
 
 namespace fakeprop::fx::ops {
 
-void register_sym_ops(OpRegistry&) {}
+namespace {
+
+Value int_list_value(OpContext& ctx, const SymShape& xs) {
+  ValueList out;
+  for (const SymInt& x : xs) out.push_back(Value::of_int(simplified(ctx, x)));
+  return Value::of_list(std::move(out));
+}
+
+// sym_size.int(self, dim) / sym_size.default(self)
+void sym_size(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (!ctx.has(1, "dim")) {
+    ctx.set_result(int_list_value(ctx, self.sizes));
+    return;
+  }
+  const int64_t d = dim_arg(ctx, 1, "dim", self.dim(), std::nullopt, false);
+  ctx.set_result(Value::of_int(simplified(ctx, self.sizes[static_cast<size_t>(d)])));
+}
+
+void sym_stride(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (!ctx.has(1, "dim")) {
+    ctx.set_result(int_list_value(ctx, self.strides));
+    return;
+  }
+  const int64_t d = dim_arg(ctx, 1, "dim", self.dim(), std::nullopt, false);
+  ctx.set_result(Value::of_int(simplified(ctx, self.strides[static_cast<size_t>(d)])));
+}
+
+void sym_numel(OpContext& ctx) { ctx.set_result(Value::of_int(simplified(ctx, ctx.tensor(0, "self").numel()))); }
+
+void sym_storage_offset(OpContext& ctx) {
+  ctx.set_result(Value::of_int(simplified(ctx, ctx.tensor(0, "self").storage_offset)));
+}
+
+// _assert_scalar(self, assert_msg) / _assert_async.msg(self, assert_msg):
+// torch._check on a SymBool; a runtime assert when it cannot be decided.
+void assert_scalar(OpContext& ctx) {
+  const Value& v = ctx.value(0, "self");
+  const std::string msg = ctx.has(1, "assert_msg") ? ctx.string_arg(1, "assert_msg") : "assertion failed";
+  SymBool cond;
+  if (v.kind == Value::Kind::Bool) cond = v.b;
+  else if (v.kind == Value::Kind::Int) cond = sym_ne(v.i, 0);
+  else if (v.is_tensor()) {  // _assert_async on a tensor: nothing known about its value
+    ctx.set_result(Value::none());
+    return;
+  } else {
+    ctx.fail("type_error", ctx.target() + ": expected a bool");
+  }
+  require(ctx, cond, "_assert_scalar", "assertion_error", msg);
+  ctx.set_result(Value::none());
+}
+
+// sym_constrain_range(size, min, max) / sym_constrain_range_for_size(size, min, max).
+void constrain_range(OpContext& ctx) {
+  const SymInt size = ctx.int_arg(0, "size");
+  const bool for_size = ctx.target().find("for_size") != std::string::npos;
+  ValueRange range;
+  if (auto lo = ctx.optional_int(1, "min"); lo && lo->is_static()) range.lo = lo->value();
+  if (auto hi = ctx.optional_int(2, "max"); hi && hi->is_static()) range.hi = hi->value();
+  if (for_size && range.lo < 0) range.lo = 0;
+  if (size.is_static()) {
+    if (!range.contains(size.value()))
+      ctx.fail("invalid_argument", "Invalid value range for " + text(size) + " between [" +
+                                       std::to_string(range.lo) + ", " + std::to_string(range.hi) + "].");
+  } else if (size.expr()->is_symbol()) {
+    ctx.env().constrain_symbol_range(size.expr(), range, ctx.target());
+  } else {
+    require(ctx, sym_ge(size, range.lo), "sym_constrain_range", "invalid_argument", "value below its range");
+    if (!range.hi_infinite())
+      require(ctx, sym_le(size, range.hi), "sym_constrain_range", "invalid_argument", "value above its range");
+  }
+  ctx.set_result(Value::none());
+}
+
+}  // namespace
+
+void register_sym_ops(OpRegistry& r) {
+  r.add("aten.sym_size.int", sym_size);
+  r.add("aten.sym_size.default", sym_size);
+  r.add("aten.sym_size", sym_size);
+  r.add("aten.sym_stride.int", sym_stride);
+  r.add("aten.sym_stride.default", sym_stride);
+  r.add("aten.sym_numel.default", sym_numel);
+  r.add("aten.sym_storage_offset.default", sym_storage_offset);
+  r.add("aten._assert_scalar.default", assert_scalar);
+  r.add("aten._assert_async.msg", assert_scalar);
+  r.add("aten._assert_async.default", assert_scalar);
+  r.add("aten.sym_constrain_range.default", constrain_range);
+  r.add("aten.sym_constrain_range_for_size.default", constrain_range);
+}
 
 }  // namespace fakeprop::fx::ops

@@ -1,8 +1,408 @@
-#include "fakeprop/fx/op_context.h"
+// View ops: results alias self's storage with new sizes, strides and offset
+// (view, reshape, permute, transpose, expand, slice, select, split, squeeze,
+// unsqueeze, unbind, as_strided, ...).
+#include <algorithm>
+
 #include "fakeprop/fx/ops/families.h"
+#include "fakeprop/fx/ops/view_helpers.h"
 
 namespace fakeprop::fx::ops {
 
-void register_view_ops(OpRegistry&) {}
+namespace {
+
+constexpr int64_t kMaxIndex = INT64_MAX;
+
+std::string rank_text(int64_t r) { return std::to_string(r) + "D"; }
+
+void view(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const SymShape shape = infer_view_size(ctx, ctx.int_list(1, "size"), self.numel());
+  auto strides = view_strides(ctx, self.sizes, self.strides, shape);
+  if (!strides)
+    ctx.fail("view_error",
+             "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+             "contiguous subspaces). Use .reshape(...) instead.");
+  set_tensor(ctx, ctx.view_of(self, shape, *strides, self.storage_offset));
+}
+
+// reshape: a view when one exists, else a contiguous copy.
+void reshape(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const SymShape shape = infer_view_size(ctx, ctx.int_list(1, "shape"), self.numel());
+  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
+    set_tensor(ctx, ctx.view_of(self, shape, *strides, self.storage_offset));
+    return;
+  }
+  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, self.device));
+}
+
+// _reshape_alias(self, size, stride): the given strides, as the meta kernel
+// keeps them; the element count is checked as PyTorch's decomposition
+// (aten.view) checks it, so a size baked into a graph guards instead of
+// silently describing another tensor.
+void reshape_alias(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  SymShape sizes = ctx.int_list(1, "size");
+  SymShape strides = ctx.int_list(2, "stride");
+  if (sizes.size() != strides.size())
+    ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+  check_non_negative(ctx, sizes);
+  (void)infer_view_size(ctx, sizes, self.numel());
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+void as_strided(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  SymShape sizes = ctx.int_list(1, "size");
+  SymShape strides = ctx.int_list(2, "stride");
+  if (sizes.size() != strides.size())
+    ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+  check_non_negative(ctx, sizes);
+  const SymInt offset = ctx.has(3, "storage_offset") ? ctx.int_arg(3, "storage_offset") : self.storage_offset;
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, offset));
+}
+
+void alias(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor(0, "self"))); }
+
+TensorValue transposed(OpContext& ctx, const TensorMeta& self, int64_t d0, int64_t d1) {
+  SymShape sizes = self.sizes;
+  SymShape strides = self.strides;
+  std::swap(sizes[static_cast<size_t>(d0)], sizes[static_cast<size_t>(d1)]);
+  std::swap(strides[static_cast<size_t>(d0)], strides[static_cast<size_t>(d1)]);
+  return ctx.view_of(self, sizes, strides, self.storage_offset);
+}
+
+void transpose(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t d0 = dim_arg(ctx, 1, "dim0", self.dim());
+  const int64_t d1 = dim_arg(ctx, 2, "dim1", self.dim());
+  if (self.dim() == 0) {
+    set_tensor(ctx, same_view(ctx, self));
+    return;
+  }
+  set_tensor(ctx, transposed(ctx, self, d0, d1));
+}
+
+void t(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() > 2)
+    ctx.fail("invalid_argument",
+             "t() expects a tensor with <= 2 dimensions, but self is " + rank_text(self.dim()));
+  if (self.dim() < 2) {
+    set_tensor(ctx, same_view(ctx, self));
+    return;
+  }
+  set_tensor(ctx, transposed(ctx, self, 0, 1));
+}
+
+void permute(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<int64_t> dims = static_int_list(ctx, 1, "dims");
+  if (static_cast<int64_t>(dims.size()) != self.dim())
+    ctx.fail("invalid_argument",
+             "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
+             "ordering of dimensions i.e. input.dim() = " +
+                 std::to_string(self.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
+  std::vector<bool> seen(dims.size(), false);
+  SymShape sizes, strides;
+  for (int64_t d : dims) {
+    const auto w = static_cast<size_t>(canonical_dim(d, self.dim()));
+    if (seen[w]) ctx.fail("invalid_argument", "permute(): duplicate dims are not allowed.");
+    seen[w] = true;
+    sizes.push_back(self.sizes[w]);
+    strides.push_back(self.strides[w]);
+  }
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+void expand(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const SymShape target = ctx.int_list(1, "size");
+  const auto n = static_cast<int64_t>(target.size());
+  if (n < self.dim())
+    ctx.fail("invalid_argument", "expand(" + text(self.sizes) + ", size=" + text(target) +
+                                     "): the number of sizes provided (" + std::to_string(n) +
+                                     ") must be greater or equal to the number of dimensions in the tensor (" +
+                                     std::to_string(self.dim()) + ")");
+  SymShape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<size_t>(i);
+    const int64_t dim = self.dim() - n + i;
+    SymInt size = target[ui];
+    if (dim < 0) {
+      if (size.is_static() && size.value() < 0)
+        ctx.fail("invalid_argument", "The expanded size of the tensor (" + text(size) +
+                                         ") isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+      sizes[ui] = size;
+      strides[ui] = 0;
+      continue;
+    }
+    const auto ud = static_cast<size_t>(dim);
+    if (size.is_static() && size.value() == -1) size = self.sizes[ud];
+    if (same_size(ctx, self.sizes[ud], size, "expand")) {
+      sizes[ui] = self.sizes[ud];
+      strides[ui] = self.strides[ud];
+      continue;
+    }
+    if (!same_size(ctx, self.sizes[ud], 1, "expand"))
+      ctx.fail("shape_mismatch", "The expanded size of the tensor (" + text(size) +
+                                     ") must match the existing size (" + text(self.sizes[ud]) +
+                                     ") at non-singleton dimension " + std::to_string(i) +
+                                     ".  Target sizes: " + text(target) + ".  Tensor sizes: " + text(self.sizes));
+    sizes[ui] = size;
+    strides[ui] = 0;
+  }
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+// Python slice semantics on one dim, with clamping as ATen's slice does.
+TensorValue slice_of(OpContext& ctx, const TensorMeta& self, int64_t dim, std::optional<SymInt> start_arg,
+                     std::optional<SymInt> end_arg, int64_t step) {
+  if (self.dim() == 0) ctx.fail("invalid_argument", "slice() cannot be applied to a 0-dim tensor.");
+  if (step <= 0) ctx.fail("invalid_argument", "slice step must be positive");
+  const auto d = static_cast<size_t>(dim);
+  const SymInt size = self.sizes[d];
+  const char* why = "slice";
+  SymInt start = start_arg.value_or(0);
+  const bool to_end = !end_arg || (end_arg->is_static() && end_arg->value() == kMaxIndex);
+  SymInt end = to_end ? size : *end_arg;
+  if (decide(ctx, sym_lt(start, 0), why)) start = start + size;
+  if (!to_end && decide(ctx, sym_lt(end, 0), why)) end = end + size;
+  if (decide(ctx, sym_lt(start, 0), why)) start = 0;
+  else if (decide(ctx, sym_ge(start, size), why)) start = size;
+  if (!to_end) {
+    if (decide(ctx, sym_lt(end, start), why)) end = start;
+    else if (decide(ctx, sym_ge(end, size), why)) end = size;
+  }
+  SymShape sizes = self.sizes;
+  SymShape strides = self.strides;
+  sizes[d] = simplified(ctx, step == 1 ? end - start : floordiv(end - start + (step - 1), step));
+  strides[d] = simplified(ctx, strides[d] * step);
+  const SymInt offset = simplified(ctx, self.storage_offset + start * self.strides[d]);
+  return ctx.view_of(self, sizes, strides, offset);
+}
+
+void slice(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
+  set_tensor(ctx, slice_of(ctx, self, dim, ctx.optional_int(2, "start"), ctx.optional_int(3, "end"),
+                           static_int(ctx, 4, "step", 1)));
+}
+
+void select(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0) ctx.fail("index_error", "select() cannot be applied to a 0-dim tensor.");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const auto d = static_cast<size_t>(dim);
+  SymInt index = ctx.int_arg(2, "index");
+  const SymInt size = self.sizes[d];
+  const char* why = "select";
+  if (decide(ctx, sym_or(sym_lt(index, -size), sym_ge(index, size)), why))
+    ctx.fail("index_error", "select(): index " + text(index) + " out of range for tensor of size " + text(self.sizes) +
+                                " at dimension " + std::to_string(dim));
+  if (decide(ctx, sym_lt(index, 0), why)) index = index + size;
+  SymShape sizes = self.sizes;
+  SymShape strides = self.strides;
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  const SymInt offset = simplified(ctx, self.storage_offset + index * self.strides[d]);
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, offset));
+}
+
+// Slices of `sizes` along dim, as split / split_with_sizes / chunk produce.
+void set_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::vector<SymInt>& sizes) {
+  std::vector<TensorValue> pieces;
+  SymInt start = 0;
+  for (const SymInt& len : sizes) {
+    const auto d = static_cast<size_t>(dim);
+    SymShape shape = self.sizes;
+    shape[d] = simplified(ctx, len);
+    const SymInt offset = simplified(ctx, self.storage_offset + start * self.strides[d]);
+    pieces.push_back(ctx.view_of(self, shape, self.strides, offset));
+    start = start + len;
+  }
+  set_tuple(ctx, std::move(pieces));
+}
+
+void split(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0) ctx.fail("invalid_argument", "split expects at least a 1-dimensional tensor");
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
+  const SymInt split_size = ctx.int_arg(1, "split_size");
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  const char* why = "split";
+  if (decide(ctx, sym_lt(split_size, 0), why))
+    ctx.fail("invalid_argument", "split expects split_size be non-negative, but got split_size=" + text(split_size));
+  if (decide(ctx, sym_eq(split_size, 0), why)) {
+    if (!decide(ctx, sym_eq(size, 0), why))
+      ctx.fail("invalid_argument", "split_size can only be 0 if dimension size is 0, but got dimension size of " +
+                                       text(size));
+    set_pieces(ctx, self, dim, {size});
+    return;
+  }
+  const int64_t count =
+      std::max<int64_t>(ctx.env().evaluate_int(simplified(ctx, ceildiv(size, split_size)), why), 1);
+  std::vector<SymInt> lens;
+  for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
+  lens.push_back(simplified(ctx, size - split_size * (count - 1)));
+  set_pieces(ctx, self, dim, lens);
+}
+
+void split_with_sizes(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
+  const std::vector<SymInt> lens = ctx.int_list(1, "split_sizes");
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  SymInt total = 0;
+  for (const SymInt& l : lens) {
+    if (l.is_static() && l.value() < 0)
+      ctx.fail("invalid_argument", "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                                   "split_sizes=" + text(lens));
+    total = total + l;
+  }
+  if (!same_size(ctx, total, size, "split_with_sizes"))
+    ctx.fail("shape_mismatch", "split_with_sizes expects split_sizes to sum exactly to " + text(size) +
+                                   " (input tensor's size at dimension " + std::to_string(dim) +
+                                   "), but got split_sizes=" + text(lens));
+  set_pieces(ctx, self, dim, lens);
+}
+
+void chunk(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0) ctx.fail("invalid_argument", "chunk expects at least a 1-dimensional tensor");
+  const int64_t chunks = static_int(ctx, 1, "chunks");
+  if (chunks <= 0) ctx.fail("invalid_argument", "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  const SymInt split_size = simplified(ctx, ceildiv(size, chunks));
+  if (decide(ctx, sym_eq(split_size, 0), "chunk") && decide(ctx, sym_eq(size, 0), "chunk")) {
+    std::vector<SymInt> lens(static_cast<size_t>(chunks), split_size);
+    set_pieces(ctx, self, dim, lens);
+    return;
+  }
+  const int64_t count = std::max<int64_t>(ctx.env().evaluate_int(simplified(ctx, ceildiv(size, split_size)), "chunk"), 1);
+  std::vector<SymInt> lens;
+  for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
+  lens.push_back(simplified(ctx, size - split_size * (count - 1)));
+  set_pieces(ctx, self, dim, lens);
+}
+
+void unbind(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0) ctx.fail("invalid_argument", "Dimension specified as 0 but tensor has no dimensions");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
+  const auto d = static_cast<size_t>(dim);
+  const int64_t count = ctx.env().evaluate_int(self.sizes[d], "unbind");
+  SymShape sizes = self.sizes;
+  SymShape strides = self.strides;
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  std::vector<TensorValue> pieces;
+  for (int64_t i = 0; i < count; ++i)
+    pieces.push_back(ctx.view_of(self, sizes, strides, simplified(ctx, self.storage_offset + self.strides[d] * i)));
+  set_tuple(ctx, std::move(pieces));
+}
+
+void unsqueeze(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim() + 1);
+  const auto d = static_cast<size_t>(dim);
+  SymShape sizes = self.sizes;
+  SymShape strides = self.strides;
+  const SymInt stride = dim >= self.dim() ? SymInt(1) : simplified(ctx, self.sizes[d] * self.strides[d]);
+  sizes.insert(sizes.begin() + dim, SymInt(1));
+  strides.insert(strides.begin() + dim, stride);
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+// squeeze.dim / squeeze.dims / squeeze.default: drop the chosen dims of size 1.
+void squeeze(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  std::vector<bool> chosen(static_cast<size_t>(self.dim()), !ctx.has(1, "dim"));
+  if (ctx.has(1, "dim")) {
+    for (int64_t d : static_int_list(ctx, 1, "dim")) {
+      const int64_t w = canonical_dim(d, self.dim());
+      if (self.dim() > 0) chosen[static_cast<size_t>(w)] = true;
+    }
+  }
+  SymShape sizes, strides;
+  for (size_t d = 0; d < self.sizes.size(); ++d) {
+    if (chosen[d] && size_oblivious(ctx, sym_eq(self.sizes[d], 1), "squeeze")) continue;
+    sizes.push_back(self.sizes[d]);
+    strides.push_back(self.strides[d]);
+  }
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+// flatten.using_ints appears in torch.export graphs (make_fx decomposes it).
+void flatten(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t rank = std::max<int64_t>(self.dim(), 1);
+  const int64_t start = dim_arg(ctx, 1, "start_dim", rank, 0);
+  const int64_t end = dim_arg(ctx, 2, "end_dim", rank, -1);
+  if (start > end) ctx.fail("invalid_argument", "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (self.dim() == 0) {
+    set_tensor(ctx, ctx.view_of(self, {SymInt(1)}, {SymInt(1)}, self.storage_offset));
+    return;
+  }
+  if (start == end) {
+    set_tensor(ctx, same_view(ctx, self));
+    return;
+  }
+  SymShape shape(self.sizes.begin(), self.sizes.begin() + start);
+  SymInt merged = 1;
+  for (int64_t d = start; d <= end; ++d) merged = merged * self.sizes[static_cast<size_t>(d)];
+  shape.push_back(simplified(ctx, merged));
+  shape.insert(shape.end(), self.sizes.begin() + end + 1, self.sizes.end());
+  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
+    set_tensor(ctx, ctx.view_of(self, shape, *strides, self.storage_offset));
+    return;
+  }
+  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, self.device));
+}
+
+void narrow(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  SymInt start = ctx.int_arg(2, "start");
+  const SymInt length = ctx.int_arg(3, "length");
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  if (decide(ctx, sym_lt(start, 0), "narrow")) start = start + size;
+  if (decide(ctx, sym_gt(start + length, size), "narrow"))
+    ctx.fail("index_error", "start (" + text(start) + ") + length (" + text(length) + ") exceeds dimension size (" +
+                                text(size) + ").");
+  set_tensor(ctx, slice_of(ctx, self, dim, start, start + length, 1));
+}
+
+}  // namespace
+
+void register_view_ops(OpRegistry& r) {
+  r.add("aten.view.default", view);
+  r.add("aten._unsafe_view.default", view);
+  r.add("aten._reshape_alias.default", reshape_alias);
+  r.add("aten.reshape.default", reshape);
+  r.add("aten.as_strided.default", as_strided);
+  r.add("aten.alias.default", alias);
+  r.add("aten.detach.default", alias);
+  r.add("aten.lift_fresh.default", alias);
+  r.add("aten.t.default", t);
+  r.add("aten.transpose.int", transpose);
+  r.add("aten.swapaxes.default", transpose);
+  r.add("aten.swapdims.default", transpose);
+  r.add("aten.permute.default", permute);
+  r.add("aten.expand.default", expand);
+  r.add("aten.slice.Tensor", slice);
+  r.add("aten.select.int", select);
+  r.add("aten.split.Tensor", split);
+  r.add("aten.split_with_sizes.default", split_with_sizes);
+  r.add("aten.chunk.default", chunk);
+  r.add("aten.unbind.int", unbind);
+  r.add("aten.unsqueeze.default", unsqueeze);
+  r.add("aten.squeeze.dim", squeeze);
+  r.add("aten.squeeze.dims", squeeze);
+  r.add("aten.squeeze.default", squeeze);
+  r.add("aten.flatten.using_ints", flatten);
+  r.add("aten.narrow.default", narrow);
+}
 
 }  // namespace fakeprop::fx::ops

@@ -1,0 +1,162 @@
+// Shared vocabulary of the ATen rules: static integer arguments, dim
+// wrapping, decisions on sizes, fresh tensors in a memory format, type
+// promotion operands and tuple results. Header-only so that every family
+// file can use it without a new translation unit.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakeprop/fx/op_context.h"
+#include "fakeprop/sym/shape_env.h"
+#include "fakeprop/tensor/tensor_meta.h"
+
+namespace fakeprop::fx::ops {
+
+inline std::string text(const SymInt& v) { return v.is_static() ? std::to_string(v.value()) : v.to_python(); }
+inline std::string text(const SymShape& s) { return shape_to_string(s); }
+
+// ---- symbolic decisions: static answers never reach the env ----
+
+// Decides `c` for the rule (a guard on backed sizes, a data-dependent error on unbacked).
+inline bool decide(OpContext& ctx, const SymBool& c, const char* why) {
+  if (auto v = c.maybe_value()) return *v;
+  return ctx.check(c, why);
+}
+// a == b, with identical expressions equal without asking.
+inline bool same_size(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why) {
+  if (a.same(b)) return true;
+  return decide(ctx, sym_eq(a, b), why);
+}
+// torch._check: a runtime assert when unbacked; fails with `message` when false.
+inline void require(OpContext& ctx, const SymBool& c, const char* why, const std::string& kind,
+                    const std::string& message) {
+  if (auto v = c.maybe_value()) {
+    if (!*v) ctx.fail(kind, message);
+    return;
+  }
+  if (!ctx.expect(c, why)) ctx.fail(kind, message);
+}
+inline bool known_true(OpContext& ctx, const SymBool& c) {
+  if (auto v = c.maybe_value()) return *v;
+  return ctx.env().statically_known_true(c);
+}
+inline bool size_oblivious(OpContext& ctx, const SymBool& c, const char* why) {
+  if (auto v = c.maybe_value()) return *v;
+  return ctx.env().guard_size_oblivious(c, why);
+}
+inline bool guard_or_false(OpContext& ctx, const SymBool& c, const char* why) {
+  if (auto v = c.maybe_value()) return *v;
+  return ctx.env().guard_or_false(c, why);
+}
+
+inline SymInt simplified(OpContext& ctx, const SymInt& v) { return v.is_static() ? v : ctx.env().simplify(v); }
+inline SymShape simplified(OpContext& ctx, SymShape s) {
+  for (SymInt& d : s) d = simplified(ctx, d);
+  return s;
+}
+inline SymInt product(const SymShape& s) {
+  SymInt p = 1;
+  for (const SymInt& d : s) p = p * d;
+  return p;
+}
+
+// ---- arguments ----
+
+// An int argument that the rule needs as a plain integer (a dim, a count).
+inline int64_t static_int(OpContext& ctx, size_t pos, std::string_view name, std::optional<int64_t> dflt = std::nullopt) {
+  const SymInt v = ctx.int_arg(pos, name, dflt ? std::optional<SymInt>(*dflt) : std::nullopt);
+  if (!v.is_static()) return ctx.env().evaluate_int(v, "static int argument");
+  return v.value();
+}
+inline std::vector<int64_t> static_ints(OpContext& ctx, const std::vector<SymInt>& xs) {
+  std::vector<int64_t> out;
+  out.reserve(xs.size());
+  for (const SymInt& x : xs) out.push_back(x.is_static() ? x.value() : ctx.env().evaluate_int(x, "static int argument"));
+  return out;
+}
+inline std::vector<int64_t> static_int_list(OpContext& ctx, size_t pos, std::string_view name,
+                                            std::optional<std::vector<SymInt>> dflt = std::nullopt) {
+  return static_ints(ctx, ctx.int_list(pos, name, std::move(dflt)));
+}
+// A dim argument wrapped into [0, rank).
+inline int64_t dim_arg(OpContext& ctx, size_t pos, std::string_view name, int64_t rank,
+                       std::optional<int64_t> dflt = std::nullopt, bool wrap_scalar = true) {
+  return canonical_dim(static_int(ctx, pos, name, dflt), rank, wrap_scalar);
+}
+// Reduction dims: wrapped, duplicates rejected; empty means every dim.
+inline std::vector<bool> reduction_mask(OpContext& ctx, const std::vector<int64_t>& dims, int64_t rank) {
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(rank, 1)), dims.empty());
+  if (rank == 0) mask.assign(1, true);
+  for (int64_t d : dims) {
+    const int64_t w = canonical_dim(d, rank);
+    if (rank > 0 && mask[static_cast<size_t>(w)] && !dims.empty())
+      ctx.fail("invalid_argument", "dim " + std::to_string(w) + " appears multiple times in the list of dims");
+    mask[static_cast<size_t>(w)] = true;
+  }
+  return mask;
+}
+
+// Sizes that must not be negative (factory sizes, view targets).
+inline void check_non_negative(OpContext& ctx, const SymShape& sizes) {
+  for (const SymInt& s : sizes)
+    if (s.is_static() && s.value() < 0)
+      ctx.fail("invalid_argument",
+               "Trying to create tensor with negative dimension " + std::to_string(s.value()) + ": " + text(sizes));
+}
+
+// ---- results ----
+
+inline TensorValue empty_tensor(OpContext& ctx, SymShape sizes, DType dtype, Device device,
+                                MemoryFormat format = MemoryFormat::Contiguous) {
+  sizes = simplified(ctx, std::move(sizes));
+  SymShape strides = strides_for(sizes, format, &ctx.env());
+  return ctx.new_tensor(std::move(sizes), dtype, device, std::move(strides));
+}
+inline TensorValue empty_strided(OpContext& ctx, SymShape sizes, SymShape strides, DType dtype, Device device) {
+  return ctx.new_tensor(simplified(ctx, std::move(sizes)), dtype, device, simplified(ctx, std::move(strides)));
+}
+// empty_like(like, memory_format=preserve) with `sizes` (defaults to like's).
+inline TensorValue empty_like(OpContext& ctx, const TensorMeta& like, std::optional<DType> dtype = std::nullopt,
+                              std::optional<MemoryFormat> format = std::nullopt) {
+  const MemoryFormat f = format.value_or(MemoryFormat::Preserve);
+  if (f != MemoryFormat::Preserve) return empty_tensor(ctx, like.sizes, dtype.value_or(like.dtype), like.device, f);
+  return ctx.new_tensor(like.sizes, dtype.value_or(like.dtype), like.device, strides_like(like, like.sizes, ctx.env()));
+}
+inline TensorValue same_view(OpContext& ctx, const TensorMeta& t) {
+  return ctx.view_of(t, t.sizes, t.strides, t.storage_offset);
+}
+inline void set_tensor(OpContext& ctx, TensorValue t) { ctx.set_result(Value::of_tensor(std::move(t))); }
+inline void set_tuple(OpContext& ctx, std::vector<TensorValue> ts) {
+  ValueList xs;
+  xs.reserve(ts.size());
+  for (TensorValue& t : ts) xs.push_back(Value::of_tensor(std::move(t)));
+  ctx.set_result(Value::of_list(std::move(xs)));
+}
+
+// ---- type promotion ----
+
+// A promotion operand for an argument that is a tensor or a Python number.
+inline std::optional<PromotionOperand> promotion_operand(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Tensor:
+      return PromotionOperand{v.tensor->meta.dtype,
+                              v.tensor->meta.dim() == 0 ? OperandKind::ZeroDimTensor : OperandKind::Tensor};
+    case Value::Kind::Bool: return PromotionOperand{DType::Bool, OperandKind::Scalar};
+    case Value::Kind::Int: return PromotionOperand{DType::Int64, OperandKind::Scalar};
+    case Value::Kind::Float: return PromotionOperand{DType::Float64, OperandKind::Scalar};
+    default: return std::nullopt;
+  }
+}
+
+// torch.can_cast(from, to): no float -> integral, complex -> real, non-bool -> bool.
+inline bool can_cast(DType from, DType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && is_integral(to, true)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+
+inline std::string dtype_title(DType t) { return std::string(dtype_c10_name(t)); }
+
+}  // namespace fakeprop::fx::ops

@@ -1,0 +1,117 @@
+// Data-dependent ATen ops: fresh unbacked symbols with PyTorch's ranges,
+// layouts and memoization (torch/_subclasses/fake_impls.py).
+#include "fakeprop/fx/ops/testing_helpers.h"
+
+namespace fakeprop::fx {
+namespace {
+
+using namespace testing;
+
+TEST(FxDataDependent, NonzeroIsUnbackedCountByRankWithColumnMajorStrides) {
+  GraphText g;
+  g.input("x", tensor({3, 4})).call("nz", "aten.nonzero.default", {node("x")});
+  Ran r = run(g);
+  const TensorMeta& t = r.tensor("nz");
+  EXPECT_EQ(strs(t.sizes), (Strs{"u0", "2"}));
+  EXPECT_EQ(strs(t.strides), (Strs{"1", "u0"}));  // new_empty_strided((nnz, dim), (1, nnz))
+  EXPECT_EQ(t.dtype, DType::Int64);
+  const SymbolInfo& u0 = r.result.env->info(t.sizes[0].expr());
+  EXPECT_TRUE(u0.unbacked);
+  EXPECT_TRUE(u0.size_like);
+  EXPECT_EQ(u0.range, (ValueRange{0, 12}));  // at most numel elements
+  ASSERT_EQ(r.result.nodes.back().unbacked_bindings.size(), 1u);
+  EXPECT_EQ(r.result.nodes.back().unbacked_bindings[0].second, ".size()[0]");
+}
+
+TEST(FxDataDependent, NonzeroOfSymbolicInputIsBoundedByTheSizeRange) {
+  GraphText g;
+  g.input("x", tensor({"s0", 4})).call("nz", "aten.nonzero.default", {node("x")});
+  g.symbol("s0", 5);
+  Ran r = run(g);
+  const TensorMeta& t = r.tensor("nz");
+  // numel 4*s0 has no finite upper bound: sys.maxsize - 1.
+  EXPECT_EQ(r.result.env->info(t.sizes[0].expr()).range, (ValueRange{0, INT64_MAX - 1}));
+}
+
+TEST(FxDataDependent, NonzeroOfNoElementsIsStaticallyEmpty) {
+  GraphText g;
+  g.input("x", tensor({0, 3, 2})).call("nz", "aten.nonzero.default", {node("x")});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("nz").sizes), (Strs{"0", "3"}));
+  EXPECT_TRUE(r.result.env->symbols().empty());
+}
+
+TEST(FxDataDependent, NonzeroIsMemoizedUntilTheInputIsMutated) {
+  GraphText g;
+  g.input("x", tensor({5}))
+      .call("a", "aten.nonzero.default", {node("x")})
+      .call("b", "aten.nonzero.default", {node("x")})
+      .call("m", "aten.add_.Tensor", {node("x"), 1})
+      .call("c", "aten.nonzero.default", {node("x")});
+  Ran r = run(g);
+  EXPECT_EQ(str(r.tensor("a").sizes[0]), "u0");
+  EXPECT_EQ(str(r.tensor("b").sizes[0]), "u0");  // same tensor version: same count
+  EXPECT_EQ(str(r.tensor("c").sizes[0]), "u1");  // mutated in between: a new count
+  EXPECT_NE(r.tensor("a").storage, r.tensor("b").storage);
+}
+
+TEST(FxDataDependent, ItemGivesAnUnbackedScalarOfTheTensorsKind) {
+  GraphText g;
+  g.input("i", tensor(json::array(), "int64"))
+      .input("b", tensor({1}, "bool"))
+      .input("f", tensor(json::array(), "float32"))
+      .call("iv", "aten._local_scalar_dense.default", {node("i")})
+      .call("iv2", "aten.item.default", {node("i")})
+      .call("bv", "aten._local_scalar_dense.default", {node("b")})
+      .call("fv", "aten._local_scalar_dense.default", {node("f")});
+  Ran r = run(g);
+  const Value& iv = r.value("iv");
+  ASSERT_EQ(iv.kind, Value::Kind::Int);
+  EXPECT_EQ(str(iv.i), "u0");
+  const SymbolInfo& u0 = r.result.env->info(iv.i.expr());
+  EXPECT_FALSE(u0.size_like);  // item() is any integer, not a size
+  EXPECT_EQ(u0.range, ValueRange::unknown());
+  EXPECT_EQ(str(r.value("iv2").i), "u0");  // memoized per tensor
+  const Value& bv = r.value("bv");
+  ASSERT_EQ(bv.kind, Value::Kind::Bool);
+  EXPECT_EQ(bv.b.to_python(), "u1 == 1");
+  EXPECT_EQ(r.result.env->info(symbol("u1")).range, ValueRange::boolean());
+  EXPECT_EQ(r.value("fv").kind, Value::Kind::Opaque);  // unbacked floats are not modelled
+}
+
+TEST(FxDataDependent, ItemOfSeveralElementsIsAnError) {
+  GraphText g;
+  g.input("x", tensor({2, 2})).call("v", "aten._local_scalar_dense.default", {node("x")});
+  Ran r = run(g);
+  EXPECT_NE(r.error("v").find("a Tensor with 4 elements cannot be converted to Scalar"), std::string::npos);
+}
+
+TEST(FxDataDependent, ItemFeedsLaterShapes) {
+  // torch.zeros(x.item()) after torch._check_is_size: the size is the symbol.
+  GraphText g;
+  g.input("x", tensor(json::array(), "int64"))
+      .call("n", "aten._local_scalar_dense.default", {node("x")})
+      .call("c", "aten.sym_constrain_range_for_size.default", {node("n")})
+      .call("z", "aten.zeros.default", {json::array({node("n"), 3})});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("z"), "");
+  EXPECT_EQ(strs(r.tensor("z").sizes), (Strs{"u0", "3"}));
+  EXPECT_EQ(r.result.env->info(symbol("u0")).range.lo, 0);
+}
+
+TEST(FxDataDependent, MaskedSelectAndUnique) {
+  GraphText g;
+  g.input("x", tensor({2, 3}))
+      .input("m", tensor({3}, "bool"))
+      .call("s", "aten.masked_select.default", {node("x"), node("m")})
+      .call("u", "aten._unique2.default", {node("x"), true, true, false});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"u0"}));
+  EXPECT_EQ(r.result.env->info(symbol("u0")).range, (ValueRange{0, 6}));
+  EXPECT_EQ(strs(r.tensor("u", 0).sizes), (Strs{"u1"}));
+  EXPECT_EQ(strs(r.tensor("u", 1).sizes), (Strs{"2", "3"}));  // inverse indices
+  EXPECT_EQ(strs(r.tensor("u", 2).sizes), (Strs{"0"}));       // no counts asked
+}
+
+}  // namespace
+}  // namespace fakeprop::fx

@@ -1,0 +1,71 @@
+// The TensorIterator model of PyTorch's pointwise ops: broadcast shape, type
+// promotion over tensors and Python numbers, common device, and elementwise
+// output strides; in-place variants write into self.
+#pragma once
+#include <initializer_list>
+#include <vector>
+
+#include "fakeprop/fx/ops/aten_helpers.h"
+
+namespace fakeprop::fx::ops {
+
+struct PointwiseOperands {
+  std::vector<const TensorMeta*> tensors;  // in argument order
+  std::vector<PromotionOperand> promotion;  // tensors and numbers that take part in promotion
+};
+
+// Collects the arguments at `positions` (schema position, keyword) that are given.
+inline PointwiseOperands pointwise_operands(OpContext& ctx,
+                                            std::initializer_list<std::pair<size_t, std::string_view>> args) {
+  PointwiseOperands ops;
+  for (const auto& [pos, name] : args) {
+    const Value& v = ctx.value(pos, name);
+    if (v.is_none()) continue;
+    if (v.is_tensor()) ops.tensors.push_back(&v.tensor->meta);
+    if (auto p = promotion_operand(v)) ops.promotion.push_back(*p);
+    else ctx.fail("type_error", ctx.target() + ": argument '" + std::string(name) + "' must be a Tensor or a number");
+  }
+  return ops;
+}
+
+inline DType promoted_dtype(OpContext& ctx, const PointwiseOperands& ops, PromotionKind kind) {
+  auto d = elementwise_dtypes(ops.promotion, kind);
+  if (!d) ctx.fail("type_error", ctx.target() + ": no common dtype for its operands");
+  return d->result;
+}
+
+inline SymShape broadcast_all(OpContext& ctx, const std::vector<const TensorMeta*>& tensors) {
+  SymShape shape;
+  for (const TensorMeta* t : tensors) shape = broadcast_shapes(shape, t->sizes, ctx.env());
+  return simplified(ctx, std::move(shape));
+}
+
+// A fresh result of an elementwise op over `ops` with dtype `dtype`.
+inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype) {
+  const Device device = common_device(ops.tensors, ctx.target());
+  SymShape shape = broadcast_all(ctx, ops.tensors);
+  SymShape strides = elementwise_output_strides(ops.tensors, shape, ctx.env());
+  return ctx.new_tensor(std::move(shape), dtype, device, simplified(ctx, std::move(strides)));
+}
+
+// An in-place elementwise op: the result is self, which must hold the broadcast
+// shape and be able to take the computed dtype.
+inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& ops, DType computed) {
+  const TensorMeta& self = *ops.tensors.front();
+  const Device device = common_device(ops.tensors, ctx.target());
+  if (!(device == self.device))
+    ctx.fail("device_mismatch", ctx.target() + ": the result lives on " + device.str() + " but self is on " +
+                                    self.device.str());
+  const SymShape shape = broadcast_all(ctx, ops.tensors);
+  bool same = shape.size() == self.sizes.size();
+  for (size_t i = 0; same && i < shape.size(); ++i) same = same_size(ctx, shape[i], self.sizes[i], "inplace shape");
+  if (!same)
+    ctx.fail("shape_mismatch",
+             "output with shape " + text(self.sizes) + " doesn't match the broadcast shape " + text(shape));
+  if (!can_cast(computed, self.dtype))
+    ctx.fail("type_error", "result type " + dtype_title(computed) + " can't be cast to the desired output type " +
+                               dtype_title(self.dtype));
+  return same_view(ctx, self);
+}
+
+}  // namespace fakeprop::fx::ops

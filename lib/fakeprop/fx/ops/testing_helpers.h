@@ -1,0 +1,105 @@
+// Test support for the ATen rule tests: small JSON FX graphs written inline
+// (placeholders with possibly symbolic example shapes, then calls), run
+// through fx::run_graph, and results read back as Python-style strings.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fakeprop/fx/graph.h"
+#include "fakeprop/fx/interpreter.h"
+
+namespace fakeprop::fx::testing {
+
+using json = nlohmann::json;
+
+// A tensor example: shape entries are ints or symbol expressions ("s0").
+inline json tensor(json shape, std::string dtype = "float32", std::string device = "cpu",
+                   json stride = nullptr, json offset = 0) {
+  json t = {{"shape", std::move(shape)}, {"dtype", std::move(dtype)}, {"device", std::move(device)},
+            {"storage_offset", std::move(offset)}};
+  if (!stride.is_null()) t["stride"] = std::move(stride);
+  return t;
+}
+inline json node(const std::string& name) { return {{"node", name}}; }
+inline json dtype(const std::string& name) { return {{"dtype", name}}; }
+
+class GraphText {
+ public:
+  GraphText& symbol(const std::string& name, int64_t hint) {
+    symbols_[name] = {{"hint", hint}};
+    return *this;
+  }
+  GraphText& unbacked(const std::string& name) {
+    symbols_[name] = {{"unbacked", true}};
+    return *this;
+  }
+  GraphText& input(const std::string& name, json val) {
+    nodes_.push_back({{"name", name}, {"op", "placeholder"}, {"target", name}, {"val", std::move(val)}});
+    return *this;
+  }
+  GraphText& call(const std::string& name, const std::string& target, json args, json kwargs = json::object()) {
+    nodes_.push_back({{"name", name}, {"op", "call_function"}, {"target", target}, {"args", std::move(args)},
+                      {"kwargs", std::move(kwargs)}});
+    last_ = name;
+    return *this;
+  }
+  std::string str() const {
+    json doc = {{"format", "fakeprop.fx/1"}, {"nodes", nodes_}};
+    doc["nodes"].push_back({{"name", "output"}, {"op", "output"}, {"target", "output"}, {"args", {node(last_)}}});
+    if (!symbols_.empty()) doc["symbols"] = symbols_;
+    return doc.dump();
+  }
+
+ private:
+  json nodes_ = json::array();
+  json symbols_ = json::object();
+  std::string last_;
+};
+
+struct Ran {
+  Graph graph;
+  RunResult result;
+
+  const Value& value(const std::string& name) const {
+    for (const NodeRecord& r : result.nodes)
+      if (r.name == name) return r.outputs.at(0).val;
+    throw std::runtime_error("no node " + name);
+  }
+  const TensorMeta& tensor(const std::string& name, size_t index = 0) const {
+    const Value& v = value(name);
+    if (v.kind == Value::Kind::List) return (*v.list).at(index).tensor->meta;
+    if (!v.is_tensor()) throw std::runtime_error(name + " is not a tensor: " + v.opaque);
+    return v.tensor->meta;
+  }
+  std::string error(const std::string& name) const {
+    for (const ErrorRecord& e : result.errors)
+      if (e.node == name) return e.kind + ": " + e.message;
+    return "";
+  }
+  std::vector<std::string> guards() const {
+    std::vector<std::string> out;
+    for (const GuardRecord& g : result.env->guards()) out.push_back(to_python_string(g.expr));
+    return out;
+  }
+};
+
+inline Ran run(const GraphText& g, InferOptions options = {}) {
+  Ran r;
+  r.graph = parse_graph(g.str(), "test");
+  r.result = run_graph(r.graph, options);
+  return r;
+}
+
+inline std::vector<std::string> strs(const SymShape& xs) {
+  std::vector<std::string> out;
+  for (const SymInt& x : xs) out.push_back(x.is_static() ? std::to_string(x.value()) : x.to_python());
+  return out;
+}
+inline std::string str(const SymInt& x) { return x.is_static() ? std::to_string(x.value()) : x.to_python(); }
+
+using Strs = std::vector<std::string>;
+
+}  // namespace fakeprop::fx::testing

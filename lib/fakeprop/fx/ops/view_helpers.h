@@ -1,0 +1,124 @@
+// View geometry shared by view / reshape / flatten-like rules: -1 inference
+// (at::infer_size) and the strides a view of new sizes can have over old
+// sizes and strides (at::detail::computeStride), both deciding symbolic
+// sizes through the ShapeEnv.
+#pragma once
+#include <map>
+#include <optional>
+
+#include "fakeprop/fx/ops/aten_helpers.h"
+
+namespace fakeprop::fx::ops {
+
+// a / b when b divides a as a monomial (6*s0*s1 / (3*s0) = 2*s1), as
+// sympy cancels common factors in FloorDiv; nullopt otherwise.
+inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
+  struct Monomial {
+    int64_t coeff = 1;
+    std::map<ExprRef, int64_t> powers;
+  };
+  auto split = [](const SymInt& v) {
+    Monomial m;
+    if (v.is_static()) {
+      m.coeff = v.value();
+      return m;
+    }
+    ExprRef e = v.expr();
+    if (e->kind() == ExprKind::Mul) {
+      m.coeff = e->value();
+      for (const auto& [base, exp] : e->terms()) m.powers[base] += exp;
+    } else {
+      m.powers[e] = 1;
+    }
+    return m;
+  };
+  Monomial x = split(a), y = split(b);
+  if (y.coeff == 0 || x.coeff % y.coeff != 0) return std::nullopt;
+  for (const auto& [base, exp] : y.powers) {
+    auto it = x.powers.find(base);
+    if (it == x.powers.end() || it->second < exp) return std::nullopt;
+    it->second -= exp;
+  }
+  ExprRef q = integer(x.coeff / y.coeff);
+  for (const auto& [base, exp] : x.powers)
+    if (exp > 0) q = mul(q, pow(base, exp));
+  return SymInt(q);
+}
+
+// The target shape with a -1 resolved from `numel`.
+inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape, const SymInt& numel) {
+  SymShape res = shape;
+  SymInt newsize = 1;
+  std::optional<size_t> infer_dim;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const SymInt& s = shape[d];
+    if (s.is_static() && s.value() == -1) {
+      if (infer_dim) ctx.fail("invalid_argument", "only one dimension can be inferred");
+      infer_dim = d;
+      continue;
+    }
+    if (s.is_static() && s.value() < 0)
+      ctx.fail("invalid_argument", "invalid shape dimension " + std::to_string(s.value()));
+    newsize = newsize * s;
+  }
+  const char* why = "view size inference";
+  const std::optional<SymInt> quotient = exact_quotient(numel, newsize);
+  const bool equal = numel.same(newsize) || guard_or_false(ctx, sym_eq(numel, newsize), why);
+  bool ok = equal;
+  if (!ok && infer_dim && decide(ctx, sym_gt(newsize, 0), why))
+    ok = quotient.has_value() || decide(ctx, sym_eq(mod(numel, newsize), 0), why);
+  if (!ok)
+    ctx.fail("shape_mismatch", "shape '" + text(shape) + "' is invalid for input of size " + text(numel));
+  if (infer_dim) {
+    if (decide(ctx, sym_eq(newsize, 0), why))
+      ctx.fail("invalid_argument", "cannot reshape tensor of 0 elements into shape " + text(shape) +
+                                       " because the unspecified dimension size -1 can be any value and is ambiguous");
+    res[*infer_dim] = simplified(ctx, quotient ? *quotient : floordiv(numel, newsize));
+  }
+  return res;
+}
+
+// Strides of a view with `newshape` over a tensor of `oldshape`/`oldstride`,
+// or nullopt when some new dim would span two non-contiguous chunks.
+inline std::optional<SymShape> view_strides(OpContext& ctx, const SymShape& oldshape, const SymShape& oldstride,
+                                            const SymShape& newshape) {
+  const char* why = "view strides";
+  SymShape newstride(newshape.size());
+  if (oldshape.empty()) return SymShape(newshape.size(), SymInt(1));
+  const SymInt numel = product(oldshape);
+  if (guard_or_false(ctx, sym_eq(numel, 0), why)) {
+    bool same = oldshape.size() == newshape.size();
+    for (size_t i = 0; same && i < oldshape.size(); ++i) same = same_size(ctx, oldshape[i], newshape[i], why);
+    if (same) return oldstride;
+    return contiguous_strides(newshape, &ctx.env());
+  }
+  int64_t view_d = static_cast<int64_t>(newshape.size()) - 1;
+  SymInt chunk_base_stride = oldstride.back();
+  SymInt tensor_numel = 1;
+  SymInt view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    const auto td = static_cast<size_t>(tensor_d);
+    tensor_numel = tensor_numel * oldshape[td];
+    const bool chunk_end = tensor_d == 0 || (!same_size(ctx, oldshape[td - 1], 1, why) &&
+                                             !same_size(ctx, oldstride[td - 1], tensor_numel * chunk_base_stride, why));
+    if (!chunk_end) continue;
+    while (view_d >= 0) {
+      const auto vd = static_cast<size_t>(view_d);
+      const bool take = decide(ctx, sym_lt(view_numel, tensor_numel), why) || same_size(ctx, newshape[vd], 1, why);
+      if (!take) break;
+      newstride[vd] = simplified(ctx, view_numel * chunk_base_stride);
+      view_numel = view_numel * newshape[vd];
+      --view_d;
+    }
+    if (!same_size(ctx, view_numel, tensor_numel, why)) return std::nullopt;
+    if (tensor_d > 0) {
+      chunk_base_stride = oldstride[td - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+}  // namespace fakeprop::fx::ops

@@ -1,0 +1,819 @@
+#!/usr/bin/python3
+"""Writes testdata/fx_goldens/: JSON FX graphs with PyTorch's expected meta.
+
+Run with Debian's torch 1.13 + torchvision 0.14:
+    /usr/bin/python3 scripts/gen_fx_goldens.py [-o testdata/fx_goldens] [--only ops|models]
+
+Two kinds of files, both read by lib/fakeprop/fx/fx_golden_test.cpp:
+  <model>_<N>x<C>x<H>x<W>.json  a make_fx trace (scripts/fx2json.py format);
+      every call_function node carries "expected": the meta PyTorch's fake
+      tensors give it (FakeTensorProp-style re-run under FakeTensorMode).
+  ops_<family>.json  {"cases": [graph, ...]}: one-op graphs over inputs with
+      chosen layouts (channels_last, permuted, expanded, offset), devices
+      (cpu, fake cuda:0) and Python scalars; the op node carries "expected",
+      or {"error": ExceptionName} when PyTorch rejects the call.
+
+An expected tensor is {"shape", "stride", "storage_offset", "dtype", "device",
+"requires_grad"} plus "alias_of": <placeholder> when it is a view of an input;
+fields at their default (contiguous stride, offset 0, float32, cpu, no grad)
+are left out. A tuple is a list; an int is {"int": v}; None is null. Where
+current PyTorch differs from 1.13 (see newer_torch), "expected" is current
+PyTorch's answer and "torch_1_13" keeps the traced one.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torch.fx
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fx2json  # noqa: E402
+
+aten = torch.ops.aten
+
+# ---------------------------------------------------------------------------
+# expected meta
+
+
+def tensor_meta(t, inputs=None):
+    m = {
+        "shape": list(t.shape),
+        "stride": list(t.stride()),
+        "storage_offset": t.storage_offset(),
+        "dtype": fx2json._dtype_name(t.dtype),
+        "device": str(t.device),
+        "requires_grad": bool(t.requires_grad),
+    }
+    for name, x in (inputs or {}).items():
+        if torch._C._is_alias_of(t, x):
+            m["alias_of"] = name
+            break
+    return m
+
+
+def meta_of(v, inputs=None):
+    if isinstance(v, torch.Tensor):
+        return tensor_meta(v, inputs)
+    if isinstance(v, (tuple, list)):
+        return [meta_of(x, inputs) for x in v]
+    if isinstance(v, bool):
+        return {"bool": v}
+    if isinstance(v, int):
+        return {"int": v}
+    if isinstance(v, float):
+        return {"float": v}
+    if v is None:
+        return None
+    raise TypeError("no meta for %s" % type(v).__name__)
+
+
+def newer_torch(target, args, expected):
+    """Where current PyTorch (2.x) gives other meta than torch 1.13, the
+    current answer; fakeprop follows current PyTorch. None when they agree.
+
+    - native_batch_norm (torch/_decomp/decompositions.py native_batch_norm_helper):
+      on CPU the saved statistics take the input dtype, and in eval mode they
+      are empty [0] tensors (1.13: [C] float32).
+    - native_layer_norm (torch/_refs native_layer_norm): on CPU mean/rstd take
+      the input dtype (1.13: float32).
+    """
+    if not isinstance(expected, list) or len(args) == 0 or not isinstance(args[0], torch.Tensor):
+        return None
+    x = args[0]
+    if x.device.type != "cpu":
+        return None
+    out = json.loads(json.dumps(expected))
+    if target == "aten.native_batch_norm.default":
+        training = args[5] if len(args) > 5 else False
+        for m in out[1:3]:
+            m["dtype"] = fx2json._dtype_name(x.dtype)
+            if not training:
+                m["shape"], m["stride"], m["storage_offset"] = [0], [1], 0
+    elif target == "aten.native_layer_norm.default":
+        for m in out[1:3]:
+            m["dtype"] = fx2json._dtype_name(x.dtype)
+    return out if out != expected else None
+
+
+def set_expected(node, expected, newer):
+    if newer is None:
+        node["expected"] = expected
+    else:
+        node["expected"] = newer
+        node["torch_1_13"] = expected
+
+
+class Recorder(torch.fx.Interpreter):
+    """FakeTensorProp that keeps every node's result as JSON meta right away
+    (in-place ops change their inputs later)."""
+
+    def __init__(self, gm):
+        super().__init__(gm)
+        self.metas = {}
+        self.newer = {}
+        self.placeholders = {}
+
+    def run_node(self, n):
+        result = super().run_node(n)
+        if n.op == "placeholder":
+            self.placeholders[n.name] = result
+        elif n.op == "call_function":
+            self.metas[n.name] = meta_of(result, self.placeholders)
+            args, _ = self.fetch_args_kwargs_from_env(n)
+            target = fx2json._target_name(n.target)
+            if target == "operator.getitem" and isinstance(n.args[0], torch.fx.Node) and self.newer.get(n.args[0].name):
+                self.newer[n.name] = self.newer[n.args[0].name][n.args[1]]
+            else:
+                self.newer[n.name] = newer_torch(target, args, self.metas[n.name])
+        return result
+
+
+# Defaults left out of the files to keep them small (the loader and the test
+# read an absent field as its default).
+META_DEFAULTS = {"storage_offset": 0, "requires_grad": False, "device": "cpu", "dtype": "float32"}
+
+
+def compact_meta(m):
+    if isinstance(m, list):
+        return [compact_meta(x) for x in m]
+    if isinstance(m, dict) and "shape" in m:
+        out = {k: v for k, v in m.items() if META_DEFAULTS.get(k, object()) != v}
+        if out.get("stride") == contiguous_strides(m["shape"]):
+            del out["stride"]
+        return out
+    return m
+
+
+def compact(doc):
+    for n in doc["nodes"]:
+        if n.get("val") is not None and "shape" in n["val"]:
+            n["val"] = compact_meta(n["val"])
+        for key in ("expected", "torch_1_13"):
+            if key in n:
+                n[key] = compact_meta(n[key])
+        if n.get("kwargs") == {}:
+            del n["kwargs"]
+        if n["op"] == "placeholder" and n.get("target") == n["name"]:
+            del n["target"]
+    return doc
+
+
+def dumps(doc):
+    if "nodes" in doc:
+        compact(doc)
+    else:
+        for c in doc["cases"]:
+            compact(c)
+    return json.dumps(doc, separators=(",", ":"), sort_keys=False)
+
+
+# ---------------------------------------------------------------------------
+# models
+
+
+class VitBlock(torch.nn.Module):
+    """A small ViT: patch embedding, class token, position embedding sliced to
+    the token count, one pre-norm attention + MLP block, a linear head."""
+
+    def __init__(self, dim=32, heads=4, patch=16, max_tokens=64):
+        super().__init__()
+        self.heads = heads
+        self.embed = torch.nn.Conv2d(3, dim, patch, patch)
+        self.cls = torch.nn.Parameter(torch.zeros(1, 1, dim))
+        self.pos = torch.nn.Parameter(torch.zeros(1, max_tokens, dim))
+        self.ln1 = torch.nn.LayerNorm(dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.proj = torch.nn.Linear(dim, dim)
+        self.ln2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 2 * dim)
+        self.fc2 = torch.nn.Linear(2 * dim, dim)
+        self.head = torch.nn.Linear(dim, 10)
+
+    def forward(self, x):
+        x = self.embed(x).flatten(2).transpose(1, 2)
+        b, n, d = x.shape
+        x = torch.cat([self.cls.expand(b, -1, -1), x], dim=1)
+        x = x + self.pos[:, : n + 1]
+        qkv = self.qkv(self.ln1(x)).reshape(b, n + 1, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        a = (q @ k.transpose(-2, -1)) * (d // self.heads) ** -0.5
+        a = a.softmax(dim=-1)
+        y = (a @ v).transpose(1, 2).reshape(b, n + 1, d)
+        x = x + self.proj(y)
+        x = x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+        return torch.log_softmax(self.head(x[:, 0]), dim=-1)
+
+
+def trace_module(model, input_size):
+    """fx2json.trace_torchvision's recipe for any nn.Module."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.nn.utils.stateless import functional_call
+
+    model.eval()
+    state = dict(model.named_parameters())
+    state.update(dict(model.named_buffers()))
+    keys = list(state.keys())
+
+    def f(*args):
+        return functional_call(model, dict(zip(keys, args[:-1])), (args[-1],))
+
+    args = [state[k] for k in keys] + [torch.randn(*input_size)]
+    gm = make_fx(f, tracing_mode="fake")(*args)
+    return gm, args, ["p_" + k.replace(".", "_") for k in keys] + ["x"]
+
+
+MODEL_SIZES = [(2, 3, 64, 64), (2, 3, 96, 80)]
+
+
+def model_goldens(out_dir):
+    models = [
+        ("resnet18", lambda size: fx2json.trace_torchvision("resnet18", list(size))),
+        ("mobilenet_v2", lambda size: fx2json.trace_torchvision("mobilenet_v2", list(size))),
+        ("vit_block", lambda size: trace_module(VitBlock(), size)),
+    ]
+    for name, trace in models:
+        for size in MODEL_SIZES:
+            torch.manual_seed(0)
+            gm, args, names = trace(size)
+            doc = fx2json.dump_graph_module(gm, args, names)
+            rec = Recorder(gm)
+            with FakeTensorMode() as mode:
+                fakes = [mode.from_tensor(a) for a in args]
+                rec.run(*fakes)
+            # Placeholders are renamed by dump_graph_module; so are views' bases.
+            renamed = dict(zip([n.name for n in gm.graph.nodes if n.op == "placeholder"], names))
+
+            def rename_alias(m):
+                if isinstance(m, list):
+                    for x in m:
+                        rename_alias(x)
+                elif isinstance(m, dict) and "alias_of" in m:
+                    m["alias_of"] = renamed[m["alias_of"]]
+
+            for metas in (rec.metas, rec.newer):
+                for m in metas.values():
+                    rename_alias(m)
+            compared = 0
+            for node in doc["nodes"]:
+                if node["op"] == "call_function":
+                    set_expected(node, rec.metas[node["name"]], rec.newer[node["name"]])
+                    compared += 1
+            # make_fx's own meta['val'] (single tensors only in 1.13) must agree.
+            for n in gm.graph.nodes:
+                v = n.meta.get("val")
+                if n.op == "call_function" and isinstance(v, torch.Tensor):
+                    mine = dict(rec.metas[n.name])
+                    mine.pop("alias_of", None)
+                    theirs = tensor_meta(v)
+                    for k in ("shape", "stride", "storage_offset", "dtype", "device"):
+                        assert mine[k] == theirs[k], (name, n.name, k, mine[k], theirs[k])
+            path = os.path.join(out_dir, "%s_%s.json" % (name, "x".join(map(str, size))))
+            with open(path, "w") as f:
+                f.write(dumps(doc))
+            print("wrote %s: %d call_function nodes" % (path, compared), file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# op-level cases
+
+
+def contiguous_strides(shape):
+    strides, running = [], 1
+    for s in reversed(shape):
+        strides.append(running)
+        running *= max(s, 1)
+    return list(reversed(strides))
+
+
+class T:
+    """An input tensor: shape, dtype, device and layout.
+    layout: None (contiguous), "cl" (channels_last / channels_last_3d),
+    ("perm", p) (contiguous in the order p, then permuted back),
+    ("stride", s) explicit strides (0 for expanded dims)."""
+
+    def __init__(self, shape, dtype=torch.float32, device="cpu", layout=None, offset=0, requires_grad=False):
+        self.shape = list(shape)
+        self.dtype = dtype
+        self.device = device
+        self.layout = layout
+        self.offset = offset
+        self.requires_grad = requires_grad
+
+    def strides(self):
+        n = len(self.shape)
+        if self.layout is None:
+            return contiguous_strides(self.shape)
+        if self.layout == "cl":
+            order = [1, 3, 2, 0] if n == 4 else [1, 4, 3, 2, 0]
+            strides, running = [0] * n, 1
+            for d in order:
+                strides[d] = running
+                running *= self.shape[d]
+            return strides
+        kind, val = self.layout
+        if kind == "perm":
+            physical = [self.shape[p] for p in val]
+            ps = contiguous_strides(physical)
+            strides = [0] * n
+            for k, p in enumerate(val):
+                strides[p] = ps[k]
+            return strides
+        if kind == "stride":
+            return list(val)
+        raise ValueError(self.layout)
+
+    def make(self, mode):
+        strides = self.strides()
+        extent = 1 + sum((s - 1) * st for s, st in zip(self.shape, strides)) if all(s > 0 for s in self.shape) else 0
+        base = torch.empty(self.offset + max(extent, 1), dtype=self.dtype, device="meta")
+        meta = base.as_strided(self.shape, strides, self.offset)
+        if self.requires_grad:
+            meta.requires_grad_(True)
+        return FakeTensor(mode, meta, torch.device(self.device))
+
+
+def cuda(shape, **kw):
+    return T(shape, device="cuda:0", **kw)
+
+
+def resolve_target(target):
+    _, name, overload = target.split(".")
+    return getattr(getattr(aten, name), overload)
+
+
+def build_case(target, args, kwargs):
+    """A one-op graph: placeholders a0.. for every T (also inside lists)."""
+    mode = FakeTensorMode()
+    graph = torch.fx.Graph()
+    specs, fakes, names = [], [], []
+
+    def place(a):
+        if isinstance(a, T):
+            name = "a%d" % len(specs)
+            specs.append(a)
+            fakes.append(a.make(mode))
+            names.append(name)
+            return graph.placeholder(name), fakes[-1]
+        if isinstance(a, (list, tuple)):
+            pairs = [place(x) for x in a]
+            return [p for p, _ in pairs], [v for _, v in pairs]
+        return a, a
+
+    placed = [place(a) for a in args]
+    placed_kw = {k: place(v) for k, v in kwargs.items()}
+    op = resolve_target(target)
+    node = graph.call_function(op, tuple(p for p, _ in placed), {k: p for k, (p, _) in placed_kw.items()})
+    graph.output(node)
+    gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+    doc = fx2json.dump_graph_module(gm, fakes, names)
+    newer = None
+    try:
+        with mode:
+            result = op(*[v for _, v in placed], **{k: v for k, (_, v) in placed_kw.items()})
+        expected = meta_of(result, dict(zip(names, fakes)))
+        newer = newer_torch(target, [v for _, v in placed], expected)
+    except Exception as e:  # PyTorch rejects the call: fakeprop must report an error too
+        expected = {"error": type(e).__name__, "message": (str(e).strip().splitlines() or [""])[0][:160]}
+    for n in doc["nodes"]:
+        if n["op"] == "call_function":
+            set_expected(n, expected, newer)
+    return doc
+
+
+def float_and_half_inputs():
+    return [T([2, 3, 4]), T([2, 3, 4], dtype=torch.float16)]
+
+
+def pointwise_cases():
+    cases = []
+    x4 = T([2, 3, 4, 5])
+    cl = T([2, 3, 4, 5], layout="cl")
+    perm = T([2, 3, 4, 5], layout=("perm", [0, 2, 3, 1]))
+    tr = T([4, 3], layout=("perm", [1, 0]))
+    exp = T([2, 3, 4], layout=("stride", [0, 4, 1]))
+    i64 = T([2, 3], dtype=torch.int64)
+    i32 = T([2, 3], dtype=torch.int32)
+    b = T([2, 3], dtype=torch.bool)
+    h = T([2, 3], dtype=torch.float16)
+    zero_dim = T([], dtype=torch.float64)
+    zero_dim_i = T([], dtype=torch.int64)
+    for tgt in ["aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor"]:
+        cases += [
+            (tgt, [x4, x4], {}),
+            (tgt, [x4, T([5])], {}),
+            (tgt, [T([3, 1, 5]), T([4, 1])], {}),
+            (tgt, [cl, cl], {}),
+            (tgt, [cl, x4], {}),
+            (tgt, [x4, cl], {}),
+            (tgt, [perm, T([5])], {}),
+            (tgt, [cl, T([3, 1, 1])], {}),
+            (tgt, [tr, tr], {}),
+            (tgt, [tr, T([4, 3])], {}),
+            (tgt, [exp, T([2, 3, 4])], {}),
+            (tgt, [i64, 2.5], {}),
+            (tgt, [i64, 2], {}),
+            (tgt, [i32, i64], {}),
+            (tgt, [h, zero_dim], {}),
+            (tgt, [i32, zero_dim], {}),
+            (tgt, [zero_dim_i, h], {}),
+            (tgt, [h, 1.5], {}),
+            (tgt, [T([2, 3], offset=7), T([2, 3])], {}),
+            (tgt, [cuda([2, 3]), cuda([3])], {}),
+            (tgt, [cuda([2, 3]), T([])], {}),
+            (tgt, [cuda([2, 3, 4, 5], layout="cl"), T([], dtype=torch.float64)], {}),
+            (tgt, [T([2, 3]), cuda([3])], {}),
+            (tgt, [T([2, 3]), T([4])], {}),
+            (tgt, [T([2, 3], requires_grad=True), T([2, 3])], {}),
+        ]
+    cases += [
+        ("aten.add.Tensor", [x4, x4], {"alpha": 2}),
+        ("aten.add.Tensor", [i64, i64], {"alpha": 2}),
+        ("aten.add.Tensor", [b, b], {}),
+        ("aten.add.Tensor", [b, 1], {}),
+        ("aten.add.Tensor", [b, True], {}),
+        ("aten.sub.Tensor", [x4, x4], {"alpha": 0.5}),
+    ]
+    for tgt in ["aten.add_.Tensor", "aten.mul_.Tensor", "aten.sub_.Tensor"]:
+        cases += [
+            (tgt, [x4, x4], {}),
+            (tgt, [cl, x4], {}),
+            (tgt, [x4, T([5])], {}),
+            (tgt, [T([4, 5]), T([3, 4, 5])], {}),
+            (tgt, [i64, 2.5], {}),
+            (tgt, [T([2, 3]), i64], {}),
+            (tgt, [h, T([2, 3])], {}),
+            (tgt, [perm, T([2, 3, 4, 5])], {}),
+        ]
+    for tgt in ["aten.relu.default", "aten.relu_.default", "aten.gelu.default", "aten.hardtanh.default",
+                "aten.hardtanh_.default"]:
+        cases += [(tgt, [x4], {}), (tgt, [cl], {}), (tgt, [perm], {}), (tgt, [exp], {}), (tgt, [h], {}),
+                  (tgt, [T([2, 3], offset=3)], {}), (tgt, [cuda([2, 3, 4, 5], layout="cl")], {})]
+    cases += [
+        ("aten.relu.default", [i64], {}),
+        ("aten.gelu.default", [x4], {"approximate": "tanh"}),
+        ("aten.hardtanh.default", [x4, 0.0, 6.0], {}),
+        ("aten.hardtanh_.default", [x4, 0.0, 6.0], {}),
+        ("aten.hardtanh.default", [i64], {}),
+    ]
+    return cases
+
+
+def view_cases():
+    x = T([2, 3, 4])
+    cl = T([2, 3, 4, 5], layout="cl")
+    tr = T([4, 3], layout=("perm", [1, 0]))
+    perm = T([2, 3, 4], layout=("perm", [2, 0, 1]))
+    off = T([4, 6], offset=5)
+    exp = T([2, 3, 4], layout=("stride", [0, 4, 1]))
+    return [
+        ("aten.view.default", [x, [6, 4]], {}),
+        ("aten.view.default", [x, [-1]], {}),
+        ("aten.view.default", [x, [2, -1, 2]], {}),
+        ("aten.view.default", [x, [24, 1]], {}),
+        ("aten.view.default", [x, [1, 2, 1, 12]], {}),
+        ("aten.view.default", [off, [24]], {}),
+        ("aten.view.default", [tr, [12]], {}),
+        ("aten.view.default", [tr, [2, 2, 3]], {}),
+        ("aten.view.default", [perm, [2, 3, 2, 2]], {}),
+        ("aten.view.default", [perm, [6, 4]], {}),
+        ("aten.view.default", [cl, [2, 3, 20]], {}),
+        ("aten.view.default", [cl, [6, 4, 5]], {}),
+        ("aten.view.default", [exp, [6, 4]], {}),
+        ("aten.view.default", [exp, [2, 12]], {}),
+        ("aten.view.default", [x, [5, 5]], {}),
+        ("aten.view.default", [x, [-1, -1]], {}),
+        ("aten.view.default", [T([0, 3]), [-1, 3]], {}),
+        ("aten.view.default", [T([0, 3]), [3, 0]], {}),
+        ("aten.view.default", [T([1]), []], {}),
+        ("aten.view.default", [T([]), [1, 1]], {}),
+        ("aten._unsafe_view.default", [x, [6, 4]], {}),
+        ("aten._unsafe_view.default", [x, [-1]], {}),
+        ("aten._reshape_alias.default", [x, [6, 4], [4, 1]], {}),
+        ("aten._reshape_alias.default", [off, [3, 8], [8, 1]], {}),
+        ("aten.reshape.default", [x, [6, -1]], {}),
+        ("aten.reshape.default", [tr, [12]], {}),
+        ("aten.reshape.default", [perm, [6, 4]], {}),
+        ("aten.reshape.default", [exp, [2, 12]], {}),
+        ("aten.t.default", [T([3, 4])], {}),
+        ("aten.t.default", [T([3])], {}),
+        ("aten.t.default", [T([])], {}),
+        ("aten.t.default", [off], {}),
+        ("aten.t.default", [x], {}),
+        ("aten.transpose.int", [x, 0, 2], {}),
+        ("aten.transpose.int", [x, -1, -2], {}),
+        ("aten.transpose.int", [cl, 1, 3], {}),
+        ("aten.transpose.int", [x, 1, 1], {}),
+        ("aten.transpose.int", [x, 0, 3], {}),
+        ("aten.permute.default", [x, [2, 0, 1]], {}),
+        ("aten.permute.default", [cl, [0, 2, 3, 1]], {}),
+        ("aten.permute.default", [x, [-1, 0, 1]], {}),
+        ("aten.permute.default", [x, [0, 0, 1]], {}),
+        ("aten.permute.default", [x, [0, 1]], {}),
+        ("aten.expand.default", [T([3, 1]), [2, 3, 4]], {}),
+        ("aten.expand.default", [T([3, 1]), [-1, 5]], {}),
+        ("aten.expand.default", [T([1, 1, 4], offset=2), [2, 3, -1]], {}),
+        ("aten.expand.default", [T([3, 2]), [3, 4]], {}),
+        ("aten.expand.default", [T([3, 1]), [3]], {}),
+        ("aten.expand.default", [T([]), [2, 2]], {}),
+        ("aten.expand.default", [tr, [2, 4, 3]], {}),
+        ("aten.detach.default", [cl], {}),
+        ("aten.detach.default", [T([2, 3], requires_grad=True)], {}),
+        ("aten.alias.default", [off], {}),
+        ("aten.slice.Tensor", [x, 1, 0, 2], {}),
+        ("aten.slice.Tensor", [x, 2, 1, 9223372036854775807], {}),
+        ("aten.slice.Tensor", [x, 2, -3, -1], {}),
+        ("aten.slice.Tensor", [x, 0, 0, 9223372036854775807, 2], {}),
+        ("aten.slice.Tensor", [x, 2, 1, 4, 2], {}),
+        ("aten.slice.Tensor", [x, 2, 3, 1], {}),
+        ("aten.slice.Tensor", [x, 2, -100, 100], {}),
+        ("aten.slice.Tensor", [off, 1, 2, 5], {}),
+        ("aten.slice.Tensor", [tr, 0, 1, 3], {}),
+        ("aten.slice.Tensor", [x], {}),
+        ("aten.slice.Tensor", [x, 1, None, None, 2], {}),
+        ("aten.slice.Tensor", [x, 1, 0, 2, 0], {}),
+        ("aten.select.int", [x, 0, 1], {}),
+        ("aten.select.int", [x, 2, -1], {}),
+        ("aten.select.int", [off, 1, 3], {}),
+        ("aten.select.int", [tr, 0, 2], {}),
+        ("aten.select.int", [x, 1, 3], {}),
+        ("aten.select.int", [x, 1, -4], {}),
+        ("aten.split.Tensor", [x, 2, 2], {}),
+        ("aten.split.Tensor", [x, 3, 2], {}),
+        ("aten.split.Tensor", [x, 1], {}),
+        ("aten.split.Tensor", [T([5, 2]), 2], {}),
+        ("aten.split.Tensor", [T([0, 2]), 2], {}),
+        ("aten.split.Tensor", [tr, 2, 1], {}),
+        ("aten.split_with_sizes.default", [x, [1, 3], 2], {}),
+        ("aten.split_with_sizes.default", [x, [2, 1], 1], {}),
+        ("aten.split_with_sizes.default", [x, [2, 2], 1], {}),
+        ("aten.split_with_sizes.default", [off, [1, 2, 3], -1], {}),
+        ("aten.unsqueeze.default", [x, 0], {}),
+        ("aten.unsqueeze.default", [x, 3], {}),
+        ("aten.unsqueeze.default", [x, -1], {}),
+        ("aten.unsqueeze.default", [x, 1], {}),
+        ("aten.unsqueeze.default", [tr, 1], {}),
+        ("aten.unsqueeze.default", [T([]), 0], {}),
+        ("aten.unsqueeze.default", [cl, 2], {}),
+        ("aten.unsqueeze.default", [x, 4], {}),
+        ("aten.squeeze.dim", [T([2, 1, 4]), 1], {}),
+        ("aten.squeeze.dim", [T([2, 1, 4]), 0], {}),
+        ("aten.squeeze.dim", [T([2, 1, 4]), -2], {}),
+        ("aten.squeeze.dim", [T([1]), 0], {}),
+        ("aten.squeeze.dim", [T([]), 0], {}),
+        ("aten.squeeze.default", [T([1, 2, 1, 4, 1])], {}),
+        ("aten.squeeze.default", [T([1, 1])], {}),
+    ]
+
+
+def factory_cases():
+    x = T([2, 3, 4])
+    cl = T([2, 3, 4, 5], layout="cl")
+    tr = T([4, 3], layout=("perm", [1, 0]))
+    exp = T([2, 3, 4], layout=("stride", [0, 4, 1]))
+    return [
+        ("aten.empty.memory_format", [[2, 3]], {}),
+        ("aten.empty.memory_format", [[2, 3]], {"dtype": torch.int64}),
+        ("aten.empty.memory_format", [[0]], {"dtype": torch.float32, "device": torch.device("cpu"),
+                                             "layout": torch.strided, "pin_memory": False}),
+        ("aten.empty.memory_format", [[2, 3, 4, 5]], {"memory_format": torch.channels_last}),
+        ("aten.empty.memory_format", [[2, 3, 4, 5, 6]], {"memory_format": torch.channels_last_3d}),
+        ("aten.empty.memory_format", [[2, 3]], {"memory_format": torch.channels_last}),
+        ("aten.empty.memory_format", [[2, 0, 3]], {}),
+        ("aten.empty.memory_format", [[2, -1]], {}),
+        ("aten.empty_strided.default", [[2, 3], [1, 2]], {}),
+        ("aten.empty_strided.default", [[2, 3], [0, 1]], {"dtype": torch.float16}),
+        ("aten.zeros.default", [[2, 3]], {}),
+        ("aten.zeros.default", [[4]], {"dtype": torch.bool}),
+        ("aten.ones.default", [[2, 3]], {"dtype": torch.int32}),
+        ("aten.ones.default", [[]], {}),
+        ("aten.full.default", [[2, 3], 1.5], {}),
+        ("aten.full.default", [[2, 3], 7], {}),
+        ("aten.full.default", [[2, 3], True], {}),
+        ("aten.full.default", [[2, 3], 7], {"dtype": torch.float16}),
+        ("aten.clone.default", [x], {}),
+        ("aten.clone.default", [cl], {}),
+        ("aten.clone.default", [cl], {"memory_format": torch.contiguous_format}),
+        ("aten.clone.default", [x], {"memory_format": torch.preserve_format}),
+        ("aten.clone.default", [tr], {}),
+        ("aten.clone.default", [exp], {}),
+        ("aten.clone.default", [exp], {"memory_format": torch.contiguous_format}),
+        ("aten.clone.default", [T([2, 3, 4, 5], layout=("perm", [0, 2, 1, 3]))], {}),
+        ("aten.clone.default", [T([4, 6], offset=5)], {}),
+        ("aten.clone.default", [T([2, 3, 4, 5])], {"memory_format": torch.channels_last}),
+        ("aten.clone.default", [T([2, 3], layout=("stride", [6, 2]))], {}),
+        ("aten.clone.default", [T([2, 1, 4], layout=("stride", [4, 9, 1]))], {}),
+        ("aten.clone.default", [cuda([2, 3, 4, 5], layout="cl")], {}),
+    ]
+
+
+def reduction_cases():
+    x = T([2, 3, 4, 5])
+    cl = T([2, 3, 4, 5], layout="cl")
+    i64 = T([2, 3], dtype=torch.int64)
+    h = T([2, 3], dtype=torch.float16)
+    b = T([2, 3], dtype=torch.bool)
+    return [
+        ("aten.mean.dim", [x, [-1, -2], True], {}),
+        ("aten.mean.dim", [x, [-1, -2]], {}),
+        ("aten.mean.dim", [x, [1]], {}),
+        ("aten.mean.dim", [x, []], {}),
+        ("aten.mean.dim", [cl, [-1, -2], True], {}),
+        ("aten.mean.dim", [cl, [1], True], {}),
+        ("aten.mean.dim", [h, [0]], {}),
+        ("aten.mean.dim", [i64, [0]], {}),
+        ("aten.mean.dim", [i64, [0]], {"dtype": torch.float64}),
+        ("aten.mean.dim", [x, [1, 1]], {}),
+        ("aten.mean.dim", [x, [4]], {}),
+        ("aten.sum.dim_IntList", [x, [1]], {}),
+        ("aten.sum.dim_IntList", [x, [1, 2], True], {}),
+        ("aten.sum.dim_IntList", [x, []], {}),
+        ("aten.sum.dim_IntList", [i64, [1]], {}),
+        ("aten.sum.dim_IntList", [b, [1]], {}),
+        ("aten.sum.dim_IntList", [h, [1]], {}),
+        ("aten.sum.dim_IntList", [h, [1]], {"dtype": torch.float32}),
+        ("aten.sum.dim_IntList", [cl, [0], True], {}),
+        ("aten.sum.dim_IntList", [T([]), [0]], {}),
+        ("aten._softmax.default", [x, -1, False], {}),
+        ("aten._softmax.default", [x, 1, False], {}),
+        ("aten._softmax.default", [cl, 1, False], {}),
+        ("aten._softmax.default", [T([2, 3, 4], layout=("perm", [0, 2, 1])), -1, False], {}),
+        ("aten._softmax.default", [h, -1, False], {}),
+        ("aten._softmax.default", [h, -1, True], {}),
+        ("aten._softmax.default", [T([]), 0, False], {}),
+        ("aten._log_softmax.default", [x, -1, False], {}),
+        ("aten._log_softmax.default", [cl, 1, False], {}),
+        ("aten._log_softmax.default", [h, 0, True], {}),
+        ("aten._log_softmax.default", [T([2, 3, 4], layout=("stride", [0, 4, 1])), 1, False], {}),
+    ]
+
+
+def nn_cases():
+    cases = []
+    for dev in ["cpu", "cuda:0"]:
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+        x = D([2, 3, 16, 16])
+        xcl = D([2, 3, 16, 16], layout="cl")
+        w = D([8, 3, 3, 3])
+        wcl = D([8, 3, 3, 3], layout="cl")
+        b = D([8])
+        conv = "aten.convolution.default"
+        cases += [
+            (conv, [x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+            (conv, [x, w, None, [2, 2], [0, 0], [1, 1], False, [0, 0], 1], {}),
+            (conv, [xcl, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+            (conv, [x, wcl, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+            (conv, [xcl, wcl, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+            (conv, [x, w, b, [1, 2], [2, 1], [2, 3], False, [0, 0], 1], {}),
+            (conv, [D([2, 4, 9, 9]), D([6, 2, 3, 3]), None, [2, 2], [1, 1], [1, 1], False, [0, 0], 2], {}),
+            (conv, [D([2, 4, 9, 9], layout="cl"), D([4, 1, 3, 3]), None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4], {}),
+            (conv, [D([2, 8, 5, 5]), D([8, 3, 3, 3]), None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1], {}),
+            (conv, [D([2, 8, 5, 5]), D([8, 2, 3, 3]), None, [2, 2], [0, 0], [1, 1], True, [0, 0], 2], {}),
+            (conv, [D([2, 3, 10]), D([4, 3, 3]), None, [1], [0], [1], False, [0], 1], {}),
+            (conv, [D([2, 3, 4, 6, 6]), D([4, 3, 3, 3, 3]), None, [1, 1, 1], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1], {}),
+            (conv, [D([2, 3, 4, 6, 6], layout="cl"), D([4, 3, 3, 3, 3]), None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False,
+                    [0, 0, 0], 1], {}),
+            (conv, [D([2, 3, 16, 16], layout=("perm", [0, 2, 1, 3])), w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+            (conv, [D([2, 3, 16, 16], dtype=torch.float16), D([8, 3, 3, 3], dtype=torch.float16), None, [1, 1], [1, 1],
+                    [1, 1], False, [0, 0], 1], {}),
+            (conv, [D([2, 4, 16, 16]), w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+            (conv, [D([2, 3, 1, 1]), w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1], {}),
+            (conv, [D([2, 3, 1, 1], layout="cl"), w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1], {}),
+        ]
+        bn_train = "aten.native_batch_norm.default"
+        c = D([4])
+        for train in [True, False]:
+            cases += [
+                (bn_train, [D([2, 4, 5, 5]), c, c, c, c, train, 0.1, 1e-5], {}),
+                (bn_train, [D([2, 4, 5, 5], layout="cl"), c, c, c, c, train, 0.1, 1e-5], {}),
+                (bn_train, [D([2, 4, 5, 5]), None, None, None, None, train, 0.1, 1e-5], {}),
+                (bn_train, [D([2, 4]), c, c, c, c, train, 0.1, 1e-5], {}),
+                (bn_train, [D([2, 4, 7]), c, c, c, c, train, 0.1, 1e-5], {}),
+                (bn_train, [D([2, 4, 5, 5], dtype=torch.float16), c, c, c, c, train, 0.1, 1e-5], {}),
+                (bn_train, [D([2, 4, 5, 5], layout=("perm", [0, 2, 1, 3])), c, c, c, c, train, 0.1, 1e-5], {}),
+            ]
+        mp = "aten.max_pool2d_with_indices.default"
+        cases += [
+            (mp, [D([2, 3, 16, 16]), [3, 3], [2, 2], [1, 1]], {}),
+            (mp, [D([2, 3, 16, 16], layout="cl"), [3, 3], [2, 2], [1, 1]], {}),
+            (mp, [D([2, 3, 15, 15]), [3, 3], [2, 2], [0, 0], [1, 1], True], {}),
+            (mp, [D([2, 3, 15, 15]), [2, 2], [2, 2], [0, 0], [1, 1], True], {}),
+            (mp, [D([2, 3, 15, 15]), [3, 3], [], [1, 1], [2, 2]], {}),
+            (mp, [D([3, 15, 14]), [2]], {}),
+            (mp, [D([2, 3, 16, 16]), [3, 3], [2, 2], [2, 2]], {}),
+            (mp, [D([2, 3, 16, 16], layout=("perm", [0, 2, 1, 3])), [2, 2]], {}),
+            (mp, [D([2, 3, 16, 16], dtype=torch.float16), [2, 2]], {}),
+            (mp, [D([2, 3, 2, 2]), [3, 3]], {}),
+        ]
+        ln = "aten.native_layer_norm.default"
+        cases += [
+            (ln, [D([2, 5, 8]), [8], D([8]), D([8]), 1e-5], {}),
+            (ln, [D([2, 5, 8]), [5, 8], None, None, 1e-5], {}),
+            (ln, [D([2, 5, 8], layout=("perm", [0, 2, 1])), [8], D([8]), D([8]), 1e-5], {}),
+            (ln, [D([2, 5, 8]), [4], None, None, 1e-5], {}),
+            (ln, [D([2, 5, 8]), [2, 5, 8], None, None, 1e-5], {}),
+            (ln, [D([2, 3, 4, 5], layout="cl"), [5], None, None, 1e-5], {}),
+            (ln, [D([2, 5, 8], dtype=torch.float16), [8], D([8], dtype=torch.float16), D([8], dtype=torch.float16),
+                  1e-5], {}),
+            (ln, [D([2, 5, 8], dtype=torch.float64), [8], None, None, 1e-5], {}),
+        ]
+        cases += [
+            ("aten.mm.default", [D([2, 3]), D([3, 4])], {}),
+            ("aten.mm.default", [D([2, 3], layout=("perm", [1, 0])), D([3, 4], layout=("perm", [1, 0]))], {}),
+            ("aten.mm.default", [D([2, 3]), D([4, 4])], {}),
+            ("aten.mm.default", [D([2, 3], dtype=torch.float16), D([3, 4], dtype=torch.float16)], {}),
+            ("aten.addmm.default", [D([4]), D([2, 3]), D([3, 4])], {}),
+            ("aten.addmm.default", [D([2, 4]), D([2, 3]), D([3, 4], layout=("perm", [1, 0]))], {}),
+            ("aten.addmm.default", [D([1, 4]), D([2, 3]), D([3, 4])], {"beta": 0.5, "alpha": 2}),
+            ("aten.addmm.default", [D([5]), D([2, 3]), D([3, 4])], {}),
+            ("aten.bmm.default", [D([5, 2, 3]), D([5, 3, 4])], {}),
+            ("aten.bmm.default", [D([5, 2, 3], layout=("perm", [0, 2, 1])), D([5, 3, 4], layout=("stride", [0, 4, 1]))],
+             {}),
+            ("aten.bmm.default", [D([5, 2, 3]), D([4, 3, 4])], {}),
+            ("aten.gelu.default", [D([2, 3], layout=("perm", [1, 0]))], {}),
+        ]
+        if dev == "cpu":
+            cases += [("aten.mm.default", [D([2, 3]), cuda([3, 4])], {})]
+    return cases
+
+
+def indexing_cases():
+    x = T([2, 3])
+    cl = T([2, 3, 4, 5], layout="cl")
+    return [
+        ("aten.cat.default", [[x, x]], {}),
+        ("aten.cat.default", [[x, T([2, 5])], 1], {}),
+        ("aten.cat.default", [[x, T([2, 5])], -1], {}),
+        ("aten.cat.default", [[x, T([2, 3], dtype=torch.float16)]], {}),
+        ("aten.cat.default", [[x, T([2, 3], dtype=torch.int64)]], {}),
+        ("aten.cat.default", [[T([2, 3], dtype=torch.int32), T([2, 3], dtype=torch.int64)]], {}),
+        ("aten.cat.default", [[x, T([0])]], {}),
+        ("aten.cat.default", [[T([0]), x], 1], {}),
+        ("aten.cat.default", [[cl, cl], 1], {}),
+        ("aten.cat.default", [[cl, T([2, 3, 4, 5])], 1], {}),
+        ("aten.cat.default", [[T([2, 3, 4, 5]), cl], 1], {}),
+        ("aten.cat.default", [[T([3, 2], layout=("perm", [1, 0])), T([3, 2], layout=("perm", [1, 0]))], 0], {}),
+        ("aten.cat.default", [[x, T([3, 3])], 1], {}),
+        ("aten.cat.default", [[x]], {}),
+        ("aten.cat.default", [[x, T([2, 3, 1])]], {}),
+        ("aten.cat.default", [[T([1, 2, 3], layout=("stride", [0, 3, 1])), T([2, 2, 3])]], {}),
+        ("aten.cat.default", [[cuda([2, 3]), cuda([2, 3])]], {}),
+        ("aten.cat.default", [[cuda([2, 3]), T([2, 3])]], {}),
+    ]
+
+
+def sym_cases():
+    x = T([2, 3, 4], offset=3)
+    tr = T([4, 3], layout=("perm", [1, 0]))
+    return [
+        ("aten.sym_size.int", [x, 1], {}),
+        # Negative dims are left out: torch 1.13's sym_size.int / sym_stride.int
+        # index them wrongly (sym_size.int(x, -1) of a [2, 3, 4] tensor is 3);
+        # current PyTorch wraps them (sym_test.cpp covers that).
+        ("aten.sym_size.int", [x, 2], {}),
+        ("aten.sym_stride.int", [tr, 0], {}),
+        ("aten.sym_stride.int", [x, 0], {}),
+        ("aten.sym_numel.default", [x], {}),
+        ("aten.sym_storage_offset.default", [x], {}),
+    ]
+
+
+FAMILIES = {
+    "pointwise": pointwise_cases,
+    "view": view_cases,
+    "factory": factory_cases,
+    "reduction": reduction_cases,
+    "nn": nn_cases,
+    "indexing": indexing_cases,
+    "sym": sym_cases,
+}
+
+
+def op_goldens(out_dir):
+    for family, make_cases in FAMILIES.items():
+        docs = [build_case(t, a, k) for t, a, k in make_cases()]
+        path = os.path.join(out_dir, "ops_%s.json" % family)
+        with open(path, "w") as f:
+            f.write(dumps({"format": "fakeprop.fx.goldens/1", "cases": docs}))
+        print("wrote %s: %d cases" % (path, len(docs)), file=sys.stderr)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-o", "--output", default=os.path.join(here, "..", "testdata", "fx_goldens"))
+    parser.add_argument("--only", choices=["ops", "models"])
+    args = parser.parse_args()
+    os.makedirs(args.output, exist_ok=True)
+    torch.manual_seed(0)
+    if args.only != "models":
+        op_goldens(args.output)
+    if args.only != "ops":
+        model_goldens(args.output)
+
+
+if __name__ == "__main__":
+    main()
