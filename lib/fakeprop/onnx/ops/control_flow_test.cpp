@@ -194,7 +194,9 @@ TEST_P(ControlFlowLoop, CarriesAndStacks) {
     Strings got = shape_of(r, name);
     ASSERT_EQ(got.size(), want.size()) << name;
     for (size_t k = 0; k < want.size(); ++k) {
-      if (want[k] == "?") EXPECT_TRUE(is_unbacked(r, got[k])) << name << " dim " << k << " is " << got[k];
+      if (want[k] == "?") {
+        EXPECT_TRUE(is_unbacked(r, got[k])) << name << " dim " << k << " is " << got[k];
+      }
       else EXPECT_EQ(got[k], want[k]) << name << " dim " << k;
     }
   };

@@ -65,10 +65,16 @@ TEST_P(GeneratorCase, Infers) {
   for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
   for (const Expect& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
-    if (e.dtype) EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    if (e.data) {
+      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
+    }
+    if (e.dtype) {
+      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    }
   }
-  if (c.guards) EXPECT_EQ(guard_texts(r), *c.guards);
+  if (c.guards) {
+    EXPECT_EQ(guard_texts(r), *c.guards);
+  }
 }
 
 void scalar(ModelBuilder& b, const std::string& name, int64_t v) { b.initializer_ints(name, {}, {v}); }

@@ -55,7 +55,9 @@ TEST_P(QuantizationCase, Infers) {
   for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
   for (const Expect& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.dtype) EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    if (e.dtype) {
+      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
+    }
   }
 }
 
