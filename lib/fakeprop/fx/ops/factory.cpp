@@ -142,6 +142,8 @@ void to_copy(OpContext& ctx) {
 void copy_inplace(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& src = ctx.tensor(1, "src");
+  if (overlaps_itself(ctx, self))
+    ctx.fail("invalid_argument", "more than one element of the written-to tensor refers to a single memory location");
   const SymShape shape = broadcast_shapes(self.sizes, src.sizes, ctx.env());
   bool same = shape.size() == self.sizes.size();
   for (size_t i = 0; same && i < shape.size(); ++i) same = same_size(ctx, shape[i], self.sizes[i], "copy_");

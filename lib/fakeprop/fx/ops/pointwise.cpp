@@ -12,11 +12,11 @@ using PK = PromotionKind;
 
 // ---- generic shapes of rules ----
 
-template <PK Kind>
+template <PK Kind, Layout L = Layout::Elementwise>
 void unary(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
   if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
-  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind), L));
 }
 
 template <PK Kind>
@@ -27,11 +27,11 @@ void unary_inplace(OpContext& ctx) {
 }
 
 // Binary ops: `self` and `other` are tensors or numbers (at least one tensor).
-template <PK Kind>
+template <PK Kind, Layout L = Layout::Elementwise>
 void binary(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": needs a Tensor operand");
-  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind), L));
 }
 
 template <PK Kind>
@@ -41,12 +41,21 @@ void binary_inplace(OpContext& ctx) {
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
-// add / sub / rsub: alpha must not be a float for integral results; bool sub is rejected.
-void check_alpha(OpContext& ctx, DType result, bool is_sub) {
-  if (is_sub && result == DType::Bool)
-    ctx.fail("type_error",
-             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
-             "operator instead.");
+// add / sub / rsub: sub_check rejects bool operands (numbers included);
+// alpha must not be a float for integral results.
+void check_alpha(OpContext& ctx, const PointwiseOperands& ops, DType result, bool is_sub) {
+  if (is_sub) {
+    size_t bools = 0;
+    for (const PromotionOperand& p : ops.promotion) bools += p.dtype == DType::Bool;
+    if (bools == 2)
+      ctx.fail("type_error",
+               "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+               "`logical_xor()` operator instead.");
+    if (bools > 0)
+      ctx.fail("type_error",
+               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+               "mask, use the `~` or `logical_not()` operator instead.");
+  }
   if (!ctx.has(2, "alpha")) return;
   const Value& alpha = ctx.value(2, "alpha");
   if (is_integral(result, true) && alpha.kind == Value::Kind::Float)
@@ -60,7 +69,7 @@ void add_sub(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": needs a Tensor operand");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
-  check_alpha(ctx, dtype, IsSub);
+  check_alpha(ctx, ops, dtype, IsSub);
   set_tensor(ctx, pointwise_result(ctx, ops, dtype));
 }
 
@@ -69,7 +78,7 @@ void add_sub_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   if (!ctx.value(0, "self").is_tensor()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
-  check_alpha(ctx, dtype, IsSub);
+  check_alpha(ctx, ops, dtype, IsSub);
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
 }
 
@@ -91,6 +100,27 @@ void neg(OpContext& ctx) {
              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
              "the `~` or `logical_not()` operator instead.");
   unary<PK::Default>(ctx);
+}
+
+// positive: self itself, except for bool.
+void positive(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dtype == DType::Bool)
+    ctx.fail("type_error", "The `+` operator, on a bool tensor is not supported.");
+  set_tensor(ctx, same_view(ctx, self));
+}
+
+void floor_divide(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const DType dtype = promoted_dtype(ctx, ops, PK::Default);
+  if (dtype == DType::Bool) ctx.fail("type_error", "torch.bool not supported for floor_divide");
+  set_tensor(ctx, pointwise_result(ctx, ops, dtype));
+}
+void floor_divide_inplace(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const DType dtype = promoted_dtype(ctx, ops, PK::Default);
+  if (dtype == DType::Bool) ctx.fail("type_error", "torch.bool not supported for floor_divide");
+  set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
 }
 
 // pow.Scalar: a number raised to a tensor.
@@ -143,7 +173,7 @@ void masked_fill(OpContext& ctx) {
   if (mask.dtype != DType::Bool)
     ctx.fail("type_error", "masked_fill_ only supports boolean masks, but got mask with dtype " + dtype_title(mask.dtype));
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
-  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype));
+  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype, Layout::Contiguous));
 }
 void masked_fill_inplace(OpContext& ctx) {
   const TensorMeta& mask = ctx.tensor(1, "mask");
@@ -176,7 +206,6 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.bitwise_not", "aten.bitwise_not_"}, {"aten.celu", "aten.celu_"},
       {"aten.selu", "aten.selu_"},           {"aten.nan_to_num", "aten.nan_to_num_"},
       {"aten.hardshrink", nullptr},          {"aten.softshrink", nullptr},
-      {"aten.positive", nullptr},
   };
   for (const Names& n : keep_dtype) {
     r.add(n.functional, unary<PK::Default>);
@@ -184,7 +213,9 @@ void register_pointwise_ops(OpRegistry& r) {
   }
   r.add("aten.neg", neg);
   r.add("aten.neg_", unary_inplace<PK::Default>);
-  r.add("aten.abs", unary<PK::ComplexToFloat>);
+  r.add("aten.positive", positive);
+  // abs and the logical ops fill an empty({0}) result: contiguous.
+  r.add("aten.abs", unary<PK::ComplexToFloat, Layout::Contiguous>);
   r.add("aten.abs_", unary_inplace<PK::ComplexToFloat>);
   // Unary ops that compute in floating point (PromotionKind::IntToFloat).
   const Names to_float[] = {
@@ -204,9 +235,10 @@ void register_pointwise_ops(OpRegistry& r) {
     r.add(n.inplace, unary_inplace<PK::IntToFloat>);
   }
   // Predicates.
-  for (const char* name : {"aten.isnan", "aten.isinf", "aten.isfinite", "aten.signbit", "aten.isneginf", "aten.isposinf",
-                           "aten.logical_not"})
+  for (const char* name : {"aten.isnan", "aten.isfinite", "aten.signbit", "aten.isneginf", "aten.isposinf"})
     r.add(name, unary<PK::AlwaysBool>);
+  r.add("aten.isinf", unary<PK::AlwaysBool, Layout::Contiguous>);
+  r.add("aten.logical_not", unary<PK::AlwaysBool, Layout::Contiguous>);
   r.add("aten.logical_not_", unary_inplace<PK::AlwaysBool>);
 
   // Binary arithmetic.
@@ -228,7 +260,7 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.true_divide", binary<PK::IntToFloat>);
   r.add("aten.true_divide_", binary_inplace<PK::IntToFloat>);
   const Names keep_binary[] = {
-      {"aten.floor_divide", "aten.floor_divide_"}, {"aten.remainder", "aten.remainder_"},
+      {"aten.remainder", "aten.remainder_"},
       {"aten.fmod", "aten.fmod_"},                 {"aten.maximum", nullptr},
       {"aten.minimum", nullptr},                   {"aten.fmax", nullptr},
       {"aten.fmin", nullptr},                      {"aten.bitwise_and", "aten.bitwise_and_"},
@@ -237,23 +269,33 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.bitwise_right_shift", "aten.bitwise_right_shift_"},
       {"aten.__and__", "aten.__iand__"},           {"aten.__or__", "aten.__ior__"},
       {"aten.__xor__", "aten.__ixor__"},           {"aten.pow.Tensor_Tensor", "aten.pow_.Tensor"},
-      {"aten.pow.Tensor_Scalar", "aten.pow_.Scalar"}, {"aten.copysign", "aten.copysign_"},
-      {"aten.heaviside", "aten.heaviside_"},       {"aten.clamp_min.Tensor", "aten.clamp_min_.Tensor"},
-      {"aten.clamp_max.Tensor", "aten.clamp_max_.Tensor"}, {"aten.xlogy.Tensor", "aten.xlogy_.Tensor"},
+      {"aten.pow.Tensor_Scalar", "aten.pow_.Scalar"},
+      {"aten.heaviside", "aten.heaviside_"},       {"aten.hypot", "aten.hypot_"},
+      {"aten.logaddexp", nullptr},                 {"aten.logaddexp2", nullptr},
+      {"aten.clamp_min.default", "aten.clamp_min_.default"},
+      {"aten.clamp_max.default", "aten.clamp_max_.default"},
+      {"aten.clamp_min.Tensor", "aten.clamp_min_.Tensor"},
+      {"aten.clamp_max.Tensor", "aten.clamp_max_.Tensor"},
   };
   for (const Names& n : keep_binary) {
     r.add(n.functional, binary<PK::Default>);
     if (n.inplace) r.add(n.inplace, binary_inplace<PK::Default>);
   }
   r.add("aten.pow.Scalar", pow_scalar_base);
-  for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.hypot", "aten.hypot_"},
-                         Names{"aten.logaddexp", nullptr}, Names{"aten.logaddexp2", nullptr}}) {
+  r.add("aten.floor_divide", floor_divide);
+  r.add("aten.floor_divide_", floor_divide_inplace);
+  for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.copysign", "aten.copysign_"},
+                         Names{"aten.xlogy.Tensor", "aten.xlogy_.Tensor"}}) {
     r.add(n.functional, binary<PK::IntToFloat>);
     if (n.inplace) r.add(n.inplace, binary_inplace<PK::IntToFloat>);
   }
   // Comparisons and logical ops.
-  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "greater",
-                         "greater_equal", "less", "less_equal", "not_equal"}) {
+  for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
+    r.add(std::string("aten.") + op, binary<PK::AlwaysBool, Layout::Contiguous>);
+    r.add(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
+  }
+  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+                         "not_equal"}) {
     r.add(std::string("aten.") + op, binary<PK::AlwaysBool>);
     r.add(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
   }
@@ -265,10 +307,6 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.clamp_", clamp_inplace);
   r.add("aten.clip", clamp);
   r.add("aten.clip_", clamp_inplace);
-  r.add("aten.clamp_min.default", unary<PK::Default>);
-  r.add("aten.clamp_max.default", unary<PK::Default>);
-  r.add("aten.clamp_min_.default", unary_inplace<PK::Default>);
-  r.add("aten.clamp_max_.default", unary_inplace<PK::Default>);
   r.add("aten.addcmul", ternary<PK::Default>);
   r.add("aten.addcmul_", ternary_inplace<PK::Default>);
   r.add("aten.addcdiv", ternary<PK::Default>);

@@ -40,18 +40,41 @@ inline SymShape broadcast_all(OpContext& ctx, const std::vector<const TensorMeta
   return simplified(ctx, std::move(shape));
 }
 
+// How an elementwise result is laid out.
+enum class Layout : uint8_t {
+  Elementwise,  // TensorIterator's permutation of the inputs' strides
+  Contiguous,   // ops that allocate empty({0}) and resize it (abs, logical_*, isinf, masked_fill)
+};
+
 // A fresh result of an elementwise op over `ops` with dtype `dtype`.
-inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype) {
+inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype,
+                                    Layout layout = Layout::Elementwise) {
   const Device device = common_device(ops.tensors, ctx.target());
   SymShape shape = broadcast_all(ctx, ops.tensors);
-  SymShape strides = elementwise_output_strides(ops.tensors, shape, ctx.env());
+  SymShape strides = layout == Layout::Contiguous ? contiguous_strides(shape, &ctx.env())
+                                                  : elementwise_output_strides(ops.tensors, shape, ctx.env());
   return ctx.new_tensor(std::move(shape), dtype, device, simplified(ctx, std::move(strides)));
+}
+
+// at::has_internal_overlap == Yes: some dim of size > 1 has stride 0, so
+// writing to self would write one memory location twice.
+inline bool overlaps_itself(OpContext& ctx, const TensorMeta& t) {
+  for (size_t d = 0; d < t.sizes.size(); ++d)
+    if (known_true(ctx, sym_eq(t.strides[d], 0)) && known_true(ctx, sym_gt(t.sizes[d], 1))) return true;
+  return false;
+}
+inline void check_writable(OpContext& ctx, const TensorMeta& self) {
+  if (overlaps_itself(ctx, self))
+    ctx.fail("invalid_argument",
+             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+             "location. Please clone() the tensor before performing the operation.");
 }
 
 // An in-place elementwise op: the result is self, which must hold the broadcast
 // shape and be able to take the computed dtype.
 inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& ops, DType computed) {
   const TensorMeta& self = *ops.tensors.front();
+  check_writable(ctx, self);
   const Device device = common_device(ops.tensors, ctx.target());
   if (!(device == self.device))
     ctx.fail("device_mismatch", ctx.target() + ": the result lives on " + device.str() + " but self is on " +
