@@ -1,7 +1,7 @@
 // Ops whose output sizes or values depend on tensor data: fresh unbacked
 // symbols, memoized per input tensor version as FakeTensor memoizes them
 // (torch/_subclasses/fake_impls.py).
-#include "fakeprop/fx/interpreter.h"
+#include "fakeprop/fx/ops/data_dependent_helpers.h"
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
 
@@ -9,46 +9,11 @@ namespace fakeprop::fx::ops {
 
 namespace {
 
-// The memo slot for (op, input tensor, its version), or nullptr outside an interpreter.
-Value* memo_slot(OpContext& ctx, const std::string& op, const TensorMeta& t, bool* fresh) {
-  Interpreter* in = ctx.interpreter();
-  *fresh = true;
-  if (!in) return nullptr;
-  auto key = std::make_tuple(op, t.storage, in->version_of(t.storage));
-  auto [it, inserted] = in->memo().entries.try_emplace(key);
-  *fresh = inserted;
-  return &it->second;
-}
-
-// The largest count of a data-dependent size over `numel` elements, as
-// fake_impls.nonzero bounds it: numel itself, its range's upper end, or
-// sys.maxsize - 1.
-int64_t count_bound(OpContext& ctx, const SymInt& numel) {
-  if (numel.is_static()) return numel.value();
-  const ValueRange r = ctx.env().bound(numel.expr());
-  return r.hi_infinite() ? kIntOo - 1 : r.hi;
-}
-
-// A size-like unbacked count in [0, bound]; 0 when there are no elements.
-SymInt data_dependent_count(OpContext& ctx, const SymInt& numel) {
-  if (numel.is_static() && numel.value() == 0) return 0;
-  return ctx.new_unbacked_size(ValueRange{0, count_bound(ctx, numel)});
-}
-
 // nonzero(self): (u0, self.dim()) int64 with strides (1, u0).
 void nonzero(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  bool fresh = false;
-  Value* slot = memo_slot(ctx, "nonzero", self, &fresh);
-  if (slot && !fresh) {
-    const TensorMeta& prev = slot->tensor->meta;
-    set_tensor(ctx, empty_strided(ctx, prev.sizes, prev.strides, DType::Int64, self.device));
-    return;
-  }
-  const SymInt count = data_dependent_count(ctx, self.numel());
-  TensorValue out = empty_strided(ctx, {count, SymInt(self.dim())}, {SymInt(1), count}, DType::Int64, self.device);
-  if (slot) *slot = Value::of_tensor(out);
-  set_tensor(ctx, std::move(out));
+  const SymInt count = nonzero_count(ctx, self);
+  set_tensor(ctx, empty_strided(ctx, {count, SymInt(self.dim())}, {SymInt(1), count}, DType::Int64, self.device));
 }
 
 // _local_scalar_dense / item: an unbacked symbol of the tensor's kind.

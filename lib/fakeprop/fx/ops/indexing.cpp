@@ -1,7 +1,9 @@
 // Joining and indexing ops: cat, stack, index_select, gather, scatter,
 // index / index_put, ...
+#include "fakeprop/fx/ops/data_dependent_helpers.h"
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
+#include "fakeprop/fx/ops/view_helpers.h"
 
 namespace fakeprop::fx::ops {
 
@@ -73,14 +75,14 @@ void cat(OpContext& ctx) {
   set_tensor(ctx, cat_of(ctx, ctx.tensor_list(0, "tensors"), static_int(ctx, 1, "dim", 0)));
 }
 
-// stack: cat of the inputs unsqueezed at dim; all shapes must be equal.
+// stack (at::native::stack): below the last dim, cat along dim then a view
+// that splits it; at the end, cat of the inputs unsqueezed there.
 void stack(OpContext& ctx) {
   const std::vector<const TensorMeta*> ts = ctx.tensor_list(0, "tensors");
   if (ts.empty()) ctx.fail("invalid_argument", "stack expects a non-empty TensorList");
   for (const TensorMeta* t : ts)
     if (!t) ctx.fail("type_error", "stack expects Tensors");
   const int64_t dim = dim_arg(ctx, 1, "dim", ts[0]->dim() + 1, 0);
-  std::vector<TensorMeta> unsqueezed;
   for (size_t i = 0; i < ts.size(); ++i) {
     const TensorMeta& t = *ts[i];
     bool same = t.dim() == ts[0]->dim();
@@ -88,16 +90,350 @@ void stack(OpContext& ctx) {
     if (!same)
       ctx.fail("shape_mismatch", "stack expects each tensor to be equal size, but got " + text(ts[0]->sizes) +
                                      " at entry 0 and " + text(t.sizes) + " at entry " + std::to_string(i));
-    TensorMeta u = t;
-    const auto d = static_cast<size_t>(dim);
-    const SymInt stride = dim >= t.dim() ? SymInt(1) : t.sizes[d] * t.strides[d];
+  }
+  const auto d = static_cast<size_t>(dim);
+  if (dim < ts[0]->dim()) {
+    TensorValue joined = cat_of(ctx, ts, dim);
+    SymShape sizes = ts[0]->sizes;
+    sizes.insert(sizes.begin() + dim, SymInt(static_cast<int64_t>(ts.size())));
+    auto strides = view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
+    if (!strides) ctx.fail("view_error", "stack: the concatenated result cannot be viewed");  // splitting one dim always works
+    joined.meta.sizes = sizes;
+    joined.meta.strides = *strides;
+    set_tensor(ctx, std::move(joined));
+    return;
+  }
+  std::vector<TensorMeta> unsqueezed;
+  for (const TensorMeta* t : ts) {
+    TensorMeta u = *t;
     u.sizes.insert(u.sizes.begin() + dim, SymInt(1));
-    u.strides.insert(u.strides.begin() + dim, stride);
+    u.strides.insert(u.strides.begin() + dim, SymInt(1));
     unsqueezed.push_back(std::move(u));
   }
+  (void)d;
   std::vector<const TensorMeta*> ptrs;
   for (const TensorMeta& u : unsqueezed) ptrs.push_back(&u);
   set_tensor(ctx, cat_of(ctx, ptrs, dim));
+}
+
+bool is_index_dtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
+
+void check_index_dtype(OpContext& ctx, const TensorMeta& index, const char* op) {
+  if (index.dtype != DType::Int64)
+    ctx.fail("type_error", std::string(op) + "(): Expected dtype int64 for index");
+}
+
+// index_select(self, dim, index): self with dim resized to index.numel().
+void index_select(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& index = ctx.tensor(2, "index");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  // The meta kernel leaves the index's rank and dtype to the real kernel.
+  const Device device = common_device(std::vector<const TensorMeta*>{&self, &index}, ctx.target());
+  SymShape sizes = self.sizes;
+  if (self.dim() > 0) sizes[static_cast<size_t>(dim)] = index.numel();
+  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, device));
+}
+
+// gather(self, dim, index, sparse_grad): index's shape, contiguous.
+void gather(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& index = ctx.tensor(2, "index");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  check_index_dtype(ctx, index, "gather");
+  const Device device = common_device(std::vector<const TensorMeta*>{&self, &index}, ctx.target());
+  if (!known_true(ctx, sym_eq(index.numel(), 0))) {
+    if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(self.dim(), 1))
+      ctx.fail("invalid_argument", "Index tensor must have the same number of dimensions as input tensor");
+    for (int64_t d = 0; d < self.dim() && d < index.dim(); ++d) {
+      if (d == dim) continue;
+      const auto ud = static_cast<size_t>(d);
+      if (decide(ctx, sym_gt(index.sizes[ud], self.sizes[ud]), "gather"))
+        ctx.fail("shape_mismatch", "Size does not match at dimension " + std::to_string(d) + " expected index " +
+                                       text(index.sizes) + " to be smaller than self " + text(self.sizes) +
+                                       " apart from dimension " + std::to_string(dim));
+    }
+  }
+  set_tensor(ctx, empty_tensor(ctx, index.sizes, self.dtype, device));
+}
+
+// Shape checks shared by scatter / scatter_add / scatter_reduce.
+void check_scatter(OpContext& ctx, const TensorMeta& self, int64_t dim, const TensorMeta& index,
+                   const TensorMeta* src, const char* op) {
+  check_index_dtype(ctx, index, op);
+  if (src && src->dtype != self.dtype)
+    ctx.fail("type_error", std::string(op) + "(): Expected self.dtype to be equal to src.dtype");
+  if (known_true(ctx, sym_eq(index.numel(), 0))) return;
+  if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(self.dim(), 1))
+    ctx.fail("invalid_argument", "Index tensor must have the same number of dimensions as self tensor");
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    const auto ud = static_cast<size_t>(d);
+    if (d != dim && self.dim() > d && decide(ctx, sym_gt(index.sizes[ud], self.sizes[ud]), op))
+      ctx.fail("shape_mismatch", "Expected index " + text(index.sizes) + " to be smaller than self " +
+                                     text(self.sizes) + " apart from dimension " + std::to_string(dim));
+    if (src && src->dim() > d && decide(ctx, sym_gt(index.sizes[ud], src->sizes[ud]), op))
+      ctx.fail("shape_mismatch", "Expected index " + text(index.sizes) + " to be smaller than src " +
+                                     text(src->sizes));
+  }
+}
+
+// scatter(self, dim, index, src|value[, reduce]) and scatter_add / scatter_reduce:
+// the structured meta allocates a contiguous self-shaped result.
+template <bool Inplace>
+void scatter(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const TensorMeta& index = ctx.tensor(2, "index");
+  const Value& third = ctx.value(3, "src");
+  const TensorMeta* src = third.is_tensor() ? &third.tensor->meta : nullptr;
+  check_scatter(ctx, self, dim, index, src, "scatter");
+  std::vector<const TensorMeta*> all{&self, &index};
+  if (src) all.push_back(src);
+  const Device device = common_device(all, ctx.target());
+  if constexpr (Inplace) {
+    check_writable(ctx, self);
+    set_tensor(ctx, same_view(ctx, self));
+  } else {
+    set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, device));
+  }
+}
+
+// index_add / index_copy(self, dim, index, source): contiguous self-shaped;
+// index_fill preserves self's layout (clone then fill).
+template <bool Inplace>
+void index_func(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const TensorMeta& index = ctx.tensor(2, "index");
+  if (index.dim() > 1) ctx.fail("invalid_argument", "Index is supposed to be a vector");
+  if (!is_index_dtype(index.dtype)) ctx.fail("type_error", "index_add_(): Expected dtype int32/int64 for index");
+  const Value& source_v = ctx.value(3, "source");
+  if (source_v.is_tensor()) {
+    const TensorMeta& source = source_v.tensor->meta;
+    if (source.dtype != self.dtype)
+      ctx.fail("type_error", "index_add_(): self (" + dtype_title(self.dtype) + ") and source (" +
+                                 dtype_title(source.dtype) + ") must have the same scalar type");
+    if (source.dim() > 0 && self.dim() > 0 &&
+        !same_size(ctx, source.sizes[static_cast<size_t>(std::min(dim, source.dim() - 1))], index.numel(), "index_add"))
+      ctx.fail("shape_mismatch", "index_add_(): Number of indices (" + text(index.numel()) +
+                                     ") should be equal to source.size(dim)");
+  }
+  if constexpr (Inplace) {
+    check_writable(ctx, self);
+    set_tensor(ctx, same_view(ctx, self));
+  } else if (ctx.target().rfind("aten.index_fill", 0) == 0) {
+    set_tensor(ctx, empty_like(ctx, self));
+  } else {
+    set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+  }
+}
+
+// The advanced indices of index.Tensor / index_put: bool and uint8 masks
+// become one int64 index per mask dim (nonzero's columns, data-dependent).
+std::vector<std::optional<TensorMeta>> expand_masks(OpContext& ctx, const TensorMeta& self,
+                                                    const std::vector<const TensorMeta*>& indices) {
+  std::vector<std::optional<TensorMeta>> out;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const TensorMeta* index = indices[i];
+    if (!index) {
+      out.emplace_back();
+      continue;
+    }
+    if (index->dtype != DType::Int64 && index->dtype != DType::Int32 && index->dtype != DType::Bool &&
+        index->dtype != DType::UInt8 && index->dtype != DType::Int8)
+      ctx.fail("index_error", "tensors used as indices must be long, int, byte or bool tensors");
+    if (index->dtype != DType::Bool && index->dtype != DType::UInt8) {
+      out.emplace_back(*index);
+      continue;
+    }
+    const size_t k = out.size();
+    if (k + index->sizes.size() > self.sizes.size())
+      ctx.fail("index_error", "too many indices for tensor of dimension " + std::to_string(self.dim()));
+    for (size_t j = 0; j < index->sizes.size(); ++j)
+      if (!same_size(ctx, index->sizes[j], self.sizes[k + j], "index mask"))
+        ctx.fail("index_error", "The shape of the mask " + text(index->sizes) + " at index " + std::to_string(i) +
+                                    " does not match the shape of the indexed tensor " + text(self.sizes) +
+                                    " at index " + std::to_string(k + j));
+    const SymInt count = nonzero_count(ctx, *index);
+    TensorMeta column = *index;
+    column.sizes = {count};
+    column.strides = {SymInt(1)};
+    column.dtype = DType::Int64;
+    for (size_t j = 0; j < index->sizes.size(); ++j) out.emplace_back(column);
+  }
+  if (out.size() > self.sizes.size())
+    ctx.fail("index_error", "too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got " +
+                                std::to_string(out.size()) + ")");
+  return out;
+}
+
+// index.Tensor(self, indices): torch/_meta_registrations.py meta_index_Tensor
+// (2.x): broadcast indices replace their dims (moved to the front when not
+// adjacent); strides follow self as TensorIterator restrides it.
+void index_tensor(OpContext& ctx) {
+  const TensorMeta& self0 = ctx.tensor(0, "self");
+  const std::vector<const TensorMeta*> given = ctx.tensor_list(1, "indices");
+  if (given.empty()) ctx.fail("invalid_argument", "at least one index must be provided");
+  std::vector<const TensorMeta*> all{&self0};
+  for (const TensorMeta* t : given)
+    if (t) all.push_back(t);
+  const Device device = common_device(all, ctx.target());
+  std::vector<std::optional<TensorMeta>> indices = expand_masks(ctx, self0, given);
+  SymShape index_shape;
+  for (const auto& index : indices)
+    if (index) index_shape = broadcast_shapes(index_shape, index->sizes, ctx.env());
+  indices.resize(self0.sizes.size());
+  // Adjacent advanced indices stay in place; otherwise they move to the front.
+  int state = 0;
+  bool contiguous_subspace = true;
+  for (const auto& index : indices) {
+    if (state == 0 && index) state = 1;
+    else if (state == 1 && !index) state = 2;
+    else if (state == 2 && index) contiguous_subspace = false;
+  }
+  TensorMeta self = self0;
+  if (!contiguous_subspace) {
+    std::vector<size_t> order;
+    for (size_t d = 0; d < indices.size(); ++d)
+      if (indices[d]) order.push_back(d);
+    for (size_t d = 0; d < indices.size(); ++d)
+      if (!indices[d]) order.push_back(d);
+    std::vector<std::optional<TensorMeta>> moved;
+    for (size_t d : order) {
+      self.sizes[moved.size()] = self0.sizes[d];
+      self.strides[moved.size()] = self0.strides[d];
+      moved.push_back(indices[d]);
+    }
+    indices = std::move(moved);
+  }
+  SymShape before, after;
+  bool seen = false;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (indices[d]) seen = true;
+    else (seen ? after : before).push_back(self.sizes[d]);
+  }
+  SymShape out = before;
+  out.insert(out.end(), index_shape.begin(), index_shape.end());
+  out.insert(out.end(), after.begin(), after.end());
+  out = simplified(ctx, std::move(out));
+  if (size_oblivious(ctx, sym_eq(self.numel(), 0), "index")) {
+    set_tensor(ctx, empty_tensor(ctx, out, self.dtype, device));
+    return;
+  }
+  // restride_src: the indexed dims become the broadcast index dims with stride 0.
+  TensorMeta restrided = self;
+  restrided.sizes = out;
+  restrided.strides.clear();
+  for (size_t d = 0; d < before.size(); ++d) restrided.strides.push_back(self.strides[d]);
+  for (size_t d = 0; d < index_shape.size(); ++d) restrided.strides.push_back(0);
+  for (size_t d = self.strides.size() - after.size(); d < self.strides.size(); ++d)
+    restrided.strides.push_back(self.strides[d]);
+  const TensorMeta* ops[] = {&restrided};
+  SymShape strides = elementwise_output_strides(ops, out, ctx.env());
+  set_tensor(ctx, ctx.new_tensor(out, self.dtype, device, simplified(ctx, std::move(strides))));
+}
+
+// index_put(self, indices, values, accumulate): like self (index_put_: self).
+template <bool Inplace>
+void index_put(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& values = ctx.tensor(2, "values");
+  const std::vector<const TensorMeta*> given = ctx.tensor_list(1, "indices");
+  if (values.dtype != self.dtype)
+    ctx.fail("type_error", "Index put requires the source and destination dtypes match, got " +
+                               dtype_title(self.dtype) + " for the destination and " + dtype_title(values.dtype) +
+                               " for the source.");
+  (void)expand_masks(ctx, self, given);
+  if constexpr (Inplace) {
+    check_writable(ctx, self);
+    set_tensor(ctx, same_view(ctx, self));
+  } else {
+    set_tensor(ctx, empty_like(ctx, self));
+  }
+}
+
+// repeat(self, repeats): contiguous, leading dims added.
+void repeat(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<SymInt> repeats = ctx.int_list(1, "repeats");
+  if (static_cast<int64_t>(repeats.size()) < self.dim())
+    ctx.fail("invalid_argument",
+             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  const size_t lead = repeats.size() - self.sizes.size();
+  SymShape out;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    if (repeats[i].is_static() && repeats[i].value() < 0)
+      ctx.fail("invalid_argument", "Trying to create tensor with negative dimension " +
+                                       std::to_string(repeats[i].value()) + ": " + text(repeats));
+    out.push_back(i < lead ? repeats[i] : self.sizes[i - lead] * repeats[i]);
+  }
+  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
+}
+
+// flip and roll keep self's layout (empty_like).
+void flip(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
+  for (int64_t d : static_int_list(ctx, 1, "dims")) {
+    const auto w = static_cast<size_t>(canonical_dim(d, self.dim()));
+    if (seen[w]) ctx.fail("invalid_argument", "dims has duplicates, original flip dims size=" + std::to_string(w));
+    seen[w] = true;
+  }
+  set_tensor(ctx, empty_like(ctx, self));
+}
+void roll(OpContext& ctx) { set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"))); }
+// tril / triu: the structured meta checks nothing (the kernel wants 2-D).
+void tril(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+}
+
+// topk(self, k, dim=-1, largest, sorted) -> (values, indices).
+void topk(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const SymInt k = ctx.int_arg(1, "k");
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), -1);
+  const SymInt size = self.dim() > 0 ? self.sizes[static_cast<size_t>(dim)] : SymInt(1);
+  if (decide(ctx, sym_or(sym_lt(k, 0), sym_gt(k, size)), "topk"))
+    ctx.fail("index_error", "selected index k out of range");
+  SymShape out = self.sizes;
+  if (self.dim() > 0) out[static_cast<size_t>(dim)] = k;
+  set_tuple(ctx, {empty_tensor(ctx, out, self.dtype, self.device), empty_tensor(ctx, out, DType::Int64, self.device)});
+}
+
+// sort(self, dim=-1, descending) / sort.stable: dense in self's order.
+void sort(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool stable = ctx.target() == "aten.sort.stable";
+  (void)dim_arg(ctx, stable ? 2 : 1, "dim", self.dim(), -1);
+  const SymShape strides = strides_like(self, self.sizes, ctx.env());
+  set_tuple(ctx, {ctx.new_tensor(self.sizes, self.dtype, self.device, strides),
+                  ctx.new_tensor(self.sizes, DType::Int64, self.device, strides)});
+}
+
+// constant_pad_nd(self, pad, value): pad pairs from the last dim; the result
+// keeps self's suggested memory format.
+void constant_pad_nd(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<SymInt> pad = ctx.int_list(1, "pad");
+  if (pad.size() % 2 != 0) ctx.fail("invalid_argument", "Length of pad must be even but instead it equals " +
+                                                            std::to_string(pad.size()));
+  if (static_cast<int64_t>(pad.size() / 2) > self.dim())
+    ctx.fail("invalid_argument", "Length of pad should be no more than twice the number of dimensions of the input. "
+                                 "Pad length is " + std::to_string(pad.size()) + " while the input has " +
+                                 std::to_string(self.dim()) + " dimensions.");
+  SymShape out = self.sizes;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const size_t d = out.size() - 1 - i;
+    out[d] = simplified(ctx, out[d] + pad[2 * i] + pad[2 * i + 1]);
+    if (decide(ctx, sym_lt(out[d], 0), "constant_pad_nd"))
+      ctx.fail("invalid_argument", "The input size " + text(self.sizes[d]) + ", plus negative padding " +
+                                       text(pad[2 * i]) + " and " + text(pad[2 * i + 1]) +
+                                       " resulted in a negative output size, which is invalid. Check dimension " +
+                                       std::to_string(d) + " of your input.");
+  }
+  const MemoryFormat format = suggest_memory_format(self, ctx.env());
+  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, format));
 }
 
 }  // namespace
@@ -107,6 +443,33 @@ void register_indexing_ops(OpRegistry& r) {
   r.add("aten.concat.default", cat);
   r.add("aten.concatenate.default", cat);
   r.add("aten.stack.default", stack);
+  r.add("aten.index_select.default", index_select);
+  r.add("aten.gather.default", gather);
+  for (const char* name : {"aten.scatter.src", "aten.scatter.value", "aten.scatter.reduce", "aten.scatter.value_reduce",
+                           "aten.scatter_add.default", "aten.scatter_reduce.two"})
+    r.add(name, scatter<false>);
+  for (const char* name : {"aten.scatter_.src", "aten.scatter_.value", "aten.scatter_.reduce",
+                           "aten.scatter_.value_reduce", "aten.scatter_add_.default", "aten.scatter_reduce_.two"})
+    r.add(name, scatter<true>);
+  for (const char* name : {"aten.index_add.default", "aten.index_copy.default", "aten.index_fill.int_Scalar",
+                           "aten.index_fill.int_Tensor"})
+    r.add(name, index_func<false>);
+  for (const char* name : {"aten.index_add_.default", "aten.index_copy_.default", "aten.index_fill_.int_Scalar",
+                           "aten.index_fill_.int_Tensor"})
+    r.add(name, index_func<true>);
+  r.add("aten.index.Tensor", index_tensor);
+  r.add("aten.index_put.default", index_put<false>);
+  r.add("aten.index_put_.default", index_put<true>);
+  r.add("aten._unsafe_index_put.default", index_put<false>);
+  r.add("aten.repeat.default", repeat);
+  r.add("aten.flip.default", flip);
+  r.add("aten.roll.default", roll);
+  r.add("aten.tril.default", tril);
+  r.add("aten.triu.default", tril);
+  r.add("aten.topk.default", topk);
+  r.add("aten.sort.default", sort);
+  r.add("aten.sort.stable", sort);
+  r.add("aten.constant_pad_nd.default", constant_pad_nd);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -1,6 +1,9 @@
 // Neural-network ops: convolution, matrix products, normalizations, pooling.
 // Output layouts follow torch/_meta_registrations.py and the structured
 // meta kernels, including their CPU / CUDA differences.
+#include <algorithm>
+#include <cmath>
+
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
 
@@ -372,6 +375,309 @@ void max_pool2d_with_indices(OpContext& ctx) {
                   empty_tensor(ctx, out, DType::Int64, input.device, format)});
 }
 
+// avg_pool2d(input, kernel_size, stride=[], padding=0, ceil_mode, count_include_pad, divisor_override)
+void avg_pool2d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  const char* op = "avg_pool2d";
+  const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
+  std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  if (stride.size() > 2)
+    ctx.fail("invalid_argument", "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+  const int64_t dh = stride.empty() ? kh : stride[0];
+  const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
+  const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
+  const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
+  if (ctx.has(6, "divisor_override") && static_int(ctx, 6, "divisor_override") == 0)
+    ctx.fail("invalid_argument", "divisor must be not zero");
+  if (input.dim() != 3 && input.dim() != 4)
+    ctx.fail("invalid_argument", "non-empty 3D or 4D (batch mode) tensor expected for input");
+  if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0)
+    ctx.fail("invalid_argument", "avg_pool2d: kernel size and stride should be greater than zero");
+  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
+    if (p < 0 || p > k / 2)
+      ctx.fail("invalid_argument", "pad should be at most half of kernel size, but got pad=" + std::to_string(p) +
+                                       " and kernel_size=" + std::to_string(k));
+  const int64_t r = input.dim();
+  const SymInt out_h = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 2)], kh, ph, dh, 1, ceil_mode);
+  const SymInt out_w = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 1)], kw, pw, dw, 1, ceil_mode);
+  if (decide(ctx, sym_or(sym_lt(out_h, 1), sym_lt(out_w, 1)), "avg_pool2d output size"))
+    ctx.fail("invalid_argument", "Given input size: " + text(input.sizes) + ". Calculated output size: (" +
+                                     text(out_h) + "x" + text(out_w) + "). Output size is too small");
+  SymShape out(input.sizes.begin(), input.sizes.end() - 2);
+  out.push_back(out_h);
+  out.push_back(out_w);
+  set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, suggest_memory_format(input, ctx.env())));
+}
+
+// _adaptive_avg_pool2d(self, output_size): current meta keeps the suggested
+// memory format (torch 1.13 returned a contiguous result).
+template <int Spatial>
+void adaptive_avg_pool(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", Spatial);
+  if (input.dim() != Spatial + 1 && input.dim() != Spatial + 2)
+    ctx.fail("invalid_argument", "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
+                                     "D tensor, but got " + text(input.sizes));
+  for (const SymInt& s : size)
+    if (s.is_static() && s.value() < 0) ctx.fail("invalid_argument", "adaptive pooling: negative output size");
+  SymShape out(input.sizes.begin(), input.sizes.end() - Spatial);
+  out.insert(out.end(), size.begin(), size.end());
+  const MemoryFormat format = Spatial == 2 ? suggest_memory_format(input, ctx.env()) : MemoryFormat::Contiguous;
+  set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, format));
+}
+
+// adaptive_max_pool2d(self, output_size) -> (out, indices), suggested memory format.
+void adaptive_max_pool2d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", 2);
+  if (input.dim() != 3 && input.dim() != 4)
+    ctx.fail("invalid_argument", "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got " + text(input.sizes));
+  SymShape out(input.sizes.begin(), input.sizes.end() - 2);
+  out.insert(out.end(), size.begin(), size.end());
+  const MemoryFormat format = suggest_memory_format(input, ctx.env());
+  set_tuple(ctx, {empty_tensor(ctx, out, input.dtype, input.device, format),
+                  empty_tensor(ctx, out, DType::Int64, input.device, format)});
+}
+
+// floor(size * scale) for a scale that is a ratio of small integers (2.0,
+// 1.5, 0.5): exact on symbolic sizes; other scales need a static size.
+SymInt scaled_size(OpContext& ctx, const SymInt& size, double scale) {
+  for (int64_t q = 1; q <= 1024; q *= 2) {
+    const double p = scale * static_cast<double>(q);
+    if (p == std::floor(p) && std::fabs(p) < 1e15) return simplified(ctx, floordiv(size * static_cast<int64_t>(p), q));
+  }
+  if (size.is_static()) return static_cast<int64_t>(std::floor(static_cast<double>(size.value()) * scale));
+  ctx.fail("unknown_input", "upsample: scale " + std::to_string(scale) + " of a symbolic size is not a small ratio");
+}
+
+// upsample_{nearest,bilinear,bicubic}Nd: [N, C, *output_size] in the input's
+// suggested memory format. `.vec` overloads compute output_size from scales.
+template <int Spatial>
+void upsample(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  if (input.dim() != Spatial + 2)
+    ctx.fail("invalid_argument", "Expected " + std::to_string(Spatial + 2) + "D input, got " + text(input.sizes));
+  const bool vec = ctx.target().ends_with(".vec");
+  std::vector<SymInt> size;
+  if (ctx.has(1, "output_size")) {
+    size = ctx.int_list(1, "output_size");
+  } else if (vec) {
+    const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
+    const Value& scales = ctx.value(scale_pos, "scale_factors");
+    if (scales.kind != Value::Kind::List || scales.list->size() != static_cast<size_t>(Spatial))
+      ctx.fail("invalid_argument", "Must specify exactly one of output_size and scale_factors");
+    for (int i = 0; i < Spatial; ++i) {
+      const Value& f = (*scales.list)[static_cast<size_t>(i)];
+      const double scale = f.kind == Value::Kind::Float ? f.f : static_cast<double>(f.i.value());
+      size.push_back(scaled_size(ctx, input.sizes[static_cast<size_t>(i + 2)], scale));
+    }
+  }
+  if (size.size() != static_cast<size_t>(Spatial))
+    ctx.fail("invalid_argument", "It is expected output_size equals to " + std::to_string(Spatial) + ", but got size " +
+                                     std::to_string(size.size()));
+  for (const SymInt& s : size)
+    if (s.is_static() && s.value() <= 0)
+      ctx.fail("invalid_argument", "Input and output sizes should be greater than 0, but got output size " + text(size));
+  SymShape out{input.sizes[0], input.sizes[1]};
+  out.insert(out.end(), size.begin(), size.end());
+  set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, suggest_memory_format(input, ctx.env())));
+}
+
+// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).
+void embedding(OpContext& ctx) {
+  const TensorMeta& weight = ctx.tensor(0, "weight");
+  const TensorMeta& indices = ctx.tensor(1, "indices");
+  if (weight.dim() != 2) ctx.fail("invalid_argument", "'weight' must be 2-D");
+  if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
+    ctx.fail("type_error", "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+                           "Int; but got " + dtype_title(indices.dtype) + " instead");
+  const Device device = common_device(present({&weight, &indices}), ctx.target());
+  SymShape out = indices.sizes;
+  out.push_back(weight.sizes[1]);
+  set_tensor(ctx, empty_tensor(ctx, out, weight.dtype, device));
+}
+
+// native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (out, mean [N, group], rstd [N, group]).
+void native_group_norm(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const SymInt n = ctx.int_arg(3, "N");
+  const SymInt c = ctx.int_arg(4, "C");
+  const SymInt group = ctx.int_arg(6, "group");
+  if (!decide(ctx, sym_eq(mod(c, group), 0), "group_norm"))
+    ctx.fail("invalid_argument", "Expected number of channels in input to be divisible by num_groups, but got input of "
+                                 "shape " + text(input.sizes) + " and num_groups=" + text(group));
+  std::vector<TensorValue> outs;
+  outs.push_back(empty_like(ctx, input));
+  outs.push_back(empty_tensor(ctx, {n, group}, input.dtype, input.device));
+  outs.push_back(empty_tensor(ctx, {n, group}, input.dtype, input.device));
+  set_tuple(ctx, std::move(outs));
+}
+
+// native_dropout(input, p, train) -> (out, mask), as its decomposition: in
+// eval mode (or p == 0) the output is the input itself.
+void native_dropout(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const double p = ctx.float_arg(1, "p");
+  const bool train = !ctx.has(2, "train") || ctx.bool_arg(2, "train");
+  if (train && p != 0) {
+    if (p != 1 && !is_floating(input.dtype))
+      ctx.fail("type_error", "result type Float can't be cast to the desired output type " + dtype_title(input.dtype));
+    set_tuple(ctx, {empty_like(ctx, input), empty_like(ctx, input, DType::Bool)});
+    return;
+  }
+  set_tuple(ctx, {same_view(ctx, input), empty_like(ctx, input, DType::Bool)});
+}
+
+// pixel_shuffle(self, r): [*, C/r^2, H*r, W*r]; a channels-last input gives a
+// channels-last result on CPU and a contiguous one on CUDA (meta_pixel_shuffle).
+void pixel_shuffle(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t r = static_int(ctx, 1, "upscale_factor");
+  if (self.dim() < 3 || r <= 0)
+    ctx.fail("invalid_argument", "pixel_shuffle expects input to have at least 3 dimensions and a positive factor");
+  const auto c = static_cast<size_t>(self.dim() - 3);
+  if (!decide(ctx, sym_eq(mod(self.sizes[c], r * r), 0), "pixel_shuffle"))
+    ctx.fail("invalid_argument", "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                                 "of upscale_factor, but input.size(-3)=" + text(self.sizes[c]) + " is not divisible by " +
+                                 std::to_string(r * r));
+  SymShape out(self.sizes.begin(), self.sizes.begin() + static_cast<int64_t>(c));
+  out.push_back(simplified(ctx, floordiv(self.sizes[c], r * r)));
+  out.push_back(self.sizes[c + 1] * r);
+  out.push_back(self.sizes[c + 2] * r);
+  const bool cl = suggests_channels_last(ctx, self) && !self.device.is_cuda();
+  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+}
+
+// ---- scaled dot product attention (torch/_meta_registrations.py, 2.x) ----
+
+void check_sdpa_inputs(OpContext& ctx, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
+    ctx.fail("invalid_argument", "scaled_dot_product_attention kernels expect 4-D query, key and value, got " +
+                                     text(q.sizes) + ", " + text(k.sizes) + ", " + text(v.sizes));
+  if (q.dtype != k.dtype || q.dtype != v.dtype)
+    ctx.fail("type_error", "Expected query, key, and value to have the same dtype");
+}
+
+TensorValue meta_scalar(OpContext& ctx, SymShape shape, DType dtype) {
+  return empty_tensor(ctx, std::move(shape), dtype, Device::meta());
+}
+
+// _scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, return_debug_mask, scale)
+void sdpa_flash(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& k = ctx.tensor(1, "key");
+  const TensorMeta& v = ctx.tensor(2, "value");
+  check_sdpa_inputs(ctx, q, k, v);
+  const SymInt &b = q.sizes[0], &h = q.sizes[1], &lq = q.sizes[2], &d = q.sizes[3], &lk = k.sizes[2];
+  ValueList outs;
+  outs.push_back(Value::of_tensor(empty_like(ctx, q)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lq}, DType::Float32, q.device)));
+  outs.push_back(Value::none());
+  outs.push_back(Value::none());
+  outs.push_back(Value::of_int(lq));
+  outs.push_back(Value::of_int(lk));
+  outs.push_back(Value::of_tensor(meta_scalar(ctx, {SymInt(2)}, DType::UInt64)));
+  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::UInt64)));
+  if (ctx.bool_arg(5, "return_debug_mask", false)) {
+    SymInt max_k;
+    if (decide(ctx, sym_le(lk, 128), "flash debug mask")) max_k = 128;
+    else if (decide(ctx, sym_le(lk, 256), "flash debug mask")) max_k = 256;
+    else max_k = simplified(ctx, ceildiv(lq, decide(ctx, sym_gt(d, 64), "flash debug mask") ? 128 : 256));
+    outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lq, max_k}, q.dtype, q.device)));
+  } else {
+    outs.push_back(Value::of_tensor(empty_tensor(ctx, {SymInt(0)}, q.dtype, q.device)));
+  }
+  ctx.set_result(Value::of_list(std::move(outs)));
+}
+
+// _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal, scale)
+void sdpa_efficient(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& k = ctx.tensor(1, "key");
+  const TensorMeta& v = ctx.tensor(2, "value");
+  check_sdpa_inputs(ctx, q, k, v);
+  const SymInt &b = q.sizes[0], &h = q.sizes[1], &m = q.sizes[2], &kv = v.sizes[3];
+  // A [B, M, H, Kv] buffer seen as [B, H, M, Kv].
+  SymShape buffer = contiguous_strides(SymShape{b, m, h, kv}, &ctx.env());
+  TensorValue res = empty_strided(ctx, {b, h, m, kv}, {buffer[0], buffer[2], buffer[1], buffer[3]}, q.dtype, q.device);
+  const bool lse = ctx.bool_arg(4, "compute_log_sumexp");
+  const SymInt lse_len = lse ? simplified(ctx, ceildiv(m, 32) * 32) : SymInt(0);
+  ValueList outs;
+  outs.push_back(Value::of_tensor(std::move(res)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lse_len}, DType::Float32, q.device)));
+  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
+  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
+  ctx.set_result(Value::of_list(std::move(outs)));
+}
+
+// alloc_with_matching_layout: query's layout when the shapes agree, else
+// dense in the order of query's strides (largest first, stable).
+TensorValue matching_layout(OpContext& ctx, const TensorMeta& q, const SymShape& shape) {
+  bool same = q.sizes.size() == shape.size();
+  for (size_t i = 0; same && i < shape.size(); ++i) same = q.sizes[i].same(shape[i]);
+  if (same) return empty_like(ctx, q);
+  std::vector<size_t> order{0, 1, 2, 3};
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return decide(ctx, sym_gt(q.strides[a], q.strides[b]), "sdpa layout");
+  });
+  SymShape physical;
+  for (size_t d : order) physical.push_back(shape[d]);
+  const SymShape dense = contiguous_strides(physical, &ctx.env());
+  SymShape strides(4);
+  for (size_t k = 0; k < 4; ++k) strides[order[k]] = dense[k];
+  return empty_strided(ctx, shape, strides, q.dtype, q.device);
+}
+
+// _scaled_dot_product_cudnn_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal, return_debug_mask, scale)
+void sdpa_cudnn(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& k = ctx.tensor(1, "key");
+  const TensorMeta& v = ctx.tensor(2, "value");
+  check_sdpa_inputs(ctx, q, k, v);
+  const SymInt &b = q.sizes[0], &h = q.sizes[1], &sq = q.sizes[2], &skv = k.sizes[2], &dv = v.sizes[3];
+  ValueList outs;
+  outs.push_back(Value::of_tensor(matching_layout(ctx, q, {b, h, sq, dv})));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, sq, SymInt(1)}, DType::Float32, q.device)));
+  outs.push_back(Value::none());
+  outs.push_back(Value::none());
+  outs.push_back(Value::of_int(sq));
+  outs.push_back(Value::of_int(skv));
+  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
+  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
+  outs.push_back(Value::none());
+  ctx.set_result(Value::of_list(std::move(outs)));
+}
+
+// _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask, scale)
+// -> (out like query, logsumexp [B, H, L] stored as [B, L, H]).
+void sdpa_flash_cpu(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& k = ctx.tensor(1, "key");
+  const TensorMeta& v = ctx.tensor(2, "value");
+  check_sdpa_inputs(ctx, q, k, v);
+  const SymInt &b = q.sizes[0], &h = q.sizes[1], &l = q.sizes[2];
+  const SymShape buffer = contiguous_strides(SymShape{b, l, h}, &ctx.env());
+  set_tuple(ctx, {empty_like(ctx, q),
+                  empty_strided(ctx, {b, h, l}, {buffer[0], buffer[2], buffer[1]}, DType::Float32, q.device)});
+}
+
+// scaled_dot_product_attention (CompositeImplicit, in torch.export graphs):
+// [*, L, Ev] in query's dtype.
+void sdpa(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& k = ctx.tensor(1, "key");
+  const TensorMeta& v = ctx.tensor(2, "value");
+  if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2)
+    ctx.fail("invalid_argument", "scaled_dot_product_attention expects query, key and value of rank >= 2");
+  if (!same_size(ctx, q.sizes.back(), k.sizes.back(), "sdpa"))
+    ctx.fail("shape_mismatch", "scaled_dot_product_attention: query and key embedding sizes differ: " + text(q.sizes) +
+                                   " and " + text(k.sizes));
+  const Device device = common_device(present({&q, &k, &v}), ctx.target());
+  SymShape out(q.sizes.begin(), q.sizes.end() - 1);
+  out.push_back(v.sizes.back());
+  set_tensor(ctx, empty_tensor(ctx, out, q.dtype, device));
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -389,6 +695,31 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._native_batch_norm_legit_functional.default", batch_norm_functional);
   r.add("aten.native_layer_norm.default", native_layer_norm);
   r.add("aten.max_pool2d_with_indices.default", max_pool2d_with_indices);
+  r.add("aten.avg_pool2d.default", avg_pool2d);
+  r.add("aten._adaptive_avg_pool2d.default", adaptive_avg_pool<2>);
+  r.add("aten._adaptive_avg_pool3d.default", adaptive_avg_pool<3>);
+  r.add("aten.adaptive_max_pool2d.default", adaptive_max_pool2d);
+  for (const char* name : {"aten.upsample_nearest1d.default", "aten.upsample_nearest1d.vec",
+                           "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact1d.vec",
+                           "aten.upsample_linear1d.default", "aten.upsample_linear1d.vec"})
+    r.add(name, upsample<1>);
+  for (const char* name : {"aten.upsample_nearest2d.default", "aten.upsample_nearest2d.vec",
+                           "aten._upsample_nearest_exact2d.default", "aten._upsample_nearest_exact2d.vec",
+                           "aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d.vec",
+                           "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec"})
+    r.add(name, upsample<2>);
+  for (const char* name : {"aten.upsample_nearest3d.default", "aten.upsample_nearest3d.vec",
+                           "aten.upsample_trilinear3d.default", "aten.upsample_trilinear3d.vec"})
+    r.add(name, upsample<3>);
+  r.add("aten.embedding.default", embedding);
+  r.add("aten.native_group_norm.default", native_group_norm);
+  r.add("aten.native_dropout.default", native_dropout);
+  r.add("aten.pixel_shuffle.default", pixel_shuffle);
+  r.add("aten._scaled_dot_product_flash_attention.default", sdpa_flash);
+  r.add("aten._scaled_dot_product_efficient_attention.default", sdpa_efficient);
+  r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn);
+  r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu);
+  r.add("aten.scaled_dot_product_attention.default", sdpa);
 }
 
 }  // namespace fakeprop::fx::ops
