@@ -113,5 +113,20 @@ TEST(FxDataDependent, MaskedSelectAndUnique) {
   EXPECT_EQ(strs(r.tensor("u", 2).sizes), (Strs{"0"}));       // no counts asked
 }
 
+TEST(FxDataDependent, ArgwhereAndRepeatInterleave) {
+  GraphText g;
+  g.input("x", tensor({2, 3}))
+      .input("r", tensor({3}, "int64"))
+      .call("w", "aten.argwhere.default", {node("x")})
+      .call("a", "aten.repeat_interleave.Tensor", {node("r")})
+      .call("b", "aten.repeat_interleave.Tensor", {node("r")}, {{"output_size", 7}});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("w").sizes), (Strs{"u0", "2"}));
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"u1"}));
+  EXPECT_TRUE(r.result.env->info(symbol("u1")).size_like);
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"7"}));
+  EXPECT_EQ(r.tensor("b").dtype, DType::Int64);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -123,6 +123,16 @@ void floor_divide_inplace(OpContext& ctx) {
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
 }
 
+// heaviside(self, values): the kernel has one dtype for both.
+template <bool Inplace>
+void heaviside(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "values"}});
+  if (ops.promotion.size() == 2 && ops.promotion[0].dtype != ops.promotion[1].dtype)
+    ctx.fail("type_error", "heaviside is not yet implemented for tensors with different dtypes.");
+  const DType dtype = promoted_dtype(ctx, ops, PK::Default);
+  set_tensor(ctx, Inplace ? pointwise_inplace(ctx, ops, dtype) : pointwise_result(ctx, ops, dtype));
+}
+
 // pow.Scalar: a number raised to a tensor.
 void pow_scalar_base(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "exponent"}});
@@ -270,7 +280,7 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.__and__", "aten.__iand__"},           {"aten.__or__", "aten.__ior__"},
       {"aten.__xor__", "aten.__ixor__"},           {"aten.pow.Tensor_Tensor", "aten.pow_.Tensor"},
       {"aten.pow.Tensor_Scalar", "aten.pow_.Scalar"},
-      {"aten.heaviside", "aten.heaviside_"},       {"aten.hypot", "aten.hypot_"},
+      {"aten.hypot", "aten.hypot_"},
       {"aten.logaddexp", nullptr},                 {"aten.logaddexp2", nullptr},
       {"aten.clamp_min.default", "aten.clamp_min_.default"},
       {"aten.clamp_max.default", "aten.clamp_max_.default"},
@@ -282,6 +292,8 @@ void register_pointwise_ops(OpRegistry& r) {
     if (n.inplace) r.add(n.inplace, binary_inplace<PK::Default>);
   }
   r.add("aten.pow.Scalar", pow_scalar_base);
+  r.add("aten.heaviside", heaviside<false>);
+  r.add("aten.heaviside_", heaviside<true>);
   r.add("aten.floor_divide", floor_divide);
   r.add("aten.floor_divide_", floor_divide_inplace);
   for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.copysign", "aten.copysign_"},

@@ -84,5 +84,24 @@ TEST(FxSym, FalseAssertionFails) {
   EXPECT_NE(run(g).error("k").find("x too small"), std::string::npos);
 }
 
+TEST(FxSym, WholeShapeQueriesAndRangeConstraints) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("x", tensor({"s0", 3}))
+      .input("t", tensor(json::array(), "int64"))
+      .call("sz", "aten.sym_size.default", {node("x")})
+      .call("st", "aten.sym_stride.default", {node("x")})
+      .call("v", "aten._local_scalar_dense.default", {node("t")})
+      .call("c", "aten.sym_constrain_range.default", {node("v")}, {{"min", 2}, {"max", 9}})
+      .call("a", "aten._assert_async.msg", {node("x"), "tensor assert"});
+  Ran r = run(g);
+  const Value& sz = r.value("sz");
+  ASSERT_EQ(sz.kind, Value::Kind::List);
+  EXPECT_EQ(str((*sz.list)[0].i), "s0");
+  EXPECT_EQ(str((*r.value("st").list)[0].i), "3");
+  EXPECT_EQ(r.result.env->info(symbol("u0")).range, (ValueRange{2, 9}));
+  EXPECT_EQ(r.error("a"), "");  // nothing is known about a tensor's value
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

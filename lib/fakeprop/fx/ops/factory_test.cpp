@@ -1,0 +1,71 @@
+// Factory rules on symbolic sizes and where current PyTorch differs from 1.13.
+#include "fakeprop/fx/ops/testing_helpers.h"
+
+namespace fakeprop::fx {
+namespace {
+
+using namespace testing;
+
+TEST(FxFactory, SymbolicSizesAndArange) {
+  GraphText g;
+  g.symbol("s0", 9)
+      .input("x", tensor({"s0", 3}))
+      .call("n", "aten.sym_size.int", {node("x"), 0})
+      .call("e", "aten.empty.memory_format", {{node("n"), 3, 4, 5}}, {{"memory_format", {{"memory_format", "channels_last"}}}})
+      .call("a", "aten.arange.default", {node("n")})
+      .call("b", "aten.arange.start_step", {1, node("n"), 2})
+      .call("f", "aten.full.default", {{2, node("n")}, 1.5}, {{"dtype", dtype("float16")}});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"60", "1", "15", "3"}));
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"s0"}));
+  EXPECT_EQ(r.tensor("a").dtype, DType::Int64);
+  // ceil((s0 - 1) / 2), checked by value
+  ASSERT_EQ(r.tensor("b").sizes.size(), 1u);
+  for (int64_t s0 : {2, 9, 10, 11}) {
+    auto v = evaluate(r.result.env->simplify(r.tensor("b").sizes[0].expr()), Assignment{{symbol("s0"), s0}});
+    EXPECT_EQ(v, (s0 - 1 + 1) / 2) << "s0 = " << s0;
+  }
+  EXPECT_EQ(strs(r.tensor("f").sizes), (Strs{"2", "s0"}));
+  EXPECT_EQ(r.tensor("f").dtype, DType::Float16);
+}
+
+TEST(FxFactory, ArangeOfFloatsIsTheDefaultFloat) {
+  // torch 1.13's arange meta rounded a float end up and returned int64.
+  GraphText g;
+  g.call("a", "aten.arange.default", {5.5}).call("b", "aten.arange.start_step", {0, 1, 0.25});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"6"}));
+  EXPECT_EQ(r.tensor("a").dtype, DType::Float32);
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"4"}));
+}
+
+TEST(FxFactory, CopyIntoChecksBroadcastAndOverlap) {
+  // meta_copy_ (2.x): src must expand to self; self must not overlap itself.
+  GraphText g;
+  g.input("x", tensor({3, 4}))
+      .input("big", tensor({2, 3, 4}))
+      .input("e", tensor({2, 3}, "float32", "cpu", json::array({0, 1})))
+      .input("s", tensor({3}))
+      .call("a", "aten.copy_.default", {node("x"), node("big")})
+      .call("b", "aten.copy_.default", {node("e"), node("s")})
+      .call("c", "aten.copy_.default", {node("big"), node("x")});
+  Ran r = run(g);
+  EXPECT_NE(r.error("a").find("doesn't match the broadcast shape"), std::string::npos);
+  EXPECT_NE(r.error("b").find("more than one element"), std::string::npos);
+  EXPECT_EQ(r.error("c"), "");
+  EXPECT_EQ(r.tensor("c").storage, r.tensor("big").storage);
+}
+
+TEST(FxFactory, ToCopyMovesDevicesAndKeepsLayout) {
+  GraphText g;
+  g.input("x", tensor({2, 3, 4, 5}, "float32", "cpu", json::array({60, 1, 15, 3})))
+      .call("y", "aten._to_copy.default", {node("x")},
+            {{"dtype", dtype("bfloat16")}, {"device", {{"device", "cuda:0"}}}});
+  Ran r = run(g);
+  EXPECT_EQ(r.tensor("y").dtype, DType::BFloat16);
+  EXPECT_EQ(r.tensor("y").device, Device::cuda(0));
+  EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"60", "1", "15", "3"}));
+}
+
+}  // namespace
+}  // namespace fakeprop::fx

@@ -1,0 +1,82 @@
+// Indexing rules where the goldens cannot reach: boolean masks (unbacked
+// counts), current PyTorch's restrided index outputs, symbolic cat.
+#include "fakeprop/fx/ops/testing_helpers.h"
+
+namespace fakeprop::fx {
+namespace {
+
+using namespace testing;
+
+TEST(FxIndexing, BoolMaskIndexIsDataDependent) {
+  GraphText g;
+  g.input("x", tensor({4, 5, 6}))
+      .input("m", tensor({4, 5}, "bool"))
+      .call("y", "aten.index.Tensor", {node("x"), {node("m")}})
+      .call("n", "aten.nonzero.default", {node("m")});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"u0", "6"}));
+  EXPECT_EQ(r.result.env->info(symbol("u0")).range, (ValueRange{0, 20}));
+  EXPECT_EQ(str(r.tensor("n").sizes[0]), "u0");  // the same mask's nonzero count
+}
+
+TEST(FxIndexing, MaskShapeMustMatch) {
+  GraphText g;
+  g.input("x", tensor({4, 5})).input("m", tensor({3}, "bool")).call("y", "aten.index.Tensor", {node("x"), {node("m")}});
+  EXPECT_NE(run(g).error("y").find("The shape of the mask [3] at index 0 does not match"), std::string::npos);
+}
+
+TEST(FxIndexing, IndexOutputFollowsSelfsLayout) {
+  // meta_index_Tensor (2.x) restrides self (strides 60, 1, 0, 3 for the
+  // result's [2, 3, 2, 5]) and orders dims as TensorIterator does: the
+  // insertion sort from the innermost dim cannot place the stride-0 dim, so
+  // it stays next to W: physical order N, W, H, C.
+  GraphText g;
+  g.input("x", tensor({2, 3, 4, 5}, "float32", "cpu", json::array({60, 1, 15, 3})))
+      .input("i", tensor({2}, "int64"))
+      .call("y", "aten.index.Tensor", {node("x"), {nullptr, nullptr, node("i")}});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"2", "3", "2", "5"}));
+  EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"30", "1", "3", "6"}));
+}
+
+TEST(FxIndexing, SeparatedIndicesMoveToTheFront) {
+  GraphText g;
+  g.symbol("s0", 7)
+      .input("x", tensor({"s0", 5, 6}))
+      .input("i", tensor({3}, "int64"))
+      .call("y", "aten.index.Tensor", {node("x"), {node("i"), nullptr, node("i")}});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"3", "5"}));
+}
+
+TEST(FxIndexing, CatOfSymbolicAndUnbackedSizes) {
+  GraphText g;
+  g.symbol("s0", 4)
+      .unbacked("u0")
+      .input("a", tensor({"s0", 3}))
+      .input("b", tensor({"u0", 3}))
+      .input("e", tensor({0}))
+      .call("c", "aten.cat.default", {{node("a"), node("b"), node("e")}})
+      .call("s", "aten.stack.default", {{node("a"), node("a")}, 1});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("c"), "");
+  EXPECT_EQ(strs(r.tensor("c").sizes), (Strs{"s0 + u0", "3"}));  // the legacy empty tensor is skipped
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"s0", "2", "3"}));
+  EXPECT_EQ(strs(r.tensor("s").strides), (Strs{"6", "3", "1"}));
+}
+
+TEST(FxIndexing, UnsafeIndexPutIsLikeSelf) {
+  GraphText g;
+  g.input("x", tensor({4, 5}, "float32", "cpu", json::array({1, 4})))
+      .input("i", tensor({3}, "int64"))
+      .input("v", tensor({5}))
+      .call("y", "aten._unsafe_index_put.default", {node("x"), {node("i")}, node("v")});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"1", "4"}));  // empty_like(self)
+  EXPECT_NE(r.tensor("y").storage, r.tensor("x").storage);
+}
+
+}  // namespace
+}  // namespace fakeprop::fx

@@ -1,0 +1,205 @@
+// NN rules where torch 1.13 cannot serve as oracle (ops added later, current
+// PyTorch's device-dependent metas) and symbolic sizes. Expected values are
+// worked out from torch/_meta_registrations.py and torch/_decomp (2.x).
+#include "fakeprop/fx/ops/testing_helpers.h"
+
+namespace fakeprop::fx {
+namespace {
+
+using namespace testing;
+
+struct BatchNormCase {
+  const char* target;
+  json args;  // after the input placeholders x, w, b, rm, rv
+  const char* device;
+  const char* dtype;
+  Strs stats_shape;
+  DType stats_dtype;
+  size_t outputs;
+};
+
+TEST(FxNn, BatchNormLegitVariantsFollowTheDecomposition) {
+  const json c = node("c");
+  const BatchNormCase cases[] = {
+      // training: batch statistics [C]; CPU keeps the input dtype, CUDA computes in float32
+      {"aten._native_batch_norm_legit.default", {node("x"), c, c, c, c, true, 0.1, 1e-5}, "cpu", "float16", {"4"},
+       DType::Float16, 3},
+      {"aten._native_batch_norm_legit.default", {node("x"), c, c, c, c, true, 0.1, 1e-5}, "cuda:0", "float16", {"4"},
+       DType::Float32, 3},
+      // eval: CPU returns empty statistics, CUDA the running ones
+      {"aten._native_batch_norm_legit.default", {node("x"), c, c, c, c, false, 0.1, 1e-5}, "cpu", "float32", {"0"},
+       DType::Float32, 3},
+      {"aten._native_batch_norm_legit_no_training.default", {node("x"), c, c, c, c, 0.1, 1e-5}, "cuda:0", "float16",
+       {"4"}, DType::Float32, 3},
+      {"aten._native_batch_norm_legit_no_training.default", {node("x"), nullptr, nullptr, c, c, 0.1, 1e-5}, "cpu",
+       "float16", {"0"}, DType::Float16, 3},
+      {"aten._native_batch_norm_legit.no_stats", {node("x"), c, c, true, 0.1, 1e-5}, "cpu", "float32", {"4"},
+       DType::Float32, 3},
+      {"aten._native_batch_norm_legit_functional.default", {node("x"), c, c, c, c, true, 0.1, 1e-5}, "cuda:0",
+       "float32", {"4"}, DType::Float32, 5},
+  };
+  for (const BatchNormCase& bc : cases) {
+    GraphText g;
+    g.input("x", tensor({2, 4, 5, 5}, bc.dtype, bc.device, json::array({100, 1, 20, 4})))
+        .input("c", tensor({4}, "float32", bc.device))
+        .call("bn", bc.target, bc.args);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("bn"), "") << bc.target << " on " << bc.device;
+    const Value& v = r.value("bn");
+    ASSERT_EQ(v.list->size(), bc.outputs) << bc.target;
+    const TensorMeta& out = r.tensor("bn", 0);
+    EXPECT_EQ(strs(out.strides), (Strs{"100", "1", "20", "4"})) << "the output keeps the input's layout";
+    EXPECT_EQ(std::string(dtype_name(out.dtype)), bc.dtype);
+    for (size_t i : {1, 2}) {
+      EXPECT_EQ(strs(r.tensor("bn", i).sizes), bc.stats_shape) << bc.target << " on " << bc.device << " output " << i;
+      EXPECT_EQ(r.tensor("bn", i).dtype, bc.stats_dtype) << bc.target << " on " << bc.device << " output " << i;
+    }
+  }
+}
+
+TEST(FxNn, BatchNormInEvalModeNeedsRunningStatistics) {
+  GraphText g;
+  g.input("x", tensor({2, 4, 5, 5}))
+      .call("bn", "aten.native_batch_norm.default", {node("x"), nullptr, nullptr, nullptr, nullptr, false, 0.1, 1e-5});
+  EXPECT_NE(run(g).error("bn").find("running_mean and running_var must not be None in eval mode"), std::string::npos);
+}
+
+TEST(FxNn, LayerNormStatisticsDtypeDependsOnDevice) {
+  for (const char* device : {"cpu", "cuda:0"}) {
+    GraphText g;
+    g.symbol("s0", 7)
+        .input("x", tensor({"s0", 5, 8}, "bfloat16", device))
+        .call("ln", "aten.native_layer_norm.default", {node("x"), json::array({8}), nullptr, nullptr, 1e-5});
+    Ran r = run(g);
+    ASSERT_EQ(r.error("ln"), "");
+    EXPECT_EQ(strs(r.tensor("ln", 1).sizes), (Strs{"s0", "5", "1"}));
+    EXPECT_EQ(strs(r.tensor("ln", 1).strides), (Strs{"5", "1", "1"}));
+    const DType want = std::string(device) == "cpu" ? DType::BFloat16 : DType::Float32;
+    EXPECT_EQ(r.tensor("ln", 1).dtype, want) << device;
+    EXPECT_EQ(r.tensor("ln", 0).dtype, DType::BFloat16);
+  }
+}
+
+TEST(FxNn, ConvolutionWithSymbolicSpatialSizes) {
+  GraphText g;
+  g.symbol("s0", 32)
+      .symbol("s1", 24)
+      .input("x", tensor({2, 3, "s0", "s1"}))
+      .input("w", tensor({8, 3, 3, 3}))
+      .call("y", "aten.convolution.default",
+            {node("x"), node("w"), nullptr, {2, 2}, {1, 1}, {1, 1}, false, {0, 0}, 1});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  // (s + 2 - 2 - 1)//2 + 1
+  EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"2", "8", "(s0 - 1)//2 + 1", "(s1 - 1)//2 + 1"}));
+}
+
+TEST(FxNn, ConvolutionChecksChannelsWithTheGroupCount) {
+  GraphText g;
+  g.input("x", tensor({2, 4, 8, 8})).input("w", tensor({8, 3, 3, 3}));
+  g.call("y", "aten.convolution.default", {node("x"), node("w"), nullptr, {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1});
+  EXPECT_NE(run(g).error("y").find("to have 3 channels, but got 4 channels instead"), std::string::npos);
+}
+
+TEST(FxNn, FlashAttentionOutputs) {
+  GraphText g;
+  g.symbol("s0", 3)
+      .input("q", tensor({"s0", 4, 16, 64}, "float16", "cuda:0"))
+      .input("k", tensor({"s0", 4, 20, 64}, "float16", "cuda:0"))
+      .call("a", "aten._scaled_dot_product_flash_attention.default", {node("q"), node("k"), node("k"), 0.0, true});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("a"), "");
+  const Value& v = r.value("a");
+  ASSERT_EQ(v.list->size(), 9u);
+  EXPECT_EQ(strs(r.tensor("a", 0).sizes), (Strs{"s0", "4", "16", "64"}));
+  EXPECT_EQ(strs(r.tensor("a", 1).sizes), (Strs{"s0", "4", "16"}));  // logsumexp
+  EXPECT_EQ(r.tensor("a", 1).dtype, DType::Float32);
+  EXPECT_TRUE((*v.list)[2].is_none());
+  EXPECT_EQ(str((*v.list)[4].i), "16");  // max_q
+  EXPECT_EQ(str((*v.list)[5].i), "20");  // max_k
+  EXPECT_EQ(strs(r.tensor("a", 6).sizes), (Strs{"2"}));  // philox seed
+  EXPECT_EQ(r.tensor("a", 6).dtype, DType::UInt64);
+  EXPECT_TRUE(r.tensor("a", 6).device == Device::meta());
+  EXPECT_EQ(strs(r.tensor("a", 8).sizes), (Strs{"0"}));  // no debug mask asked
+}
+
+TEST(FxNn, EfficientAttentionOutputIsTransposedStorage) {
+  GraphText g;
+  g.input("q", tensor({2, 4, 10, 8}, "float32", "cuda:0"))
+      .input("v", tensor({2, 4, 12, 6}, "float32", "cuda:0"))
+      .input("k", tensor({2, 4, 12, 8}, "float32", "cuda:0"))
+      .call("a", "aten._scaled_dot_product_efficient_attention.default",
+            {node("q"), node("k"), node("v"), nullptr, true});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("a"), "");
+  // [B, M, H, Kv] storage seen as [B, H, M, Kv]
+  EXPECT_EQ(strs(r.tensor("a", 0).sizes), (Strs{"2", "4", "10", "6"}));
+  EXPECT_EQ(strs(r.tensor("a", 0).strides), (Strs{"240", "6", "24", "1"}));
+  EXPECT_EQ(strs(r.tensor("a", 1).sizes), (Strs{"2", "4", "32"}));  // ceil(10 / 32) * 32
+}
+
+TEST(FxNn, CudnnAndCpuFlashAttentionLayouts) {
+  GraphText g;
+  // query stored as [B, L, H, D] and viewed as [B, H, L, D]
+  g.input("q", tensor({2, 4, 10, 8}, "float16", "cuda:0", json::array({320, 8, 32, 1})))
+      .input("k", tensor({2, 4, 12, 8}, "float16", "cuda:0"))
+      .input("v", tensor({2, 4, 12, 16}, "float16", "cuda:0"))
+      .call("a", "aten._scaled_dot_product_cudnn_attention.default",
+            {node("q"), node("k"), node("v"), nullptr, true});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("a"), "");
+  // a new Dv: dense in query's stride order (B, L, H, D)
+  EXPECT_EQ(strs(r.tensor("a", 0).sizes), (Strs{"2", "4", "10", "16"}));
+  EXPECT_EQ(strs(r.tensor("a", 0).strides), (Strs{"640", "16", "64", "1"}));
+  EXPECT_EQ(strs(r.tensor("a", 1).sizes), (Strs{"2", "4", "10", "1"}));
+
+  GraphText c;
+  c.input("q", tensor({2, 4, 10, 8})).call("a", "aten._scaled_dot_product_flash_attention_for_cpu.default",
+                                           {node("q"), node("q"), node("q")});
+  Ran rc = run(c);
+  ASSERT_EQ(rc.error("a"), "");
+  EXPECT_EQ(strs(rc.tensor("a", 1).sizes), (Strs{"2", "4", "10"}));
+  EXPECT_EQ(strs(rc.tensor("a", 1).strides), (Strs{"40", "1", "4"}));  // [B, L, H] storage
+}
+
+TEST(FxNn, PixelShuffleOfChannelsLastDependsOnDevice) {
+  for (const char* device : {"cpu", "cuda:0"}) {
+    GraphText g;
+    g.input("x", tensor({2, 8, 3, 3}, "float32", device, json::array({72, 1, 24, 8})))
+        .call("y", "aten.pixel_shuffle.default", {node("x"), 2});
+    Ran r = run(g);
+    EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"2", "2", "6", "6"}));
+    const Strs want = std::string(device) == "cpu" ? Strs{"72", "1", "12", "2"} : Strs{"72", "36", "6", "1"};
+    EXPECT_EQ(strs(r.tensor("y").strides), want) << device;
+  }
+}
+
+TEST(FxNn, UpsampleScalesOfSymbolicSizes) {
+  GraphText g;
+  g.symbol("s0", 10)
+      .input("x", tensor({1, 3, "s0", 8}))
+      .call("y", "aten.upsample_nearest2d.vec", {node("x"), nullptr, {1.5, 2.0}});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"1", "3", "(3*s0)//2", "16"}));
+}
+
+TEST(FxNn, MatmulLinearAndSdpaComposites) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("a", tensor({"s0", 1, 4, 3}))
+      .input("b", tensor({7, 3, 2}))
+      .input("w", tensor({6, 3}))
+      .input("q", tensor({2, 4, "s0", 8}))
+      .input("v", tensor({2, 4, 9, 16}))
+      .call("m", "aten.matmul.default", {node("a"), node("b")})
+      .call("l", "aten.linear.default", {node("a"), node("w")})
+      .call("s", "aten.scaled_dot_product_attention.default", {node("q"), node("q"), node("v")});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("m").sizes), (Strs{"s0", "7", "4", "2"}));
+  EXPECT_EQ(strs(r.tensor("l").sizes), (Strs{"s0", "1", "4", "6"}));
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"2", "4", "s0", "16"}));
+}
+
+}  // namespace
+}  // namespace fakeprop::fx

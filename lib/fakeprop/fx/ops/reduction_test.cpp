@@ -1,0 +1,47 @@
+// Reductions on symbolic sizes.
+#include "fakeprop/fx/ops/testing_helpers.h"
+
+namespace fakeprop::fx {
+namespace {
+
+using namespace testing;
+
+TEST(FxReduction, SymbolicReducedShapesAreContiguous) {
+  GraphText g;
+  g.symbol("s0", 6)
+      .symbol("s1", 5)
+      .input("x", tensor({"s0", 3, "s1"}, "float32", "cpu", json::array({1, "s0*s1", "s0"})))
+      .call("a", "aten.sum.dim_IntList", {node("x"), {1}, true})
+      .call("b", "aten.amax.default", {node("x"), {-1}})
+      .call("c", "aten.max.dim", {node("x"), 0})
+      .call("d", "aten._softmax.default", {node("x"), -1, false});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"s0", "1", "s1"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"s1", "s1", "1"}));
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"s0", "3"}));
+  EXPECT_EQ(strs(r.tensor("c", 1).sizes), (Strs{"3", "s1"}));
+  EXPECT_EQ(r.tensor("c", 1).dtype, DType::Int64);
+  EXPECT_EQ(strs(r.tensor("d").strides), (Strs{"3*s1", "s1", "1"}));
+}
+
+TEST(FxReduction, EmptyReductionDimsAreErrorsForMaxLikeOps) {
+  GraphText g;
+  g.unbacked("u0").input("x", tensor({0, 3})).call("a", "aten.amax.default", {node("x"), {0}});
+  EXPECT_NE(run(g).error("a").find("Expected reduction dim 0 to have non-zero size"), std::string::npos);
+}
+
+TEST(FxReduction, AnyAllOverSeveralDims) {
+  GraphText g;
+  g.input("x", tensor({2, 3, 4}, "uint8"))
+      .input("f", tensor({2, 3, 4}))
+      .call("a", "aten.any.dims", {node("x"), {0, 2}})
+      .call("b", "aten.all.dims", {node("f"), {1}, true});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"3"}));
+  EXPECT_EQ(r.tensor("a").dtype, DType::UInt8);  // uint8 stays uint8
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"2", "1", "4"}));
+  EXPECT_EQ(r.tensor("b").dtype, DType::Bool);
+}
+
+}  // namespace
+}  // namespace fakeprop::fx

@@ -1,0 +1,117 @@
+// View rules on symbolic sizes: results share storage, sizes stay exact
+// expressions, and decisions become guards only where PyTorch guards.
+#include "fakeprop/fx/ops/testing_helpers.h"
+
+namespace fakeprop::fx {
+namespace {
+
+using namespace testing;
+
+TEST(FxView, ViewAndReshapeInferTheFreeDimWithoutGuards) {
+  GraphText h;
+  h.symbol("s0", 6)
+      .input("x", tensor({"s0", 4, 8}))
+      .call("v", "aten.view.default", {node("x"), {-1, 32}})
+      .call("f", "aten.view.default", {node("x"), {-1}})
+      .call("u", "aten._unsafe_view.default", {node("x"), {2, -1}});
+  Ran r = run(h);
+  EXPECT_EQ(strs(r.tensor("v").sizes), (Strs{"s0", "32"}));
+  EXPECT_EQ(strs(r.tensor("f").sizes), (Strs{"32*s0"}));
+  EXPECT_EQ(strs(r.tensor("u").sizes), (Strs{"2", "16*s0"}));
+  EXPECT_EQ(r.tensor("v").storage, r.tensor("x").storage);
+  EXPECT_TRUE(r.guards().empty()) << r.guards()[0];
+}
+
+TEST(FxView, ViewToAFixedSizeGuardsOnTheElementCount) {
+  GraphText g;
+  g.symbol("s0", 6).input("x", tensor({"s0", 4})).call("v", "aten.view.default", {node("x"), {24}});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("v"), "");
+  EXPECT_EQ(r.guards(), (Strs{"4*s0 == 24"}));
+}
+
+TEST(FxView, ReshapeOfATransposeCopies) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("x", tensor({"s0", 3}))
+      .call("t", "aten.t.default", {node("x")})
+      .call("r", "aten.reshape.default", {node("t"), {-1}})
+      .call("v", "aten.view.default", {node("t"), {-1}});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("t").strides), (Strs{"1", "3"}));
+  EXPECT_EQ(strs(r.tensor("r").sizes), (Strs{"3*s0"}));
+  EXPECT_NE(r.tensor("r").storage, r.tensor("x").storage);  // a copy
+  EXPECT_NE(r.error("v").find("view size is not compatible"), std::string::npos);
+}
+
+TEST(FxView, SliceToTheEndNeedsNoGuard) {
+  GraphText g;
+  g.symbol("s0", 10)
+      .input("x", tensor({"s0", 4}))
+      .call("a", "aten.slice.Tensor", {node("x"), 0, 2, INT64_MAX})
+      .call("b", "aten.slice.Tensor", {node("x"), 1, 1, 3});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"s0 - 2", "4"}));
+  EXPECT_EQ(str(r.tensor("a").storage_offset), "8");
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"s0", "2"}));
+  EXPECT_EQ(str(r.tensor("b").storage_offset), "1");
+  // start 2 < s0 needs s0 > 2: PyTorch decides start >= size with the hint.
+  for (const std::string& guard : r.guards()) EXPECT_EQ(guard.find("9223372036854775807"), std::string::npos);
+}
+
+TEST(FxView, SelectAndUnsqueezeOnSymbolicStrides) {
+  GraphText g;
+  g.symbol("s0", 4)
+      .symbol("s1", 5)
+      .input("x", tensor({"s0", "s1", 3}))
+      .call("s", "aten.select.int", {node("x"), 1, -1})
+      .call("u", "aten.unsqueeze.default", {node("x"), 1})
+      .call("e", "aten.expand.default", {node("u"), {-1, 7, -1, -1}});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"s0", "3"}));
+  EXPECT_EQ(str(r.tensor("s").storage_offset), "3*s1 - 3");
+  EXPECT_EQ(strs(r.tensor("u").strides), (Strs{"3*s1", "3*s1", "3", "1"}));
+  EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"3*s1", "0", "3", "1"}));
+}
+
+TEST(FxView, SplitOfASymbolicDimGuardsItsPieceCount) {
+  GraphText g;
+  g.symbol("s0", 10).input("x", tensor({"s0", 2})).call("p", "aten.split.Tensor", {node("x"), 4});
+  Ran r = run(g);
+  ASSERT_EQ(r.value("p").list->size(), 3u);  // ceil(10 / 4) at the hint
+  EXPECT_EQ(strs(r.tensor("p", 2).sizes), (Strs{"s0 - 8", "2"}));
+  EXPECT_EQ(str(r.tensor("p", 2).storage_offset), "16");
+  EXPECT_EQ(r.guards().size(), 1u);
+}
+
+TEST(FxView, ExpandOfAnUnbackedSizeAssertsInsteadOfGuarding) {
+  GraphText g;
+  g.unbacked("u0").input("x", tensor({"u0", 1})).call("e", "aten.expand.default", {node("x"), {-1, 5}});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("e"), "");
+  EXPECT_EQ(strs(r.tensor("e").sizes), (Strs{"u0", "5"}));
+  EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"1", "0"}));
+}
+
+TEST(FxView, SqueezeOfASizeLikeUnbackedDimKeepsIt) {
+  // Size-oblivious: u0 == 1 is taken as false, so the dim stays.
+  GraphText g;
+  g.unbacked("u0").input("x", tensor({"u0", 3})).call("s", "aten.squeeze.dim", {node("x"), 0});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("s"), "");
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"u0", "3"}));
+}
+
+TEST(FxView, SqueezeDimsAndLiftFresh) {
+  GraphText g;
+  g.input("x", tensor({1, 2, 1, 3}))
+      .call("s", "aten.squeeze.dims", {node("x"), {0, 2, 3}})
+      .call("l", "aten.lift_fresh.default", {node("x")});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"2", "3"}));  // dim 3 has size 3: kept
+  EXPECT_EQ(strs(r.tensor("s").strides), (Strs{"3", "1"}));
+  EXPECT_EQ(r.tensor("l").storage, r.tensor("x").storage);
+}
+
+}  // namespace
+}  // namespace fakeprop::fx
