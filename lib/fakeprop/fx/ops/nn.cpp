@@ -678,6 +678,149 @@ void sdpa(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, q.dtype, device));
 }
 
+// ---- losses and backward ops (AOTAutograd / make_fx training graphs) ----
+
+// nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight)
+void nll_loss_forward(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& target = ctx.tensor(1, "target");
+  const int64_t reduction = static_int(ctx, 3, "reduction", 1);
+  if (self.dim() < 1 || self.dim() > 2) ctx.fail("invalid_argument", "input tensor should be 1D or 2D");
+  if (target.dim() > 1)
+    ctx.fail("invalid_argument", "0D or 1D target tensor expected, multi-target not supported");
+  const bool no_batch = self.dim() == 1 && target.dim() == 0;
+  if (!no_batch && !same_size(ctx, self.sizes[0], target.sizes.empty() ? SymInt(1) : target.sizes[0], "nll_loss"))
+    ctx.fail("shape_mismatch", "Expected input batch_size (" + text(self.sizes[0]) + ") to match target batch_size (" +
+                                   text(target.sizes.empty() ? SymInt(1) : target.sizes[0]) + ").");
+  const Device device = common_device(present({&self, &target}), ctx.target());
+  SymShape out;
+  if (reduction == 0 && self.dim() == 2) out.push_back(self.sizes[0]);
+  set_tuple(ctx, {empty_tensor(ctx, out, self.dtype, device), empty_tensor(ctx, {}, self.dtype, device)});
+}
+
+// nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight): like self, contiguous.
+void nll_loss_backward(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(1, "self");
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+}
+
+// _softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+// contiguous, grad's dtype except float grads of half inputs.
+void softmax_backward(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  (void)dim_arg(ctx, 2, "dim", grad.dim());
+  const std::optional<DType> input_dtype = ctx.dtype_arg(3, "input_dtype");
+  const DType dtype = grad.dtype == DType::Float32 && input_dtype == DType::Float16 ? DType::Float16 : grad.dtype;
+  set_tensor(ctx, empty_tensor(ctx, grad.sizes, dtype, grad.device));
+}
+
+// gelu_backward(grad_output, self, approximate) and friends: TensorIterator
+// binary ops over (grad_output, self); threshold_backward's iterator takes
+// self first, which decides the layout when the two differ.
+void binary_backward(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {1, "self"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
+}
+void threshold_backward(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{1, "self"}, {0, "grad_output"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
+}
+
+// select_backward / slice_backward(grad_output, input_sizes, ...): zeros of input_sizes.
+void index_backward(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  SymShape sizes = ctx.int_list(1, "input_sizes");
+  check_non_negative(ctx, sizes);
+  set_tensor(ctx, empty_tensor(ctx, std::move(sizes), grad.dtype, grad.device));
+}
+
+// convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+// transposed, output_padding, groups, output_mask) -> (grad_input, grad_weight, grad_bias):
+// meta_convolution_backward (2.x) allocates them contiguous with new_empty
+// (torch 1.13 kept a channels-last weight's layout for grad_weight).
+void convolution_backward(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  const TensorMeta& input = ctx.tensor(1, "input");
+  const TensorMeta& weight = ctx.tensor(2, "weight");
+  const Value& mask_v = ctx.value(10, "output_mask");
+  auto wanted = [&](size_t i) {
+    if (mask_v.kind != Value::Kind::List || mask_v.list->size() != 3)
+      ctx.fail("invalid_argument", "convolution_backward: output_mask must hold 3 bools");
+    const Value& m = (*mask_v.list)[i];
+    return m.kind == Value::Kind::Bool ? m.b.value() : m.i.value() != 0;
+  };
+  ValueList outs;
+  outs.push_back(wanted(0) ? Value::of_tensor(empty_tensor(ctx, input.sizes, grad.dtype, grad.device)) : Value::none());
+  outs.push_back(wanted(1) ? Value::of_tensor(empty_tensor(ctx, weight.sizes, grad.dtype, grad.device)) : Value::none());
+  if (wanted(2)) {
+    SymShape bias = ctx.optional_int_list(3, "bias_sizes").value_or(SymShape{weight.sizes[0]});
+    outs.push_back(Value::of_tensor(empty_tensor(ctx, bias, grad.dtype, grad.device)));
+  } else {
+    outs.push_back(Value::none());
+  }
+  ctx.set_result(Value::of_list(std::move(outs)));
+}
+
+bool mask_bit(OpContext& ctx, size_t pos, std::string_view name, size_t i) {
+  const Value& m = ctx.value(pos, name);
+  if (m.kind != Value::Kind::List || m.list->size() <= i) ctx.fail("invalid_argument", "bad output_mask");
+  const Value& b = (*m.list)[i];
+  return b.kind == Value::Kind::Bool ? b.b.value() : b.i.value() != 0;
+}
+
+// native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+// save_invstd, train, eps, output_mask) -> (grad_input like input, grad_weight [C], grad_bias [C]).
+void batch_norm_backward(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(1, "input");
+  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
+  const SymInt channels = input.sizes.at(1);
+  const DType param_dtype = weight ? weight->dtype : input.dtype;
+  ValueList outs;
+  outs.push_back(mask_bit(ctx, 9, "output_mask", 0) ? Value::of_tensor(normalized_output(ctx, input, input.device))
+                                                    : Value::none());
+  for (size_t i : {1, 2})
+    outs.push_back(mask_bit(ctx, 9, "output_mask", i)
+                       ? Value::of_tensor(empty_tensor(ctx, {channels}, param_dtype, input.device))
+                       : Value::none());
+  ctx.set_result(Value::of_list(std::move(outs)));
+}
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+void layer_norm_backward(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(1, "input");
+  const TensorMeta* weight = ctx.optional_tensor(5, "weight");
+  const TensorMeta* bias = ctx.optional_tensor(6, "bias");
+  ValueList outs;
+  outs.push_back(mask_bit(ctx, 7, "output_mask", 0)
+                     ? Value::of_tensor(empty_tensor(ctx, input.sizes, input.dtype, input.device))
+                     : Value::none());
+  outs.push_back(mask_bit(ctx, 7, "output_mask", 1) && weight ? Value::of_tensor(empty_like(ctx, *weight)) : Value::none());
+  outs.push_back(mask_bit(ctx, 7, "output_mask", 2) && bias ? Value::of_tensor(empty_like(ctx, *bias)) : Value::none());
+  ctx.set_result(Value::of_list(std::move(outs)));
+}
+
+// max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+// ceil_mode, indices): like self in its suggested memory format.
+void max_pool2d_backward(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(1, "self");
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, grad.dtype, self.device, suggest_memory_format(self, ctx.env())));
+}
+
+// avg_pool2d_backward / _adaptive_avg_pool2d_backward: like self in its suggested memory format.
+void pool_backward_like_self(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  const TensorMeta& self = ctx.tensor(1, "self");
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, grad.dtype, self.device, suggest_memory_format(self, ctx.env())));
+}
+
+// embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+void embedding_dense_backward(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  const SymInt num = ctx.int_arg(2, "num_weights");
+  set_tensor(ctx, empty_tensor(ctx, {num, grad.sizes.back()}, grad.dtype, grad.device));
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -720,6 +863,23 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn);
   r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu);
   r.add("aten.scaled_dot_product_attention.default", sdpa);
+  r.add("aten.nll_loss_forward.default", nll_loss_forward);
+  r.add("aten.nll_loss_backward.default", nll_loss_backward);
+  r.add("aten._softmax_backward_data.default", softmax_backward);
+  r.add("aten._log_softmax_backward_data.default", softmax_backward);
+  r.add("aten.threshold_backward.default", threshold_backward);
+  r.add("aten.gelu_backward.default", binary_backward);
+  r.add("aten.hardtanh_backward.default", binary_backward);
+  r.add("aten.silu_backward.default", binary_backward);
+  r.add("aten.select_backward.default", index_backward);
+  r.add("aten.slice_backward.default", index_backward);
+  r.add("aten.convolution_backward.default", convolution_backward);
+  r.add("aten.native_batch_norm_backward.default", batch_norm_backward);
+  r.add("aten.native_layer_norm_backward.default", layer_norm_backward);
+  r.add("aten.max_pool2d_with_indices_backward.default", max_pool2d_backward);
+  r.add("aten.avg_pool2d_backward.default", pool_backward_like_self);
+  r.add("aten._adaptive_avg_pool2d_backward.default", pool_backward_like_self);
+  r.add("aten.embedding_dense_backward.default", embedding_dense_backward);
 }
 
 }  // namespace fakeprop::fx::ops
