@@ -688,6 +688,16 @@ def coverage_pointwise_cases():
         ("aten.addcdiv_.default", [f, T([3]), T([2, 1])], {}),
         ("aten.where.Scalar", [T([2, 3], dtype=torch.bool), 1, 2.5], {}),
     ]
+    cases += [
+        ("aten.lerp.Scalar", [f, T([3]), 0.5], {}),
+        ("aten.lerp.Tensor", [T([2, 3, 4, 5], layout="cl"), T([2, 3, 4, 5], layout="cl"), T([5])], {}),
+        ("aten.lerp.Scalar", [f, T([3], dtype=torch.float64), 0.5], {}),
+        ("aten.lerp_.Scalar", [f, T([3]), 0.5], {}),
+        ("aten.lerp_.Tensor", [f, f, T([])], {}),
+        ("aten.native_dropout_backward.default", [T([2, 3], layout=("perm", [1, 0])), T([2, 3], dtype=torch.bool), 2.0],
+         {}),
+        ("aten.native_dropout_backward.default", [T([2, 3], dtype=torch.float16), T([2, 3], dtype=torch.bool), 2.0], {}),
+    ]
     return cases
 
 
@@ -814,6 +824,37 @@ def view_cases():
         ("aten.squeeze.dims", [T([1, 2, 1, 3]), [0, 2]], {}),
         ("aten.squeeze.dims", [T([1, 2, 1, 3]), [1, -1]], {}),
         ("aten.swapdims.default", [x, 0, 1], {}),
+        ("aten.view_as.default", [x, T([6, 4])], {}),
+        ("aten.reshape_as.default", [tr, T([12])], {}),
+        ("aten.expand_as.default", [T([3, 1]), T([2, 3, 4])], {}),
+        ("aten.unflatten.int", [x, 2, [2, 2]], {}),
+        ("aten.unflatten.int", [perm, -1, [-1, 2]], {}),
+        ("aten.unflatten.int", [x, 1, [2, 2]], {}),
+        ("aten.movedim.int", [x, 0, 2], {}),
+        ("aten.movedim.intlist", [cl, [1, 0], [3, 2]], {}),
+        ("aten.moveaxis.int", [x, -1, 0], {}),
+        ("aten.moveaxis.intlist", [x, [0], [1]], {}),
+        ("aten.swapaxes_.default", [x, 1, 2], {}),
+        ("aten.diagonal.default", [T([3, 4])], {}),
+        ("aten.diagonal.default", [T([3, 4]), 1], {}),
+        ("aten.diagonal.default", [off, -2, 1, 0], {}),
+        ("aten.diagonal.default", [x, 0, 0, 2], {}),
+        ("aten.diagonal.default", [T([3, 4]), 5], {}),
+        ("aten.unfold.default", [x, 2, 2, 1], {}),
+        ("aten.unfold.default", [tr, 0, 2, 2], {}),
+        ("aten.unfold.default", [x, 1, 4, 1], {}),
+        ("aten.t_.default", [T([3, 4])], {}),
+        ("aten.transpose_.default", [cl, 1, 2], {}),
+        ("aten.swapdims_.default", [x, 0, 2], {}),
+        ("aten.squeeze_.dim", [T([2, 1, 3]), 1], {}),
+        ("aten.squeeze_.default", [T([1, 2, 1])], {}),
+        ("aten.unsqueeze_.default", [tr, 0], {}),
+        ("aten.as_strided_.default", [off, [2, 3], [1, 2], 4], {}),
+        ("aten.resize_.default", [T([2, 3]), [4, 5]], {}),
+        ("aten.resize_.default", [off, [2, 2]], {}),
+        ("aten.resize_.default", [T([2, 3]), [2, 3, 4, 5]], {"memory_format": torch.channels_last}),
+        ("aten.resize_as_.default", [T([6]), cl], {}),
+        ("aten.resize_as_.default", [T([6]), cl], {"memory_format": torch.preserve_format}),
     ]
 
 
@@ -900,6 +941,15 @@ def factory_cases():
         ("aten.contiguous.default", [cl], {"memory_format": torch.channels_last}),
         ("aten.contiguous.default", [x], {"memory_format": torch.channels_last}),
         ("aten.fill_.Tensor", [tr, T([])], {}),
+        ("aten.to.dtype", [x, torch.float32], {}),
+        ("aten.to.dtype", [x, torch.float32, False, True], {}),
+        ("aten.to.dtype", [cl, torch.float16], {}),
+        ("aten.to.dtype", [x, torch.float32], {"memory_format": torch.contiguous_format}),
+        ("aten.to.dtype", [cl, torch.float32], {"memory_format": torch.contiguous_format}),
+        ("aten.to.device", [tr, torch.device("cpu"), torch.float64], {}),
+        ("aten.to.other", [cl, T([2], dtype=torch.int32)], {}),
+        ("aten.to.dtype_layout", [exp], {"dtype": torch.int64}),
+        ("aten.to.dtype_layout", [x], {"device": torch.device("cpu")}),
     ]
 
 
@@ -1184,6 +1234,17 @@ def nn_cases():
         ("aten._adaptive_avg_pool2d_backward.default", [T([2, 3, 1, 1]), T([2, 3, 9, 9])], {}),
         ("aten.embedding_dense_backward.default", [T([2, 3, 4]), T([2, 3], dtype=torch.int64), 10, -1, False], {}),
     ]
+    cases += [
+        ("aten.mv.default", [T([3, 4]), T([4])], {}),
+        ("aten.mv.default", [T([3, 4], layout=("perm", [1, 0])), T([5])], {}),
+        ("aten.dot.default", [T([4]), T([4])], {}),
+        ("aten.dot.default", [T([4]), T([4], dtype=torch.float64)], {}),
+        ("aten.mse_loss.default", [T([2, 3]), T([2, 3])], {}),
+        ("aten.mse_loss.default", [T([2, 3, 4, 5], layout="cl"), T([2, 3, 4, 5]), 0], {}),
+        ("aten.mse_loss.default", [T([2, 3]), T([3]), 0], {}),
+        ("aten.binary_cross_entropy_with_logits.default", [T([2, 3]), T([2, 3])], {}),
+        ("aten.binary_cross_entropy_with_logits.default", [T([2, 3]), T([2, 3]), T([3]), T([3]), 0], {}),
+    ]
     return cases
 
 
@@ -1305,6 +1366,16 @@ def sym_cases():
     ]
 
 
+def data_dependent_cases():
+    # nonzero, item, unique and friends are refused by 1.13's fake tensors
+    # (no ShapeEnv); only the calls whose sizes do not depend on data.
+    return [
+        ("aten.one_hot.default", [T([2, 3], dtype=torch.int64), 5], {}),
+        ("aten.one_hot.default", [T([4], dtype=torch.int64, layout=("stride", [0])), 3], {}),
+        ("aten.one_hot.default", [T([4], dtype=torch.int32), 3], {}),
+    ]
+
+
 FAMILIES = {
     "pointwise": pointwise_cases,
     "view": view_cases,
@@ -1313,6 +1384,7 @@ FAMILIES = {
     "nn": nn_cases,
     "indexing": indexing_cases,
     "sym": sym_cases,
+    "data_dependent": data_dependent_cases,
 }
 
 

@@ -81,6 +81,29 @@ void repeat_interleave(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {count}, repeats.dtype, repeats.device));
 }
 
+// one_hot(self, num_classes=-1): int64 [*self.shape, C]; C is data-dependent
+// (max + 1) unless given.
+void one_hot(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dtype != DType::Int64) ctx.fail("type_error", "one_hot is only applicable to index tensor of type LongTensor.");
+  SymInt classes = ctx.int_arg(1, "num_classes", SymInt(-1));
+  if (classes.is_static() && classes.value() == -1) {
+    bool fresh = false;
+    Value* slot = memo_slot(ctx, "one_hot", self, &fresh);
+    if (slot && !fresh) {
+      classes = slot->i;
+    } else {
+      classes = ctx.new_unbacked_size(ValueRange{0, kIntOo - 1});
+      if (slot) *slot = Value::of_int(classes);
+    }
+  } else if (classes.is_static() && classes.value() < -1) {
+    ctx.fail("invalid_argument", "num_classes should be positive");
+  }
+  SymShape out = self.sizes;
+  out.push_back(classes);
+  set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
+}
+
 }  // namespace
 
 void register_data_dependent_ops(OpRegistry& r) {
@@ -91,6 +114,7 @@ void register_data_dependent_ops(OpRegistry& r) {
   r.add("aten.masked_select.default", masked_select);
   r.add("aten._unique2.default", unique2);
   r.add("aten.repeat_interleave.Tensor", repeat_interleave);
+  r.add("aten.one_hot.default", one_hot);
 }
 
 }  // namespace fakeprop::fx::ops

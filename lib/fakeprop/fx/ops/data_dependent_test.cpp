@@ -128,5 +128,18 @@ TEST(FxDataDependent, ArgwhereAndRepeatInterleave) {
   EXPECT_EQ(r.tensor("b").dtype, DType::Int64);
 }
 
+TEST(FxDataDependent, OneHotWithoutAClassCountIsUnbacked) {
+  GraphText g;
+  g.input("x", tensor({2, 3}, "int64"))
+      .call("a", "aten.one_hot.default", {node("x")})
+      .call("b", "aten.one_hot.default", {node("x"), -1})
+      .call("c", "aten.one_hot.default", {node("x"), 4});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"2", "3", "u0"}));
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"2", "3", "u0"}));  // max() of the same tensor: memoized
+  EXPECT_EQ(strs(r.tensor("c").sizes), (Strs{"2", "3", "4"}));
+  EXPECT_EQ(r.tensor("c").dtype, DType::Int64);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -157,6 +157,48 @@ void copy_inplace(OpContext& ctx) {
 void fill(OpContext& ctx) { set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"))); }
 void fill_inplace(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor(0, "self"))); }
 
+// to.dtype / to.device / to.dtype_layout / to.other (CompositeImplicit, in
+// pre-dispatch graphs): self itself when nothing changes and no copy is
+// asked, else _to_copy.
+void to(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::string& t = ctx.target();
+  std::optional<DType> dtype;
+  std::optional<Device> device;
+  size_t copy_pos = kKw, format_pos = kKw;
+  if (t == "aten.to.dtype") {
+    dtype = ctx.dtype_arg(1, "dtype");
+    copy_pos = 3;
+    format_pos = 4;
+  } else if (t == "aten.to.device") {
+    device = ctx.device_arg(1, "device");
+    dtype = ctx.dtype_arg(2, "dtype");
+    copy_pos = 4;
+    format_pos = 5;
+  } else if (t == "aten.to.other") {
+    const TensorMeta& other = ctx.tensor(1, "other");
+    dtype = other.dtype;
+    device = other.device;
+    copy_pos = 3;
+    format_pos = 4;
+  } else {
+    dtype = ctx.dtype_arg(kKw, "dtype");
+    device = ctx.device_arg(kKw, "device");
+  }
+  const bool copy = ctx.bool_arg(copy_pos, "copy", false);
+  const std::optional<MemoryFormat> format = ctx.memory_format_arg(format_pos, "memory_format");
+  // to_will_alias: nothing changes, and the format is preserve or the one self suggests.
+  const bool same = dtype.value_or(self.dtype) == self.dtype && device.value_or(self.device) == self.device &&
+                    (!format || *format == MemoryFormat::Preserve || *format == suggest_memory_format(self, ctx.env()));
+  if (same && !copy) {
+    set_tensor(ctx, same_view(ctx, self));
+    return;
+  }
+  TensorMeta base = self;
+  base.device = device.value_or(self.device);
+  set_tensor(ctx, empty_like(ctx, base, dtype, format));
+}
+
 }  // namespace
 
 void register_factory_ops(OpRegistry& r) {
@@ -184,6 +226,8 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.fill_.Scalar", fill_inplace);
   r.add("aten.fill_.Tensor", fill_inplace);
   r.add("aten.zero_.default", fill_inplace);
+  for (const char* name : {"aten.to.dtype", "aten.to.device", "aten.to.other", "aten.to.dtype_layout"})
+    r.add(name, to);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -821,6 +821,49 @@ void embedding_dense_backward(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {num, grad.sizes.back()}, grad.dtype, grad.device));
 }
 
+// mv(self, vec) -> [n]; dot(self, tensor) -> [].
+void mv(OpContext& ctx) {
+  const TensorMeta& a = ctx.tensor(0, "self");
+  const TensorMeta& v = ctx.tensor(1, "vec");
+  if (a.dim() != 2 || v.dim() != 1)
+    ctx.fail("invalid_argument", "vector + matrix @ vector expected, got " + std::to_string(a.dim()) + ", " +
+                                     std::to_string(v.dim()));
+  if (!same_size(ctx, a.sizes[1], v.sizes[0], "mv"))
+    ctx.fail("shape_mismatch", "size mismatch, got input (" + text(a.sizes[0]) + "), mat (" + text(a.sizes[0]) + "x" +
+                                   text(a.sizes[1]) + "), vec (" + text(v.sizes[0]) + ")");
+  check_same_dtype(ctx, a, v, "self and vec");
+  set_tensor(ctx, empty_tensor(ctx, {a.sizes[0]}, a.dtype, common_device(present({&a, &v}), ctx.target())));
+}
+void dot(OpContext& ctx) {
+  const TensorMeta& a = ctx.tensor(0, "self");
+  const TensorMeta& b = ctx.tensor(1, "tensor");
+  if (a.dim() != 1 || b.dim() != 1)
+    ctx.fail("invalid_argument", "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
+                                     std::to_string(b.dim()) + "D tensors");
+  // meta_dot checks the ranks only; dtypes and lengths are the kernel's to check.
+  set_tensor(ctx, empty_tensor(ctx, {}, a.dtype, common_device(present({&a, &b}), ctx.target())));
+}
+
+// mse_loss / binary_cross_entropy_with_logits(self, target, ..., reduction):
+// elementwise for reduction none (0), else a 0-dim result.
+void pointwise_loss(OpContext& ctx) {
+  const bool logits = ctx.target().rfind("aten.binary_cross_entropy_with_logits", 0) == 0;
+  const size_t reduction_pos = logits ? 4 : 2;
+  const int64_t reduction = static_int(ctx, reduction_pos, "reduction", 1);
+  PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "target"}});
+  if (logits) {
+    for (const auto& [pos, name] : {std::pair<size_t, std::string_view>{2, "weight"}, {3, "pos_weight"}})
+      if (const TensorMeta* t = ctx.optional_tensor(pos, name)) ops.tensors.push_back(t);
+  }
+  const DType dtype = promoted_dtype(ctx, ops, PromotionKind::Default);
+  TensorValue elementwise = pointwise_result(ctx, ops, dtype);
+  if (reduction == 0) {
+    set_tensor(ctx, std::move(elementwise));
+    return;
+  }
+  set_tensor(ctx, empty_tensor(ctx, {}, dtype, elementwise.meta.device));
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -863,6 +906,10 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn);
   r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu);
   r.add("aten.scaled_dot_product_attention.default", sdpa);
+  r.add("aten.mv.default", mv);
+  r.add("aten.dot.default", dot);
+  r.add("aten.mse_loss.default", pointwise_loss);
+  r.add("aten.binary_cross_entropy_with_logits.default", pointwise_loss);
   r.add("aten.nll_loss_forward.default", nll_loss_forward);
   r.add("aten.nll_loss_backward.default", nll_loss_backward);
   r.add("aten._softmax_backward_data.default", softmax_backward);

@@ -193,6 +193,25 @@ void masked_fill_inplace(OpContext& ctx) {
   set_tensor(ctx, pointwise_inplace(ctx, ops, ctx.tensor(0, "self").dtype));
 }
 
+// lerp(self, end, weight): self and end share a dtype; a tensor weight joins the iteration.
+template <bool Inplace>
+void lerp(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "end"}, {2, "weight"}});
+  if (ctx.tensor(0, "self").dtype != ctx.tensor(1, "end").dtype)
+    ctx.fail("type_error", "expected dtype " + dtype_title(ctx.tensor(0, "self").dtype) + " for `end` but got dtype " +
+                               dtype_title(ctx.tensor(1, "end").dtype));
+  PointwiseOperands values = ops;
+  values.promotion.resize(2);
+  const DType dtype = promoted_dtype(ctx, values, PK::Default);
+  set_tensor(ctx, Inplace ? pointwise_inplace(ctx, ops, dtype) : pointwise_result(ctx, ops, dtype));
+}
+
+// native_dropout_backward(grad_output, mask, scale): grad_output's dtype.
+void native_dropout_backward(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {1, "mask"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, ctx.tensor(0, "grad_output").dtype));
+}
+
 // Registration of an op name for its functional and in-place forms.
 struct Names {
   const char* functional;
@@ -323,6 +342,9 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.addcmul_", ternary_inplace<PK::Default>);
   r.add("aten.addcdiv", ternary<PK::Default>);
   r.add("aten.addcdiv_", ternary_inplace<PK::Default>);
+  r.add("aten.lerp", lerp<false>);
+  r.add("aten.lerp_", lerp<true>);
+  r.add("aten.native_dropout_backward.default", native_dropout_backward);
   r.add("aten.masked_fill", masked_fill);
   r.add("aten.masked_fill_", masked_fill_inplace);
 }

@@ -14,26 +14,43 @@ constexpr int64_t kMaxIndex = INT64_MAX;
 
 std::string rank_text(int64_t r) { return std::to_string(r) + "D"; }
 
-void view(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const SymShape shape = infer_view_size(ctx, ctx.int_list(1, "size"), self.numel());
+TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
+  const SymShape shape = infer_view_size(ctx, size, self.numel());
   auto strides = view_strides(ctx, self.sizes, self.strides, shape);
   if (!strides)
     ctx.fail("view_error",
              "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
              "contiguous subspaces). Use .reshape(...) instead.");
-  set_tensor(ctx, ctx.view_of(self, shape, *strides, self.storage_offset));
+  return ctx.view_of(self, shape, *strides, self.storage_offset);
 }
 
+void view(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
+void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes)); }
+
 // reshape: a view when one exists, else a contiguous copy.
-void reshape(OpContext& ctx) {
+TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
+  const SymShape shape = infer_view_size(ctx, size, self.numel());
+  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape))
+    return ctx.view_of(self, shape, *strides, self.storage_offset);
+  return empty_tensor(ctx, shape, self.dtype, self.device);
+}
+
+void reshape(OpContext& ctx) { set_tensor(ctx, reshape_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "shape"))); }
+void reshape_as(OpContext& ctx) {
+  set_tensor(ctx, reshape_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
+}
+
+// unflatten.int(self, dim, sizes): dim split into sizes (one may be -1).
+void unflatten(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  const SymShape shape = infer_view_size(ctx, ctx.int_list(1, "shape"), self.numel());
-  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
-    set_tensor(ctx, ctx.view_of(self, shape, *strides, self.storage_offset));
-    return;
-  }
-  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, self.device));
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const std::vector<SymInt> sizes = ctx.int_list(2, "sizes");
+  if (sizes.empty()) ctx.fail("invalid_argument", "unflatten: sizes must be non-empty");
+  const SymShape inner = infer_view_size(ctx, sizes, self.sizes[static_cast<size_t>(dim)]);
+  SymShape shape(self.sizes.begin(), self.sizes.begin() + dim);
+  shape.insert(shape.end(), inner.begin(), inner.end());
+  shape.insert(shape.end(), self.sizes.begin() + dim + 1, self.sizes.end());
+  set_tensor(ctx, view_to(ctx, self, shape));
 }
 
 // _reshape_alias(self, size, stride): the given strides, as the meta kernel
@@ -115,9 +132,7 @@ void permute(OpContext& ctx) {
   set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
 }
 
-void expand(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const SymShape target = ctx.int_list(1, "size");
+TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
   const auto n = static_cast<int64_t>(target.size());
   if (n < self.dim())
     ctx.fail("invalid_argument", "expand(" + text(self.sizes) + ", size=" + text(target) +
@@ -152,7 +167,12 @@ void expand(OpContext& ctx) {
     sizes[ui] = size;
     strides[ui] = 0;
   }
-  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+  return ctx.view_of(self, sizes, strides, self.storage_offset);
+}
+
+void expand(OpContext& ctx) { set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
+void expand_as(OpContext& ctx) {
+  set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
 }
 
 // Python slice semantics on one dim, with clamping as ATen's slice does.
@@ -374,6 +394,111 @@ void narrow(OpContext& ctx) {
   set_tensor(ctx, slice_of(ctx, self, dim, start, start + length, 1));
 }
 
+// movedim(self, source, destination): a permutation.
+void movedim(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<int64_t> src = static_int_list(ctx, 1, "source");
+  const std::vector<int64_t> dst = static_int_list(ctx, 2, "destination");
+  if (src.size() != dst.size())
+    ctx.fail("invalid_argument", "movedim: Invalid source or destination dims: source (" + std::to_string(src.size()) +
+                                     " dims) should contain the same number of dims as destination (" +
+                                     std::to_string(dst.size()) + " dims)");
+  const auto n = static_cast<size_t>(self.dim());
+  std::vector<int64_t> order(n, -1);
+  std::vector<bool> used(n, false);
+  for (size_t i = 0; i < src.size(); ++i) {
+    const auto s0 = static_cast<size_t>(canonical_dim(src[i], self.dim()));
+    const auto d0 = static_cast<size_t>(canonical_dim(dst[i], self.dim()));
+    if (order[d0] != -1 || used[s0]) ctx.fail("invalid_argument", "movedim: repeated dim in `source` or `destination`");
+    order[d0] = static_cast<int64_t>(s0);
+    used[s0] = true;
+  }
+  size_t next = 0;
+  for (size_t d = 0; d < n; ++d) {
+    if (order[d] != -1) continue;
+    while (used[next]) ++next;
+    order[d] = static_cast<int64_t>(next);
+    used[next] = true;
+  }
+  SymShape sizes, strides;
+  for (int64_t d : order) {
+    sizes.push_back(self.sizes[static_cast<size_t>(d)]);
+    strides.push_back(self.strides[static_cast<size_t>(d)]);
+  }
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+// diagonal(self, offset=0, dim1=0, dim2=1): a view with the two dims merged at the end.
+void diagonal(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t offset = static_int(ctx, 1, "offset", 0);
+  const int64_t d1 = dim_arg(ctx, 2, "dim1", self.dim(), 0);
+  const int64_t d2 = dim_arg(ctx, 3, "dim2", self.dim(), 1);
+  if (d1 == d2) ctx.fail("invalid_argument", "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " +
+                                                 std::to_string(d2));
+  const SymInt& n1 = self.sizes[static_cast<size_t>(d1)];
+  const SymInt& n2 = self.sizes[static_cast<size_t>(d2)];
+  const SymInt& st1 = self.strides[static_cast<size_t>(d1)];
+  const SymInt& st2 = self.strides[static_cast<size_t>(d2)];
+  SymInt len = offset >= 0 ? sym_min(n1, n2 - offset) : sym_min(n1 + offset, n2);
+  len = simplified(ctx, sym_max(len, 0));
+  SymInt storage_offset = self.storage_offset;
+  if (!(len.is_static() && len.value() == 0))
+    storage_offset = simplified(ctx, offset >= 0 ? storage_offset + st2 * offset : storage_offset - st1 * offset);
+  SymShape sizes, strides;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d == d1 || d == d2) continue;
+    sizes.push_back(self.sizes[static_cast<size_t>(d)]);
+    strides.push_back(self.strides[static_cast<size_t>(d)]);
+  }
+  sizes.push_back(len);
+  strides.push_back(simplified(ctx, st1 + st2));
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, storage_offset));
+}
+
+// unfold(self, dimension, size, step): windows along a dim as a new last dim.
+void unfold(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t dim = dim_arg(ctx, 1, "dimension", self.dim());
+  const SymInt size = ctx.int_arg(2, "size");
+  const int64_t step = static_int(ctx, 3, "step");
+  if (step <= 0) ctx.fail("invalid_argument", "step is " + std::to_string(step) + " but must be > 0");
+  const SymInt extent = self.dim() == 0 ? SymInt(1) : self.sizes[static_cast<size_t>(dim)];
+  if (decide(ctx, sym_gt(size, extent), "unfold"))
+    ctx.fail("invalid_argument", "maximum size for tensor at dimension " + std::to_string(dim) + " is " +
+                                     text(extent) + " but size is " + text(size));
+  SymShape sizes = self.sizes, strides = self.strides;
+  if (self.dim() == 0) {
+    sizes = {size};
+    strides = {SymInt(1)};
+  } else {
+    const auto d = static_cast<size_t>(dim);
+    sizes[d] = simplified(ctx, floordiv(extent - size, step) + 1);
+    strides[d] = simplified(ctx, strides[d] * step);
+    sizes.push_back(size);
+    strides.push_back(self.strides[d]);
+  }
+  set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+// resize_(self, size, memory_format) / resize_as_(self, the_template, memory_format):
+// self with new sizes and dense strides; the storage stays.
+TensorValue resized(OpContext& ctx, const TensorMeta& self, const SymShape& size, MemoryFormat format) {
+  check_non_negative(ctx, size);
+  return ctx.view_of(self, size, strides_for(size, format, &ctx.env()), self.storage_offset);
+}
+void resize_inplace(OpContext& ctx) {
+  const MemoryFormat f = ctx.memory_format_arg(2, "memory_format").value_or(MemoryFormat::Contiguous);
+  if (f == MemoryFormat::Preserve) ctx.fail("invalid_argument", "Unsupported memory format torch.preserve_format");
+  set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"), f));
+}
+void resize_as_inplace(OpContext& ctx) {
+  const TensorMeta& like = ctx.tensor(1, "the_template");
+  MemoryFormat f = ctx.memory_format_arg(2, "memory_format").value_or(MemoryFormat::Contiguous);
+  if (f == MemoryFormat::Preserve) f = suggest_memory_format(like, ctx.env());
+  set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), like.sizes, f));
+}
+
 }  // namespace
 
 void register_view_ops(OpRegistry& r) {
@@ -403,6 +528,28 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.squeeze.default", squeeze);
   r.add("aten.flatten.using_ints", flatten);
   r.add("aten.narrow.default", narrow);
+  r.add("aten.view_as.default", view_as);
+  r.add("aten.reshape_as.default", reshape_as);
+  r.add("aten.expand_as.default", expand_as);
+  r.add("aten.unflatten.int", unflatten);
+  r.add("aten.movedim.intlist", movedim);
+  r.add("aten.movedim.int", movedim);
+  r.add("aten.moveaxis.intlist", movedim);
+  r.add("aten.moveaxis.int", movedim);
+  r.add("aten.diagonal.default", diagonal);
+  r.add("aten.unfold.default", unfold);
+  // In-place metadata changes: the interpreter replaces self with the result.
+  r.add("aten.t_.default", t);
+  r.add("aten.transpose_.default", transpose);
+  r.add("aten.swapdims_.default", transpose);
+  r.add("aten.swapaxes_.default", transpose);
+  r.add("aten.squeeze_.default", squeeze);
+  r.add("aten.squeeze_.dim", squeeze);
+  r.add("aten.squeeze_.dims", squeeze);
+  r.add("aten.unsqueeze_.default", unsqueeze);
+  r.add("aten.as_strided_.default", as_strided);
+  r.add("aten.resize_.default", resize_inplace);
+  r.add("aten.resize_as_.default", resize_as_inplace);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -113,5 +113,20 @@ TEST(FxView, SqueezeDimsAndLiftFresh) {
   EXPECT_EQ(r.tensor("l").storage, r.tensor("x").storage);
 }
 
+TEST(FxView, InplaceMetadataOpsReplaceSelf) {
+  GraphText g;
+  g.input("x", tensor({1, 2, 1, 3}))
+      .call("v", "aten.view.default", {node("x"), {2, 3}})
+      .call("s", "aten.squeeze_.dims", {node("x"), {0, 2}})
+      .call("t", "aten.t_.default", {node("x")});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"2", "3"}));
+  EXPECT_EQ(strs(r.tensor("t").sizes), (Strs{"3", "2"}));  // t_ sees the squeezed x
+  EXPECT_EQ(strs(r.tensor("t").strides), (Strs{"1", "3"}));
+  EXPECT_EQ(r.tensor("t").storage, r.tensor("x").storage);
+  ASSERT_EQ(r.result.mutations.size(), 2u);
+  EXPECT_EQ(r.result.mutations[1].op, "aten.t_.default");
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
