@@ -105,6 +105,8 @@ def newer_torch_any_device(target, args, expected):
     """Differences that do not depend on the device:
     - convolution_backward's gradients are contiguous (meta_convolution_backward
       uses new_empty; 1.13 kept a channels-last weight's layout).
+    - max_pool3d_with_indices keeps channels_last_3d (meta_max_pool3d_with_indices;
+      1.13 returned contiguous results).
     - _adaptive_avg_pool2d and upsample_bicubic2d keep a channels-last
       input's layout (meta_adaptive_avg_pool2d and the upsample_bicubic2d
       structured meta use suggest_memory_format; 1.13 allocated contiguous).
@@ -115,6 +117,14 @@ def newer_torch_any_device(target, args, expected):
             if isinstance(m, dict) and "shape" in m:
                 m["stride"] = contiguous_strides(m["shape"])
         return out if out != expected else None
+    if target == "aten.max_pool3d_with_indices.default" and isinstance(expected, list):
+        x = args[0]
+        if x.dim() == 5 and torch._prims_common.suggest_memory_format(x) == torch.channels_last_3d:
+            out = json.loads(json.dumps(expected))
+            for m in out:
+                n, c, d, h, w = m["shape"]
+                m["stride"] = [c * d * h * w, 1, h * w * c, w * c, c]
+            return out if out != expected else None
     laid_out = ("aten._adaptive_avg_pool2d.default", "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec")
     if target in laid_out and isinstance(expected, dict) and "shape" in expected:
         x = args[0]
@@ -950,6 +960,17 @@ def factory_cases():
         ("aten.to.other", [cl, T([2], dtype=torch.int32)], {}),
         ("aten.to.dtype_layout", [exp], {"dtype": torch.int64}),
         ("aten.to.dtype_layout", [x], {"device": torch.device("cpu")}),
+        ("aten.randint.default", [10, [2, 3]], {}),
+        ("aten.randint.low", [2, 10, [4]], {"dtype": torch.int32}),
+        ("aten.randperm.default", [7], {}),
+        ("aten.bernoulli.default", [cl], {}),
+        ("aten.bernoulli.p", [tr, 0.5], {}),
+        ("aten.uniform_.default", [cl], {}),
+        ("aten.normal_.default", [tr], {}),
+        ("aten.random_.default", [T([3], dtype=torch.int64)], {}),
+        ("aten.random_.to", [T([3], dtype=torch.int64), 5], {}),
+        ("aten.exponential_.default", [cl], {}),
+        ("aten.bernoulli_.float", [tr, 0.5], {}),
     ]
 
 
@@ -1043,6 +1064,17 @@ def reduction_cases():
         ("aten.std.default", [h], {}),
         ("aten.std.dim", [x, [0, 3]], {}),
         ("aten.std_mean.correction", [x, [1]], {"correction": 1}),
+        ("aten.kthvalue.default", [x, 2], {}),
+        ("aten.kthvalue.default", [cl, 3, 1, True], {}),
+        ("aten.kthvalue.default", [x, 9, 1], {}),
+        ("aten.median.dim", [x, 1], {}),
+        ("aten.median.default", [x], {}),
+        ("aten.nanmedian.default", [i64], {}),
+        ("aten.nanmedian.dim", [i64, 0, True], {}),
+        ("aten.mode.default", [x], {}),
+        ("aten.cummax.default", [cl, 1], {}),
+        ("aten.cummin.default", [i64, 0], {}),
+        ("aten.logcumsumexp.default", [x, -1], {}),
     ]
 
 
@@ -1245,6 +1277,32 @@ def nn_cases():
         ("aten.binary_cross_entropy_with_logits.default", [T([2, 3]), T([2, 3])], {}),
         ("aten.binary_cross_entropy_with_logits.default", [T([2, 3]), T([2, 3]), T([3]), T([3]), 0], {}),
     ]
+    g2 = T([2, 3])
+    cl4 = T([2, 3, 4, 5], layout="cl")
+    cases += [
+        ("aten._convolution.default", [T([2, 3, 9, 9], layout="cl"), T([4, 3, 3, 3]), None, [1, 1], [0, 0], [1, 1],
+                                       False, [0, 0], 1, False, False, True, True], {}),
+        ("aten.sigmoid_backward.default", [cl4, T([2, 3, 4, 5])], {}),
+        ("aten.tanh_backward.default", [g2, T([3])], {}),
+        ("aten.leaky_relu_backward.default", [g2, g2, 0.01, False], {}),
+        ("aten.hardsigmoid_backward.default", [cl4, cl4], {}),
+        ("aten.hardswish_backward.default", [cl4, cl4], {}),
+        ("aten.softplus_backward.default", [g2, g2, 1.0, 20.0], {}),
+        ("aten.mish_backward.default", [cl4, cl4], {}),
+        ("aten.elu_backward.default", [g2, 1.0, 1.0, 1.0, False, T([2, 3], layout=("perm", [1, 0]))], {}),
+        ("aten.reflection_pad1d.default", [T([2, 3, 5]), [1, 2]], {}),
+        ("aten.reflection_pad2d.default", [cl4, [1, 1, 2, 2]], {}),
+        ("aten.reflection_pad2d.default", [T([3, 4, 5]), [4, 1, 0, 0]], {}),
+        ("aten.reflection_pad3d.default", [T([1, 2, 3, 4, 5]), [1, 1, 1, 1, 1, 1]], {}),
+        ("aten.replication_pad1d.default", [T([3, 5]), [3, 3]], {}),
+        ("aten.replication_pad2d.default", [cl4, [0, 1, 2, 3]], {}),
+        ("aten.replication_pad3d.default", [T([2, 2, 3, 4, 5]), [1, 0, 0, 1, 2, 2]], {}),
+        ("aten.max_pool3d_with_indices.default", [T([2, 3, 5, 8, 8]), [2, 2, 2]], {}),
+        ("aten.max_pool3d_with_indices.default", [T([2, 3, 5, 8, 8], layout="cl"), [3, 3, 3], [2, 2, 2], [1, 1, 1],
+                                                  [1, 1, 1], True], {}),
+        ("aten.avg_pool3d.default", [T([2, 3, 5, 8, 8]), [2, 2, 2], [1, 2, 2]], {}),
+        ("aten.avg_pool3d.default", [T([3, 5, 8, 8]), [3, 3, 3], [], [1, 1, 1], True], {}),
+    ]
     return cases
 
 
@@ -1346,6 +1404,9 @@ def indexing_cases():
         ("aten.index_fill.int_Tensor", [T([4, 5], layout=("perm", [1, 0])), 1, T([2], dtype=torch.int64), T([])], {}),
         ("aten.index_fill_.int_Tensor", [T([4, 5]), 1, T([2], dtype=torch.int64), T([])], {}),
         ("aten._unsafe_index_put.default", [T([4, 5]), [T([3], dtype=torch.int64)], T([5])], {}),
+        ("aten.argsort.default", [cl, 1], {}),
+        ("aten.argsort.stable", [T([4, 5])], {"stable": True, "dim": 1}),
+        ("aten.argsort.default", [T([4, 5], layout=("perm", [1, 0])), 0, True], {}),
     ]
 
 

@@ -199,6 +199,35 @@ void to(OpContext& ctx) {
   set_tensor(ctx, empty_like(ctx, base, dtype, format));
 }
 
+// randint(high, size) / randint.low(low, high, size): int64 by default.
+void randint(OpContext& ctx) {
+  const bool low = ctx.target() == "aten.randint.low";
+  SymShape size = ctx.int_list(low ? 2 : 1, "size");
+  check_non_negative(ctx, size);
+  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Int64), device_or(ctx, ctx.default_device())));
+}
+
+// randperm(n): [n] int64.
+void randperm(OpContext& ctx) {
+  const SymInt n = ctx.int_arg(0, "n");
+  if (n.is_static() && n.value() < 0) ctx.fail("invalid_argument", "n must be non-negative, got" + text(n));
+  set_tensor(ctx, empty_tensor(ctx, {n}, dtype_or(ctx, DType::Int64), device_or(ctx, ctx.default_device())));
+}
+
+// bernoulli(self[, p]): empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT).
+void random_like(OpContext& ctx) {
+  set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"), std::nullopt, MemoryFormat::Contiguous));
+}
+
+// multinomial(self, num_samples, replacement): [*, num_samples] int64.
+void multinomial(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() < 1 || self.dim() > 2) ctx.fail("invalid_argument", "prob_dist must be 1 or 2 dim");
+  SymShape out(self.sizes.begin(), self.sizes.end() - 1);
+  out.push_back(ctx.int_arg(1, "num_samples"));
+  set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
+}
+
 }  // namespace
 
 void register_factory_ops(OpRegistry& r) {
@@ -228,6 +257,16 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.zero_.default", fill_inplace);
   for (const char* name : {"aten.to.dtype", "aten.to.device", "aten.to.other", "aten.to.dtype_layout"})
     r.add(name, to);
+  r.add("aten.randint.default", randint);
+  r.add("aten.randint.low", randint);
+  r.add("aten.randperm.default", randperm);
+  r.add("aten.bernoulli.default", random_like);
+  r.add("aten.bernoulli.p", random_like);
+  r.add("aten.multinomial.default", multinomial);
+  // In-place random fills return self.
+  for (const char* name : {"aten.uniform_.default", "aten.normal_.default", "aten.bernoulli_.float",
+                           "aten.exponential_.default", "aten.random_.default", "aten.random_.from", "aten.random_.to"})
+    r.add(name, fill_inplace);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -67,5 +67,17 @@ TEST(FxFactory, ToCopyMovesDevicesAndKeepsLayout) {
   EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"60", "1", "15", "3"}));
 }
 
+TEST(FxFactory, RandomOps) {
+  GraphText g;
+  g.input("x", tensor({3}, "int64"))
+      .input("p", tensor({2, 5}))
+      .call("r", "aten.random_.from", {node("x"), 2, 5})
+      .call("m", "aten.multinomial.default", {node("p"), 3, true});
+  Ran r = run(g);
+  EXPECT_EQ(r.tensor("r").storage, r.tensor("x").storage);  // in place
+  EXPECT_EQ(strs(r.tensor("m").sizes), (Strs{"2", "3"}));
+  EXPECT_EQ(r.tensor("m").dtype, DType::Int64);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

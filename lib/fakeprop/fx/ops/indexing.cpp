@@ -401,14 +401,19 @@ void topk(OpContext& ctx) {
   set_tuple(ctx, {empty_tensor(ctx, out, self.dtype, self.device), empty_tensor(ctx, out, DType::Int64, self.device)});
 }
 
-// sort(self, dim=-1, descending) / sort.stable: dense in self's order.
+// sort(self, dim=-1, descending) / sort.stable: dense in self's order;
+// argsort is sort's indices.
 void sort(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  const bool stable = ctx.target() == "aten.sort.stable";
+  const bool stable = ctx.target() == "aten.sort.stable" || ctx.target() == "aten.argsort.stable";
   (void)dim_arg(ctx, stable ? 2 : 1, "dim", self.dim(), -1);
   const SymShape strides = strides_like(self, self.sizes, ctx.env());
-  set_tuple(ctx, {ctx.new_tensor(self.sizes, self.dtype, self.device, strides),
-                  ctx.new_tensor(self.sizes, DType::Int64, self.device, strides)});
+  TensorValue indices = ctx.new_tensor(self.sizes, DType::Int64, self.device, strides);
+  if (ctx.target().rfind("aten.argsort", 0) == 0) {
+    set_tensor(ctx, std::move(indices));
+    return;
+  }
+  set_tuple(ctx, {ctx.new_tensor(self.sizes, self.dtype, self.device, strides), std::move(indices)});
 }
 
 // constant_pad_nd(self, pad, value): pad pairs from the last dim; the result
@@ -469,6 +474,8 @@ void register_indexing_ops(OpRegistry& r) {
   r.add("aten.topk.default", topk);
   r.add("aten.sort.default", sort);
   r.add("aten.sort.stable", sort);
+  r.add("aten.argsort.default", sort);
+  r.add("aten.argsort.stable", sort);
   r.add("aten.constant_pad_nd.default", constant_pad_nd);
 }
 

@@ -864,10 +864,87 @@ void pointwise_loss(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {}, dtype, elementwise.meta.device));
 }
 
+// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result).
+void elu_backward(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {5, "self_or_result"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
+}
+
+// reflection_pad{1,2,3}d / replication_pad{1,2,3}d(self, padding): the last
+// `Spatial` dims grow by their pads (reflection pads must be < the size).
+template <int Spatial>
+void pad_nd(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<SymInt> pad = ctx.int_list(1, "padding");
+  if (pad.size() != static_cast<size_t>(2 * Spatial))
+    ctx.fail("invalid_argument", "padding size is expected to be " + std::to_string(2 * Spatial) + ", but got: " +
+                                     std::to_string(pad.size()));
+  if (self.dim() != Spatial + 1 && self.dim() != Spatial + 2)
+    ctx.fail("invalid_argument", "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
+                                     "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                                     "for input, but got: " + text(self.sizes));
+  const bool reflection = ctx.target().find("reflection") != std::string::npos;
+  SymShape out = self.sizes;
+  for (int i = 0; i < Spatial; ++i) {
+    const size_t d = out.size() - 1 - static_cast<size_t>(i);
+    const SymInt& l = pad[2 * static_cast<size_t>(i)];
+    const SymInt& r = pad[2 * static_cast<size_t>(i) + 1];
+    if (reflection && decide(ctx, sym_or(sym_ge(l, self.sizes[d]), sym_ge(r, self.sizes[d])), "reflection_pad"))
+      ctx.fail("invalid_argument", "Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   "but got: padding (" + text(l) + ", " + text(r) + ") at dimension " +
+                                   std::to_string(d) + " of input " + text(self.sizes));
+    out[d] = simplified(ctx, out[d] + l + r);
+    if (decide(ctx, sym_lt(out[d], 1), "pad output size"))
+      ctx.fail("invalid_argument", "input (" + text(self.sizes) + ") is too small. Calculated output " + text(out));
+  }
+  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
+}
+
+// max_pool3d_with_indices / avg_pool3d (kernel, stride, padding[, dilation], ceil_mode, ...).
+void pool3d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  const bool is_max = ctx.target().rfind("aten.max_pool3d", 0) == 0;
+  auto triple = [&](size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt) {
+    std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
+    if (v.size() == 1) v.assign(3, v[0]);
+    if (v.size() != 3) ctx.fail("invalid_argument", std::string(name) + " must be a single int or a tuple of three ints");
+    return v;
+  };
+  const std::vector<int64_t> k = triple(1, "kernel_size", std::nullopt);
+  std::vector<int64_t> st = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  if (st.empty()) st = k;
+  if (st.size() == 1) st.assign(3, st[0]);
+  const std::vector<int64_t> pad = triple(3, "padding", std::vector<SymInt>{0});
+  const std::vector<int64_t> dil = is_max ? triple(4, "dilation", std::vector<SymInt>{1}) : std::vector<int64_t>{1, 1, 1};
+  const bool ceil_mode = ctx.bool_arg(is_max ? 5 : 4, "ceil_mode", false);
+  if (input.dim() != 4 && input.dim() != 5)
+    ctx.fail("invalid_argument", "non-empty 4D or 5D (batch mode) tensor expected for input");
+  SymShape out(input.sizes.begin(), input.sizes.end() - 3);
+  for (size_t i = 0; i < 3; ++i) {
+    if (pad[i] > k[i] / 2)
+      ctx.fail("invalid_argument", "pad should be smaller than or equal to half of kernel size");
+    const SymInt o = pooled_size(ctx, input.sizes[input.sizes.size() - 3 + i], k[i], pad[i], st[i], dil[i], ceil_mode);
+    if (decide(ctx, sym_lt(o, 1), "pool3d output size"))
+      ctx.fail("invalid_argument", "Given input size " + text(input.sizes) + ": calculated output size is too small");
+    out.push_back(o);
+  }
+  // avg_pool3d allocates contiguous results; max_pool3d keeps channels_last_3d
+  // (meta_max_pool3d_with_indices, 2.x; torch 1.13 returned contiguous).
+  if (!is_max) {
+    set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device));
+    return;
+  }
+  const bool cl3d = input.dim() == 5 && suggest_memory_format(input, ctx.env()) == MemoryFormat::ChannelsLast3d;
+  const MemoryFormat format = cl3d ? MemoryFormat::ChannelsLast3d : MemoryFormat::Contiguous;
+  set_tuple(ctx, {empty_tensor(ctx, out, input.dtype, input.device, format),
+                  empty_tensor(ctx, out, DType::Int64, input.device, format)});
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
   r.add("aten.convolution.default", convolution);
+  r.add("aten._convolution.default", convolution);
   r.add("aten.mm.default", mm);
   r.add("aten.addmm.default", addmm);
   r.add("aten.bmm.default", bmm);
@@ -918,6 +995,20 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.gelu_backward.default", binary_backward);
   r.add("aten.hardtanh_backward.default", binary_backward);
   r.add("aten.silu_backward.default", binary_backward);
+  for (const char* name : {"aten.sigmoid_backward.default", "aten.tanh_backward.default",
+                           "aten.leaky_relu_backward.default", "aten.hardsigmoid_backward.default",
+                           "aten.hardswish_backward.default", "aten.softplus_backward.default",
+                           "aten.mish_backward.default"})
+    r.add(name, binary_backward);
+  r.add("aten.elu_backward.default", elu_backward);
+  r.add("aten.reflection_pad1d.default", pad_nd<1>);
+  r.add("aten.reflection_pad2d.default", pad_nd<2>);
+  r.add("aten.reflection_pad3d.default", pad_nd<3>);
+  r.add("aten.replication_pad1d.default", pad_nd<1>);
+  r.add("aten.replication_pad2d.default", pad_nd<2>);
+  r.add("aten.replication_pad3d.default", pad_nd<3>);
+  r.add("aten.max_pool3d_with_indices.default", pool3d);
+  r.add("aten.avg_pool3d.default", pool3d);
   r.add("aten.select_backward.default", index_backward);
   r.add("aten.slice_backward.default", index_backward);
   r.add("aten.convolution_backward.default", convolution_backward);

@@ -185,6 +185,41 @@ void cumulative(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device));
 }
 
+// kthvalue(self, k, dim=-1, keepdim) / median.dim / mode (self, dim, keepdim) -> (values, indices).
+void select_along_dim(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool kth = ctx.target() == "aten.kthvalue.default";
+  const size_t dim_pos = kth ? 2 : 1;
+  const int64_t dim = dim_arg(ctx, dim_pos, "dim", self.dim(), -1);
+  if (kth && self.dim() > 0) {
+    const SymInt k = ctx.int_arg(1, "k");
+    if (decide(ctx, sym_or(sym_lt(k, 1), sym_gt(k, self.sizes[static_cast<size_t>(dim)])), "kthvalue"))
+      ctx.fail("index_error", "kthvalue(): selected number k out of range for dimension " + std::to_string(dim));
+  }
+  const std::vector<bool> mask = reduction_mask(ctx, {dim}, self.dim());
+  const bool keepdim = ctx.bool_arg(dim_pos + 1, "keepdim", false);
+  set_tuple(ctx, {reduction_out(ctx, self, mask, keepdim, self.dtype), reduction_out(ctx, self, mask, keepdim, DType::Int64)});
+}
+
+// median.default / nanmedian.default: a 0-dim result.
+void median_all(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  set_tensor(ctx, empty_tensor(ctx, {}, self.dtype, self.device));
+}
+
+// cummax / cummin(self, dim) -> (values, indices); logcumsumexp(self, dim).
+void cummax(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  (void)dim_arg(ctx, 1, "dim", self.dim());
+  set_tuple(ctx, {empty_tensor(ctx, self.sizes, self.dtype, self.device),
+                  empty_tensor(ctx, self.sizes, DType::Int64, self.device)});
+}
+void logcumsumexp(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  (void)dim_arg(ctx, 1, "dim", self.dim());
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+}
+
 }  // namespace
 
 void register_reduction_ops(OpRegistry& r) {
@@ -215,6 +250,15 @@ void register_reduction_ops(OpRegistry& r) {
   r.add("aten.log_softmax.int", softmax_public);
   r.add("aten.cumsum.default", cumulative);
   r.add("aten.cumprod.default", cumulative);
+  r.add("aten.kthvalue.default", select_along_dim);
+  r.add("aten.median.dim", select_along_dim);
+  r.add("aten.nanmedian.dim", select_along_dim);
+  r.add("aten.mode.default", select_along_dim);
+  r.add("aten.median.default", median_all);
+  r.add("aten.nanmedian.default", median_all);
+  r.add("aten.cummax.default", cummax);
+  r.add("aten.cummin.default", cummax);
+  r.add("aten.logcumsumexp.default", logcumsumexp);
 }
 
 }  // namespace fakeprop::fx::ops
