@@ -91,13 +91,13 @@ void stack(OpContext& ctx) {
       ctx.fail("shape_mismatch", "stack expects each tensor to be equal size, but got " + text(ts[0]->sizes) +
                                      " at entry 0 and " + text(t.sizes) + " at entry " + std::to_string(i));
   }
-  const auto d = static_cast<size_t>(dim);
   if (dim < ts[0]->dim()) {
     TensorValue joined = cat_of(ctx, ts, dim);
     SymShape sizes = ts[0]->sizes;
     sizes.insert(sizes.begin() + dim, SymInt(static_cast<int64_t>(ts.size())));
     auto strides = view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
-    if (!strides) ctx.fail("view_error", "stack: the concatenated result cannot be viewed");  // splitting one dim always works
+    // Splitting one dim into two is always a view.
+    if (!strides) ctx.fail("view_error", "stack: the concatenated result cannot be viewed");
     joined.meta.sizes = sizes;
     joined.meta.strides = *strides;
     set_tensor(ctx, std::move(joined));
@@ -110,7 +110,6 @@ void stack(OpContext& ctx) {
     u.strides.insert(u.strides.begin() + dim, SymInt(1));
     unsqueezed.push_back(std::move(u));
   }
-  (void)d;
   std::vector<const TensorMeta*> ptrs;
   for (const TensorMeta& u : unsqueezed) ptrs.push_back(&u);
   set_tensor(ctx, cat_of(ctx, ptrs, dim));
