@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/ops/rule_case_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -23,58 +23,13 @@ constexpr int32_t kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBo
 
 using Strings = std::vector<std::string>;
 
-struct Expect {
-  std::string value;
-  Strings shape;
-  std::optional<Strings> data = std::nullopt;  // known integer elements; {} = must be unknown
-  std::optional<DType> dtype = std::nullopt;
-};
-
-struct Case {
-  std::string name;
-  int64_t opset;
-  std::function<void(ModelBuilder&)> build;
-  std::vector<Expect> expect;
-  std::string error_kind = "";  // an error of this kind is recorded instead
-  std::map<std::string, std::vector<int64_t>> hints = {};
-  std::optional<Strings> guards = std::nullopt;  // the guards recorded, as Python text
-};
-
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
-
-Strings guard_texts(const RunResult& r) {
-  Strings out;
-  for (const auto& g : r.env->guards()) out.push_back(SymBool(g.expr).to_python());
-  return out;
-}
+using Expect = testing::RuleExpect;
+using Case = testing::RuleCase;
+using testing::guard_texts;
 
 class ElementwiseCase : public ::testing::TestWithParam<Case> {};
 
-TEST_P(ElementwiseCase, Infers) {
-  const Case& c = GetParam();
-  ModelBuilder b(c.opset);
-  c.build(b);
-  InferOptions options;
-  options.input_hints = c.hints;
-  RunResult r = run(b, options);
-  if (!c.error_kind.empty()) {
-    EXPECT_EQ(error_kinds(r), Strings{c.error_kind});
-    return;
-  }
-  for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
-  for (const Expect& e : c.expect) {
-    EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) {
-      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
-    }
-    if (e.dtype) {
-      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
-    }
-  }
-  if (c.guards) {
-    EXPECT_EQ(guard_texts(r), *c.guards);
-  }
-}
+TEST_P(ElementwiseCase, Infers) { testing::check_rule_case(GetParam()); }
 
 // Shape(x)[k] as a scalar int64 named `out`.
 void dim_of(ModelBuilder& b, const std::string& x, int64_t k, const std::string& out) {

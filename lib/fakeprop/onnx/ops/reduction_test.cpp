@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/ops/rule_case_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -24,58 +24,13 @@ constexpr int32_t kFloat = 1, kInt64 = 7;
 
 using Strings = std::vector<std::string>;
 
-struct Expect {
-  std::string value;
-  Strings shape;
-  std::optional<Strings> data = std::nullopt;
-  std::optional<DType> dtype = std::nullopt;
-};
-
-struct Case {
-  std::string name;
-  int64_t opset;
-  std::function<void(ModelBuilder&)> build;
-  std::vector<Expect> expect;
-  std::string error_kind = "";
-  std::map<std::string, std::vector<int64_t>> hints = {};
-  std::optional<Strings> guards = std::nullopt;
-};
-
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
-
-Strings guard_texts(const RunResult& r) {
-  Strings out;
-  for (const auto& g : r.env->guards()) out.push_back(SymBool(g.expr).to_python());
-  return out;
-}
+using Expect = testing::RuleExpect;
+using Case = testing::RuleCase;
+using testing::guard_texts;
 
 class ReductionCase : public ::testing::TestWithParam<Case> {};
 
-TEST_P(ReductionCase, Infers) {
-  const Case& c = GetParam();
-  ModelBuilder b(c.opset);
-  c.build(b);
-  InferOptions options;
-  options.input_hints = c.hints;
-  RunResult r = run(b, options);
-  if (!c.error_kind.empty()) {
-    EXPECT_EQ(error_kinds(r), Strings{c.error_kind});
-    return;
-  }
-  for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
-  for (const Expect& e : c.expect) {
-    EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) {
-      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
-    }
-    if (e.dtype) {
-      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
-    }
-  }
-  if (c.guards) {
-    EXPECT_EQ(guard_texts(r), *c.guards);
-  }
-}
+TEST_P(ReductionCase, Infers) { testing::check_rule_case(GetParam()); }
 
 // A reduce node at `opset` with `axes` in the form that opset uses.
 void reduce(ModelBuilder& b, int64_t opset, const std::string& op, const std::string& x, const std::string& out,
