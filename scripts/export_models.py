@@ -100,13 +100,63 @@ def detection(name):
     return model, (images,), ["images"], ["boxes", "labels", "scores"], axes
 
 
-def gpt2(layers, hidden=768, heads=12, vocab=50257):
-    model = GPT2Like(layers, hidden=hidden, heads=heads, vocab=vocab)
+def gpt2(layers, hidden=768, heads=12, vocab=50257, positions=1024):
+    model = GPT2Like(layers, hidden=hidden, heads=heads, vocab=vocab, positions=positions)
     ids = torch.randint(0, vocab, (2, 16))
     axes = {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
     return model, (ids,), ["input_ids"], ["logits"], axes
 
 
+def tiny(name):
+    """Small versions of the real models (same code paths, few weights): committed regression models."""
+    import torchvision
+    from torchvision.models import detection
+
+    if name == "gpt2_tiny":
+        return gpt2(1, hidden=16, heads=2, vocab=64, positions=64)
+    if name == "vit_tiny":
+        model = torchvision.models.VisionTransformer(image_size=32, patch_size=16, num_layers=1, num_heads=2,
+                                                     hidden_dim=16, mlp_dim=32, num_classes=10)
+        return model, (torch.randn(2, 3, 32, 32),), ["x"], ["logits"], {"x": {0: "batch"}, "logits": {0: "batch"}}
+    if name == "swin_tiny":
+        model = torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=8, depths=[1, 1], num_heads=[1, 2],
+                                                   window_size=[2, 2], num_classes=10)
+        return model, (torch.randn(2, 3, 32, 32),), ["x"], ["logits"], {"x": {0: "batch"}, "logits": {0: "batch"}}
+    if name == "resnet_tiny":
+        from torchvision.models.resnet import BasicBlock, ResNet
+
+        model = ResNet(BasicBlock, [1, 1, 1, 1], num_classes=10, width_per_group=64)
+        for m in model.modules():  # a thin network: the same graph with 4 channels per conv
+            if isinstance(m, nn.Conv2d):
+                m.in_channels = 3 if m.in_channels == 3 else 4
+                m.out_channels = 4
+                m.weight = nn.Parameter(torch.randn(4, m.in_channels, *m.kernel_size) * 0.1)
+            elif isinstance(m, nn.BatchNorm2d):
+                m.__init__(4)
+        model.fc = nn.Linear(4, 10)
+        axes = {"x": {0: "batch", 2: "height", 3: "width"}, "logits": {0: "batch"}}
+        return model, (torch.randn(2, 3, 64, 64),), ["x"], ["logits"], axes
+    if name == "fasterrcnn_tiny":
+        from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+        from torchvision.models.detection.rpn import AnchorGenerator
+        from torchvision.ops import MultiScaleRoIAlign
+
+        backbone = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2, padding=1), nn.ReLU(),
+                                 nn.Conv2d(4, 4, 3, stride=2, padding=1), nn.ReLU())
+        backbone.out_channels = 4
+        anchors = AnchorGenerator(sizes=((8, 16),), aspect_ratios=((0.5, 1.0),))
+        roi_pool = MultiScaleRoIAlign(featmap_names=["0"], output_size=4, sampling_ratio=2)
+        model = detection.FasterRCNN(backbone, rpn_anchor_generator=anchors, box_roi_pool=roi_pool,
+                                     box_head=TwoMLPHead(4 * 4 * 4, 8), box_predictor=FastRCNNPredictor(8, 3),
+                                     min_size=64, max_size=96, rpn_pre_nms_top_n_test=50, rpn_post_nms_top_n_test=20,
+                                     box_detections_per_img=10, box_score_thresh=0.0)
+        images = torch.rand(1, 3, 64, 64)
+        axes = {"images": {0: "batch", 2: "height", 3: "width"}}
+        return model, (images,), ["images"], ["boxes", "labels", "scores"], axes
+    raise ValueError(name)
+
+
+TINY = ["gpt2_tiny", "vit_tiny", "swin_tiny", "resnet_tiny", "fasterrcnn_tiny"]
 # name -> (builder, default opset)
 CNNS = ["resnet18", "resnet50", "mobilenet_v2"]
 TRANSFORMERS = ["vit_b_16", "swin_t"]
@@ -124,12 +174,11 @@ def build(name):
     if name in DETECTION:
         # torchvision's detection export is tested at opset 11; later opsets export too.
         return detection(name) + (16,)
-    if name == "gpt2_tiny":
-        # A one-layer decoder with a tiny hidden size and vocabulary: the committed regression model.
-        return gpt2(1, hidden=16, heads=2, vocab=64) + (17,)
+    if name in TINY:
+        return tiny(name) + (16 if "rcnn" in name else 17,)
     if name.startswith("gpt2_") and name[5:].isdigit():
         return gpt2(int(name[5:])) + (17,)
-    raise ValueError("unknown model '%s' (known: %s, gpt2_<layers>, gpt2_tiny)" % (name, ", ".join(CNNS + TRANSFORMERS + DETECTION)))
+    raise ValueError("unknown model '%s' (known: %s, gpt2_<layers>)" % (name, ", ".join(CNNS + TRANSFORMERS + DETECTION + TINY)))
 
 
 def export(name, path, opset_override):
@@ -139,7 +188,9 @@ def export(name, path, opset_override):
         opset = opset_override
     model.eval()
     tmp = path + ".tmp"
-    with warnings.catch_warnings(), torch.no_grad():
+    # Not under torch.no_grad(): with grad enabled nn.MultiheadAttention takes its
+    # exportable path instead of aten::_native_multi_head_attention (ViT, 1.13).
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, args, tmp, input_names=input_names, output_names=output_names,
                           dynamic_axes=axes, opset_version=opset, do_constant_folding=True)
@@ -150,8 +201,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="build-models", help="output directory (default build-models/, git-ignored)")
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
-                        help="comma-separated names (default: %(default)s); also gpt2_<layers>, gpt2_tiny and "
-                             + ", ".join(d for d in DETECTION if d not in DEFAULT_MODELS))
+                        help="comma-separated names (default: %(default)s); also gpt2_<layers>, "
+                             + ", ".join(d for d in DETECTION if d not in DEFAULT_MODELS)
+                             + " and the tiny regression models " + ", ".join(TINY))
     parser.add_argument("--opset", type=int, default=0, help="override every model's opset (14-17)")
     parser.add_argument("--force", action="store_true", help="export again even when the file exists")
     opts = parser.parse_args()
