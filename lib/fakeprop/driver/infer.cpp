@@ -24,13 +24,19 @@ ModelFormat detect_format(const std::string& path) {
 }
 
 RunResult infer_file(const std::string& path, const InferOptions& options) {
-  switch (detect_format(path)) {
-    case ModelFormat::Onnx: {
-      onnx::Model model = onnx::load_model(path);
-      return onnx::run_model(model, options);
+  try {
+    switch (detect_format(path)) {
+      case ModelFormat::Onnx: {
+        onnx::Model model = onnx::load_model(path, options.max_nodes);
+        return onnx::run_model(model, options);
+      }
+      case ModelFormat::FxJson:
+        return fx::run_graph(fx::load_graph(path, options.max_nodes), options);
     }
-    case ModelFormat::FxJson:
-      return fx::run_graph(fx::load_graph(path), options);
+  } catch (const OverflowError& e) {
+    // Overflow inside a node is recorded on the node; here it happened
+    // outside any (creating the graph inputs, checking declared outputs).
+    throw InputError(path + ": " + e.what() + " (sizes of the graph inputs or outputs overflow 64 bits)");
   }
   throw InputError(path + ": unknown format");
 }

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
+#include "fakeprop/graph/expr_cap.h"
 #include "fakeprop/graph/unbacked_bindings.h"
 #include "fakeprop/sym/parse.h"
 
@@ -350,6 +351,12 @@ void Interpreter::run() {
       } catch (const Error& err) {
         result_.errors.push_back({n.name, "error", err.what()});
         rec.outputs.push_back({n.name, Value::of_opaque("unknown: error at node '" + n.name + "'")});
+      }
+      // Oversized output expressions become fresh unbacked symbols (graph/expr_cap.h).
+      std::vector<Value> outs{rec.outputs.back().val};
+      if (cap_expression_size(outs, e, options_.max_expr_nodes, n.name, result_.warnings) > 0) {
+        bind_unbacked_symbols(rec, e.take_new_unbacked(), outs);
+        rec.outputs.back().val = outs[0];
       }
       values_[n.name] = rec.outputs.back().val;
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeprop/graph/limits.h"
 #include "fakeprop/graph/source_spec.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/tensor/device.h"
@@ -19,6 +20,8 @@ struct InferOptions {
   LogLevel log_level = LogLevel::Off;
   int64_t max_fold_elements = 1 << 16;  // known-data cap for constant folding
   size_t max_subgraph_depth = 32;
+  size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (graph/limits.h)
+  size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
 };
 
 }  // namespace fakeprop

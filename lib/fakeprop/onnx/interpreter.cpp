@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_set>
 
+#include "fakeprop/graph/expr_cap.h"
 #include "fakeprop/graph/unbacked_bindings.h"
 #include "fakeprop/onnx/op_context.h"
 #include "fakeprop/onnx/ops/fallback.h"
@@ -256,6 +257,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
     for (const auto& o : node.outputs) outputs.push_back(o.empty() ? Value::none() : fallback_value(o, g, failure));
   }
   outputs.resize(node.outputs.size());
+  cap_expression_size(outputs, e, options_.max_expr_nodes, record_name, result_.warnings);  // graph/expr_cap.h
   record_unbacked_bindings(rec, outputs);
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if (node.outputs[k].empty()) continue;
