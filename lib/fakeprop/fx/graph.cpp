@@ -24,6 +24,10 @@ const Arg* Node::kwarg(std::string_view name) const {
 namespace {
 
 constexpr size_t kMaxArgDepth = 64;
+// JSON nesting accepted at all (arguments nest at most kMaxArgDepth inside a
+// node, itself three levels down); checked while parsing, before any
+// recursive walk of the document.
+constexpr int kMaxJsonDepth = 100;
 
 class GraphReader {
  public:
@@ -183,10 +187,15 @@ class GraphReader {
           const json& r = decl["range"];
           if (!r.is_array() || r.size() != 2) fail("range of symbol '" + name + "' must be [lo, hi]");
           ValueRange vr;
+          for (const json& bound : r)
+            if (!bound.is_null() && !bound.is_number_integer())
+              fail("range of symbol '" + name + "' must hold integers or null");
           if (!r[0].is_null()) vr.lo = r[0].get<int64_t>();
           if (!r[1].is_null()) vr.hi = r[1].get<int64_t>();
           d.range = vr;
         }
+        if (decl.contains("unbacked") && !decl["unbacked"].is_boolean())
+          fail("'unbacked' of symbol '" + name + "' must be a boolean");
         d.unbacked = decl.value("unbacked", false);
         g.symbols[name] = d;
       }
@@ -233,22 +242,40 @@ class GraphReader {
 
 }  // namespace
 
-Graph parse_graph(const std::string& json_text, const std::string& path_for_errors) {
+Graph parse_graph(const std::string& json_text, const std::string& path_for_errors, size_t max_nodes) {
+  // The parser itself is iterative; the depth and node-count limits are
+  // enforced from its callback, so a hostile file stops early.
+  std::string top_key;
+  size_t node_count = 0;
+  auto limits = [&](int depth, json::parse_event_t event, json& parsed) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxJsonDepth)
+      throw InputError(path_for_errors + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (event == json::parse_event_t::key && depth == 1 && parsed.is_string()) top_key = parsed.get<std::string>();
+    if (event == json::parse_event_t::object_start && depth == 2 && top_key == "nodes" && ++node_count > max_nodes)
+      throw InputError(path_for_errors + ": more than " + std::to_string(max_nodes) + " nodes (the node-count limit)");
+    return true;
+  };
   json root;
   try {
-    root = json::parse(json_text, nullptr, true, false);
+    root = json::parse(json_text, limits, true, false);
   } catch (const json::parse_error& e) {
     throw InputError(path_for_errors + ": invalid JSON: " + e.what());
   }
-  return GraphReader(path_for_errors).read(root);
+  try {
+    return GraphReader(path_for_errors).read(root);
+  } catch (const json::exception& e) {
+    // A value of an unexpected JSON type that no check above caught.
+    throw InputError(path_for_errors + ": invalid JSON FX graph: " + e.what());
+  }
 }
 
-Graph load_graph(const std::string& path) {
+Graph load_graph(const std::string& path, size_t max_nodes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_graph(ss.str(), path);
+  return parse_graph(ss.str(), path, max_nodes);
 }
 
 }  // namespace fakeprop::fx

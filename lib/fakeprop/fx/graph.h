@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeprop/graph/limits.h"
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/tensor/tensor_meta.h"
 
@@ -67,7 +68,9 @@ struct Graph {
 };
 
 // Throws InputError naming the file and node for anything malformed.
-Graph load_graph(const std::string& path);
-Graph parse_graph(const std::string& json_text, const std::string& path_for_errors);
+// More than `max_nodes` nodes, or JSON nested deeper than 100 levels, is an
+// InputError too.
+Graph load_graph(const std::string& path, size_t max_nodes = kDefaultMaxNodes);
+Graph parse_graph(const std::string& json_text, const std::string& path_for_errors, size_t max_nodes = kDefaultMaxNodes);
 
 }  // namespace fakeprop::fx

@@ -18,6 +18,54 @@ bool is_identifier(const std::string& s) {
 // Entries longer than this are refused: std::regex recursion grows with the
 // pattern, and a spec is a short list of names.
 constexpr size_t kMaxPatternLength = 512;
+// Counted repetitions ({n}, {n,m}) copy their operand n or m times when the
+// regex is compiled; the product of all bounds in one pattern is capped so
+// that ((a{1000}){1000}){1000} is refused instead of exhausting memory.
+constexpr uint64_t kMaxRepetitionProduct = 10000;
+// Regexes are matched against source names up to this length. Matching runs
+// in polynomial time (see make_regex), but a longer name is refused with a
+// clear error rather than matched slowly; exact names of any length match.
+constexpr size_t kMaxRegexSubjectLength = 4096;
+
+// The product of the counted-repetition bounds in `pattern` (saturating).
+uint64_t repetition_product(const std::string& pattern) {
+  uint64_t product = 1;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (pattern[i] != '{') continue;
+    uint64_t bound = 0;
+    bool digits = false;
+    for (size_t j = i + 1; j < pattern.size() && pattern[j] != '}'; ++j) {
+      const char c = pattern[j];
+      if (c == ',') {
+        bound = 0;  // the upper bound (or the lower one when open-ended) counts
+        continue;
+      }
+      if (!std::isdigit(static_cast<unsigned char>(c))) break;
+      digits = true;
+      bound = std::min<uint64_t>(bound * 10 + static_cast<uint64_t>(c - '0'), kMaxRepetitionProduct + 1);
+    }
+    if (digits) product = std::min<uint64_t>(product * std::max<uint64_t>(bound, 1), kMaxRepetitionProduct + 1);
+  }
+  return product;
+}
+
+// libstdc++'s default executor backtracks: (a*)*b takes exponential time and
+// its recursion depth grows with the subject, so a long name can overflow the
+// stack. __polynomial selects its breadth-first (Thompson) executor, linear
+// in the subject for a fixed pattern; it rejects back-references, which then
+// leave the entry an exact name, like any pattern that is not a valid regex.
+std::regex make_regex(const std::string& pattern) {
+  const auto flags = std::regex::ECMAScript | std::regex_constants::__polynomial;
+  try {
+    return std::regex(pattern, flags);
+  } catch (const std::regex_error&) {
+    return std::regex("(?!)", flags);  // matches nothing
+  }
+}
 
 }  // namespace
 
@@ -66,12 +114,11 @@ void SourceSpecs::add(DimMark mark, const std::string& spec_list) {
     if (pattern.size() > kMaxPatternLength) throw InputError("source spec '" + item.substr(0, 40) + "...': longer than 512 characters");
     e.pattern = normalize_source(pattern);
     e.text = item;
-    try {
-      e.regex = std::regex(e.pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error&) {
-      // Not a valid regex: it can still match by exact name.
-      e.regex = std::regex("(?!)");
-    }
+    if (repetition_product(e.pattern) > kMaxRepetitionProduct)
+      throw InputError("source spec '" + item.substr(0, 80) + "': counted repetitions ({n}) multiply to more than " +
+                       std::to_string(kMaxRepetitionProduct));
+    // Not a valid regex: it can still match by exact name.
+    e.regex = make_regex(e.pattern);
     entries_.push_back({mark, std::move(e)});
   }
 }
@@ -88,6 +135,10 @@ void SourceSpecs::add_from_environment() {
 
 bool SourceSpecs::matches(const SourceSpecEntry& e, const std::string& source) {
   if (e.pattern == source) return true;
+  if (source.size() > kMaxRegexSubjectLength)
+    throw InputError("source spec '" + e.text.substr(0, 80) + "': the source name '" + source.substr(0, 40) + "...' has " +
+                     std::to_string(source.size()) + " characters; regular expressions are matched against names of at most " +
+                     std::to_string(kMaxRegexSubjectLength) + " (give the name exactly)");
   try {
     // re.match: anchored at the start only.
     return std::regex_search(source, e.regex, std::regex_constants::match_continuous);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "fakeprop/onnx/mapped_file.h"
@@ -230,7 +231,11 @@ void for_each_element(const TensorRef& tensor, const ElementLayout& layout, Emit
       throw InputError(file + ": external data of tensor '" + tensor.name + "' has length " +
                        std::to_string(tensor.external_length) + ", needs " + std::to_string(needed) + " bytes");
     }
-    external_bytes = read_file_range(file, static_cast<uint64_t>(tensor.external_offset), needed);
+    try {
+      external_bytes = read_file_range(file, static_cast<uint64_t>(tensor.external_offset), needed);
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (external data of tensor '" + tensor.name + "')");
+    }
     bytes = external_bytes;
   } else if (bytes.size() < needed) {
     throw InputError("tensor '" + tensor.name + "': raw_data has " + std::to_string(bytes.size()) + " bytes, needs " +
@@ -254,7 +259,8 @@ std::optional<ElementLayout> readable_layout(const TensorRef& tensor, int64_t ma
 
 class Parser {
  public:
-  Parser(std::string_view file, std::string path) : file_(file), path_(std::move(path)) {
+  Parser(std::string_view file, std::string path, size_t max_nodes)
+      : file_(file), path_(std::move(path)), max_nodes_(max_nodes) {
     const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
     base_dir_ = parent.empty() ? std::string(".") : parent.string();
   }
@@ -382,6 +388,12 @@ class Parser {
   }
 
   Node parse_node(std::string_view bytes) {
+    // Counted over the whole file (subgraphs and functions included), before
+    // the node is built: a node can take as little as two bytes of the file.
+    if (++node_count_ > max_nodes_) {
+      throw InputError(path_ + ": more than " + std::to_string(max_nodes_) + " nodes (the node-count limit, at byte offset " +
+                       std::to_string(offset_of(bytes)) + ")");
+    }
     Node node;
     Reader reader(file_.data(), bytes);
     Field field;
@@ -758,11 +770,14 @@ class Parser {
   // Empty names become "<op_type>_<index>"; every name ends up unique in its
   // graph (a later duplicate gets "_1", "_2", ...).
   static void name_nodes(std::vector<Node>& nodes) {
-    std::set<std::string> taken;
+    // Hash sets: a 1M-node graph spent most of its load time in ordered-set string compares.
+    std::unordered_set<std::string> taken;
+    taken.reserve(nodes.size() * 2);
     for (const Node& node : nodes) {
       if (!node.name.empty()) taken.insert(node.name);
     }
-    std::set<std::string> seen;
+    std::unordered_set<std::string> seen;
+    seen.reserve(nodes.size());
     for (size_t index = 0; index < nodes.size(); ++index) {
       Node& node = nodes[index];
       std::string base = node.name.empty() ? node.op_type + "_" + std::to_string(index) : node.name;
@@ -781,6 +796,8 @@ class Parser {
   std::string path_;
   std::string base_dir_;
   int depth_ = 0;
+  size_t max_nodes_;
+  size_t node_count_ = 0;
 };
 
 }  // namespace
@@ -869,7 +886,7 @@ bool looks_like_onnx(std::string_view head) {
   }
 }
 
-Model parse_model(std::string_view bytes, const std::string& path_for_errors) {
+Model parse_model(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes) {
   const std::string& path = path_for_errors;
   if (bytes.empty()) throw InputError(path + ": not an ONNX model (empty file)");
   if (!looks_like_onnx(bytes.substr(0, 1 << 16))) {
@@ -879,7 +896,7 @@ Model parse_model(std::string_view bytes, const std::string& path_for_errors) {
                      (json ? std::string("looks like JSON") : std::string("does not start with a ModelProto field")) + ")");
   }
   try {
-    Model model = Parser(bytes, path).parse();
+    Model model = Parser(bytes, path, max_nodes).parse();
     model.file = MappedFile::borrow(bytes, path);
     return model;
   } catch (const ParseError& e) {
@@ -887,9 +904,9 @@ Model parse_model(std::string_view bytes, const std::string& path_for_errors) {
   }
 }
 
-Model load_model(const std::string& path) {
+Model load_model(const std::string& path, size_t max_nodes) {
   std::shared_ptr<MappedFile> file = MappedFile::open(path);
-  Model model = parse_model(file->bytes(), path);
+  Model model = parse_model(file->bytes(), path, max_nodes);
   model.file = std::move(file);
   return model;
 }

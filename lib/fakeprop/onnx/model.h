@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fakeprop/graph/limits.h"
 #include "fakeprop/tensor/dtype.h"
 
 namespace fakeprop::onnx {
@@ -133,9 +134,11 @@ struct Model {
 
 // Load without copying tensor contents. Throws InputError with a message
 // naming `path` (and the node where there is one) for anything unreadable.
-Model load_model(const std::string& path);
+// More than `max_nodes` nodes (all graphs and functions together) is an
+// InputError before they are built.
+Model load_model(const std::string& path, size_t max_nodes = kDefaultMaxNodes);
 // Parse from bytes already in memory (tests, fuzzers); `bytes` must outlive the model.
-Model parse_model(std::string_view bytes, const std::string& path_for_errors);
+Model parse_model(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes = kDefaultMaxNodes);
 
 // True when the content looks like an ONNX ModelProto (format detection).
 bool looks_like_onnx(std::string_view head);

@@ -1,0 +1,97 @@
+#include "fakeprop/graph/expr_cap.h"
+
+#include <unordered_map>
+
+namespace fakeprop {
+
+size_t bounded_expr_size(ExprRef e, size_t cap) {
+  size_t count = 0;
+  std::vector<ExprRef> stack{e};
+  while (!stack.empty() && count <= cap) {
+    ExprRef x = stack.back();
+    stack.pop_back();
+    ++count;
+    for (const auto& term : x->terms()) stack.push_back(term.first);
+    for (ExprRef arg : x->args()) stack.push_back(arg);
+  }
+  return count;
+}
+
+namespace {
+
+class Capper {
+ public:
+  Capper(ShapeEnv& env, size_t max_nodes) : env_(env), max_nodes_(max_nodes) {}
+
+  void value(Value& v) {
+    switch (v.kind) {
+      case Value::Kind::Tensor: tensor(v); break;
+      case Value::Kind::Int: v.i = symint(v.i, false); break;
+      case Value::Kind::List: {
+        ValueList xs = *v.list;
+        for (Value& x : xs) value(x);
+        v.list = std::make_shared<const ValueList>(std::move(xs));
+        if (v.list_length) v.list_length = symint(*v.list_length, true);
+        break;
+      }
+      default: break;
+    }
+  }
+
+  size_t replaced() const { return replaced_; }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  void tensor(Value& v) {
+    const size_t before = replaced_;
+    TensorValue t = *v.tensor;
+    for (SymInt& d : t.meta.sizes) d = symint(d, true);
+    for (SymInt& d : t.meta.strides) d = symint(d, true);
+    t.meta.storage_offset = symint(t.meta.storage_offset, true);
+    if (t.data && !t.data->is_float)
+      for (SymInt& x : t.data->ints) x = symint(x, false);
+    if (replaced_ != before) v = Value::of_tensor(std::move(t));
+  }
+
+  SymInt symint(const SymInt& x, bool size_like) {
+    if (x.is_static()) return x;
+    ExprRef e = x.expr();
+    auto it = replacements_.find(e);
+    if (it != replacements_.end()) {
+      ++replaced_;
+      return SymInt(it->second);
+    }
+    if (bounded_expr_size(e, max_nodes_) <= max_nodes_) return x;
+    ExprRef fresh = env_.create_unbacked_symint(size_like);
+    replacements_.emplace(e, fresh);
+    names_.push_back(fresh->name());
+    ++replaced_;
+    return SymInt(fresh);
+  }
+
+  ShapeEnv& env_;
+  size_t max_nodes_;
+  size_t replaced_ = 0;
+  std::unordered_map<ExprRef, ExprRef> replacements_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+size_t cap_expression_size(std::vector<Value>& values, ShapeEnv& env, size_t max_nodes, const std::string& node,
+                           std::vector<ErrorRecord>& warnings) {
+  if (max_nodes == 0) return 0;  // no limit
+  Capper capper(env, max_nodes);
+  for (Value& v : values) capper.value(v);
+  if (capper.replaced() == 0) return 0;
+  std::string fresh;
+  for (const auto& name : capper.names()) fresh += (fresh.empty() ? "" : ", ") + name;
+  warnings.push_back({node, "expression_too_large",
+                      "an output expression grew past " + std::to_string(max_nodes) +
+                          " operations and was replaced by the fresh unbacked symbol" +
+                          (capper.names().size() > 1 ? "s " : " ") + fresh +
+                          " (decisions on it become runtime asserts or data-dependent errors)"});
+  return capper.replaced();
+}
+
+}  // namespace fakeprop

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz, seeds them
+# from testdata/, and runs each for SECONDS_PER_TARGET (default 60, as CI
+# does). Any crash, sanitizer report, timeout (>10 s for one input) or
+# out-of-memory (>2 GB) fails the script; the input is copied to
+# testdata/fuzz_regressions/<target>/, where `ctest -R fuzz_regressions`
+# replays it in every build once it is committed.
+#   scripts/fuzz.sh            60 s per target (CI)
+#   scripts/fuzz.sh 3600       the longer local run (an hour per target)
+#   TARGETS="fx_graph" scripts/fuzz.sh 600    one target
+# The corpus grows in build-fuzz/corpus/<target> and is reused by later runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build=${BUILD_DIR:-build-fuzz}
+jobs=${JOBS:-2}
+targets=${TARGETS:-"onnx_model fx_graph source_spec expr_parse"}
+
+CXX=${CXX:-clang++} cmake -S . -B "$build" -DFAKEPROP_FUZZ=ON -DFAKEPROP_BUILD_TESTS=OFF \
+  -DFAKEPROP_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > "$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; exit 1; }
+for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
+
+# ---- seeds from testdata ----
+seeds=$build/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds"/{onnx_model,fx_graph,source_spec,expr_parse}
+find testdata -name '*.onnx' -size -64k -exec cp {} "$seeds/onnx_model/" \;
+/usr/bin/python3 - "$seeds" <<'PY'
+import glob, json, os, re, sys
+seeds = sys.argv[1]
+def put(target, name, text):
+    with open(os.path.join(seeds, target, name), "w") as f:
+        f.write(text)
+exprs, n = set(), 0
+def walk(x):
+    if isinstance(x, dict):
+        for v in x.values(): walk(v)
+    elif isinstance(x, list):
+        for v in x: walk(v)
+    elif isinstance(x, str) and re.fullmatch(r"[\w\s+\-*/%()<>=!,]+", x) and re.search(r"[a-z]", x) and len(x) < 200:
+        exprs.add(x)
+for path in sorted(glob.glob("testdata/fx_goldens/*.json")):
+    doc = json.load(open(path))
+    graphs = doc["cases"] if "cases" in doc else [doc]
+    for g in graphs:
+        walk(g)
+        text = json.dumps(g)
+        if len(text) <= 16384:
+            put("fx_graph", "g%04d.json" % n, text)
+            n += 1
+for i, e in enumerate(sorted(exprs)[:500]):
+    put("expr_parse", "e%04d" % i, e)
+for i, e in enumerate(["2*s0 + 1", "s0//2", "max(1, s0)", "(s0 + 7) % 8 == 0 and s1 >= 2", "-(u0 - 3)*(s0 - 1) // 4",
+                       "min(s0, s1, 4) != 3 or not s2 < 5"]):
+    put("expr_parse", "b%02d" % i, e)
+specs = set()
+for path in glob.glob("testdata/lit/**/*.test", recursive=True):
+    for m in re.finditer(r"--(?:dynamic|unbacked|static)[ =](\"[^\"]*\"|'[^']*'|\S+)", open(path).read()):
+        specs.add(m.group(1).strip("'\""))
+specs |= {"L['x']:0", "x,y", "L\\[.x.\\]", "L\\['(a|b)+'\\]:2", "x:1, L[y]", ".*"}
+for i, s in enumerate(sorted(specs)):
+    put("source_spec", "s%03d" % i, s + "\nL['x']\nL['y']\nL['input_ids']")
+PY
+
+# ---- run ----
+status=0
+summary=()
+for t in $targets; do
+  case $t in
+    onnx_model) max_len=16384 ;;
+    fx_graph) max_len=16384 ;;
+    source_spec) max_len=1024 ;;
+    expr_parse) max_len=1024 ;;
+  esac
+  corpus=$build/corpus/$t
+  artifacts=$build/artifacts/$t
+  mkdir -p "$corpus" "$artifacts"
+  log=$build/fuzz_$t.log
+  echo "fuzz: $t for ${seconds}s (log: $log)"
+  set +e
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$t" > "$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  found=$(find "$artifacts" -type f | wc -l)
+  summary+=("$t: ${execs:-?} inputs, exit $rc, $found finding(s)")
+  if [ "$rc" != 0 ] || [ "$found" != 0 ]; then
+    status=1
+    mkdir -p "testdata/fuzz_regressions/$t"
+    for f in "$artifacts"/*; do
+      [ -f "$f" ] || continue
+      cp "$f" "testdata/fuzz_regressions/$t/$(basename "$f")"
+      echo "fuzz: $t: finding $(basename "$f") copied to testdata/fuzz_regressions/$t/"
+    done
+    grep -E "ERROR|SUMMARY|timeout|out-of-memory|deadly" "$log" | head -20 || true
+  fi
+done
+printf 'fuzz: %s\n' "${summary[@]}"
+exit $status
