@@ -44,7 +44,7 @@ SymBool rel(const SymInt& a, Rel r, const SymInt& b) {
   return false;
 }
 
-// PyTorch's guard_or_false / guard_or_true / guard_size_oblivious, with static
+// PyTorch's guard_or_false / guard_or_true, with static
 // answers taken without asking the env.
 bool guard_or_false(ShapeEnv& env, const SymBool& c, const char* rule) {
   if (auto v = c.maybe_value()) return *v;
@@ -53,10 +53,6 @@ bool guard_or_false(ShapeEnv& env, const SymBool& c, const char* rule) {
 bool guard_or_true(ShapeEnv& env, const SymBool& c, const char* rule) {
   if (auto v = c.maybe_value()) return *v;
   return env.guard_or_true(c, rule);
-}
-bool size_oblivious(ShapeEnv& env, const SymBool& c, const char* rule) {
-  if (auto v = c.maybe_value()) return *v;
-  return env.guard_size_oblivious(c, rule);
 }
 
 SymInt product(std::span<const SymInt> xs) {
@@ -426,14 +422,16 @@ SymShape broadcast_shapes(const SymShape& a, const SymShape& b, ShapeEnv& env) {
     const size_t i = n - 1 - k;
     const SymInt size_a = k < a.size() ? a[a.size() - 1 - k] : SymInt(1);
     const SymInt size_b = k < b.size() ? b[b.size() - 1 - k] : SymInt(1);
-    // Broadcasting is tested first: for size-like unbacked sizes it is
-    // decided without a guard, and only then equality becomes a check.
-    if (size_oblivious(env, rel(size_a, Rel::Eq, 1), kRule)) {
+    // Broadcasting is tested first, as current PyTorch's infer_size does with
+    // guard_or_false: a size that may or may not be 1 without a hint (e.g.
+    // (w - 1)//4 + 1 of a hintless w) is taken as not 1, and only then
+    // equality becomes a check (a runtime assert unless statically known).
+    if (guard_or_false(env, rel(size_a, Rel::Eq, 1), kRule)) {
       out[i] = size_b;
       continue;
     }
     out[i] = size_a;
-    if (size_oblivious(env, rel(size_b, Rel::Eq, 1), kRule)) continue;
+    if (guard_or_false(env, rel(size_b, Rel::Eq, 1), kRule)) continue;
     const SymBool equal = rel(size_a, Rel::Eq, size_b);
     const bool ok = equal.is_static() ? equal.value() : env.expect_true(equal, kRule);
     if (!ok) {
