@@ -383,6 +383,15 @@ ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
       default: return bool_const(*s >= 0);
     }
   }
+  if ((kind == ExprKind::Eq || kind == ExprKind::Ne) && (a->is_integer() || b->is_integer())) {
+    // k*x == 0 holds exactly when x == 0 (k a nonzero integer): Eq(32*(Mod(s0, 2)), 0) is Eq(Mod(s0, 2), 0).
+    ExprRef side = a->is_integer() ? b : a;
+    if ((a->is_integer() ? a : b)->value() == 0 && side->kind() == ExprKind::Mul && side->value() != 1) {
+      auto f = side->terms();
+      ExprRef unit = f.size() == 1 && f[0].second == 1 ? f[0].first : make_node(ExprKind::Mul, 1, f);
+      return relation(kind, unit, integer(0));
+    }
+  }
   if (kind == ExprKind::Eq || kind == ExprKind::Ne) {
     // One node for Eq(8, s0) and Eq(s0, 8): the non-constant (else lower id) side first.
     bool swap = a->is_integer() != b->is_integer() ? a->is_integer() : a->id() > b->id();
@@ -563,6 +572,16 @@ ExprRef mod(ExprRef a, ExprRef b) {
     for (const auto& t : l.terms)
       if (t.second % *c != 0) reduced.terms.push_back(t);
     if (reduced.terms.empty()) return integer(reduced.constant);
+    // g*x mod g*q == g*(x mod q) for the common integer factor g > 1 of every
+    // coefficient, the constant and the modulus (sympy's Mod.eval pulls out the gcd).
+    uint64_t g = gcd_u64(magnitude(reduced.constant), static_cast<uint64_t>(*c));
+    for (const auto& t : reduced.terms) g = gcd_u64(g, magnitude(t.second));
+    if (g > 1) {
+      auto gi = static_cast<int64_t>(g);
+      for (auto& t : reduced.terms) t.second /= gi;
+      reduced.constant /= gi;
+      return scale(mod(from_linear(reduced), integer(*c / gi)), gi);
+    }
     if (reduced.constant != l.constant || reduced.terms.size() != l.terms.size())
       return mod(from_linear(reduced), b);
   }
