@@ -118,29 +118,33 @@ void multi_head_attention_rule(OpContext& ctx) {
   v_hidden = ctx.env().simplify(v_hidden);
   ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], v_hidden});
   const bool wants_present = ctx.wants_output(1) || ctx.wants_output(2);
+  if (!wants_present && !ctx.wants_output(3)) return;
+  SymInt total = kv_len;
+  DType key_t = ctx.dtype(0), value_t = ctx.dtype(0);
+  if (ctx.has_input(6)) {
+    require_rank(ctx, 6, {4}, "past_key");
+    const SymShape& past = ctx.shape(6);
+    key_t = ctx.dtype(6);
+    if (ctx.has_input(7)) value_t = ctx.dtype(7);
+    if (ctx.has_input(8)) {  // past and present share one max-length buffer
+      if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, past);
+      if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, ctx.has_input(7) ? ctx.shape(7) : past);
+      // The valid length is past_sequence_length (data) + kv_len: output_qk has a data-dependent width.
+      if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], ctx.new_unbacked_size({0, kIntOo})});
+      return;
+    }
+    if (bnsh_kv) ctx.fail("invalid_inputs", "MultiHeadAttention: past_key cannot be used with BNSH key (cross attention)");
+    total = past[2] + kv_len;
+  }
+  total = ctx.env().simplify(total);
   if (wants_present) {
     const SymInt head = exact_div(ctx, hidden, heads, "MultiHeadAttention: hidden size divisible by num_heads");
     const SymInt v_head = exact_div(ctx, v_hidden, heads, "MultiHeadAttention: v hidden size divisible by num_heads");
-    SymInt total = kv_len;
-    DType key_t = ctx.dtype(0), value_t = ctx.dtype(0);
-    if (ctx.has_input(6)) {
-      require_rank(ctx, 6, {4}, "past_key");
-      const SymShape& past = ctx.shape(6);
-      key_t = ctx.dtype(6);
-      if (ctx.has_input(7)) value_t = ctx.dtype(7);
-      if (ctx.has_input(8)) {  // past and present share one max-length buffer
-        if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, past);
-        if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, ctx.has_input(7) ? ctx.shape(7) : past);
-        return;
-      }
-      if (bnsh_kv) ctx.fail("invalid_inputs", "MultiHeadAttention: past_key cannot be used with BNSH key (cross attention)");
-      total = past[2] + kv_len;
-    }
-    total = ctx.env().simplify(total);
     if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, {q[0], heads, total, head});
     if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, {q[0], heads, total, v_head});
   }
-  if (ctx.wants_output(3)) ctx.fail("unsupported", "MultiHeadAttention output_qk is not supported");
+  // output_qk: the scaled Q*K^T scores, (batch, num_heads, sequence_length, total_sequence_length).
+  if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], total});
 }
 
 // GroupQueryAttention: query (B, S, heads*head) or packed (B, S, (heads + 2*kv_heads)*head);

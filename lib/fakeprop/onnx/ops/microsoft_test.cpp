@@ -129,6 +129,24 @@ const std::vector<Case>& cases() {
        {{"y", {"B", "S", "32"}}, {"present_k", {"B", "4", "L + P", "16"}}, {"present_v", {"B", "4", "L + P", "8"}}},
        "",
        {{"q", {2, 3, 64}}, {"k", {2, 3, 64}}, {"v", {2, 3, 32}}, {"pk", {2, 4, 9, 16}}, {"pv", {2, 4, 9, 8}}}},
+      // output_qk (4th output): (batch, num_heads, sequence_length, total_sequence_length), total = past + new.
+      {"mha_output_qk_with_past",
+       ms("MultiHeadAttention", {"q", "k", "v", "", "", "", "pk", "pv"}, {"y", "", "", "qk"},
+          [](ModelBuilder& b) {
+            b.input("q", kFloat, {"B", "S", 64}).input("k", kFloat, {"B", "L", 64}).input("v", kFloat, {"B", "L", 64});
+            b.input("pk", kFloat, {"B", 4, "P", 16}).input("pv", kFloat, {"B", 4, "P", 16});
+          },
+          attr("num_heads", 4)),
+       {{"y", {"B", "S", "64"}}, {"qk", {"B", "4", "S", "L + P"}, DType::Float32}},
+       "",
+       {{"q", {2, 3, 64}}, {"k", {2, 5, 64}}, {"v", {2, 5, 64}}, {"pk", {2, 4, 9, 16}}, {"pv", {2, 4, 9, 16}}}},
+      {"mha_output_qk_self_attention",
+       ms("MultiHeadAttention", {"q", "k", "v"}, {"y", "present_k", "present_v", "qk"},
+          [](ModelBuilder& b) {
+            b.input("q", kFloat16, {2, 5, 32}).input("k", kFloat16, {2, 7, 32}).input("v", kFloat16, {2, 7, 32});
+          },
+          attr("num_heads", 2)),
+       {{"present_k", {"2", "2", "7", "16"}}, {"qk", {"2", "2", "5", "7"}, DType::Float16}}},
       {"mha_packed_qkv",
        ms("MultiHeadAttention", {"qkv"}, {"y", "present_k", "present_v"},
           [](ModelBuilder& b) { b.input("qkv", kFloat, {"B", "S", 4, 3, 16}); }, attr("num_heads", 4)),
