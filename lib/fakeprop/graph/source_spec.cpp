@@ -15,8 +15,8 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// Entries longer than this are refused: std::regex recursion grows with the
-// pattern, and a spec is a short list of names.
+// Entries longer than this are exact names only, never compiled as regexes:
+// std::regex's compiler recursion grows with the pattern.
 constexpr size_t kMaxPatternLength = 512;
 // Counted repetitions ({n}, {n,m}) copy their operand n or m times when the
 // regex is compiled; the product of all bounds in one pattern is capped so
@@ -111,14 +111,18 @@ void SourceSpecs::add(DimMark mark, const std::string& spec_list) {
       e.dim = std::stoll(digits);
     }
     if (pattern.empty()) throw InputError("source spec '" + item + "': empty source name");
-    if (pattern.size() > kMaxPatternLength) throw InputError("source spec '" + item.substr(0, 40) + "...': longer than 512 characters");
     e.pattern = normalize_source(pattern);
     e.text = item;
-    if (repetition_product(e.pattern) > kMaxRepetitionProduct)
-      throw InputError("source spec '" + item.substr(0, 80) + "': counted repetitions ({n}) multiply to more than " +
-                       std::to_string(kMaxRepetitionProduct));
-    // Not a valid regex: it can still match by exact name.
-    e.regex = make_regex(e.pattern);
+    if (e.pattern.size() > kMaxPatternLength) {
+      // Too long to compile as a regex (its compiler recurses); still an exact name.
+      e.regex = make_regex("(?!)");
+    } else {
+      if (repetition_product(e.pattern) > kMaxRepetitionProduct)
+        throw InputError("source spec '" + item.substr(0, 80) + "': counted repetitions ({n}) multiply to more than " +
+                         std::to_string(kMaxRepetitionProduct));
+      // Not a valid regex: it can still match by exact name.
+      e.regex = make_regex(e.pattern);
+    }
     entries_.push_back({mark, std::move(e)});
   }
 }
