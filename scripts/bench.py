@@ -1,0 +1,306 @@
+#!/usr/bin/python3
+"""fakeprop against its peers, measured side by side in one run.
+
+    /usr/bin/python3 scripts/bench.py --fakeprop build-rel/fakeprop [--quick] [--out results.json]
+
+Builds its models locally into --models-dir (default build-models/, git-ignored;
+files already there are reused):
+  - torchvision and GPT-2-style ONNX exports through scripts/export_models.py
+    (python3-torch 1.13, random weights): resnet50, vit_b_16, gpt2_12, gpt2_48;
+  - the same networks as ATen FX graphs (make_fx) in fakeprop's JSON format;
+  - synthetic ONNX graphs of 1k to 1M nodes (scripts/bench/gen_synthetic.py).
+Then, for every model, each tool runs in a fresh process, best of N:
+  - fakeprop (`fakeprop MODEL --input ... --json --stats`, stdout discarded:
+    process start, load, propagation and the JSON report all counted);
+  - onnx.shape_inference.infer_shapes_path (the call alone, load and save
+    included; interpreter start-up and `import onnx` excluded);
+  - ONNX's C++ inference through libonnx (fakeprop_onnx_peer, protobuf parse +
+    InferShapes; built next to fakeprop);
+  - torch FakeTensorProp on the FX graphs (the node walk over inputs that are
+    already fake, and propagate() with the conversion of real inputs).
+Peak memory is each process's maximum resident set (wait4's ru_maxrss).
+Ratios are peer time / fakeprop time from the same run; the machine's load
+is whatever it is at the time, so rerun on a quiet machine for stable numbers.
+Prints markdown tables and writes every measurement as JSON (--out).
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+
+# name -> fakeprop --input hints (the export's example sizes)
+EXPORTS = {
+    "resnet50": ["x=2,3,224,224"],
+    "vit_b_16": ["x=2,3,224,224"],
+    "gpt2_12": ["input_ids=2,16"],
+    "gpt2_48": ["input_ids=2,16"],
+}
+FX_GRAPHS = ["resnet50", "vit_b_16", "gpt2_12"]
+SYNTH_SIZES = [1000, 10000, 100000, 1000000]
+SYNTH_HINT = ["x=2,8,64"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run_measured(cmd, env=None, capture_stdout=False):
+    """One fresh process: (wall seconds, rusage, returncode, stdout bytes, stderr bytes)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out if capture_stdout else subprocess.DEVNULL, stderr=err, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return wall, ru, p.returncode, out.read() if capture_stdout else b"", err.read()
+
+
+def best_of(n, cmd, env=None, capture_stdout=False, what=""):
+    """Best wall time of n runs, the largest peak RSS, and the last run's outputs."""
+    best = None
+    for _ in range(n):
+        wall, ru, rc, out, err = run_measured(cmd, env=env, capture_stdout=capture_stdout)
+        if rc != 0:
+            raise RuntimeError("%s failed (exit %d): %s\n%s" % (what or cmd[0], rc, " ".join(cmd), err.decode()[-2000:]))
+        cpu = ru.ru_utime + ru.ru_stime
+        if best is None:
+            best = {"wall_s": wall, "cpu_s": cpu, "peak_rss_kb": ru.ru_maxrss, "out": out, "err": err}
+        else:
+            if wall < best["wall_s"]:
+                best.update(wall_s=wall, out=out, err=err)
+            best["cpu_s"] = min(best["cpu_s"], cpu)
+            best["peak_rss_kb"] = max(best["peak_rss_kb"], ru.ru_maxrss)
+    return best
+
+
+# ---------------------------------------------------------------- models
+
+def ensure_models(opts):
+    d = opts.models_dir
+    os.makedirs(os.path.join(d, "bench"), exist_ok=True)
+    exports = [m for m in EXPORTS if not (opts.quick and m == "gpt2_48")]
+    missing = [m for m in exports if not os.path.exists(os.path.join(d, m + ".onnx"))]
+    if missing:
+        log("exporting %s (scripts/export_models.py; minutes)" % ", ".join(missing))
+        subprocess.run([PY, os.path.join(HERE, "export_models.py"), "--out", d, "--models", ",".join(missing)],
+                       check=False)
+    exports = [m for m in exports if os.path.exists(os.path.join(d, m + ".onnx"))]
+    sizes = [n for n in SYNTH_SIZES if not (opts.quick and n > 100000)]
+    synth = []
+    for n in sizes:
+        path = os.path.join(d, "bench", "synth_%d.onnx" % n)
+        if not os.path.exists(path):
+            log("generating %s" % path)
+            subprocess.run([PY, os.path.join(HERE, "bench", "gen_synthetic.py"), "--nodes", str(n), "-o", path],
+                           check=True)
+        synth.append((n, path))
+    return exports, synth
+
+
+# ---------------------------------------------------------------- tools
+
+def fakeprop_run(opts, model, hints, repeat, cache=True):
+    cmd = [opts.fakeprop, model, "--json", "--stats"]
+    for h in hints:
+        cmd += ["--input", h]
+    env = dict(os.environ)
+    env.pop("TORCH_LOGS", None)
+    env["FAKEPROP_DISPATCH_CACHE"] = "1" if cache else "0"
+    r = best_of(repeat, cmd, env=env, what="fakeprop")
+    r["stats"] = [line for line in r.pop("err").decode().splitlines() if line.startswith("stats:")]
+    r.pop("out")
+    return r
+
+
+def onnx_py_run(opts, model, repeat):
+    outp = os.path.join(opts.tmp, "inferred.onnx")
+    r = best_of(repeat, [PY, os.path.join(HERE, "bench", "onnx_py_peer.py"), model, outp], capture_stdout=True,
+                what="onnx.shape_inference.infer_shapes_path")
+    info = json.loads(r.pop("out").decode().strip().splitlines()[-1])
+    r.pop("err")
+    if os.path.exists(outp):
+        os.remove(outp)
+    # The process's wall time counts python start-up and `import onnx`; the
+    # call's own time is the peer's time (load included).
+    r["process_wall_s"] = r["wall_s"]
+    r["wall_s"] = info["ms"] / 1000.0
+    r["baseline_rss_kb"] = info["baseline_rss_kb"]
+    return r
+
+
+def onnx_cpp_run(opts, model, repeat):
+    r = best_of(repeat, [opts.onnx_peer, model], capture_stdout=True, what="fakeprop_onnx_peer")
+    info = json.loads(r.pop("out").decode().strip().splitlines()[-1])
+    r.pop("err")
+    r.update(load_ms=info["load_ms"], infer_ms=info["infer_ms"])
+    return r
+
+
+def ftp_run(opts, name, json_path, repeat):
+    cmd = [PY, os.path.join(HERE, "bench", "ftp_peer.py"), name, "--json", json_path, "--repeat", str(repeat)]
+    wall, ru, rc, out, err = run_measured(cmd, capture_stdout=True)
+    if rc != 0:
+        raise RuntimeError("ftp_peer %s failed: %s" % (name, err.decode()[-2000:]))
+    info = json.loads(out.decode().strip().splitlines()[-1])
+    info["peak_rss_kb"] = ru.ru_maxrss
+    return info
+
+
+# ---------------------------------------------------------------- report
+
+def fmt_ms(s):
+    ms = s * 1000.0
+    return "%.0f ms" % ms if ms >= 100 else ("%.1f ms" % ms if ms >= 1 else "%.2f ms" % ms)
+
+
+def fmt_mb(kb):
+    return "%.0f MB" % (kb / 1024.0) if kb >= 10240 else "%.1f MB" % (kb / 1024.0)
+
+
+def ratio(a, b):
+    return "%.0fx" % (a / b) if a / b >= 10 else "%.1fx" % (a / b)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--fakeprop", required=True, help="the fakeprop binary (a Release build)")
+    ap.add_argument("--onnx-peer", help="fakeprop_onnx_peer (default: next to --fakeprop)")
+    ap.add_argument("--models-dir", default=os.path.join(ROOT, "build-models"))
+    ap.add_argument("--quick", action="store_true", help="fewer repeats; no gpt2_48 and no 1M-node graph")
+    ap.add_argument("--repeat", type=int, default=0, help="runs per measurement (default 5, --quick 3)")
+    ap.add_argument("--out", help="write every measurement as JSON here")
+    ap.add_argument("--skip-python", action="store_true", help="leave out the two Python peers (slow)")
+    opts = ap.parse_args()
+    opts.fakeprop = os.path.abspath(opts.fakeprop)
+    if not opts.onnx_peer:
+        opts.onnx_peer = os.path.join(os.path.dirname(opts.fakeprop), "fakeprop_onnx_peer")
+    if not os.path.exists(opts.onnx_peer):
+        sys.exit("bench.py: %s not found: cmake --build %s --target fakeprop_onnx_peer"
+                 % (opts.onnx_peer, os.path.dirname(opts.fakeprop)))
+    repeat = opts.repeat or (3 if opts.quick else 5)
+    opts.tmp = tempfile.mkdtemp(prefix="fakeprop-bench-")
+    results = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                           "loadavg_start": os.getloadavg()},
+               "repeat": repeat, "onnx": [], "fx": [], "synthetic": [], "check": None}
+    try:
+        exports, synth = ensure_models(opts)
+        # ---- exported ONNX models: fakeprop vs onnx (Python), libonnx (C++) ----
+        for name in exports:
+            path = os.path.join(opts.models_dir, name + ".onnx")
+            size = os.path.getsize(path)
+            log("onnx %s (%.0f MB)" % (name, size / 1e6))
+            row = {"model": name, "file_bytes": size}
+            row["fakeprop"] = fakeprop_run(opts, path, EXPORTS[name], repeat)
+            row["fakeprop_nocache"] = fakeprop_run(opts, path, EXPORTS[name], repeat, cache=False)
+            row["onnx_cpp"] = onnx_cpp_run(opts, path, repeat)
+            if not opts.skip_python:
+                row["onnx_py"] = onnx_py_run(opts, path, max(1, repeat // 2))
+            results["onnx"].append(row)
+        # ---- FX graphs: fakeprop vs FakeTensorProp ----
+        for name in FX_GRAPHS if not opts.skip_python else []:
+            if opts.quick and name != "resnet50":
+                continue
+            jpath = os.path.join(opts.models_dir, "bench", name + ".fx.json")
+            log("fx %s" % name)
+            row = {"model": name}
+            row["ftp"] = ftp_run(opts, name, jpath, repeat)
+            row["fakeprop"] = fakeprop_run(opts, jpath, [], repeat)
+            results["fx"].append(row)
+        # ---- synthetic graphs: linearity ----
+        for n, path in synth:
+            log("synthetic %d nodes" % n)
+            row = {"nodes": n, "file_bytes": os.path.getsize(path)}
+            row["fakeprop"] = fakeprop_run(opts, path, SYNTH_HINT, repeat)
+            row["fakeprop_nocache"] = fakeprop_run(opts, path, SYNTH_HINT, max(1, repeat // 2), cache=False)
+            row["onnx_cpp"] = onnx_cpp_run(opts, path, max(1, repeat // 2))
+            if not opts.skip_python:
+                row["onnx_py"] = onnx_py_run(opts, path, 1)
+            results["synthetic"].append(row)
+        # ---- fakeprop check over a directory: one worker vs every core ----
+        models = [os.path.join(opts.models_dir, m + ".onnx") for m in exports] + [p for n, p in synth if n <= 100000]
+        if models:
+            base = os.path.join(opts.tmp, "baselines")
+            os.makedirs(base, exist_ok=True)
+            check = {"models": len(models)}
+            for jobs in (1, 0):
+                cmd = [opts.fakeprop, "check"] + models + ["--baseline", base, "--update", "-j", str(jobs)]
+                r = best_of(max(1, repeat // 2), cmd, what="fakeprop check")
+                check["j%d" % jobs] = {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_kb": r["peak_rss_kb"]}
+            results["check"] = check
+    finally:
+        shutil.rmtree(opts.tmp, ignore_errors=True)
+    results["machine"]["loadavg_end"] = os.getloadavg()
+    print_tables(results)
+    if opts.out:
+        with open(opts.out, "w") as f:
+            json.dump(results, f, indent=1, default=str)
+        log("wrote %s" % opts.out)
+
+
+def print_tables(res):
+    m = res["machine"]
+    print("Machine: %d CPUs, load average %.1f at start, %.1f at end; best of %d runs each.\n"
+          % (m["cpus"], m["loadavg_start"][0], m["loadavg_end"][0], res["repeat"]))
+    if res["onnx"]:
+        print("ONNX exports (fakeprop: whole process, load to JSON report; peers: load + inference)\n")
+        print("| model | file | fakeprop | fakeprop peak RSS | RSS / file | onnx (Python) | ratio | libonnx (C++) | ratio | fakeprop without dispatch cache |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in res["onnx"]:
+            fp = r["fakeprop"]
+            py = r.get("onnx_py")
+            cpp = r["onnx_cpp"]
+            print("| %s | %s | %s | %s | %.1f%% | %s | %s | %s | %s | %s |" % (
+                r["model"], fmt_mb(r["file_bytes"] / 1024), fmt_ms(fp["wall_s"]), fmt_mb(fp["peak_rss_kb"]),
+                100.0 * fp["peak_rss_kb"] * 1024 / r["file_bytes"],
+                fmt_ms(py["wall_s"]) + " / " + fmt_mb(py["peak_rss_kb"]) if py else "-",
+                ratio(py["wall_s"], fp["wall_s"]) if py else "-",
+                fmt_ms(cpp["wall_s"]) + " / " + fmt_mb(cpp["peak_rss_kb"]), ratio(cpp["wall_s"], fp["wall_s"]),
+                fmt_ms(r["fakeprop_nocache"]["wall_s"])))
+        print()
+    if res["fx"]:
+        print("FX graphs (ATen, make_fx): fakeprop (whole process) vs FakeTensorProp (in process)\n")
+        print("| graph | nodes | fakeprop | per node | FakeTensorProp walk | per node | ratio | propagate() incl. fakeify | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in res["fx"]:
+            fp, ftp = r["fakeprop"], r["ftp"]
+            n = ftp["nodes"]
+            print("| %s | %d | %s | %.1f us | %s | %.0f us | %s | %s | %s |" % (
+                r["model"], n, fmt_ms(fp["wall_s"]), fp["wall_s"] * 1e6 / n, fmt_ms(ftp["best_run_ms"] / 1000),
+                ftp["best_run_ms"] * 1000 / n, ratio(ftp["best_run_ms"] / 1000, fp["wall_s"]),
+                fmt_ms(ftp["best_ms"] / 1000), ratio(ftp["best_ms"] / 1000, fp["wall_s"])))
+        print()
+    if res["synthetic"]:
+        print("Synthetic graphs (residual MatMul/Add/Reshape/Transpose/Concat blocks, symbolic batch and seq)\n")
+        print("| nodes | file | fakeprop | per node | peak RSS | without cache | per node | libonnx (C++) | ratio | onnx (Python) | ratio |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in res["synthetic"]:
+            fp, nc, cpp, py = r["fakeprop"], r["fakeprop_nocache"], r["onnx_cpp"], r.get("onnx_py")
+            n = r["nodes"]
+            print("| %d | %s | %s | %.2f us | %s | %s | %.2f us | %s | %s | %s | %s |" % (
+                n, fmt_mb(r["file_bytes"] / 1024), fmt_ms(fp["wall_s"]), fp["wall_s"] * 1e6 / n,
+                fmt_mb(fp["peak_rss_kb"]), fmt_ms(nc["wall_s"]), nc["wall_s"] * 1e6 / n, fmt_ms(cpp["wall_s"]),
+                ratio(cpp["wall_s"], fp["wall_s"]), fmt_ms(py["wall_s"]) if py else "-",
+                ratio(py["wall_s"], fp["wall_s"]) if py else "-"))
+        print()
+        print("fakeprop --stats on the largest synthetic graph: " + " | ".join(res["synthetic"][-1]["fakeprop"]["stats"]))
+        print()
+    c = res["check"]
+    if c:
+        print("fakeprop check over %d models: -j 1 %s, every core %s (%s)\n" % (
+            c["models"], fmt_ms(c["j1"]["wall_s"]), fmt_ms(c["j0"]["wall_s"]),
+            ratio(c["j1"]["wall_s"], c["j0"]["wall_s"])))
+
+
+if __name__ == "__main__":
+    main()
