@@ -24,7 +24,6 @@ Prints a table and exits 1 when a value is unresolved or disagrees with ORT.
 Setup for (b): npm install --ignore-scripts --prefix build-models onnxruntime-node
 """
 import argparse
-import copy
 import json
 import os
 import re
@@ -188,11 +187,12 @@ def analyse(model, report):
 
 def onnx_unknown(model):
     """Values (node outputs) that ONNX's own inference leaves with no shape or an unknown dim."""
-    stripped = copy.copy(model)
-    stripped = onnx.ModelProto()
-    stripped.CopyFrom(model)
-    del stripped.graph.value_info[:]
-    inferred = onnx.shape_inference.infer_shapes(stripped)
+    saved = list(model.graph.value_info)  # stripped in place (no copy of a large model), then restored
+    del model.graph.value_info[:]
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    finally:
+        model.graph.value_info.extend(saved)
     infos = {vi.name: vi for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
     unknown = 0
     total = 0
@@ -244,9 +244,8 @@ def input_specs(model, report, sizes, which):
 
 
 def expose_all(model, values, path):
-    """Writes a copy of the model whose graph outputs are every value with a known dtype."""
-    exposed = onnx.ModelProto()
-    exposed.CopyFrom(model)
+    """Writes the model with every value of a known dtype as a graph output (edits `model` in place)."""
+    exposed = model
     existing = {o.name for o in exposed.graph.output}
     top_level = {o for n in model.graph.node for o in n.output}  # values inside If/Loop bodies cannot be exposed
     names = []
