@@ -73,7 +73,10 @@ class GraphReader {
   Arg read_tagged(const json& j) {
     Arg a;
     if (j.size() != 1) fail("a tagged argument has exactly one key: " + j.dump().substr(0, 80));
-    const auto& [key, v] = *j.items().begin();
+    // Not a structured binding: clang 14 cannot capture those in the lambda below.
+    const auto item = j.items().begin();
+    const std::string key = item.key();
+    const json& v = item.value();
     auto text = [&]() -> std::string {
       if (!v.is_string()) fail("'" + key + "' needs a string: " + j.dump().substr(0, 80));
       return v.get<std::string>();
