@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler libonnx-dev
   libspdlog-dev libgtest-dev libbenchmark-dev llvm-14-tools
   python3 python3-jsonschema python3-onnx python3-numpy
+  clang libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, sanitizers)
 )
 # The oracle scripts that regenerate committed goldens also need PyTorch.
 if [ "${1:-}" = "--oracle" ]; then
