@@ -33,6 +33,7 @@ struct InferCommand {
   std::vector<std::string> calls;
   std::string workload_path;
   int recompile_limit = 8;
+  bool stats = false;
 };
 CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd);
 int run_infer(const InferCommand& cmd);

@@ -1,5 +1,6 @@
 // What one run of fakeprop over a graph produced; the reports are built from it.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -59,6 +60,19 @@ struct GradientRecord {
   Value grad;
 };
 
+// Counters and timing for --stats: the ONNX interpreter's dispatch cache
+// (onnx/interpreter.h explains it) and the time spent propagating. Zeros and
+// enabled = false where a front end has no cache (FX graphs).
+struct DispatchStats {
+  bool enabled = false;
+  uint64_t hits = 0;
+  uint64_t misses = 0;      // looked up, not found, rule run
+  uint64_t bypasses = 0;    // not cacheable: subgraphs, sequences, large constant attributes
+  uint64_t not_stored = 0;  // misses whose rule touched the ShapeEnv, failed or noted lost precision
+  uint64_t entries = 0;     // entries alive at the end
+  double propagate_ms = -1;  // < 0: not measured separately from loading
+};
+
 struct RunResult {
   std::string model_path;
   std::string model_kind;  // "onnx" | "fx"
@@ -72,6 +86,7 @@ struct RunResult {
   std::vector<MutationRecord> mutations;
   std::vector<GradientRecord> gradients;
   std::unique_ptr<ShapeEnv> env;
+  DispatchStats dispatch;
 };
 
 }  // namespace fakeprop

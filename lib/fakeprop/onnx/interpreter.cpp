@@ -1,8 +1,12 @@
 #include "fakeprop/onnx/interpreter.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <functional>
+#include <string_view>
 #include <unordered_set>
 
 #include "fakeprop/graph/expr_cap.h"
@@ -50,47 +54,240 @@ void collect_outer_reads(const Graph& g, std::unordered_set<std::string>& out) {
   for (const auto& o : g.outputs) read(o.name);
 }
 
-std::vector<std::string> node_reads(const Node& n) {
-  std::vector<std::string> reads;
-  for (const auto& i : n.inputs)
-    if (!i.empty()) reads.push_back(i);
+bool has_subgraphs(const Node& n) {
+  for (const auto& a : n.attributes)
+    if (a.g || !a.graphs.empty()) return true;
+  return false;
+}
+
+// Names a node's subgraphs read from enclosing scopes.
+std::unordered_set<std::string> subgraph_reads(const Node& n) {
   std::unordered_set<std::string> inner;
   for (const auto& a : n.attributes) {
     if (a.g) collect_outer_reads(*a.g, inner);
     for (const auto& sg : a.graphs) collect_outer_reads(*sg, inner);
   }
-  reads.insert(reads.end(), inner.begin(), inner.end());
-  return reads;
+  return inner;
+}
+
+// ---- dispatch cache helpers ----
+
+// The ShapeEnv's observable state: every decision that is not statically known
+// adds a guard, a runtime assert, a specialization or a replacement, and every
+// new symbol (unbacked sizes of data-dependent rules) grows the symbol table;
+// ranges and facts only change along with one of these.
+struct EnvFingerprint {
+  size_t guards = 0, asserts = 0, specializations = 0, replacements = 0, symbols = 0;
+  bool operator==(const EnvFingerprint&) const = default;
+};
+
+EnvFingerprint fingerprint(const ShapeEnv& e) {
+  return {e.guards().size(), e.runtime_asserts().size(), e.specializations().size(), e.replacements().size(),
+          e.symbols().size()};
+}
+
+// The next id StorageIds would hand out, without taking it.
+int64_t peek_storage(const StorageIds& ids) {
+  StorageIds copy = ids;
+  return copy.next();
+}
+
+void put_raw(std::string& k, const void* p, size_t n) { k.append(static_cast<const char*>(p), n); }
+template <class T>
+void put(std::string& k, T v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  put_raw(k, &v, sizeof v);
+}
+void put_str(std::string& k, std::string_view s) {
+  put<uint32_t>(k, static_cast<uint32_t>(s.size()));
+  k.append(s);
+}
+// Interned expressions are never freed, so their address identifies them.
+void put_sym(std::string& k, const SymInt& v) {
+  if (v.is_static()) {
+    put<char>(k, 'i');
+    put<int64_t>(k, v.value());
+  } else {
+    put<char>(k, 'e');
+    put<const void*>(k, v.expr());
+  }
+}
+void put_sym(std::string& k, const SymBool& v) {
+  if (v.is_static()) {
+    put<char>(k, v.value() ? 'T' : 'F');
+  } else {
+    put<char>(k, 'b');
+    put<const void*>(k, v.expr());
+  }
+}
+void put_data(std::string& k, const KnownData* d) {
+  if (!d) {
+    put<char>(k, 'n');
+    return;
+  }
+  put<char>(k, d->is_float ? 'f' : 'd');
+  put<uint64_t>(k, d->size());
+  if (d->is_float)
+    put_raw(k, d->floats.data(), d->floats.size() * sizeof(double));
+  else
+    for (const SymInt& x : d->ints) put_sym(k, x);
+}
+
+// Constant tensors in attributes up to this size are part of the key; larger
+// ones make the node uncacheable (hashing them would cost more than the rule).
+constexpr size_t kMaxKeyedTensorBytes = 4096;
+
+bool put_attribute(std::string& k, const Attribute& a) {
+  put_str(k, a.name);
+  put<uint8_t>(k, static_cast<uint8_t>(a.type));
+  switch (a.type) {
+    case Attribute::Type::Float: put<float>(k, a.f); return true;
+    case Attribute::Type::Int: put<int64_t>(k, a.i); return true;
+    case Attribute::Type::String: put_str(k, a.s); return true;
+    case Attribute::Type::Floats:
+      put<uint64_t>(k, a.floats.size());
+      put_raw(k, a.floats.data(), a.floats.size() * sizeof(float));
+      return true;
+    case Attribute::Type::Ints:
+      put<uint64_t>(k, a.ints.size());
+      put_raw(k, a.ints.data(), a.ints.size() * sizeof(int64_t));
+      return true;
+    case Attribute::Type::Strings:
+      put<uint64_t>(k, a.strings.size());
+      for (const auto& x : a.strings) put_str(k, x);
+      return true;
+    case Attribute::Type::Tensor: {
+      if (!a.t) return false;
+      const TensorRef& t = *a.t;
+      // External data and typed fields split into chunks are not keyed.
+      if (t.storage == TensorRef::Storage::External || !t.typed_chunks.empty()) return false;
+      if (t.bytes.size() > kMaxKeyedTensorBytes) return false;
+      put<int32_t>(k, t.data_type);
+      put<uint64_t>(k, t.dims.size());
+      put_raw(k, t.dims.data(), t.dims.size() * sizeof(int64_t));
+      put<uint8_t>(k, static_cast<uint8_t>(t.storage));
+      put<int32_t>(k, t.typed_field);
+      put<bool>(k, t.typed_packed);
+      put_str(k, t.bytes);
+      return true;
+    }
+    default:
+      return false;  // graphs, sparse tensors, type protos: not cached
+  }
+}
+
+void put_meta(std::string& k, const TensorMeta& m) {
+  put<uint8_t>(k, static_cast<uint8_t>(m.dtype));
+  put<uint8_t>(k, static_cast<uint8_t>(m.device.type));
+  put<int32_t>(k, m.device.index);
+  put<bool>(k, m.requires_grad);
+  put<bool>(k, m.is_leaf);
+  put<uint32_t>(k, static_cast<uint32_t>(m.sizes.size()));
+  for (const SymInt& d : m.sizes) put_sym(k, d);
+  put<uint32_t>(k, static_cast<uint32_t>(m.strides.size()));
+  for (const SymInt& d : m.strides) put_sym(k, d);
+  put_sym(k, m.storage_offset);
 }
 
 }  // namespace
 
+// Where a cached output's storage id comes from on a hit.
+struct CachedOutput {
+  Value value;
+  int kind = 0;          // 0: not a tensor; 1: fresh (offset from the rule's first id); 2: input `index`'s storage
+  int64_t index = 0;
+};
+
+struct CacheEntry {
+  std::vector<CachedOutput> outputs;
+  int64_t storage_consumed = 0;  // ids the rule took (kept so numbering matches an uncached run)
+};
+
+struct Interpreter::DispatchCache {
+  EnvFingerprint fp;  // the state every entry was computed under
+  std::unordered_map<std::string, CacheEntry> entries;
+};
+
+bool dispatch_cache_enabled_by_environment() {
+  const char* v = std::getenv("FAKEPROP_DISPATCH_CACHE");
+  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+}
+
+bool Interpreter::dispatch_key(const Node& node, const std::string& domain, int64_t opset,
+                               const std::vector<const Value*>& inputs, std::string& key) {
+  key.clear();
+  put_str(key, domain);
+  put_str(key, node.op_type);
+  put<int64_t>(key, opset);
+  put<uint32_t>(key, static_cast<uint32_t>(node.outputs.size()));
+  for (const auto& o : node.outputs) put<bool>(key, o.empty());
+  put<uint32_t>(key, static_cast<uint32_t>(node.attributes.size()));
+  for (const auto& a : node.attributes)
+    if (!a.ref_attr_name.empty() || !put_attribute(key, a)) return false;
+  put<uint32_t>(key, static_cast<uint32_t>(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value* v = inputs[i];
+    if (!v) {
+      put<char>(key, node.inputs[i].empty() ? '-' : '?');
+      continue;
+    }
+    if (v->maybe_none || v->list_length) return false;
+    put<uint8_t>(key, static_cast<uint8_t>(v->kind));
+    switch (v->kind) {
+      case Value::Kind::None: break;
+      case Value::Kind::Int: put_sym(key, v->i); break;
+      case Value::Kind::Bool: put_sym(key, v->b); break;
+      case Value::Kind::Float: put<double>(key, v->f); break;
+      case Value::Kind::Tensor: {
+        const TensorValue& t = *v->tensor;
+        put_meta(key, t.meta);
+        // Rules read an initializer's elements by the input's name when the
+        // value carries none (OpContext::ints): key what they would read.
+        const KnownData* data = t.data ? &*t.data : nullptr;
+        if (!data && initializers_.count(node.inputs[i])) data = initializer_data(node.inputs[i]);
+        put_data(key, data);
+        break;
+      }
+      default:
+        return false;  // sequences and opaque values
+    }
+  }
+  return true;
+}
+
 std::vector<size_t> topological_order(const Graph& g, const std::vector<std::string>& available,
                                       const std::string& path) {
+  // Keyed by views of the graph's own strings (no copies: this runs once per
+  // node of graphs with millions of nodes).
   const size_t n = g.nodes.size();
-  std::unordered_map<std::string, size_t> producer;
+  std::unordered_map<std::string_view, size_t> producer;
   producer.reserve(n * 2);
   for (size_t i = 0; i < n; ++i)
     for (const auto& o : g.nodes[i].outputs) {
       if (o.empty()) continue;
-      if (!producer.emplace(o, i).second)
+      auto [it, inserted] = producer.emplace(o, i);
+      if (!inserted)
         throw InputError(path + ": node '" + g.nodes[i].name + "': value '" + o +
-                         "' is produced by more than one node (also by '" + g.nodes[producer[o]].name + "')");
+                         "' is produced by more than one node (also by '" + g.nodes[it->second].name + "')");
     }
-  std::unordered_set<std::string> avail(available.begin(), available.end());
+  std::unordered_set<std::string_view> avail(available.begin(), available.end());
   std::vector<std::vector<size_t>> users(n);
   std::vector<size_t> pending(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    for (const auto& name : node_reads(g.nodes[i])) {
+    auto read = [&](std::string_view name) {
       auto it = producer.find(name);
       if (it != producer.end()) {
         users[it->second].push_back(i);
         ++pending[i];
       } else if (!avail.count(name)) {
-        throw InputError(path + ": node '" + g.nodes[i].name + "': input '" + name +
+        throw InputError(path + ": node '" + g.nodes[i].name + "': input '" + std::string(name) +
                          "' is not produced by any node, graph input or initializer");
       }
-    }
+    };
+    for (const auto& name : g.nodes[i].inputs)
+      if (!name.empty()) read(name);
+    if (has_subgraphs(g.nodes[i]))
+      for (const auto& name : subgraph_reads(g.nodes[i])) read(name);
   }
   // Kahn's algorithm, taking ready nodes in file order so that a sorted file keeps its order.
   std::vector<size_t> order;
@@ -117,11 +314,20 @@ std::vector<size_t> topological_order(const Graph& g, const std::vector<std::str
   return order;
 }
 
-Interpreter::Interpreter(const Model& model, const InferOptions& options, RunResult& result)
-    : model_(model), options_(options), result_(result) {
+Interpreter::Interpreter(const Model& model, const InferOptions& options, RunResult& result, RunControl control)
+    : model_(model), options_(options), result_(result), control_(control) {
   for (const auto& t : model.graph.initializers) initializers_[t->name] = t.get();
   for (const auto& f : model.functions) functions_[f.domain + "::" + f.name] = &f;
+  // The dynamic trace logs static decisions too: a hit would drop its lines.
+  if (control_.dispatch_cache && options_.log_level == LogLevel::Off) {
+    cache_ = std::make_unique<DispatchCache>();
+    stats_.enabled = true;
+  }
 }
+
+Interpreter::~Interpreter() = default;
+
+size_t Interpreter::cache_entries() const { return cache_ ? cache_->entries.size() : 0; }
 
 const KnownData* Interpreter::initializer_data(const std::string& name) {
   auto cached = initializer_cache_.find(name);
@@ -222,15 +428,92 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
       run_function(*fn->second, node, scope, outputs, depth);
     } else if (OpRule rule = OpRegistry::instance().find(domain, node.op_type)) {
       int64_t opset = model_.opset(domain);
-      OpContext ctx(node, opset, e, storage_, options_.device, std::move(inputs), this);
-      subgraph_depth_ = depth;
-      current_scope_ = &scope;
-      rule(ctx);
-      outputs = ctx.outputs();
-      for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name, "precision_lost", note});
-      for (size_t k = 0; k < outputs.size(); ++k)
-        if (outputs[k].is_none() && ctx.wants_output(k))
-          throw OpError("internal", "rule for " + rec.op + " produced no value for output '" + node.outputs[k] + "'");
+      // Dispatch cache: same operator, attributes and input metadata under the
+      // same ShapeEnv state give the same outputs, up to fresh storage ids.
+      std::string key;
+      EnvFingerprint before_fp;
+      int64_t before_storage = 0;
+      bool cacheable = false;
+      if (cache_) {
+        before_fp = fingerprint(e);
+        if (!(cache_->fp == before_fp)) {  // the state moved on: old entries can never hit again
+          cache_->entries.clear();
+          cache_->fp = before_fp;
+        }
+        cacheable = dispatch_key(node, domain, opset, inputs, key);
+        if (!cacheable) {
+          ++stats_.bypasses;
+        } else if (auto hit = cache_->entries.find(key); hit != cache_->entries.end()) {
+          ++stats_.hits;
+          const int64_t first = peek_storage(storage_);
+          for (int64_t n = 0; n < hit->second.storage_consumed; ++n) storage_.next();
+          outputs.reserve(hit->second.outputs.size());
+          for (const CachedOutput& c : hit->second.outputs) {
+            if (c.kind == 0) {
+              outputs.push_back(c.value);
+              continue;
+            }
+            TensorValue tv = *c.value.tensor;
+            tv.meta.storage = c.kind == 1 ? first + c.index : inputs[static_cast<size_t>(c.index)]->tensor->meta.storage;
+            outputs.push_back(Value::of_tensor(std::move(tv)));
+          }
+          rule = nullptr;
+        } else {
+          ++stats_.misses;
+          before_storage = peek_storage(storage_);
+        }
+      }
+      if (rule) {
+        std::vector<const Value*> rule_inputs = inputs;
+        OpContext ctx(node, opset, e, storage_, options_.device, std::move(rule_inputs), this);
+        subgraph_depth_ = depth;
+        current_scope_ = &scope;
+        try {
+          rule(ctx);
+        } catch (...) {
+          if (cacheable) ++stats_.not_stored;
+          throw;
+        }
+        outputs = ctx.outputs();
+        for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name, "precision_lost", note});
+        for (size_t k = 0; k < outputs.size(); ++k)
+          if (outputs[k].is_none() && ctx.wants_output(k))
+            throw OpError("internal", "rule for " + rec.op + " produced no value for output '" + node.outputs[k] + "'");
+        if (cacheable) {
+          const int64_t after_storage = peek_storage(storage_);
+          CacheEntry entry;
+          entry.storage_consumed = after_storage - before_storage;
+          bool store = ctx.precision_notes().empty() && fingerprint(e) == before_fp;
+          for (size_t k = 0; store && k < outputs.size(); ++k) {
+            const Value& v = outputs[k];
+            CachedOutput c;
+            c.value = v;
+            if (v.kind == Value::Kind::List || v.kind == Value::Kind::Opaque || v.maybe_none || v.list_length) {
+              store = false;
+            } else if (v.is_tensor()) {
+              const int64_t id = v.tensor->meta.storage;
+              if (id >= before_storage && id < after_storage) {
+                c.kind = 1;
+                c.index = id - before_storage;
+              } else {
+                c.kind = 0;
+                for (size_t i = 0; i < inputs.size(); ++i)
+                  if (inputs[i] && inputs[i]->is_tensor() && inputs[i]->tensor->meta.storage == id) {
+                    c.kind = 2;
+                    c.index = static_cast<int64_t>(i);
+                    break;
+                  }
+                if (c.kind == 0) store = false;  // a storage from elsewhere
+              }
+            }
+            entry.outputs.push_back(std::move(c));
+          }
+          if (store)
+            cache_->entries.emplace(std::move(key), std::move(entry));
+          else
+            ++stats_.not_stored;
+        }
+      }
     } else {
       std::string what = domain.empty() ? "no shape rule for operator " + node.op_type
                                         : "no shape rule for operator " + node.op_type + " of domain '" + domain + "'";
@@ -334,15 +617,19 @@ void Interpreter::run_main_graph() {
   ops::check_declared_types(g, result_, env());
 }
 
-RunResult run_model(const Model& model, const InferOptions& options) {
+RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control) {
   RunResult result;
   result.model_path = model.path;
   result.model_kind = "onnx";
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
   result.env->log().set_level(options.log_level);
-  Interpreter interp(model, options, result);
+  const auto start = std::chrono::steady_clock::now();
+  Interpreter interp(model, options, result, control);
   interp.run_main_graph();
+  result.dispatch = interp.dispatch_stats();
+  result.dispatch.entries = interp.cache_entries();
+  result.dispatch.propagate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

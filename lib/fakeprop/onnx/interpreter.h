@@ -16,6 +16,18 @@ namespace fakeprop::onnx {
 
 using fakeprop::InferOptions;
 
+// The dispatch cache (see Interpreter::run_node): a hit reuses the outputs a
+// rule computed for the same operator, attributes and input metadata under
+// the same ShapeEnv state; only runs that left the ShapeEnv untouched (no
+// guard, assert, specialization, replacement or symbol) are stored. On unless
+// FAKEPROP_DISPATCH_CACHE=0 is set; off while the dynamic trace is on (a hit
+// would drop the trace's lines for statically known decisions).
+bool dispatch_cache_enabled_by_environment();
+
+struct RunControl {
+  bool dispatch_cache = dispatch_cache_enabled_by_environment();
+};
+
 // Values visible to a graph: its own, then the enclosing graphs' (outer scope).
 class Scope {
  public:
@@ -31,7 +43,10 @@ class Scope {
 
 class Interpreter {
  public:
-  Interpreter(const Model& model, const InferOptions& options, RunResult& result);
+  Interpreter(const Model& model, const InferOptions& options, RunResult& result, RunControl control = {});
+  ~Interpreter();
+  const DispatchStats& dispatch_stats() const { return stats_; }
+  size_t cache_entries() const;
 
   void run_main_graph();
   // Run a subgraph (If branch, Loop/Scan body) with its formal inputs bound
@@ -57,6 +72,10 @@ class Interpreter {
                     size_t depth);
   Value fallback_value(const std::string& value_name, const Graph& g, const std::string& why);
   void record_unbacked_bindings(NodeRecord& rec, const std::vector<Value>& outputs);
+  struct DispatchCache;
+  // The cache key of a rule run, or false when the node is not cacheable.
+  bool dispatch_key(const Node& node, const std::string& domain, int64_t opset,
+                    const std::vector<const Value*>& inputs, std::string& key);
 
   const Model& model_;
   const InferOptions& options_;
@@ -67,9 +86,12 @@ class Interpreter {
   std::unordered_map<std::string, const Function*> functions_;  // "domain::name"
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
+  RunControl control_;
+  DispatchStats stats_;
+  std::unique_ptr<DispatchCache> cache_;
 };
 
-RunResult run_model(const Model& model, const InferOptions& options);
+RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control = {});
 
 // The graph's nodes in a topological order (indices into g.nodes). Names
 // visible from outside the graph (inputs, initializers, outer scope) are
