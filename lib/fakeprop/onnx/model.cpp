@@ -257,6 +257,41 @@ std::optional<ElementLayout> readable_layout(const TensorRef& tensor, int64_t ma
 
 // ---------------------------------------------------------------- parsing
 
+// Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and
+// code points past U+10FFFF included), or npos.
+size_t invalid_utf8_at(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<uint8_t>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    uint32_t lo = 0x80, hi = 0xbf;  // allowed range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+      length = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      length = 3;
+      if (c == 0xe0) lo = 0xa0;
+      if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      length = 4;
+      if (c == 0xf0) lo = 0x90;
+      if (c == 0xf4) hi = 0x8f;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      const auto b = static_cast<uint8_t>(text[i + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf)) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 class Parser {
  public:
   Parser(std::string_view file, std::string path, size_t max_nodes)
@@ -326,7 +361,16 @@ class Parser {
     if (field.type != WireType::Len) wrong_type(field, WireType::Len, what);
     return field.payload;
   }
-  std::string string_of(const Field& field, const char* what) const { return std::string(payload_of(field, what)); }
+  // A `string` field: protobuf requires UTF-8, and names end up in JSON
+  // reports, so anything else is refused here with its offset.
+  std::string string_of(const Field& field, const char* what) const {
+    const std::string_view text = payload_of(field, what);
+    if (const size_t bad = invalid_utf8_at(text); bad != std::string_view::npos)
+      throw ParseError(std::string(what) + " is not valid UTF-8", offset_of(text) + bad);
+    return std::string(text);
+  }
+  // A `bytes` field (AttributeProto.s and .strings): any bytes.
+  std::string bytes_of(const Field& field, const char* what) const { return std::string(payload_of(field, what)); }
 
   // A repeated varint field, packed or not, appended to `out`.
   template <typename T>
@@ -437,7 +481,7 @@ class Parser {
           seen = Attribute::Type::Int;
           break;
         case 4:
-          attr.s = string_of(field, "AttributeProto.s");
+          attr.s = bytes_of(field, "AttributeProto.s");
           seen = Attribute::Type::String;
           break;
         case 5:
@@ -466,7 +510,7 @@ class Parser {
           seen = Attribute::Type::Ints;
           break;
         case 9:
-          attr.strings.push_back(string_of(field, "AttributeProto.strings"));
+          attr.strings.push_back(bytes_of(field, "AttributeProto.strings"));
           seen = Attribute::Type::Strings;
           break;
         case 10:
