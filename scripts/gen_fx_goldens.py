@@ -1437,6 +1437,129 @@ def data_dependent_cases():
     ]
 
 
+def grad_cases():
+    """requires_grad of every output when inputs require grad, on cpu and
+    cuda: autograd marks an output only when the op is differentiable for it
+    (derivatives.yaml output_differentiability, non-differentiable ops such
+    as detach and the *_like / new_* factories, integer and bool outputs)."""
+    cases = []
+    for dev in ["cpu", "cuda:0"]:
+        def G(shape, dtype=torch.float32, **kw):
+            return T(shape, dtype=dtype, device=dev, requires_grad=dtype.is_floating_point, **kw)
+
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+        x = G([2, 3, 4])
+        x4 = G([2, 4, 5, 5])
+        c = G([4])
+        cases += [
+            ("aten.detach.default", [x], {}),
+            ("aten.alias.default", [x], {}),
+            ("aten.clone.default", [x], {}),
+            ("aten.empty_like.default", [x], {}),
+            ("aten.zeros_like.default", [x], {}),
+            ("aten.ones_like.default", [x], {}),
+            ("aten.full_like.default", [x, 2.0], {}),
+            ("aten.rand_like.default", [x], {}),
+            ("aten.randn_like.default", [x], {}),
+            ("aten.randint_like.default", [x, 5], {}),
+            ("aten.new_empty.default", [x, [2]], {}),
+            ("aten.new_zeros.default", [x, [2]], {}),
+            ("aten.new_ones.default", [x, [2]], {}),
+            ("aten.new_full.default", [x, [2], 1.0], {}),
+            ("aten.new_empty_strided.default", [x, [2], [1]], {}),
+            ("aten._to_copy.default", [x], {"dtype": torch.float16}),
+            ("aten._to_copy.default", [x], {"dtype": torch.int64}),
+            ("aten.eq.Tensor", [x, x], {}),
+            ("aten.argmax.default", [x, 1], {}),
+            ("aten.max.dim", [x, 1], {}),
+            ("aten.sort.default", [x, 1], {}),
+            ("aten.topk.default", [x, 2], {}),
+            ("aten.cummax.default", [x, 1], {}),
+            ("aten.kthvalue.default", [x, 2, 1], {}),
+            ("aten.floor.default", [x], {}),
+            ("aten.sign.default", [x], {}),
+            ("aten.floor_divide.default", [x, x], {}),
+            ("aten.remainder.Tensor", [x, x], {}),
+            ("aten.bernoulli.default", [x], {}),
+            ("aten.native_dropout.default", [x, 0.5, True], {}),
+            ("aten.where.self", [D([2, 3, 4], dtype=torch.bool), x, x], {}),
+            ("aten.masked_fill.Scalar", [x, D([2, 3, 4], dtype=torch.bool), 1.0], {}),
+            ("aten.max_pool2d_with_indices.default", [x4, [2, 2]], {}),
+            ("aten.native_batch_norm.default", [x4, c, c, D([4]), D([4]), True, 0.1, 1e-5], {}),
+            ("aten.native_batch_norm.default", [x4, c, c, D([4]), D([4]), False, 0.1, 1e-5], {}),
+            ("aten.native_layer_norm.default", [x, [4], G([4]), G([4]), 1e-5], {}),
+            ("aten.native_group_norm.default", [x4, c, c, 2, 4, 25, 2, 1e-5], {}),
+            ("aten.nll_loss_forward.default", [G([3, 5]), D([3], dtype=torch.int64), None, 1, -100], {}),
+            ("aten.nll_loss2d_forward.default", [G([2, 5, 3, 3]), D([2, 3, 3], dtype=torch.int64), None, 1, -100], {}),
+            ("aten.embedding.default", [G([10, 3]), D([2, 4], dtype=torch.int64)], {}),
+            ("aten.index_select.default", [x, 1, D([2], dtype=torch.int64)], {}),
+            ("aten.histc.default", [G([10])], {}),
+            ("aten.bucketize.Tensor", [x, D([4])], {}),
+            ("aten.fill.Scalar", [x, 1.0], {}),
+            ("aten.expand.default", [G([3, 1]), [2, 3, 4]], {}),
+            ("aten._log_softmax.default", [x, 1, False], {}),
+            ("aten.convolution.default", [x4, G([3, 4, 3, 3]), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1], {}),
+            ("aten.mm.default", [G([2, 3]), D([3, 4])], {}),
+        ]
+    # torch 1.13's CPU-only build aborts (autograd gradient_edge) when it
+    # records a grad_fn for a fake cuda tensor, so on cuda only the calls
+    # whose outputs get no grad_fn are traced; the cpu cases cover the rest.
+    no_grad_fn = {"aten.detach.default", "aten.empty_like.default", "aten.zeros_like.default",
+                  "aten.ones_like.default", "aten.full_like.default", "aten.rand_like.default",
+                  "aten.randn_like.default", "aten.new_empty.default", "aten.new_zeros.default",
+                  "aten.new_ones.default", "aten.new_full.default", "aten.new_empty_strided.default",
+                  "aten.eq.Tensor", "aten.argmax.default"}
+    return [c for c in cases if c[1][0].device == "cpu" or c[0] in no_grad_fn
+            or (c[0] == "aten._to_copy.default" and c[2].get("dtype") == torch.int64)]
+
+
+def core_cases():
+    """Core ATen ops added for the core-IR coverage (testdata/fx/core_aten_ops.txt)."""
+    cases = []
+    for dev in ["cpu", "cuda:0"]:
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+        cases += [
+            # compute_mode None trips torch 1.13's meta (None >= 0); 0 is the same mode
+            ("aten._cdist_forward.default", [D([3, 5, 4]), D([3, 6, 4]), 2.0, 0], {}),
+            ("aten._cdist_forward.default", [D([1, 5, 4]), D([2, 3, 6, 4]), 1.0, 0], {}),
+            ("aten._cdist_forward.default", [D([5, 4]), D([6, 3]), 2.0, 0], {}),
+            ("aten._pdist_forward.default", [D([5, 4]), 2.0], {}),
+            ("aten._pdist_forward.default", [D([1, 4])], {}),
+            ("aten.avg_pool1d.default", [D([2, 3, 10]), [3]], {}),
+            ("aten.avg_pool1d.default", [D([3, 11]), [3], [2], [1], True], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([2, 3, 10]), [4]], {}),
+            ("aten.col2im.default", [D([2, 12, 9]), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.col2im.default", [D([12, 4]), [4, 4], [2, 2], [1, 1], [0, 0], [2, 2]], {}),
+            ("aten.col2im.default", [D([2, 12, 8]), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.copy.default", [D([2, 3, 4], layout=("perm", [2, 0, 1])), D([3, 4])], {}),
+            ("aten.copy.default", [D([2, 3]), D([2, 3], dtype=torch.float16)], {}),
+            ("aten.masked_scatter.default", [D([2, 1, 4]), D([3, 4], dtype=torch.bool), D([30])], {}),
+            ("aten.select_scatter.default", [D([2, 3, 4], layout="perm" and ("perm", [1, 0, 2])), D([2, 4]), 1, 0], {}),
+            ("aten.select_scatter.default", [D([2, 3, 4]), D([3, 4]), 0, -1], {}),
+            ("aten.slice_scatter.default", [D([4, 6]), D([4, 2]), 1, 1, 5, 2], {}),
+            ("aten.slice_scatter.default", [D([4, 6], layout=("perm", [1, 0])), D([2, 6])], {"start": 2}),
+            ("aten.native_group_norm_backward.default",
+             [D([2, 4, 3, 3]), D([2, 4, 3, 3]), D([2, 2]), D([2, 2]), D([4]), 2, 4, 9, 2, [True, True, True]], {}),
+            ("aten.native_group_norm_backward.default",
+             [D([2, 4, 3, 3]), D([2, 4, 3, 3]), D([2, 2]), D([2, 2]), None, 2, 4, 9, 2, [True, False, False]], {}),
+            ("aten.randint_like.default", [D([2, 3], layout=("perm", [1, 0])), 7], {}),
+            ("aten.grid_sampler_2d.default", [D([2, 3, 8, 8]), D([2, 5, 6, 2]), 0, 0, False], {}),
+            ("aten.grid_sampler_2d.default", [D([2, 3, 8, 8], layout="cl"), D([2, 5, 6, 2]), 1, 1, True], {}),
+            ("aten.grid_sampler_2d.default", [D([2, 3, 8, 8]), D([3, 5, 6, 2]), 0, 0, False], {}),
+            ("aten.histc.default", [D([10]), 5], {}),
+            ("aten.bucketize.Tensor", [D([2, 3]), D([4])], {"out_int32": True}),
+            ("aten.nll_loss2d_forward.default", [D([2, 5, 3, 3]), D([2, 3, 3], dtype=torch.int64), None, 0, -100], {}),
+            ("aten.nll_loss2d_forward.default", [D([2, 5, 3, 3]), D([2, 3, 3], dtype=torch.int64), None, 1, -100], {}),
+        ]
+    # No meta kernel in torch 1.13 for these: fake cuda tensors reach the
+    # CPU-only build's CUDA kernel and fail, so they are traced on cpu only.
+    cpu_only = {"aten._pdist_forward.default", "aten.histc.default", "aten.bucketize.Tensor",
+                "aten.nll_loss2d_forward.default"}
+    return [c for c in cases if c[1][0].device == "cpu" or c[0] not in cpu_only]
+
+
 FAMILIES = {
     "pointwise": pointwise_cases,
     "view": view_cases,
@@ -1446,11 +1569,15 @@ FAMILIES = {
     "indexing": indexing_cases,
     "sym": sym_cases,
     "data_dependent": data_dependent_cases,
+    "grad": grad_cases,
+    "core": core_cases,
 }
 
 
-def op_goldens(out_dir):
+def op_goldens(out_dir, only_family=None):
     for family, make_cases in FAMILIES.items():
+        if only_family and family != only_family:
+            continue
         docs = []
         for t, a, k in make_cases():
             try:
@@ -1470,11 +1597,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-o", "--output", default=os.path.join(here, "..", "testdata", "fx_goldens"))
     parser.add_argument("--only", choices=["ops", "models"])
+    parser.add_argument("--family", choices=sorted(FAMILIES), help="regenerate this op family only")
     args = parser.parse_args()
     os.makedirs(args.output, exist_ok=True)
     torch.manual_seed(0)
     if args.only != "models":
-        op_goldens(args.output)
+        op_goldens(args.output, args.family)
     if args.only != "ops":
         model_goldens(args.output)
 

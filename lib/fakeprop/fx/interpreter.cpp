@@ -222,9 +222,9 @@ void Interpreter::run_call(const Node& n, NodeRecord& rec) {
     values_[n.name] = *v;
     return;
   }
-  OpRule rule = OpRegistry::instance().find(n.target);
+  const OpEntry* entry = OpRegistry::instance().find_entry(n.target);
   Value out;
-  if (!rule) {
+  if (!entry) {
     result_.errors.push_back({n.name, "unsupported_op", "no shape rule for " + n.target});
     // An unknown target with example meta continues with fresh unbacked sizes.
     if (n.example.kind == ExampleValue::Kind::Tensor) {
@@ -248,28 +248,29 @@ void Interpreter::run_call(const Node& n, NodeRecord& rec) {
     std::vector<std::pair<std::string, Value>> kwargs;
     for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, resolve(a));
     OpContext ctx(n, args, std::move(kwargs), env(), storage_, options_.device, this);
-    rule(ctx);
+    entry->rule(ctx);
     out = ctx.result();
-    // requires_grad flows from differentiable inputs to floating outputs.
+    // requires_grad flows from inputs that require grad to the outputs the
+    // op is differentiable for (the rule's OutputGrad) that are floating.
     bool any_grad = false;
     for (const Value& a : args) {
       if (a.is_tensor()) any_grad |= a.tensor->meta.requires_grad;
       if (a.kind == Value::Kind::List)
         for (const Value& x : *a.list) any_grad |= x.is_tensor() && x.tensor->meta.requires_grad;
     }
-    auto set_grad = [&](Value& v) {
+    auto set_grad = [&](Value& v, size_t output) {
       if (!v.is_tensor()) return;
       TensorValue t = *v.tensor;
-      t.meta.requires_grad = any_grad && differentiable_dtype(t.meta.dtype);
+      t.meta.requires_grad = any_grad && entry->grad.differentiable(output) && differentiable_dtype(t.meta.dtype);
       if (t.meta.requires_grad) t.meta.is_leaf = false;
       v = Value::of_tensor(std::move(t));
     };
     if (out.kind == Value::Kind::List) {
       ValueList xs = *out.list;
-      for (Value& x : xs) set_grad(x);
+      for (size_t i = 0; i < xs.size(); ++i) set_grad(xs[i], i);
       out = Value::of_list(std::move(xs));
     } else {
-      set_grad(out);
+      set_grad(out, 0);
     }
     // Aliasing and mutation bookkeeping for in-place ops.
     const std::string name = aten_name(n.target);

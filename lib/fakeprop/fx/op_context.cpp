@@ -1,5 +1,7 @@
 #include "fakeprop/fx/op_context.h"
 
+#include <stdexcept>
+
 #include "fakeprop/fx/interpreter.h"
 
 namespace fakeprop::fx {
@@ -243,18 +245,31 @@ const OpRegistry& OpRegistry::instance() {
   return registry;
 }
 
-void OpRegistry::add(std::string_view target, OpRule rule) { rules_[std::string(target)] = rule; }
+void OpRegistry::add(std::string_view target, OpRule rule, OutputGrad grad) {
+  rules_[std::string(target)] = OpEntry{rule, grad};
+}
 
-OpRule OpRegistry::find(std::string_view target) const {
+void OpRegistry::set_output_grad(std::string_view target, OutputGrad grad) {
   auto it = rules_.find(std::string(target));
-  if (it != rules_.end()) return it->second;
+  if (it == rules_.end()) throw std::logic_error("set_output_grad: no rule registered for " + std::string(target));
+  it->second.grad = grad;
+}
+
+const OpEntry* OpRegistry::find_entry(std::string_view target) const {
+  auto it = rules_.find(std::string(target));
+  if (it != rules_.end()) return &it->second;
   // "aten.add.Tensor" -> packet "aten.add"
   const size_t last = target.rfind('.');
   if (last != std::string_view::npos && last > 5) {
     it = rules_.find(std::string(target.substr(0, last)));
-    if (it != rules_.end()) return it->second;
+    if (it != rules_.end()) return &it->second;
   }
   return nullptr;
+}
+
+OpRule OpRegistry::find(std::string_view target) const {
+  const OpEntry* e = find_entry(target);
+  return e ? e->rule : nullptr;
 }
 
 std::vector<std::string> OpRegistry::all() const {

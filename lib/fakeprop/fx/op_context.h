@@ -2,6 +2,7 @@
 // position or keyword), the ShapeEnv, and helpers to produce fresh tensors
 // and views with PyTorch's exact metadata.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -86,6 +87,27 @@ class OpContext {
 };
 
 using OpRule = void (*)(OpContext& ctx);
+
+// Which outputs of an op autograd can mark requires_grad, as data on the
+// rule: PyTorch's derivatives.yaml `output_differentiability`, and ops that
+// are not differentiable at all (detach, the *_like / new_* factories).
+// Bit i set: output i (tuple index; 0 for a single tensor) never requires
+// grad. Outputs that are differentiable here still need a floating or
+// complex dtype and an input that requires grad.
+struct OutputGrad {
+  uint32_t nondiff = 0;
+  static constexpr OutputGrad all() { return {0}; }
+  static constexpr OutputGrad none() { return {~0u}; }
+  static constexpr OutputGrad first_only() { return {~1u}; }
+  constexpr bool differentiable(size_t output) const {
+    return ((nondiff >> (output < 31 ? output : 31)) & 1u) == 0;
+  }
+};
+
+struct OpEntry {
+  OpRule rule = nullptr;
+  OutputGrad grad;
+};
 class OpRegistry;
 // Defined in ops/registry.cpp: calls every family's registration function.
 void register_all_aten_ops(OpRegistry& r);
@@ -97,11 +119,14 @@ class OpRegistry {
  public:
   static const OpRegistry& instance();
   OpRule find(std::string_view target) const;
-  void add(std::string_view target, OpRule rule);
+  const OpEntry* find_entry(std::string_view target) const;
+  void add(std::string_view target, OpRule rule, OutputGrad grad = OutputGrad::all());
+  // Sets the differentiability of an already registered target (logic_error if none).
+  void set_output_grad(std::string_view target, OutputGrad grad);
   std::vector<std::string> all() const;
 
  private:
-  std::unordered_map<std::string, OpRule> rules_;
+  std::unordered_map<std::string, OpEntry> rules_;
 };
 
 }  // namespace fakeprop::fx

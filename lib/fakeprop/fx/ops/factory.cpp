@@ -230,6 +230,12 @@ void multinomial(OpContext& ctx) {
 
 }  // namespace
 
+// randint_like(self, high) / (self, low, high): self's metadata (dtype
+// defaults to self's, not int64). torch 1.13 marks the result requires_grad
+// when self does (no output_differentiability entry), so it keeps the
+// default OutputGrad, unlike the other *_like factories.
+void randint_like(OpContext& ctx) { like(ctx); }
+
 void register_factory_ops(OpRegistry& r) {
   for (const char* name : {"aten.empty.memory_format", "aten.zeros.default", "aten.ones.default", "aten.full.default",
                            "aten.rand.default", "aten.randn.default"})
@@ -238,11 +244,12 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.scalar_tensor.default", scalar_tensor);
   for (const char* name : {"aten.empty_like.default", "aten.zeros_like.default", "aten.ones_like.default",
                            "aten.full_like.default", "aten.rand_like.default", "aten.randn_like.default"})
-    r.add(name, like);
+    r.add(name, like, OutputGrad::none());  // factories: take metadata, not autograd history
   for (const char* name : {"aten.new_empty.default", "aten.new_zeros.default", "aten.new_ones.default",
                            "aten.new_full.default"})
-    r.add(name, new_factory);
-  r.add("aten.new_empty_strided.default", new_empty_strided);
+    r.add(name, new_factory, OutputGrad::none());
+  r.add("aten.new_empty_strided.default", new_empty_strided, OutputGrad::none());
+  r.add("aten.randint_like.default", randint_like);
   r.add("aten.arange.default", arange);
   r.add("aten.arange.start", arange);
   r.add("aten.arange.start_step", arange);

@@ -681,6 +681,26 @@ void sdpa(OpContext& ctx) {
 // ---- losses and backward ops (AOTAutograd / make_fx training graphs) ----
 
 // nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight)
+// nll_loss2d_forward(self [N, C, H, W], target [N, H, W], weight, reduction,
+// ignore_index) -> (output, total_weight): output is [N, H, W] without
+// reduction, else a scalar; total_weight a scalar of self's dtype.
+void nll_loss2d_forward(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& target = ctx.tensor(1, "target");
+  const int64_t reduction = static_int(ctx, 3, "reduction", 1);
+  if (self.dim() != 4) ctx.fail("invalid_argument", "only batches of spatial inputs supported (4D tensors), but got input of dimension: " + std::to_string(self.dim()));
+  if (target.dim() != 3) ctx.fail("invalid_argument", "only batches of spatial targets supported (3D tensors) but got targets of dimension: " + std::to_string(target.dim()));
+  const char* why = "nll_loss2d";
+  if (!same_size(ctx, self.sizes[0], target.sizes[0], why) || !same_size(ctx, self.sizes[2], target.sizes[1], why) ||
+      !same_size(ctx, self.sizes[3], target.sizes[2], why))
+    ctx.fail("shape_mismatch", "input and target batch or spatial sizes don't match: target " + text(target.sizes) +
+                                   ", input " + text(self.sizes));
+  const Device device = common_device(present({&self, &target}), ctx.target());
+  SymShape out;
+  if (reduction == 0) out = {self.sizes[0], self.sizes[2], self.sizes[3]};
+  set_tuple(ctx, {empty_tensor(ctx, out, self.dtype, device), empty_tensor(ctx, {}, self.dtype, device)});
+}
+
 void nll_loss_forward(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& target = ctx.tensor(1, "target");
@@ -951,12 +971,15 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.baddbmm.default", baddbmm);
   r.add("aten.matmul.default", matmul);
   r.add("aten.linear.default", linear);
-  r.add("aten.native_batch_norm.default", native_batch_norm);
-  r.add("aten._native_batch_norm_legit.default", native_batch_norm);
-  r.add("aten._native_batch_norm_legit.no_stats", batch_norm_no_stats);
-  r.add("aten._native_batch_norm_legit_no_training.default", batch_norm_no_training);
-  r.add("aten._native_batch_norm_legit_functional.default", batch_norm_functional);
-  r.add("aten.native_layer_norm.default", native_layer_norm);
+  // The saved statistics (and the functional variant's new running stats)
+  // are not differentiable outputs; native_group_norm's mean/rstd are.
+  constexpr OutputGrad kOutputOnly{0b110};
+  r.add("aten.native_batch_norm.default", native_batch_norm, kOutputOnly);
+  r.add("aten._native_batch_norm_legit.default", native_batch_norm, kOutputOnly);
+  r.add("aten._native_batch_norm_legit.no_stats", batch_norm_no_stats, kOutputOnly);
+  r.add("aten._native_batch_norm_legit_no_training.default", batch_norm_no_training, kOutputOnly);
+  r.add("aten._native_batch_norm_legit_functional.default", batch_norm_functional, OutputGrad{0b11110});
+  r.add("aten.native_layer_norm.default", native_layer_norm, kOutputOnly);
   r.add("aten.max_pool2d_with_indices.default", max_pool2d_with_indices);
   r.add("aten.avg_pool2d.default", avg_pool2d);
   r.add("aten._adaptive_avg_pool2d.default", adaptive_avg_pool<2>);
@@ -978,16 +1001,19 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.native_group_norm.default", native_group_norm);
   r.add("aten.native_dropout.default", native_dropout);
   r.add("aten.pixel_shuffle.default", pixel_shuffle);
-  r.add("aten._scaled_dot_product_flash_attention.default", sdpa_flash);
-  r.add("aten._scaled_dot_product_efficient_attention.default", sdpa_efficient);
-  r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn);
-  r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu);
+  // Only the attention output is differentiable (derivatives.yaml
+  // output_differentiability of each variant); logsumexp, seeds and offsets are not.
+  r.add("aten._scaled_dot_product_flash_attention.default", sdpa_flash, OutputGrad::first_only());
+  r.add("aten._scaled_dot_product_efficient_attention.default", sdpa_efficient, OutputGrad::first_only());
+  r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn, OutputGrad::first_only());
+  r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu, OutputGrad::first_only());
   r.add("aten.scaled_dot_product_attention.default", sdpa);
   r.add("aten.mv.default", mv);
   r.add("aten.dot.default", dot);
   r.add("aten.mse_loss.default", pointwise_loss);
   r.add("aten.binary_cross_entropy_with_logits.default", pointwise_loss);
-  r.add("aten.nll_loss_forward.default", nll_loss_forward);
+  r.add("aten.nll_loss_forward.default", nll_loss_forward, OutputGrad{0b10});  // total_weight is not differentiable
+  r.add("aten.nll_loss2d_forward.default", nll_loss2d_forward, OutputGrad{0b10});
   r.add("aten.nll_loss_backward.default", nll_loss_backward);
   r.add("aten._softmax_backward_data.default", softmax_backward);
   r.add("aten._log_softmax_backward_data.default", softmax_backward);

@@ -222,6 +222,32 @@ void logcumsumexp(OpContext& ctx) {
 
 }  // namespace
 
+// histc(self, bins=100, min=0, max=0): a contiguous [bins] tensor of
+// self's dtype (floating only); not differentiable.
+void histc(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t bins = static_int(ctx, 1, "bins", 100);
+  if (bins <= 0) ctx.fail("invalid_argument", "torch.histc(): bins must be > 0, but got " + std::to_string(bins));
+  if (!is_floating(self.dtype)) ctx.fail("not_implemented", "\"histogram_cpu\" not implemented for '" + std::string(dtype_c10_name(self.dtype)) + "'");
+  set_tensor(ctx, empty_tensor(ctx, {SymInt(bins)}, self.dtype, self.device));
+}
+
+// bucketize.Tensor(self, boundaries, *, out_int32=False, right=False): the
+// bucket index of every element, contiguous, int64 (int32 with out_int32).
+void bucketize(OpContext& ctx) {
+  const TensorMeta& boundaries = ctx.tensor(1, "boundaries");
+  if (boundaries.dim() != 1)
+    ctx.fail("invalid_argument", "boundaries tensor must be 1 dimension, but got dim(" + std::to_string(boundaries.dim()) + ")");
+  const DType dtype = ctx.bool_arg(1000, "out_int32", false) ? DType::Int32 : DType::Int64;
+  const Value& self = ctx.value(0, "self");
+  if (self.is_tensor()) {
+    const TensorMeta& s = self.tensor->meta;
+    set_tensor(ctx, empty_tensor(ctx, s.sizes, dtype, s.device));
+  } else {
+    set_tensor(ctx, empty_tensor(ctx, {}, dtype, boundaries.device));
+  }
+}
+
 void register_reduction_ops(OpRegistry& r) {
   r.add("aten.sum.dim_IntList", sum);
   r.add("aten.sum.default", sum);
@@ -236,6 +262,8 @@ void register_reduction_ops(OpRegistry& r) {
   r.add("aten.max.default", max_all);
   r.add("aten.min.default", max_all);
   r.add("aten.argmax.default", argmax);
+  r.add("aten.histc.default", histc, OutputGrad::none());
+  r.add("aten.bucketize.Tensor", bucketize);
   r.add("aten.argmin.default", argmax);
   for (const char* name : {"aten.any.default", "aten.any.dim", "aten.any.dims", "aten.all.default", "aten.all.dim",
                            "aten.all.dims"})

@@ -508,7 +508,7 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.reshape.default", reshape);
   r.add("aten.as_strided.default", as_strided);
   r.add("aten.alias.default", alias);
-  r.add("aten.detach.default", alias);
+  r.add("aten.detach.default", alias, OutputGrad::none());
   r.add("aten.lift_fresh.default", alias);
   r.add("aten.t.default", t);
   r.add("aten.transpose.int", transpose);
