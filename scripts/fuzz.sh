@@ -75,6 +75,7 @@ for t in $targets; do
   esac
   corpus=$build/corpus/$t
   artifacts=$build/artifacts/$t
+  rm -rf "$artifacts"  # findings of earlier runs are in testdata/fuzz_regressions already
   mkdir -p "$corpus" "$artifacts"
   log=$build/fuzz_$t.log
   echo "fuzz: $t for ${seconds}s (log: $log)"
