@@ -88,6 +88,24 @@ TEST_F(TensorMetaSymbolic, BroadcastUnbackedDefersARuntimeAssert) {
   EXPECT_EQ(env.runtime_asserts().size(), 1u);
 }
 
+// A hintless size that may or may not be 1, such as (u - 1)//4 + 1 after a stride-4 stem: current
+// PyTorch's infer_size asks guard_or_false(size == 1), takes it as not 1, and then needs only the
+// sizes to be equal (statically true for a residual Add; a runtime assert otherwise). Before, the
+// size-oblivious question stopped on a data-dependent error.
+TEST_F(TensorMetaSymbolic, BroadcastMaybeOneHintlessSizeIsNotABroadcast) {
+  const SymInt u0 = size_like_unbacked();
+  const SymInt reduced = floordiv(u0 - SymInt(1), SymInt(4)) + SymInt(1);
+  ASSERT_FALSE(reduced.is_static());
+  const SymShape same = broadcast_shapes(SymShape{2, reduced}, SymShape{2, reduced}, env);
+  EXPECT_TRUE(same[1].same(reduced));
+  EXPECT_TRUE(env.guards().empty());
+  EXPECT_TRUE(env.runtime_asserts().empty());
+  const SymShape other = broadcast_shapes(SymShape{reduced}, SymShape{u0}, env);
+  EXPECT_TRUE(other[0].same(reduced));
+  EXPECT_TRUE(env.guards().empty());
+  EXPECT_EQ(env.runtime_asserts().size(), 1u);
+}
+
 TEST_F(TensorMetaSymbolic, BroadcastAgainstOneNeedsNoGuard) {
   const SymInt s0 = backed(6, "L['x'].size()[0]");
   const SymShape out = broadcast_shapes(SymShape{s0, 1}, SymShape{1, 5}, env);
