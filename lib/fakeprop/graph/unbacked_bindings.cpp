@@ -33,7 +33,13 @@ void bind_unbacked_symbols(NodeRecord& rec, const std::vector<ExprRef>& fresh, c
   if (outputs.size() == 1) {
     visit(outputs[0], "");
   } else {
-    for (size_t k = 0; k < outputs.size(); ++k) visit(outputs[k], "[" + std::to_string(k) + "]");
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      // Built by appending: GCC 12 at -O3 warns (-Wrestrict, a false positive) on "[" + std::string.
+      std::string key = "[";
+      key += std::to_string(k);
+      key += ']';
+      visit(outputs[k], key);
+    }
   }
   // A symbol used only inside a larger expression has no key path of its own.
   for (ExprRef s : fresh)
