@@ -39,6 +39,11 @@ void InferFlags::add_to(CLI::App& app) {
       ->type_name("SPEC");
   app.add_option("--unbacked", unbacked, "Mark sources unbacked (size-like, no hint)")->type_name("SPEC");
   app.add_option("--static", static_, "Mark sources static; wins over --unbacked and --dynamic")->type_name("SPEC");
+  app.add_option("--mark", marks,
+                 "Mark one source's dims with options, as mark_dynamic/mark_unbacked take them: "
+                 "SPEC=KIND[,min=N,max=N,shape_id=ID,strict,specialize_on=PRED,hint_override=N], KIND one of "
+                 "dynamic, maybe_dynamic, unbacked, static; repeatable, the last match wins")
+      ->type_name("MARK");
   app.add_option("--input", inputs, "Example sizes (hints) for a graph input, e.g. x=8,3,224,224; repeatable")
       ->type_name("NAME=DIMS");
   app.add_option("--device", device, "Device model: cpu or cuda (stride and dtype rules)")
@@ -49,6 +54,16 @@ void InferFlags::add_to(CLI::App& app) {
                "Keep sizes whose hint is 0 or 1 symbolic (PyTorch specializes them by default)");
   app.add_flag("--no-duck-shape", no_duck_shape, "Give equal hints distinct symbols (no duck sizing)");
   app.add_flag("--backed-size-oblivious", backed_size_oblivious, "Size-oblivious reasoning for backed sizes too");
+  app.add_flag("--no-assume-static-by-default", no_assume_static_by_default,
+               "Make every dim the model fixes dynamic too (torch.compile(dynamic=True))");
+  app.add_option("--explain-guard", explain_guard,
+                 "Print the causal chain (node, rule, inputs, symbols) when the guard with this sympy text is added "
+                 "(TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED)")
+      ->type_name("EXPR");
+  app.add_option("--explain-symbol", explain_symbol,
+                 "Print the causal chain when these symbols are created, e.g. u0,s1 "
+                 "(TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL)")
+      ->type_name("NAMES");
   app.add_flag("--strict", strict, "Exit 1 on a data-dependent error or an unsupported operator");
 }
 
@@ -60,6 +75,22 @@ InferOptions InferFlags::to_options() const {
   for (const auto& s : static_) o.specs.add(DimMark::Static, s);
   for (const auto& s : unbacked) o.specs.add(DimMark::Unbacked, s);
   for (const auto& s : dynamic) o.specs.add(DimMark::Dynamic, s);
+  for (const auto& m : marks) o.marks.add(m);
+  o.assume_static_by_default = !no_assume_static_by_default;
+  o.explain_guard = explain_guard;
+  if (o.explain_guard.empty())
+    if (const char* env = std::getenv("TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED")) o.explain_guard = env;
+  std::string symbols = explain_symbol;
+  if (symbols.empty())
+    if (const char* env = std::getenv("TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL")) symbols = env;
+  for (size_t start = 0; start < symbols.size();) {
+    size_t comma = symbols.find(',', start);
+    if (comma == std::string::npos) comma = symbols.size();
+    std::string name = symbols.substr(start, comma - start);
+    name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
+    if (!name.empty()) o.explain_symbols.push_back(name);
+    start = comma + 1;
+  }
   o.specs.add_from_environment();
   for (const auto& in : inputs) {
     size_t eq = in.find('=');

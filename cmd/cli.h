@@ -12,13 +12,16 @@ int run(int argc, char** argv);
 
 // Options every subcommand that runs inference shares.
 struct InferFlags {
-  std::vector<std::string> dynamic, unbacked, static_, inputs;
+  std::vector<std::string> dynamic, unbacked, static_, inputs, marks;
   std::string device = "cpu";
   std::string log;
   bool no_specialize_zero_one = false;
   bool no_duck_shape = false;
   bool backed_size_oblivious = false;
+  bool no_assume_static_by_default = false;
   bool strict = false;
+  std::string explain_guard;   // TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED
+  std::string explain_symbol;  // TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
 
   void add_to(CLI::App& app);
   InferOptions to_options() const;  // throws InputError on a malformed value

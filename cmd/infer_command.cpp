@@ -145,6 +145,8 @@ int run_infer(const InferCommand& cmd) {
     stats["phases"]["report_ms"] = ms_since(report_start);
     print_stats(stats, std::cerr);
   }
+  for (const auto& e : result.errors)
+    if (e.kind == "constraint_violation") return 1;  // a --mark dynamic/strict promise broken
   if (cmd.flags.strict)
     for (const auto& e : result.errors)
       if (e.kind == "data_dependent" || e.kind == "unsupported_op") return 1;

@@ -98,12 +98,15 @@ def add_two():
     return model
 
 
-def classifier(width):
-    """x[batch, 16] -> Gemm -> [batch, width]; two widths give a `check` regression pair."""
+def classifier(width, relu=False):
+    """x[batch, 16] -> Gemm -> [batch, width]; two widths give a `check` regression pair, and an
+    added Relu an edit that changes no shape."""
     rng = np.random.default_rng(2)
     w = numpy_helper.from_array(rng.standard_normal((width, 16)).astype(np.float32), "w")
-    nodes = [helper.make_node("Gemm", ["x", "w"], ["logits"], name="fc", transB=1),
-             helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=-1)]
+    nodes = [helper.make_node("Gemm", ["x", "w"], ["logits"], name="fc", transB=1)]
+    if relu:
+        nodes.append(helper.make_node("Relu", ["logits"], ["logits_relu"], name="relu"))
+    nodes.append(helper.make_node("Softmax", ["logits_relu" if relu else "logits"], ["probs"], name="softmax", axis=-1))
     graph = helper.make_graph(
         nodes, "classifier", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
         [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", width])], initializer=[w])
@@ -112,10 +115,55 @@ def classifier(width):
     return model
 
 
+def reshape_by_8():
+    """x[16] -> Reshape [-1, 8]: with the size marked dynamic, the -1 needs s0 % 8 == 0."""
+    nodes = [helper.make_node("Reshape", ["x", "rows_of_8"], ["rows"], name="rows")]
+    graph = helper.make_graph(
+        nodes, "reshape_by_8", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [None, 8])], initializer=[ints("rows_of_8", [-1, 8])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
+def nonzero_view():
+    """NonZero's data-dependent count feeding a view: [2, u0] -> Transpose -> Reshape [-1] = [2*u0]."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"], name="nonzero"),
+             helper.make_node("Transpose", ["nz"], ["coords"], name="coords", perm=[1, 0]),
+             helper.make_node("Reshape", ["coords", "flat"], ["flat_coords"], name="flatten")]
+    graph = helper.make_graph(
+        nodes, "nonzero_view", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])],
+        [helper.make_tensor_value_info("flat_coords", TensorProto.INT64, [None])], initializer=[ints("flat", [-1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
+def nonzero_tail_slice():
+    """x[-n:] with n NonZero's count: whether -n counts from the end depends on n == 0, a
+    data-dependent error, reported with the candidate fixes (torch._check(...))."""
+    nodes = [helper.make_node("NonZero", ["mask"], ["nz"], name="nonzero"),
+             helper.make_node("Shape", ["nz"], ["nz_shape"], name="nz_shape"),
+             helper.make_node("Gather", ["nz_shape", "idx1"], ["n"], name="count"),
+             helper.make_node("Neg", ["n"], ["minus_n"], name="minus_n"),
+             helper.make_node("Slice", ["x", "minus_n", "end"], ["tail"], name="tail")]
+    graph = helper.make_graph(
+        nodes, "nonzero_tail_slice",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10]),
+         helper.make_tensor_value_info("mask", TensorProto.FLOAT, [4, 6])],
+        [helper.make_tensor_value_info("tail", TensorProto.FLOAT, [None])],
+        initializer=[ints("idx1", [1]), ints("end", [10])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     builds = [("tiny_attention", tiny_attention), ("batch1_conv", batch1_conv), ("add_two", add_two),
-              ("classifier_10", lambda: classifier(10)), ("classifier_12", lambda: classifier(12))]
+              ("classifier_10", lambda: classifier(10)), ("classifier_12", lambda: classifier(12)),
+              ("classifier_10_relu", lambda: classifier(10, relu=True)), ("reshape_by_8", reshape_by_8),
+              ("nonzero_view", nonzero_view), ("nonzero_tail_slice", nonzero_tail_slice)]
     for name, build in builds:
         path = os.path.join(OUT, name + ".onnx")
         onnx.save(build(), path)

@@ -23,7 +23,9 @@ ModelFormat detect_format(const std::string& path) {
   throw InputError(path + ": neither an ONNX model nor a JSON FX graph");
 }
 
-RunResult infer_file(const std::string& path, const InferOptions& options) {
+namespace {
+
+RunResult run_once(const std::string& path, const InferOptions& options) {
   try {
     switch (detect_format(path)) {
       case ModelFormat::Onnx: {
@@ -39,6 +41,42 @@ RunResult infer_file(const std::string& path, const InferOptions& options) {
     throw InputError(path + ": " + e.what() + " (sizes of the graph inputs or outputs overflow 64 bits)");
   }
   throw InputError(path + ": unknown format");
+}
+
+// mark_dynamic's promise broken: PyTorch raises ConstraintViolationError.
+void check_constraints(RunResult& r) {
+  const std::string violations = r.env->constraint_violations();
+  if (!violations.empty()) r.errors.push_back({"", "constraint_violation", violations});
+}
+
+// "L['x']:0" -> "L['x'].size()[0]"; a spec without one dim stays as written.
+std::string dim_source_of(const std::string& spec) {
+  const size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= spec.size() ||
+      spec.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+    return spec;
+  return SourceSpecs::size_source(SourceSpecs::normalize_source(spec.substr(0, colon)),
+                                  std::stoll(spec.substr(colon + 1)));
+}
+
+}  // namespace
+
+RunResult infer_file(const std::string& path, const InferOptions& options) {
+  RunResult result = run_once(path, options);
+  check_constraints(result);
+  // specialize_on: one more run per predicate, each assuming it.
+  const auto& marks = options.marks.entries();
+  for (size_t i = 0; i < marks.size(); ++i) {
+    for (size_t j = 0; j < marks[i].specialize_on.size(); ++j) {
+      InferOptions assumed = options;
+      assumed.marks.entries()[i].active_predicate = j;
+      auto run = std::make_shared<RunResult>(run_once(path, assumed));
+      check_constraints(*run);
+      result.specialized.push_back(
+          {marks[i].text, describe_predicate(marks[i].specialize_on[j], dim_source_of(marks[i].spec)), std::move(run)});
+    }
+  }
+  return result;
 }
 
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path) {

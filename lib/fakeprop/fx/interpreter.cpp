@@ -5,6 +5,7 @@
 #include "fakeprop/fx/op_context.h"
 #include "fakeprop/graph/expr_cap.h"
 #include "fakeprop/graph/unbacked_bindings.h"
+#include "fakeprop/report/report.h"
 #include "fakeprop/sym/parse.h"
 
 namespace fakeprop::fx {
@@ -33,7 +34,7 @@ bool differentiable_dtype(DType t) { return is_floating(t) || is_complex(t); }
 }  // namespace
 
 Interpreter::Interpreter(const Graph& g, const InferOptions& options, RunResult& result)
-    : graph_(g), options_(options), result_(result) {}
+    : graph_(g), options_(options), result_(result), input_dims_(*result.env, result.input_specializations, result.warnings) {}
 
 int64_t Interpreter::version_of(int64_t storage) const {
   auto it = versions_.find(storage);
@@ -115,7 +116,6 @@ Value Interpreter::example_to_value(const Node& n) {
   for (size_t d = 0; d < ex.shape.size(); ++d) {
     const std::string& text = ex.shape[d];
     const std::string dsrc = SourceSpecs::size_source(src, static_cast<int64_t>(d));
-    const DimMark mark = is_input ? options_.specs.classify(src, static_cast<int64_t>(d)) : DimMark::Unmarked;
     std::optional<int64_t> hint = hints ? std::optional<int64_t>((*hints)[d]) : std::nullopt;
     char* end = nullptr;
     errno = 0;
@@ -123,20 +123,11 @@ Value Interpreter::example_to_value(const Node& n) {
     if (*end == '\0' && errno == 0) {
       if (literal < 0) throw InputError(graph_.path + ": node '" + n.name + "': negative size " + text);
       const int64_t h = hint.value_or(literal);
-      if (mark == DimMark::Dynamic) {
-        SymInt s = e.create_symbol(h, dsrc, DimDynamic::Duck);
-        if (s.is_static())
-          result_.input_specializations.push_back(
-              {dsrc, s.value(), "0/1 specialization: the size is " + std::to_string(h) +
-                                    "; use --unbacked " + src + ":" + std::to_string(d) + " or a hint of 2 or more"});
-        tv.meta.sizes.push_back(s);
-      } else if (mark == DimMark::Unbacked) {
-        ExprRef u = e.create_unbacked_symint(true);
-        e.add_source(u, dsrc);
-        tv.meta.sizes.push_back(SymInt(u));
-      } else {
-        tv.meta.sizes.push_back(SymInt(static_cast<int64_t>(literal)));
-      }
+      const DimPlan plan = is_input ? plan_input_dim(options_, src, static_cast<int64_t>(d), true) : DimPlan{};
+      if (plan.mark == DimMark::Unmarked || plan.mark == DimMark::Static)
+        tv.meta.sizes.push_back(SymInt(plan.mark == DimMark::Static ? h : static_cast<int64_t>(literal)));
+      else
+        tv.meta.sizes.push_back(input_dims_.create(plan, src, static_cast<int64_t>(d), h));
       continue;
     }
     // A symbol name binds its source; an expression is computed from symbols seen before.
@@ -308,13 +299,27 @@ void Interpreter::run() {
   for (const Node& n : graph_.nodes)
     if (n.op == "placeholder") sources.push_back(SourceSpecs::input_source(n.target.empty() ? n.name : n.target));
   options_.specs.check_all_matched(sources);
+  options_.marks.check_all_matched(sources);
 
+  bool inputs_done = false;
   for (const Node& n : graph_.nodes) {
+    if (!inputs_done && n.op != "placeholder" && n.op != "get_attr") {
+      input_dims_.finish();  // shape_id equalities hold before any op runs
+      inputs_done = true;
+    }
     current_node_ = n.name;
     e.set_current_node(n.name);
     NodeRecord rec;
     rec.name = n.name;
     rec.op = n.op == "call_function" ? n.target : n.op;
+    if (e.extended_debug_enabled()) {  // the causal chain's node part
+      std::vector<std::string> lines{"op " + rec.op};
+      for (const Arg& a : n.args)
+        if (a.kind == Arg::Kind::Node)
+          if (auto it = values_.find(a.s); it != values_.end())
+            lines.push_back("input " + a.s + ": " + describe_value(it->second, e));
+      e.set_node_context([lines] { return lines; });
+    }
     if (n.op == "placeholder" || n.op == "get_attr") {
       Value v = example_to_value(n);
       if (n.op == "placeholder")
@@ -342,7 +347,7 @@ void Interpreter::run() {
       try {
         run_call(n, rec);
       } catch (const DataDependentError& err) {
-        result_.errors.push_back({n.name, "data_dependent", err.what()});
+        result_.errors.push_back({n.name, "data_dependent", err.what(), err.suggested_fixes()});
         rec.outputs.push_back({n.name, Value::of_opaque("unknown: data-dependent decision at node '" + n.name + "'")});
       } catch (const OpError& err) {
         result_.errors.push_back({n.name, err.kind(), err.what()});
@@ -385,7 +390,7 @@ RunResult run_graph(const Graph& g, const InferOptions& options) {
   result.model_kind = "fx";
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
-  result.env->log().set_level(options.log_level);
+  configure_shape_env(*result.env, options);
   Interpreter interp(g, options, result);
   interp.run();
   return result;

@@ -48,6 +48,7 @@ class Interpreter {
   std::unordered_map<std::string, Value> values_;  // node name -> live value
   std::unordered_map<int64_t, int64_t> versions_;
   std::unordered_map<std::string, ExprRef> named_symbols_;  // symbol names from examples
+  InputDimFactory input_dims_;                              // placeholder dims the options mark
   DataDependentMemo memo_;
   std::string current_node_;
   std::unordered_map<std::string, std::string> identity_;  // in-place results -> the tensor they mutate

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeprop/graph/dim_marks.h"
 #include "fakeprop/graph/limits.h"
 #include "fakeprop/graph/source_spec.h"
 #include "fakeprop/sym/shape_env.h"
@@ -16,6 +17,10 @@ struct InferOptions {
   Device device = Device::cpu();
   std::map<std::string, std::vector<int64_t>> input_hints;  // --input name=d0,d1,...
   SourceSpecs specs;
+  DimMarks marks;                        // --mark: per-dim kinds and options
+  bool assume_static_by_default = true;  // false: every dim the model fixes is dynamic too
+  std::string explain_guard;                // extended debug: a guard's sympy text
+  std::vector<std::string> explain_symbols;  // extended debug: symbol names
   ShapeEnvSettings settings;
   LogLevel log_level = LogLevel::Off;
   int64_t max_fold_elements = 1 << 16;  // known-data cap for constant folding
@@ -23,5 +28,11 @@ struct InferOptions {
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (graph/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
 };
+
+// The run's ShapeEnv settings that live outside ShapeEnvSettings: trace level, extended debug.
+inline void configure_shape_env(ShapeEnv& env, const InferOptions& o) {
+  env.log().set_level(o.log_level);
+  if (!o.explain_guard.empty() || !o.explain_symbols.empty()) env.set_extended_debug(o.explain_guard, o.explain_symbols);
+}
 
 }  // namespace fakeprop

@@ -34,6 +34,7 @@ struct ErrorRecord {
   std::string node;  // "" when not tied to a node
   std::string kind;  // unsupported_op, data_dependent, shape_mismatch, ...
   std::string message;
+  std::vector<std::string> fixes{};  // data_dependent: torch._check(...) calls that would let it continue
 };
 
 // A specialization decided when inputs were created (0/1 specialization of a
@@ -73,6 +74,15 @@ struct DispatchStats {
   double propagate_ms = -1;  // < 0: not measured separately from loading
 };
 
+struct RunResult;
+
+// One extra result of a --mark specialize_on predicate, beside the generic one.
+struct SpecializedRun {
+  std::string mark;       // the --mark text
+  std::string predicate;  // over the dim's source: L['x'].size()[0] % 16 == 0
+  std::shared_ptr<RunResult> run;
+};
+
 struct RunResult {
   std::string model_path;
   std::string model_kind;  // "onnx" | "fx"
@@ -85,6 +95,7 @@ struct RunResult {
   std::vector<InputSpecialization> input_specializations;
   std::vector<MutationRecord> mutations;
   std::vector<GradientRecord> gradients;
+  std::vector<SpecializedRun> specialized;
   std::unique_ptr<ShapeEnv> env;
   DispatchStats dispatch;
 };

@@ -64,6 +64,8 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
   for (const auto& vi : g.inputs)
     if (!init_names.count(vi.name)) sources.push_back(SourceSpecs::input_source(vi.name));
   options_.specs.check_all_matched(sources);
+  options_.marks.check_all_matched(sources);
+  InputDimFactory dims(e, result_.input_specializations, result_.warnings);
   for (const auto& [name, dims] : options_.input_hints) {
     bool found = false;
     for (const auto& vi : g.inputs) found |= vi.name == name && !init_names.count(vi.name);
@@ -111,39 +113,35 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     TensorValue tv;
     for (size_t d = 0; d < rank; ++d) {
       const std::string dsrc = SourceSpecs::size_source(src, static_cast<int64_t>(d));
-      const DimMark mark = options_.specs.classify(src, static_cast<int64_t>(d));
       Dim dim = vi.type.shape ? (*vi.type.shape)[d] : Dim{};
+      const bool fixed = dim.kind == Dim::Kind::Value;
+      const DimPlan plan = plan_input_dim(options_, src, static_cast<int64_t>(d), fixed);
       std::optional<int64_t> hint;
       if (hints) hint = (*hints)[d];
       if (hint && *hint < 0) throw InputError("--input " + vi.name + ": negative size " + std::to_string(*hint));
-      if (dim.kind == Dim::Kind::Value) {
+      if (fixed) {
         if (dim.value < 0) throw InputError(model_.path + ": input '" + vi.name + "' has negative dim " + std::to_string(dim.value));
-        if (hint && *hint != dim.value && mark == DimMark::Unmarked)
+        if (hint && *hint != dim.value && plan.mark == DimMark::Unmarked)
           throw InputError("--input " + vi.name + ": dim " + std::to_string(d) + " is fixed to " +
                            std::to_string(dim.value) + " in the model; mark it with --dynamic to vary it");
         if (!hint) hint = dim.value;
       }
+      const bool is_param = dim.kind == Dim::Kind::Param;
+      const std::string name = is_param && is_identifier(dim.param) ? dim.param : "";
+      // A dim_param is dynamic already: a plain --dynamic changes nothing about it.
+      const bool model_policy = plan.mark == DimMark::Unmarked || (plan.mark == DimMark::Dynamic && !plan.options && !fixed);
       SymInt size;
-      if (mark == DimMark::Static || (dim.kind == Dim::Kind::Value && mark == DimMark::Unmarked)) {
-        if (!hint) throw InputError(dsrc + " is marked static but has no size; give one with --input " + vi.name + "=...");
+      if (plan.mark == DimMark::Unmarked && fixed) {
         size = *hint;
-        if (mark == DimMark::Static && dim.kind != Dim::Kind::Value)
-          result_.input_specializations.push_back({dsrc, *hint, "marked static (--static)"});
-      } else if (mark == DimMark::Unbacked) {
-        ExprRef u = e.create_unbacked_symint(true);
-        e.add_source(u, dsrc);
-        size = SymInt(u);
-      } else if (dim.kind == Dim::Kind::Param && by_param.count(dim.param)) {
+      } else if (model_policy && is_param && by_param.count(dim.param)) {
         size = by_param[dim.param];
         if (hint && param_hint.count(dim.param) && param_hint[dim.param] != *hint)
           throw InputError("--input " + vi.name + ": dim " + std::to_string(d) + " is '" + dim.param + "', given " +
                            std::to_string(*hint) + " here but " + std::to_string(param_hint[dim.param]) + " elsewhere");
         if (size.is_symbolic()) e.add_source(size.expr(), dsrc);
-      } else {
-        const std::string name = dim.kind == Dim::Kind::Param && is_identifier(dim.param) ? dim.param : "";
+      } else if (model_policy) {
         if (hint) {
-          size = e.create_symbol(*hint, dsrc, dim.kind == Dim::Kind::Param ? DimDynamic::Dynamic : DimDynamic::Duck,
-                                 {}, name);
+          size = e.create_symbol(*hint, dsrc, is_param ? DimDynamic::Dynamic : DimDynamic::Duck, {}, name);
           if (size.is_static()) {
             result_.input_specializations.push_back(
                 {dsrc, size.value(),
@@ -156,10 +154,14 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
         } else {
           size = SymInt(e.create_named_symbol(name, std::nullopt, ValueRange{0, kIntOo}, dsrc));
         }
-        if (dim.kind == Dim::Kind::Param) {
-          by_param[dim.param] = size;
-          if (hint) param_hint[dim.param] = *hint;
-        }
+      } else {
+        size = dims.create(plan, src, static_cast<int64_t>(d), hint, name);
+        if (plan.mark == DimMark::Static && !fixed)
+          result_.input_specializations.push_back({dsrc, size.value(), "marked static (--static)"});
+      }
+      if (is_param && !by_param.count(dim.param)) {
+        by_param[dim.param] = size;
+        if (hint) param_hint[dim.param] = *hint;
       }
       tv.meta.sizes.push_back(size);
     }
@@ -171,6 +173,7 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     scope.set(vi.name, val);
     result_.inputs.push_back({vi.name, src, val});
   }
+  dims.finish();
 }
 
 }  // namespace fakeprop::onnx

@@ -12,6 +12,7 @@
 #include "fakeprop/graph/expr_cap.h"
 #include "fakeprop/graph/unbacked_bindings.h"
 #include "fakeprop/onnx/op_context.h"
+#include "fakeprop/report/report.h"
 #include "fakeprop/onnx/ops/fallback.h"
 
 namespace fakeprop::onnx {
@@ -418,6 +419,12 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
   std::vector<const Value*> inputs;
   inputs.reserve(node.inputs.size());
   for (const auto& name : node.inputs) inputs.push_back(name.empty() ? nullptr : scope.find(name));
+  if (e.extended_debug_enabled()) {  // the causal chain's node part, copied: nodes nest
+    std::vector<std::string> lines{"op " + rec.op};
+    for (size_t i = 0; i < inputs.size(); ++i)
+      lines.push_back("input " + node.inputs[i] + ": " + (inputs[i] ? describe_value(*inputs[i], e) : "absent"));
+    e.set_node_context([lines] { return lines; });
+  }
 
   std::vector<Value> outputs;
   std::string failure;  // why outputs fall back, for errors and lost-precision notes
@@ -521,7 +528,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
       failure = "unsupported operator " + rec.op;
     }
   } catch (const DataDependentError& err) {
-    result_.errors.push_back({record_name, "data_dependent", err.what()});
+    result_.errors.push_back({record_name, "data_dependent", err.what(), err.suggested_fixes()});
     failure = "data-dependent decision at node '" + record_name + "'";
   } catch (const OpError& err) {
     result_.errors.push_back({record_name, err.kind(), err.what()});
@@ -623,7 +630,7 @@ RunResult run_model(const Model& model, const InferOptions& options, const RunCo
   result.model_kind = "onnx";
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
-  result.env->log().set_level(options.log_level);
+  configure_shape_env(*result.env, options);
   const auto start = std::chrono::steady_clock::now();
   Interpreter interp(model, options, result, control);
   interp.run_main_graph();

@@ -1,4 +1,5 @@
 #include "fakeprop/report/report.h"
+#include "fakeprop/report/valid_region.h"
 
 #include <algorithm>
 #include <set>
@@ -109,20 +110,38 @@ json build_report(const RunResult& r) {
                        {"hint", s->hint ? json(*s->hint) : json(nullptr)},
                        {"range", json::array({range_end(s->range.lo), range_end(s->range.hi)})},
                        {"sources", s->sources}});
+    if (s->hint_override) symbols.back()["hint_override"] = *s->hint_override;
   }
   rep["symbols"] = std::move(symbols);
 
   json guards = json::array();
   for (const auto& g : env.produce_guards())
-    guards.push_back({{"expr", g.expr}, {"sym_expr", g.sym_expr}, {"node", g.node.empty() ? json(nullptr) : json(g.node)}});
+    guards.push_back({{"expr", g.expr},
+                      {"sym_expr", g.sym_expr},
+                      {"node", g.node.empty() ? json(nullptr) : json(g.node)},
+                      {"rule", g.rule.empty() ? json(nullptr) : json(g.rule)}});
   rep["guards"] = std::move(guards);
 
   json asserts = json::array();
   for (const auto& a : env.runtime_asserts())
     asserts.push_back({{"expr", env.print_over_sources(a.expr)},
                        {"sym_expr", to_python_string(a.expr)},
-                       {"node", a.node.empty() ? json(nullptr) : json(a.node)}});
+                       {"node", a.node.empty() ? json(nullptr) : json(a.node)},
+                       {"rule", a.rule.empty() ? json(nullptr) : json(a.rule)}});
   rep["runtime_asserts"] = std::move(asserts);
+
+  json regions = json::array();
+  for (const auto& v : valid_regions(r)) {
+    json region = {{"source", v.source}, {"text", v.text}};
+    if (v.value) region["value"] = *v.value;
+    if (!v.equals.empty()) region["equals"] = v.equals;
+    if (v.min) region["min"] = range_end(*v.min);
+    if (v.max) region["max"] = range_end(*v.max);
+    if (v.multiple_of > 1) region["multiple_of"] = v.multiple_of;
+    if (!v.also.empty()) region["also"] = v.also;
+    regions.push_back(std::move(region));
+  }
+  rep["valid_region"] = std::move(regions);
 
   json specs = json::array();
   for (const auto& s : r.input_specializations)
@@ -136,8 +155,10 @@ json build_report(const RunResult& r) {
   rep["specializations"] = std::move(specs);
 
   json errors = json::array();
-  for (const auto& e : r.errors)
+  for (const auto& e : r.errors) {
     errors.push_back({{"node", e.node.empty() ? json(nullptr) : json(e.node)}, {"kind", e.kind}, {"message", e.message}});
+    if (!e.fixes.empty()) errors.back()["fixes"] = e.fixes;
+  }
   rep["errors"] = std::move(errors);
   json warnings = json::array();
   for (const auto& e : r.warnings)
@@ -151,6 +172,20 @@ json build_report(const RunResult& r) {
   json gradients = json::array();
   for (const auto& g : r.gradients) gradients.push_back({{"name", g.name}, {"grad", value_to_json(g.grad, env)}});
   rep["gradients"] = std::move(gradients);
+  if (!r.specialized.empty()) {
+    json runs = json::array();
+    for (const auto& s : r.specialized) {
+      json sub = build_report(*s.run);
+      runs.push_back({{"mark", s.mark},
+                      {"predicate", s.predicate},
+                      {"outputs", sub["outputs"]},
+                      {"guards", sub["guards"]},
+                      {"runtime_asserts", sub["runtime_asserts"]},
+                      {"specializations", sub["specializations"]},
+                      {"errors", sub["errors"]}});
+    }
+    rep["specialize_on"] = std::move(runs);
+  }
   return rep;
 }
 
@@ -179,16 +214,21 @@ void print_summary(const RunResult& r, std::ostream& out) {
   out << "guards (" << guards.size() << "):\n";
   for (const auto& g : guards) {
     out << "  " << g.expr;
-    if (!g.node.empty()) out << "    # node " << g.node;
+    if (!g.node.empty()) out << "    # node " << g.node << (g.rule.empty() ? "" : " (" + g.rule + ")");
     out << "\n";
   }
   if (!env.runtime_asserts().empty()) {
     out << "runtime asserts (" << env.runtime_asserts().size() << "):\n";
     for (const auto& a : env.runtime_asserts()) {
       out << "  " << env.print_over_sources(a.expr);
-      if (!a.node.empty()) out << "    # node " << a.node;
+      if (!a.node.empty()) out << "    # node " << a.node << (a.rule.empty() ? "" : " (" + a.rule + ")");
       out << "\n";
     }
+  }
+  const auto regions = valid_regions(r);
+  if (!regions.empty()) {
+    out << "valid region:\n";
+    for (const auto& v : regions) out << "  " << v.text << "\n";
   }
   const size_t nspec = r.input_specializations.size() + env.specializations().size();
   if (nspec) {
@@ -199,13 +239,27 @@ void print_summary(const RunResult& r, std::ostream& out) {
   }
   if (!r.errors.empty()) {
     out << "errors (" << r.errors.size() << "):\n";
-    for (const auto& e : r.errors)
+    for (const auto& e : r.errors) {
       out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << e.kind << ": " << e.message << "\n";
+      if (!e.fixes.empty()) {
+        out << "    candidate fixes:";
+        for (size_t i = 0; i < e.fixes.size(); ++i) out << (i ? " or " : " ") << e.fixes[i];
+        out << "\n";
+      }
+    }
   }
   if (!r.warnings.empty()) {
     out << "warnings (" << r.warnings.size() << "):\n";
     for (const auto& e : r.warnings)
       out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << e.kind << ": " << e.message << "\n";
+  }
+  for (const auto& s : r.specialized) {
+    out << "specialize_on " << s.predicate << "  (--mark " << s.mark << "):\n";
+    for (const auto& o : s.run->outputs) out << "  " << o.name << ": " << describe_value(o.val, *s.run->env) << "\n";
+    auto sg = s.run->env->produce_guards();
+    out << "  guards (" << sg.size() << "):\n";
+    for (const auto& g : sg) out << "    " << g.expr << "\n";
+    for (const auto& e : s.run->errors) out << "  error: " << e.kind << ": " << e.message << "\n";
   }
 }
 

@@ -74,6 +74,8 @@ void DynamicLog::info(const char* file, int line, const std::string& msg) {
   if (info_enabled()) emit('I', file, line, msg);
 }
 
+void DynamicLog::always(const char* file, int line, const std::string& msg) { emit('I', file, line, msg); }
+
 void DynamicLog::debug(const char* file, int line, const std::string& msg) {
   if (debug_enabled()) emit('D', file, line, msg);
 }

@@ -27,6 +27,8 @@ class DynamicLog {
   bool debug_enabled() const { return level_ == LogLevel::Debug; }
   void info(const char* file, int line, const std::string& msg);
   void debug(const char* file, int line, const std::string& msg);
+  // Whatever the level: output the user asked for by name (extended debug).
+  void always(const char* file, int line, const std::string& msg);
   // Send the trace to `out` instead of stderr (tests); `out` must outlive the log.
   void capture_to(std::ostream& out);
 

@@ -696,6 +696,7 @@ ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
   symbol_index_[sym] = symbols_.size();
   if (info.unbacked) unbacked_order_.push_back(sym);
   symbols_.push_back(std::move(info));
+  if (debug_symbols_.count(name)) explain("create_symbol " + name, sym);
   return sym;
 }
 
@@ -802,7 +803,37 @@ void ShapeEnv::add_source(ExprRef sym, const std::string& source) {
   if (std::find(i.sources.begin(), i.sources.end(), source) == i.sources.end()) i.sources.push_back(source);
 }
 
-void ShapeEnv::mark_dynamic(ExprRef sym) { mutable_info(sym).marked_dynamic = true; }
+void ShapeEnv::mark_dynamic(ExprRef sym, std::optional<ValueRange> range) {
+  SymbolInfo& i = mutable_info(sym);
+  i.marked_dynamic = true;
+  i.marked_range = range ? *range : i.range;
+}
+
+void ShapeEnv::set_extended_debug(std::string guard_added, std::vector<std::string> create_symbol) {
+  debug_guard_ = std::move(guard_added);
+  debug_symbols_ = {create_symbol.begin(), create_symbol.end()};
+}
+
+void ShapeEnv::explain(const std::string& event, ExprRef e) const {
+  std::string msg = event + (current_node_.empty() ? " while creating inputs" : " at node " + current_node_);
+  if (node_context_ && !current_node_.empty())
+    for (const std::string& line : node_context_()) msg += "\n    " + line;
+  for (ExprRef s : free_symbols(e)) {
+    const SymbolInfo* i = In::find(*this, s);
+    if (!i) continue;
+    msg += "\n    " + s->name() + ": ";
+    if (!i->sources.empty()) msg += i->sources.front();
+    else msg += "created at node " + (i->node.empty() ? std::string("?") : i->node);
+    msg += i->unbacked ? ", unbacked" : ", backed";
+    if (i->hint) msg += ", hint " + std::to_string(*i->hint);
+    msg += ", range " + i->range.to_string();
+  }
+  log_->always(__FILE__, __LINE__, msg);
+}
+
+void ShapeEnv::note_constraint_violation(const std::string& source, const std::string& line) {
+  noted_violations_.emplace_back(source, line);
+}
 
 bool ShapeEnv::is_symbol_known(ExprRef sym) const { return symbol_index_.count(sym) != 0; }
 
@@ -883,6 +914,8 @@ void ShapeEnv::record_guard(ExprRef decided, const char* rule) {
                    std::any_of(guards_.begin(), guards_.end(), [&](const GuardRecord& g) { return g.expr == decided; });
   FP_LOG_INFO(*log_, "eval " + to_sympy_string(decided) + " [guard added]" + In::where(*this));
   if (duplicate) return;
+  if (!debug_guard_.empty() && to_sympy_string(decided) == debug_guard_)
+    explain("eval " + debug_guard_ + " [guard added] by rule " + (rule ? rule : "?"), decided);
   guards_.push_back({decided, current_node_, rule ? rule : ""});
   In::add_fact(*this, decided);
   maybe_refine(decided, rule, false);
@@ -1036,6 +1069,8 @@ void ShapeEnv::defer_runtime_assert(const SymBool& cond, const char* rule) {
   bool duplicate = std::any_of(runtime_asserts_.begin(), runtime_asserts_.end(),
                                [&](const GuardRecord& g) { return g.expr == s; });
   if (duplicate) return;
+  if (!debug_guard_.empty() && to_sympy_string(s) == debug_guard_)
+    explain("runtime_assert " + debug_guard_ + " [guard added] by rule " + (rule ? rule : "?"), s);
   runtime_asserts_.push_back({s, current_node_, rule ? rule : ""});
   In::add_fact(*this, s);
   maybe_refine(s, rule, true);
@@ -1064,8 +1099,9 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   FP_LOG_INFO(*log_, "produce_guards");
   std::vector<ProducedGuard> out;
   std::unordered_set<std::string> emitted;
-  auto emit = [&](std::string expr, std::string sym_expr, std::string node) {
-    if (emitted.insert(expr).second) out.push_back({std::move(expr), std::move(sym_expr), std::move(node)});
+  auto emit = [&](std::string expr, std::string sym_expr, std::string node, std::string rule = "") {
+    if (emitted.insert(expr).second)
+      out.push_back({std::move(expr), std::move(sym_expr), std::move(node), std::move(rule)});
   };
 
   // 1. Every input source equals the expression its symbol stands for now.
@@ -1088,7 +1124,7 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     ExprRef s = In::simplify(*this, g.expr, false, /*use_facts=*/false);
     if (In::static_value(*this, s, false, /*use_facts=*/false)) continue;
     if (!issued.insert(s).second) continue;
-    emit(print_over_sources(s), to_python_string(s), g.node);
+    emit(print_over_sources(s), to_python_string(s), g.node, g.rule);
   }
 
   // 3. Every input symbol stays in its range.
@@ -1110,15 +1146,46 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
 std::string ShapeEnv::constraint_violations() const {
   std::set<std::string> names;
   std::vector<std::string> lines;
+  for (const auto& [src, line] : noted_violations_) {
+    names.insert(src);
+    lines.push_back("  - " + line);
+  }
   for (const SymbolInfo& i : symbols_) {
     if (!i.marked_dynamic) continue;
-    auto value = as_integer(simplify(i.sym));
-    if (!value || *value == 0 || *value == 1) continue;  // 0/1 specialization is expected
-    std::string src = source_of(i.sym);
-    names.insert(src);
-    lines.push_back("  - You marked " + src + " as dynamic but your code specialized it to be a constant (" +
-                    std::to_string(*value) +
-                    "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+    const std::string src = source_of(i.sym);
+    ExprRef now = simplify(i.sym);
+    if (auto value = as_integer(now)) {
+      names.insert(src);
+      lines.push_back("  - You marked " + src + " as dynamic but your code specialized it to be a constant (" +
+                      std::to_string(*value) +
+                      "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+      continue;
+    }
+    if (now != i.sym) {  // unified with another input's size
+      names.insert(src);
+      lines.push_back("  - The values of " + src + " = " + src + " and " + print_over_sources(now) + " = " +
+                      print_over_sources(now) + " must always be equal.");
+      continue;
+    }
+    // A guard over this symbol alone that some value of the marked range fails.
+    // Values are tried from the low end (4096 of them): a violation reported
+    // is real; one that only values beyond them would show is missed.
+    const ValueRange wanted = i.marked_range.value_or(ValueRange{2, kIntOo});
+    const int64_t lo = wanted.lo_infinite() ? 0 : wanted.lo;
+    const int64_t hi = wanted.hi_infinite() ? lo + 4095 : std::min(wanted.hi, lo + 4095);
+    for (const GuardRecord& g : guards_) {
+      const auto syms = free_symbols(g.expr);
+      if (syms.size() != 1 || syms.front() != i.sym) continue;
+      bool fails = false;
+      for (int64_t v = lo; v <= hi && !fails; ++v) {
+        auto ok = fakeprop::evaluate(g.expr, Assignment{{i.sym, v}});
+        fails = ok && *ok == 0;
+      }
+      if (!fails) continue;
+      names.insert(src);
+      lines.push_back("  - Not all values of " + src + " = " + src +
+                      " in the specified range satisfy the generated guard " + print_over_sources(g.expr) + ".");
+    }
   }
   if (lines.empty()) return "";
   std::string joined_names;

@@ -5,6 +5,7 @@
 // data-dependent error, as in torch.fx.experimental.symbolic_shapes.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -44,6 +45,8 @@ struct SymbolInfo {
   std::vector<std::string> sources;  // first one is the canonical source
   std::string node;                  // node that created it ("" for inputs)
   bool marked_dynamic = false;       // specializing it is a constraint violation
+  std::optional<ValueRange> marked_range;  // the range the user asked for (mark min/max)
+  std::optional<int64_t> hint_override;    // a hint for reports only (mark_unbacked's hint_override)
 };
 
 struct GuardRecord {
@@ -64,6 +67,7 @@ struct ProducedGuard {
   std::string expr;      // over sources: L['x'].size()[0] % 8 == 0
   std::string sym_expr;  // over symbols: s0 % 8 == 0
   std::string node;      // "" when it comes from inputs or ranges
+  std::string rule;      // the rule or helper that asked, "" for input equalities and ranges
 };
 
 // PyTorch's GuardOnDataDependentSymNode.
@@ -115,7 +119,12 @@ class ShapeEnv {
   // Narrow a symbol's range (constrain_symbol_range); a singleton becomes a replacement.
   void constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason = "");
   void add_source(ExprRef sym, const std::string& source);
-  void mark_dynamic(ExprRef sym);
+  // mark_dynamic: specializing `sym`, or a guard that excludes part of `range`
+  // (default: its range now), is a constraint violation.
+  void mark_dynamic(ExprRef sym, std::optional<ValueRange> range = std::nullopt);
+  void set_hint_override(ExprRef sym, int64_t hint) { mutable_info(sym).hint_override = hint; }
+  // A violation found outside ShapeEnv (a marked dim 0/1-specialized at creation).
+  void note_constraint_violation(const std::string& source, const std::string& line);
 
   bool is_symbol_known(ExprRef sym) const;
   const SymbolInfo& info(ExprRef sym) const;  // throws Error for an unknown symbol
@@ -125,6 +134,13 @@ class ShapeEnv {
 
   // ---- where decisions come from ----
   void set_current_node(std::string node) { current_node_ = std::move(node); }
+  // TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED / _CREATE_SYMBOL: print the causal
+  // chain (node, rule, the node's inputs, the symbols' origins) when the guard
+  // with this sympy text is added, or when one of these symbols is created.
+  void set_extended_debug(std::string guard_added, std::vector<std::string> create_symbol);
+  // Lines describing the node being run (its op and inputs), from the front end.
+  void set_node_context(std::function<std::vector<std::string>()> context) { node_context_ = std::move(context); }
+  bool extended_debug_enabled() const { return !debug_guard_.empty() || !debug_symbols_.empty(); }
   const std::string& current_node() const { return current_node_; }
 
   // ---- simplification and static reasoning ----
@@ -196,6 +212,11 @@ class ShapeEnv {
   std::vector<GuardRecord> guards_;
   std::vector<GuardRecord> runtime_asserts_;
   std::vector<SpecializationRecord> specializations_;
+  std::vector<std::pair<std::string, std::string>> noted_violations_;  // source, line
+  std::string debug_guard_;
+  std::unordered_set<std::string> debug_symbols_;
+  std::function<std::vector<std::string>()> node_context_;
+  void explain(const std::string& event, ExprRef e) const;
   std::unique_ptr<DynamicLog> log_;
 };
 

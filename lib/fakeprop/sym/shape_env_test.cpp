@@ -805,14 +805,54 @@ TEST(ShapeEnvResults, ConstraintViolationForMarkedDynamic) {
             "you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
 }
 
-TEST(ShapeEnvResults, NoViolationWithoutSpecialization) {
+TEST(ShapeEnvResults, NoViolationWhenGuardHoldsOverMarkedRange) {
   ShapeEnv env;
   ExprRef s0 = env.create_symbol(5, kX0).expr();
   ExprRef s1 = env.create_symbol(7, kY0).expr();
-  env.mark_dynamic(s0);
-  env.evaluate(B(gt(s0, I(3))), "rule");
-  env.evaluate(B(eq(s1, I(7))), "rule");  // s1 was not marked
+  env.mark_dynamic(s0, ValueRange{4, 64});  // mark_dynamic(x, 0, min=4, max=64)
+  env.evaluate(B(gt(s0, I(3))), "rule");     // true for every value in [4, 64]
+  env.evaluate(B(eq(s1, I(7))), "rule");     // s1 was not marked
   EXPECT_EQ(env.constraint_violations(), "");
+}
+
+TEST(ShapeEnvResults, ViolationWhenGuardExcludesPartOfMarkedRange) {
+  // torch.export's Qux case: `x.shape[0] > 5` on a dim marked [3, 8].
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(7, kX0).expr();
+  env.mark_dynamic(s0, ValueRange{3, 8});
+  env.evaluate(B(gt(s0, I(5))), "rule");
+  EXPECT_EQ(env.constraint_violations(),
+            "Constraints violated (L['x'].size()[0])! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+            "  - Not all values of L['x'].size()[0] = L['x'].size()[0] in the specified range satisfy the "
+            "generated guard L['x'].size()[0] > 5.");
+}
+
+TEST(ShapeEnvResults, ViolationWhenMarkedSizesAreUnified) {
+  ShapeEnv env({.specialize_zero_one = true, .duck_shape = false});
+  ExprRef s0 = env.create_symbol(5, kX0).expr();
+  ExprRef s1 = env.create_symbol(5, kY0).expr();
+  env.mark_dynamic(s1);
+  EXPECT_TRUE(env.evaluate(B(eq(s1, s0)), "broadcast"));
+  EXPECT_NE(env.constraint_violations().find("  - The values of L['y'].size()[0] = L['y'].size()[0] and "
+                                             "L['x'].size()[0] = L['x'].size()[0] must always be equal."),
+            std::string::npos)
+      << env.constraint_violations();
+}
+
+TEST(ShapeEnvResults, NotedViolationsAreReported) {
+  ShapeEnv env;
+  env.note_constraint_violation(kX0, "You marked " + kX0 + " as dynamic but your code specialized it to be a constant (1).");
+  EXPECT_NE(env.constraint_violations().find("Constraints violated (L['x'].size()[0])!"), std::string::npos);
+}
+
+TEST(ShapeEnvResults, ProducedGuardsCarryTheirRule) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  env.evaluate(B(eq(mod(s0, I(4)), I(0))), "reshape_infer_size");
+  bool found = false;
+  for (const auto& g : env.produce_guards())
+    if (g.sym_expr == "s0 % 4 == 0") found = g.rule == "reshape_infer_size";
+  EXPECT_TRUE(found);
 }
 
 TEST(ShapeEnvResults, ConstrainSymbolRangeToSingletonReplaces) {
