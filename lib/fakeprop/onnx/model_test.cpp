@@ -384,7 +384,7 @@ TEST(OnnxLoader, ExternalDataIsReadOnlyWhenAsked) {
   EXPECT_EQ(ints.external_length, 48);
   EXPECT_EQ(floats.external_offset, 48);
   const std::string message = input_error_of([&] { (void)ints.read_int64s(100); });
-  EXPECT_EQ(message, dir.file("external.bin") + ": No such file or directory");
+  EXPECT_EQ(message, dir.file("external.bin") + ": No such file or directory (external data of tensor 'ext_i64')");
   // Limits are checked before touching the file.
   EXPECT_FALSE(ints.read_int64s(5).has_value());
 
