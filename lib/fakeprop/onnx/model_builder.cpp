@@ -110,7 +110,7 @@ ModelBuilder& ModelBuilder::initializer_floats(const std::vector<int64_t>& dims,
   t->dims = dims;
   t->data_type = 1;
   auto bytes = std::make_shared<std::string>(values.size() * 4, '\0');
-  std::memcpy(bytes->data(), values.data(), values.size() * 4);
+  if (!values.empty()) std::memcpy(bytes->data(), values.data(), values.size() * 4);  // data() may be null when empty
   t->storage = TensorRef::Storage::Raw;
   t->bytes = *bytes;
   buffers_.push_back(bytes);
