@@ -8,6 +8,10 @@
 #   scripts/fuzz.sh            60 s per target (CI)
 #   scripts/fuzz.sh 3600       the longer local run (an hour per target)
 #   TARGETS="fx_graph" scripts/fuzz.sh 600    one target
+#   FUZZ_RUNS=20000 scripts/fuzz.sh  a fixed number of inputs per target from a
+#                      fixed seed (FUZZ_SEED, default 1) and a fresh corpus:
+#                      the same inputs on every machine, as CI runs it, so a
+#                      CI failure is a reproducible regression, not luck
 # The corpus grows in build-fuzz/corpus/<target> and is reused by later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,12 +80,18 @@ for t in $targets; do
   esac
   corpus=$build/corpus/$t
   artifacts=$build/artifacts/$t
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    rm -rf "$corpus"  # deterministic: start from the seeds only
+    bound=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}")
+  else
+    bound=(-max_total_time="$seconds")
+  fi
   rm -rf "$artifacts"  # findings of earlier runs are in testdata/fuzz_regressions already
   mkdir -p "$corpus" "$artifacts"
   log=$build/fuzz_$t.log
-  echo "fuzz: $t for ${seconds}s (log: $log)"
+  echo "fuzz: $t: ${bound[*]} (log: $log)"
   set +e
-  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+  "$build/fuzz/fuzz_$t" "${bound[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$t" > "$log" 2>&1
   rc=$?
   set -e

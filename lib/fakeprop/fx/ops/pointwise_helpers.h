@@ -73,6 +73,7 @@ inline void check_writable(OpContext& ctx, const TensorMeta& self) {
 // An in-place elementwise op: the result is self, which must hold the broadcast
 // shape and be able to take the computed dtype.
 inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& ops, DType computed) {
+  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a tensor");  // a malformed graph
   const TensorMeta& self = *ops.tensors.front();
   check_writable(ctx, self);
   const Device device = common_device(ops.tensors, ctx.target());
