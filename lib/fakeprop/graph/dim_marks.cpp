@@ -199,14 +199,7 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
   const DimDynamic dyn = m || !preferred_name.empty() ? DimDynamic::Dynamic : DimDynamic::Duck;
   SymInt size = env_.create_symbol(hint, dsrc, dyn, m ? m->range() : ValueRange{}, preferred_name);
   if (size.is_static()) {
-    const std::string spec = tensor_source + ":" + std::to_string(dim);
-    specializations_.push_back(
-        {dsrc, size.value(),
-         "0/1 specialization: the size is " + std::to_string(size.value()) +
-             ", and sizes 0 and 1 are specialized (as PyTorch does); use --unbacked " + spec +
-             " to keep it symbolic, or give a hint of 2 or more with --input"});
-    warnings_.push_back({"", "specialized_input", dsrc + " stays " + std::to_string(size.value()) + ": " +
-                                                      specializations_.back().reason});
+    record_zero_one(tensor_source, dim, size.value());
     if (m && m->is_strict())
       env_.note_constraint_violation(
           dsrc, "You marked " + dsrc + " as dynamic but your code specialized it to be a constant (" +
@@ -218,6 +211,17 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
   if (m && m->hint_override) env_.set_hint_override(size.expr(), *m->hint_override);
   if (m && m->active_predicate) apply_predicate(*m, dsrc, size, hint);
   return size;
+}
+
+void InputDimFactory::record_zero_one(const std::string& tensor_source, int64_t dim, int64_t value) {
+  const std::string dsrc = SourceSpecs::size_source(tensor_source, dim);
+  const std::string spec = tensor_source + ":" + std::to_string(dim);
+  specializations_.push_back({dsrc, value,
+                              "0/1 specialization: the size is " + std::to_string(value) +
+                                  ", and sizes 0 and 1 are specialized (as PyTorch does); use --unbacked " + spec +
+                                  " to keep it symbolic, or give a hint of 2 or more with --input"});
+  warnings_.push_back(
+      {"", "specialized_input", dsrc + " stays " + std::to_string(value) + ": " + specializations_.back().reason});
 }
 
 // Assumes the run's specialize_on predicate: `x == c` makes the dim c (true

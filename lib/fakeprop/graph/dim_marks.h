@@ -82,6 +82,9 @@ class InputDimFactory {
                 const std::string& preferred_name = "");
   // After every input: dims that share a shape_id are asserted equal.
   void finish();
+  // A dynamic dim whose example was 0 or 1 stayed that constant: the report says
+  // why and how to keep it symbolic.
+  void record_zero_one(const std::string& tensor_source, int64_t dim, int64_t value);
 
  private:
   SymInt create_dynamic(const DimPlan& plan, const std::string& tensor_source, int64_t dim, int64_t hint,

@@ -142,15 +142,7 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
       } else if (model_policy) {
         if (hint) {
           size = e.create_symbol(*hint, dsrc, is_param ? DimDynamic::Dynamic : DimDynamic::Duck, {}, name);
-          if (size.is_static()) {
-            result_.input_specializations.push_back(
-                {dsrc, size.value(),
-                 "0/1 specialization: the size is " + std::to_string(size.value()) +
-                     ", and sizes 0 and 1 are specialized (as PyTorch does); use --unbacked " + src + ":" +
-                     std::to_string(d) + " to keep it symbolic, or give a hint of 2 or more with --input"});
-            result_.warnings.push_back({"", "specialized_input", dsrc + " stays " + std::to_string(size.value()) +
-                                                                     ": " + result_.input_specializations.back().reason});
-          }
+          if (size.is_static()) dims.record_zero_one(src, static_cast<int64_t>(d), size.value());
         } else {
           size = SymInt(e.create_named_symbol(name, std::nullopt, ValueRange{0, kIntOo}, dsrc));
         }
