@@ -1,5 +1,6 @@
 #include "fakeprop/fx/interpreter.h"
 
+#include <chrono>
 #include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
@@ -391,8 +392,10 @@ RunResult run_graph(const Graph& g, const InferOptions& options) {
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
   configure_shape_env(*result.env, options);
+  const auto start = std::chrono::steady_clock::now();
   Interpreter interp(g, options, result);
   interp.run();
+  result.dispatch.propagate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
