@@ -84,13 +84,12 @@ void print_stats(const nlohmann::json& s, std::ostream& err) {
 
 }  // namespace
 
-// The run's result and report are never destroyed: freeing the values,
-// expressions and JSON of a graph with 100k nodes costs about as much as
-// building them, and the process ends right after run_infer. The pointers keep
-// them reachable, so LeakSanitizer reports no leak; they have external linkage
-// so that the compiler cannot drop the stores as dead (it did, at -O1).
+// The run's result is never destroyed: freeing the values and expressions of
+// a graph with 100k nodes costs about as much as building them, and the
+// process ends right after run_infer. The pointer keeps it reachable, so
+// LeakSanitizer reports no leak; it has external linkage so that the compiler
+// cannot drop the store as dead (it did, at -O1).
 RunResult* kept_result = nullptr;
-nlohmann::json* kept_report = nullptr;
 
 int run_infer(const InferCommand& cmd) {
   InferOptions options = cmd.flags.to_options();
@@ -99,9 +98,7 @@ int run_infer(const InferCommand& cmd) {
   RunResult& result = *kept_result;
   const double infer_ms = ms_since(infer_start);
   const auto report_start = std::chrono::steady_clock::now();
-  kept_report = new nlohmann::json;
-  nlohmann::json& report = *kept_report;
-  if (cmd.json || !cmd.report_path.empty()) report = build_report(result);
+  const bool want_json = cmd.json || !cmd.report_path.empty();
   if (!cmd.output_path.empty()) write_annotated(result, cmd.model, cmd.output_path);
   std::vector<Call> calls;
   for (const auto& c : cmd.calls) calls.push_back(parse_call(c));
@@ -116,27 +113,30 @@ int run_infer(const InferCommand& cmd) {
     }
     for (auto& c : parse_workload(doc, cmd.workload_path)) calls.push_back(std::move(c));
   }
+  // Members of the JSON report computed here rather than from the run.
+  nlohmann::json extra = nlohmann::json::object();
   std::optional<RecompileReport> recompiles;
   if (!calls.empty()) {
     RecompileOptions ro;
     ro.recompile_limit = cmd.recompile_limit;
     ro.location = cmd.model;
     recompiles = simulate_recompiles([&](const InferOptions& o) { return infer_file(cmd.model, o); }, options, calls, ro);
-    if (cmd.json || !cmd.report_path.empty()) {
-      report["recompiles"] = recompiles->to_json();
-      report["recompiles"]["log"] = recompiles->log;
-    }
+    extra["recompiles"] = recompiles->to_json();
+    extra["recompiles"]["log"] = recompiles->log;
   }
-  // The report phase: building the JSON and writing it (or the summary).
-  // With --stats the JSON carries the times up to its own serialization.
+  // The report phase: writing the JSON (or the summary). The JSON is written
+  // in one pass with its stats in it, so they time the report phase up to
+  // that point; the stderr line times all of it.
   nlohmann::json stats;
   if (cmd.stats) {
     stats = stats_json(result, infer_ms, ms_since(report_start));
-    if (cmd.json || !cmd.report_path.empty()) report["stats"] = stats;
+    extra["stats"] = stats;
   }
-  if (!cmd.report_path.empty()) write_file_atomically(cmd.report_path, report.dump(2) + "\n", cmd.model);
-  if (cmd.json) {
-    std::cout << std::setw(2) << report << "\n";  // streamed: no second copy of a large report
+  if (want_json) {
+    std::string text = report_json(result, extra);
+    text += '\n';
+    if (!cmd.report_path.empty()) write_file_atomically(cmd.report_path, text, cmd.model);
+    if (cmd.json) std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
   } else {
     print_summary(result, std::cout);
     if (recompiles) std::cout << "recompiles:\n" << recompiles->log;

@@ -27,7 +27,7 @@ int fx_graph(const uint8_t* data, size_t size) {
     const RunResult result = fx::run_graph(graph, options);
     std::ostringstream out;
     print_summary(result, out);
-    (void)build_report(result).dump();
+    (void)report_json(result);
   } catch (const Error&) {
   }
   return 0;

@@ -54,7 +54,7 @@ TEST(DispatchCache, SameReportWithAndWithoutCacheOnRepeatedBlocks) {
   for (const InferOptions& options : {InferOptions{}, hinted({2, 8, 64})}) {
     RunResult on = run_with(b, options, true);
     RunResult off = run_with(b, options, false);
-    EXPECT_EQ(build_report(on).dump(), build_report(off).dump());
+    EXPECT_EQ(report_json(on), report_json(off));
     EXPECT_TRUE(on.dispatch.enabled);
     EXPECT_FALSE(off.dispatch.enabled);
     EXPECT_EQ(off.dispatch.hits, 0u);
@@ -77,7 +77,7 @@ TEST(DispatchCache, RuleThatGuardsIsNotStoredAndGuardKeepsItsNode) {
   const InferOptions options = hinted({3, 5, 4});
   RunResult on = run_with(b, options, true);
   RunResult off = run_with(b, options, false);
-  EXPECT_EQ(build_report(on).dump(), build_report(off).dump());
+  EXPECT_EQ(report_json(on), report_json(off));
   ASSERT_FALSE(on.env->guards().empty());
   EXPECT_EQ(on.env->guards().front().node, "first");
   EXPECT_GE(on.dispatch.not_stored, 1u);

@@ -17,7 +17,7 @@
 
 namespace fakeprop::onnx {
 
-const Value* Scope::find(const std::string& name) const {
+const Value* Scope::find(std::string_view name) const {
   for (const Scope* s = this; s; s = s->parent_) {
     auto it = s->values_.find(name);
     if (it != s->values_.end()) return &it->second;
@@ -430,9 +430,11 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
   std::string failure;  // why outputs fall back, for errors and lost-precision notes
   std::string domain = is_default_domain(node.domain) ? "" : node.domain;
   try {
-    auto fn = functions_.find(node.domain + "::" + node.op_type);
-    if (fn != functions_.end()) {
-      run_function(*fn->second, node, scope, outputs, depth);
+    const Function* fn = nullptr;
+    if (!functions_.empty())
+      if (auto it = functions_.find(node.domain + "::" + node.op_type); it != functions_.end()) fn = it->second;
+    if (fn) {
+      run_function(*fn, node, scope, outputs, depth);
     } else if (OpRule rule = OpRegistry::instance().find(domain, node.op_type)) {
       int64_t opset = model_.opset(domain);
       // Dispatch cache: same operator, attributes and input metadata under the
@@ -612,7 +614,7 @@ std::vector<Value> Interpreter::run_subgraph(const Graph& g, const std::vector<V
 
 void Interpreter::run_main_graph() {
   const Graph& g = model_.graph;
-  Scope scope;
+  Scope scope(nullptr, g.inputs.size() + g.initializers.size() + g.nodes.size() * 2);
   create_inputs(g, scope);
   env().take_new_unbacked();  // input symbols are bound by their sources, not by a node
   run_nodes(g, scope, "", 0);

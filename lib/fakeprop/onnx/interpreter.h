@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,16 +30,20 @@ struct RunControl {
 };
 
 // Values visible to a graph: its own, then the enclosing graphs' (outer scope).
+// Keys view the names in the model (or in a function body expanded for one
+// call), which outlive every scope: no name is copied per node.
 class Scope {
  public:
-  explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
-  const Value* find(const std::string& name) const;
-  void set(const std::string& name, Value v) { values_[name] = std::move(v); }
-  bool has_local(const std::string& name) const { return values_.count(name) != 0; }
+  explicit Scope(const Scope* parent = nullptr, size_t expected_values = 0) : parent_(parent) {
+    values_.reserve(expected_values);
+  }
+  const Value* find(std::string_view name) const;
+  void set(std::string_view name, Value v) { values_.insert_or_assign(name, std::move(v)); }
+  bool has_local(std::string_view name) const { return values_.count(name) != 0; }
 
  private:
   const Scope* parent_;
-  std::unordered_map<std::string, Value> values_;
+  std::unordered_map<std::string_view, Value> values_;
 };
 
 class Interpreter {

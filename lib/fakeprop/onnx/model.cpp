@@ -11,6 +11,7 @@
 #include "fakeprop/onnx/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/utf8.h"
 
 namespace fakeprop::onnx {
 
@@ -256,41 +257,6 @@ std::optional<ElementLayout> readable_layout(const TensorRef& tensor, int64_t ma
 }
 
 // ---------------------------------------------------------------- parsing
-
-// Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and
-// code points past U+10FFFF included), or npos.
-size_t invalid_utf8_at(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<uint8_t>(text[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t length = 0;
-    uint32_t lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) {
-      length = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      length = 3;
-      if (c == 0xe0) lo = 0xa0;
-      if (c == 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      length = 4;
-      if (c == 0xf0) lo = 0x90;
-      if (c == 0xf4) hi = 0x8f;
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    for (size_t k = 1; k < length; ++k) {
-      const auto b = static_cast<uint8_t>(text[i + k]);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf)) return i;
-    }
-    i += length;
-  }
-  return std::string_view::npos;
-}
 
 class Parser {
  public:
@@ -814,6 +780,17 @@ class Parser {
   // Empty names become "<op_type>_<index>"; every name ends up unique in its
   // graph (a later duplicate gets "_1", "_2", ...).
   static void name_nodes(std::vector<Node>& nodes) {
+    {  // Exporters name every node uniquely: then there is nothing to do.
+      std::unordered_set<std::string_view> names;
+      names.reserve(nodes.size());
+      bool named = true;
+      for (const Node& node : nodes)
+        if (node.name.empty() || !names.insert(node.name).second) {
+          named = false;
+          break;
+        }
+      if (named) return;
+    }
     // Hash sets: a 1M-node graph spent most of its load time in ordered-set string compares.
     std::unordered_set<std::string> taken;
     taken.reserve(nodes.size() * 2);

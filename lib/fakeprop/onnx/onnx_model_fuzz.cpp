@@ -30,7 +30,7 @@ int onnx_model(const uint8_t* data, size_t size) {
     const RunResult result = onnx::run_model(model, options);
     std::ostringstream out;
     print_summary(result, out);
-    (void)build_report(result).dump();
+    (void)report_json(result);
   } catch (const Error&) {
   }
   return 0;

@@ -2,59 +2,318 @@
 #include "fakeprop/report/valid_region.h"
 
 #include <algorithm>
-#include <set>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "fakeprop/util/json_writer.h"
 
 namespace fakeprop {
 
-using nlohmann::json;
-
-json dim_to_json(const SymInt& d, const ShapeEnv& env) {
-  SymInt s = env.simplify(d);
-  if (s.is_static()) return s.value();
-  return s.to_python();
-}
-
 namespace {
 
-json shape_json(const SymShape& dims, const ShapeEnv& env) {
-  json a = json::array();
-  for (const SymInt& d : dims) a.push_back(dim_to_json(d, env));
-  return a;
-}
+// Writes the report's parts. Dims are printed once per distinct expression:
+// a graph's values share a handful of them.
+class ReportWriter {
+ public:
+  ReportWriter(JsonWriter& w, const ShapeEnv& env) : w_(w), env_(env) {}
 
-json range_end(int64_t v) { return (v == kIntOo || v == kNegIntOo) ? json(nullptr) : json(v); }
+  void dim(const SymInt& d) {
+    if (d.is_static()) {
+      w_.value(d.value());
+      return;
+    }
+    auto [it, inserted] = dims_.try_emplace(d.expr());
+    if (inserted) {
+      const SymInt s = env_.simplify(d);
+      it->second = s.is_static() ? Dim{true, s.value(), {}} : Dim{false, 0, s.to_python()};
+    }
+    if (it->second.is_static)
+      w_.value(it->second.value);
+    else
+      w_.value(it->second.text);
+  }
+
+  void dims(const SymShape& ds) {
+    w_.begin_array();
+    for (const SymInt& d : ds) dim(d);
+    w_.end_array();
+  }
+
+  void value(const Value& v) {
+    switch (v.kind) {
+      case Value::Kind::Tensor: {
+        const TensorMeta& m = v.tensor->meta;
+        w_.begin_object();
+        w_.field("device", m.device.str());
+        w_.field("dtype", dtype_name(m.dtype));
+        w_.field("requires_grad", m.requires_grad);
+        w_.key("shape");
+        dims(m.sizes);
+        w_.field("storage", m.storage);
+        w_.key("storage_offset");
+        dim(m.storage_offset);
+        w_.key("stride");
+        dims(m.strides);
+        w_.end_object();
+        return;
+      }
+      case Value::Kind::Int:
+        w_.begin_object().key("sym");
+        dim(v.i);
+        w_.end_object();
+        return;
+      case Value::Kind::Bool:
+        w_.begin_object().key("sym");
+        if (v.b.is_static())
+          w_.value(v.b.value());
+        else
+          w_.value(v.b.to_python());
+        w_.end_object();
+        return;
+      case Value::Kind::Float:
+        w_.begin_object().field("sym", v.f).end_object();
+        return;
+      case Value::Kind::List:
+        w_.begin_array();
+        for (const Value& x : *v.list) value(x);
+        w_.end_array();
+        return;
+      case Value::Kind::None:
+      case Value::Kind::Opaque: w_.null(); return;
+    }
+    w_.null();
+  }
+
+  void named_values(const std::vector<NamedValue>& xs) {
+    w_.begin_array();
+    for (const auto& o : xs) {
+      w_.begin_object().field("name", o.name).key("val");
+      value(o.val);
+      w_.end_object();
+    }
+    w_.end_array();
+  }
+
+  void optional_text(std::string_view k, const std::string& s) {
+    if (s.empty())
+      w_.null_field(k);
+    else
+      w_.field(k, s);
+  }
+
+  void range_end(std::string_view k, int64_t v) {
+    if (v == kIntOo || v == kNegIntOo)
+      w_.null_field(k);
+    else
+      w_.field(k, v);
+  }
+
+  void records(const std::vector<ErrorRecord>& xs) {
+    w_.begin_array();
+    for (const auto& e : xs) {
+      w_.begin_object();
+      if (!e.fixes.empty()) w_.field("fixes", e.fixes);
+      w_.field("kind", e.kind).field("message", e.message);
+      optional_text("node", e.node);
+      w_.end_object();
+    }
+    w_.end_array();
+  }
+
+  void guards() {
+    w_.begin_array();
+    for (const auto& g : env_.produce_guards()) {
+      w_.begin_object().field("expr", g.expr);
+      optional_text("node", g.node);
+      optional_text("rule", g.rule);
+      w_.field("sym_expr", g.sym_expr).end_object();
+    }
+    w_.end_array();
+  }
+
+  void runtime_asserts() {
+    w_.begin_array();
+    for (const auto& a : env_.runtime_asserts()) {
+      w_.begin_object().field("expr", env_.print_over_sources(a.expr));
+      optional_text("node", a.node);
+      optional_text("rule", a.rule);
+      w_.field("sym_expr", to_python_string(a.expr)).end_object();
+    }
+    w_.end_array();
+  }
+
+  void specializations(const RunResult& r) {
+    w_.begin_array();
+    for (const auto& s : r.input_specializations)
+      w_.begin_object().null_field("node").field("reason", s.reason).field("source", s.source).field("value", s.value).end_object();
+    for (const auto& s : env_.specializations()) {
+      w_.begin_object();
+      optional_text("node", s.node);
+      w_.field("reason", s.reason).field("source", env_.source_of(s.sym)).field("value", s.value).end_object();
+    }
+    w_.end_array();
+  }
+
+  void nodes(const std::vector<NodeRecord>& ns) {
+    w_.begin_array();
+    for (const auto& n : ns) {
+      w_.begin_object().field("name", n.name).field("op", n.op).key("outputs");
+      named_values(n.outputs);
+      w_.key("unbacked_bindings").begin_object();
+      if (!n.unbacked_bindings.empty()) {
+        std::map<std::string_view, std::string_view> sorted;  // later bindings of a symbol win
+        for (const auto& [sym, path] : n.unbacked_bindings) sorted[sym] = path;
+        for (const auto& [sym, path] : sorted) w_.field(sym, path);
+      }
+      w_.end_object().end_object();
+    }
+    w_.end_array();
+  }
+
+  void symbols() {
+    w_.begin_array();
+    for (const SymbolInfo* s : env_.symbols()) {
+      w_.begin_object();
+      if (s->hint)
+        w_.field("hint", *s->hint);
+      else
+        w_.null_field("hint");
+      if (s->hint_override) w_.field("hint_override", *s->hint_override);
+      w_.field("kind", s->unbacked ? "unbacked" : "backed").field("name", s->sym->name());
+      w_.key("range").begin_array();
+      for (int64_t end : {s->range.lo, s->range.hi}) {
+        if (end == kIntOo || end == kNegIntOo)
+          w_.null();
+        else
+          w_.value(end);
+      }
+      w_.end_array().field("sources", s->sources).end_object();
+    }
+    w_.end_array();
+  }
+
+  void valid_region(const RunResult& r) {
+    w_.begin_array();
+    for (const auto& v : valid_regions(r)) {
+      w_.begin_object();
+      if (!v.also.empty()) w_.field("also", v.also);
+      if (!v.equals.empty()) w_.field("equals", v.equals);
+      if (v.max) range_end("max", *v.max);
+      if (v.min) range_end("min", *v.min);
+      if (v.multiple_of > 1) w_.field("multiple_of", v.multiple_of);
+      w_.field("source", v.source).field("text", v.text);
+      if (v.value) w_.field("value", *v.value);
+      w_.end_object();
+    }
+    w_.end_array();
+  }
+
+  void mutations(const std::vector<MutationRecord>& ms) {
+    w_.begin_array();
+    for (const auto& m : ms)
+      w_.begin_object()
+          .field("mutated", m.mutated)
+          .field("node", m.node)
+          .field("op", m.op)
+          .field("stale_nodes", m.stale_nodes)
+          .end_object();
+    w_.end_array();
+  }
+
+  void gradients(const std::vector<GradientRecord>& gs) {
+    w_.begin_array();
+    for (const auto& g : gs) {
+      w_.begin_object().key("grad");
+      value(g.grad);
+      w_.field("name", g.name).end_object();
+    }
+    w_.end_array();
+  }
+
+ private:
+  struct Dim {
+    bool is_static;
+    int64_t value;
+    std::string text;
+  };
+  JsonWriter& w_;
+  const ShapeEnv& env_;
+  std::unordered_map<ExprRef, Dim> dims_;
+};
+
+// A JSON object whose members are written in key order, as nlohmann's
+// std::map-backed objects print them, whatever order they were added in.
+class SortedMembers {
+ public:
+  void add(std::string key, std::function<void()> write) { members_.emplace_back(std::move(key), std::move(write)); }
+  void write(JsonWriter& w) {
+    std::stable_sort(members_.begin(), members_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    w.begin_object();
+    for (auto& [key, write_value] : members_) {
+      w.key(key);
+      write_value();
+    }
+    w.end_object();
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::function<void()>>> members_;
+};
+
+void write_report(const RunResult& r, JsonWriter& w, const nlohmann::json& extra) {
+  ReportWriter rw(w, *r.env);
+  SortedMembers top;
+  top.add("format", [&] { w.value("fakeprop.report/1"); });
+  top.add("model", [&] { w.begin_object().field("kind", r.model_kind).field("path", r.model_path).end_object(); });
+  top.add("device", [&] { w.value(r.device.is_cpu() ? std::string("cpu") : r.device.str()); });
+  top.add("inputs", [&] {
+    w.begin_array();
+    for (const auto& in : r.inputs) {
+      w.begin_object().field("name", in.name).field("source", in.source).key("val");
+      rw.value(in.val);
+      w.end_object();
+    }
+    w.end_array();
+  });
+  top.add("outputs", [&] { rw.named_values(r.outputs); });
+  top.add("nodes", [&] { rw.nodes(r.nodes); });
+  top.add("symbols", [&] { rw.symbols(); });
+  top.add("guards", [&] { rw.guards(); });
+  top.add("runtime_asserts", [&] { rw.runtime_asserts(); });
+  top.add("valid_region", [&] { rw.valid_region(r); });
+  top.add("specializations", [&] { rw.specializations(r); });
+  top.add("errors", [&] { rw.records(r.errors); });
+  top.add("warnings", [&] { rw.records(r.warnings); });
+  top.add("mutations", [&] { rw.mutations(r.mutations); });
+  top.add("gradients", [&] { rw.gradients(r.gradients); });
+  if (!r.specialized.empty()) {
+    top.add("specialize_on", [&] {
+      w.begin_array();
+      for (const auto& s : r.specialized) {
+        const RunResult& sub = *s.run;
+        ReportWriter sw(w, *sub.env);
+        w.begin_object().key("errors");
+        sw.records(sub.errors);
+        w.key("guards");
+        sw.guards();
+        w.field("mark", s.mark).key("outputs");
+        sw.named_values(sub.outputs);
+        w.field("predicate", s.predicate).key("runtime_asserts");
+        sw.runtime_asserts();
+        w.key("specializations");
+        sw.specializations(sub);
+        w.end_object();
+      }
+      w.end_array();
+    });
+  }
+  if (extra.is_object())
+    for (const auto& [key, v] : extra.items()) top.add(key, [&w, &v] { w.value(v); });
+  top.write(w);
+}
 
 }  // namespace
-
-json value_to_json(const Value& v, const ShapeEnv& env) {
-  switch (v.kind) {
-    case Value::Kind::Tensor: {
-      const TensorMeta& m = v.tensor->meta;
-      return json{{"shape", shape_json(m.sizes, env)},
-                  {"stride", shape_json(m.strides, env)},
-                  {"storage_offset", dim_to_json(m.storage_offset, env)},
-                  {"dtype", std::string(dtype_name(m.dtype))},
-                  {"device", m.device.str()},
-                  {"storage", m.storage},
-                  {"requires_grad", m.requires_grad}};
-    }
-    case Value::Kind::Int:
-      return json{{"sym", dim_to_json(v.i, env)}};
-    case Value::Kind::Bool:
-      return v.b.is_static() ? json{{"sym", v.b.value()}} : json{{"sym", v.b.to_python()}};
-    case Value::Kind::Float:
-      return json{{"sym", v.f}};
-    case Value::Kind::List: {
-      json a = json::array();
-      for (const Value& x : *v.list) a.push_back(value_to_json(x, env));
-      return a;
-    }
-    case Value::Kind::None:
-    case Value::Kind::Opaque:
-      return nullptr;
-  }
-  return nullptr;
-}
 
 std::string describe_value(const Value& v, const ShapeEnv& env) {
   switch (v.kind) {
@@ -77,116 +336,12 @@ std::string describe_value(const Value& v, const ShapeEnv& env) {
   return "?";
 }
 
-json build_report(const RunResult& r) {
-  const ShapeEnv& env = *r.env;
-  json rep;
-  rep["format"] = "fakeprop.report/1";
-  rep["model"] = {{"path", r.model_path}, {"kind", r.model_kind}};
-  rep["device"] = r.device.is_cpu() ? "cpu" : r.device.str();
-
-  json inputs = json::array();
-  for (const auto& in : r.inputs)
-    inputs.push_back({{"name", in.name}, {"source", in.source}, {"val", value_to_json(in.val, env)}});
-  rep["inputs"] = std::move(inputs);
-
-  json outputs = json::array();
-  for (const auto& o : r.outputs) outputs.push_back({{"name", o.name}, {"val", value_to_json(o.val, env)}});
-  rep["outputs"] = std::move(outputs);
-
-  json nodes = json::array();
-  for (const auto& n : r.nodes) {
-    json outs = json::array();
-    for (const auto& o : n.outputs) outs.push_back({{"name", o.name}, {"val", value_to_json(o.val, env)}});
-    json bindings = json::object();
-    for (const auto& [sym, path] : n.unbacked_bindings) bindings[sym] = path;
-    nodes.push_back({{"name", n.name}, {"op", n.op}, {"outputs", std::move(outs)}, {"unbacked_bindings", std::move(bindings)}});
-  }
-  rep["nodes"] = std::move(nodes);
-
-  json symbols = json::array();
-  for (const SymbolInfo* s : env.symbols()) {
-    symbols.push_back({{"name", s->sym->name()},
-                       {"kind", s->unbacked ? "unbacked" : "backed"},
-                       {"hint", s->hint ? json(*s->hint) : json(nullptr)},
-                       {"range", json::array({range_end(s->range.lo), range_end(s->range.hi)})},
-                       {"sources", s->sources}});
-    if (s->hint_override) symbols.back()["hint_override"] = *s->hint_override;
-  }
-  rep["symbols"] = std::move(symbols);
-
-  json guards = json::array();
-  for (const auto& g : env.produce_guards())
-    guards.push_back({{"expr", g.expr},
-                      {"sym_expr", g.sym_expr},
-                      {"node", g.node.empty() ? json(nullptr) : json(g.node)},
-                      {"rule", g.rule.empty() ? json(nullptr) : json(g.rule)}});
-  rep["guards"] = std::move(guards);
-
-  json asserts = json::array();
-  for (const auto& a : env.runtime_asserts())
-    asserts.push_back({{"expr", env.print_over_sources(a.expr)},
-                       {"sym_expr", to_python_string(a.expr)},
-                       {"node", a.node.empty() ? json(nullptr) : json(a.node)},
-                       {"rule", a.rule.empty() ? json(nullptr) : json(a.rule)}});
-  rep["runtime_asserts"] = std::move(asserts);
-
-  json regions = json::array();
-  for (const auto& v : valid_regions(r)) {
-    json region = {{"source", v.source}, {"text", v.text}};
-    if (v.value) region["value"] = *v.value;
-    if (!v.equals.empty()) region["equals"] = v.equals;
-    if (v.min) region["min"] = range_end(*v.min);
-    if (v.max) region["max"] = range_end(*v.max);
-    if (v.multiple_of > 1) region["multiple_of"] = v.multiple_of;
-    if (!v.also.empty()) region["also"] = v.also;
-    regions.push_back(std::move(region));
-  }
-  rep["valid_region"] = std::move(regions);
-
-  json specs = json::array();
-  for (const auto& s : r.input_specializations)
-    specs.push_back({{"source", s.source}, {"value", s.value}, {"node", nullptr}, {"reason", s.reason}});
-  for (const auto& s : env.specializations()) {
-    specs.push_back({{"source", env.source_of(s.sym)},
-                     {"value", s.value},
-                     {"node", s.node.empty() ? json(nullptr) : json(s.node)},
-                     {"reason", s.reason}});
-  }
-  rep["specializations"] = std::move(specs);
-
-  json errors = json::array();
-  for (const auto& e : r.errors) {
-    errors.push_back({{"node", e.node.empty() ? json(nullptr) : json(e.node)}, {"kind", e.kind}, {"message", e.message}});
-    if (!e.fixes.empty()) errors.back()["fixes"] = e.fixes;
-  }
-  rep["errors"] = std::move(errors);
-  json warnings = json::array();
-  for (const auto& e : r.warnings)
-    warnings.push_back({{"node", e.node.empty() ? json(nullptr) : json(e.node)}, {"kind", e.kind}, {"message", e.message}});
-  rep["warnings"] = std::move(warnings);
-
-  json mutations = json::array();
-  for (const auto& m : r.mutations)
-    mutations.push_back({{"node", m.node}, {"op", m.op}, {"mutated", m.mutated}, {"stale_nodes", m.stale_nodes}});
-  rep["mutations"] = std::move(mutations);
-  json gradients = json::array();
-  for (const auto& g : r.gradients) gradients.push_back({{"name", g.name}, {"grad", value_to_json(g.grad, env)}});
-  rep["gradients"] = std::move(gradients);
-  if (!r.specialized.empty()) {
-    json runs = json::array();
-    for (const auto& s : r.specialized) {
-      json sub = build_report(*s.run);
-      runs.push_back({{"mark", s.mark},
-                      {"predicate", s.predicate},
-                      {"outputs", sub["outputs"]},
-                      {"guards", sub["guards"]},
-                      {"runtime_asserts", sub["runtime_asserts"]},
-                      {"specializations", sub["specializations"]},
-                      {"errors", sub["errors"]}});
-    }
-    rep["specialize_on"] = std::move(runs);
-  }
-  return rep;
+std::string report_json(const RunResult& r, const nlohmann::json& extra) {
+  std::string out;
+  out.reserve(4096 + r.nodes.size() * 512);  // about what a node with one tensor output takes
+  JsonWriter w(out);
+  write_report(r, w, extra);
+  return out;
 }
 
 void print_summary(const RunResult& r, std::ostream& out) {

@@ -7,12 +7,11 @@
 
 namespace fakeprop {
 
-// A value as the report's VAL: tensors, {"sym": DIM}, arrays, null.
-nlohmann::json value_to_json(const Value& v, const ShapeEnv& env);
-// A DIM: an integer when static, else Python text over symbol names.
-nlohmann::json dim_to_json(const SymInt& d, const ShapeEnv& env);
-
-nlohmann::json build_report(const RunResult& r);
+// The JSON report as text, laid out as nlohmann's dump(2) (keys sorted, two
+// spaces). `extra` adds top-level members computed elsewhere (recompiles,
+// stats). Values are VALs: tensors, {"sym": DIM}, arrays, null; a DIM is an
+// integer when static, else Python text over symbol names.
+std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohmann::json::object());
 void print_summary(const RunResult& r, std::ostream& out);
 
 // "float32[s0, 3, 224, 224]" for a value.

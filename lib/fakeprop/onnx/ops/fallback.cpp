@@ -47,13 +47,23 @@ std::string declared_shape_string(const TypeInfo& t) {
 }  // namespace
 
 void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
-  std::unordered_map<std::string, std::string> producer;
+  // Only declared names are looked up: one probe per node output, no copies.
+  struct Found {
+    const std::string* node = nullptr;
+    const Value* value = nullptr;
+  };
+  std::unordered_map<std::string_view, Found> declared_values;
+  declared_values.reserve(g.value_info.size() + g.outputs.size());
+  for (const auto& vi : g.value_info) declared_values.emplace(vi.name, Found{});
+  for (const auto& vi : g.outputs) declared_values.emplace(vi.name, Found{});
   for (const auto& n : result.nodes)
-    for (const auto& o : n.outputs) producer[o.name] = n.name;
+    for (const auto& o : n.outputs)
+      if (auto it = declared_values.find(o.name); it != declared_values.end()) it->second = {&n.name, &o.val};
   auto check = [&](const ValueInfo& vi, const Value& v) {
     if (!v.is_tensor() || vi.type.kind != TypeInfo::Kind::Tensor) return;
     const TensorMeta& m = v.tensor->meta;
-    const std::string node = producer.count(vi.name) ? producer[vi.name] : "";
+    const Found& found = declared_values.at(vi.name);
+    const std::string node = found.node ? *found.node : "";
     auto declared = dtype_from_onnx(vi.type.elem_type);
     std::string problem;
     if (vi.type.elem_type != 0 && declared && *declared != m.dtype)
@@ -76,13 +86,10 @@ void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
     if (!problem.empty())
       result.errors.push_back({node, "value_info_conflict", "value '" + vi.name + "': " + problem});
   };
-  std::unordered_map<std::string, const Value*> values;
-  for (const auto& n : result.nodes)
-    for (const auto& o : n.outputs) values[o.name] = &o.val;
   for (const auto& vi : g.value_info)
-    if (auto it = values.find(vi.name); it != values.end()) check(vi, *it->second);
+    if (const Value* v = declared_values.at(vi.name).value) check(vi, *v);
   for (const auto& vi : g.outputs)
-    if (auto it = values.find(vi.name); it != values.end()) check(vi, *it->second);
+    if (const Value* v = declared_values.at(vi.name).value) check(vi, *v);
 }
 
 }  // namespace fakeprop::onnx::ops
