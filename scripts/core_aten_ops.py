@@ -19,7 +19,14 @@ such as `tags: [core, pointwise]`.
 
 The committed list was produced from PyTorch's native_functions.yaml at commit
 045add33934e8a6e375d166d9865589e81b198f0 (a 2025 snapshot of the main branch
-as mirrored in a fork).
+as mirrored in a fork, Nik-Reddy/pytorch), not from pytorch/pytorch itself.
+An attempt to regenerate it from upstream failed: the only copy of upstream's
+file available to us, pytorch/pytorch at
+0b8352face1580e6e2130bc0faf950eaabbda217, is a 2022 snapshot from before the
+`core` tag existed (its only tags are `inplace_view` and `view_copy`). On that
+file this script finds no core operator and exits with status 2 without
+writing. Regenerate from a pytorch/pytorch checkout of 2.1 or later and update
+this paragraph to name that commit.
 """
 import argparse
 import re
