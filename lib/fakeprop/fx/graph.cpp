@@ -7,7 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "fakeprop/util/error.h"
 
@@ -84,6 +84,8 @@ class GraphReader {
     if (key == "node") {
       a.kind = Arg::Kind::Node;
       a.s = text();
+      // Names are registered as their node is read, so only earlier nodes (and this one) are found.
+      if (auto it = names_.find(a.s); it != names_.end() && it->second < node_count_) a.node_index = it->second;
     } else if (key == "dtype") {
       a.kind = Arg::Kind::DType;
       auto dt = dtype_from_name(text());
@@ -203,7 +205,7 @@ class GraphReader {
         g.symbols[name] = d;
       }
     }
-    std::unordered_set<std::string> names;
+    names_.clear();
     for (const auto& jn : root["nodes"]) {
       node_.clear();
       if (!jn.is_object()) fail("each node must be an object");
@@ -211,7 +213,7 @@ class GraphReader {
       if (!jn.contains("name") || !jn["name"].is_string()) fail("node without a 'name'");
       n.name = jn["name"].get<std::string>();
       node_ = n.name;
-      if (!names.insert(n.name).second) fail("duplicate node name");
+      if (!names_.emplace(n.name, static_cast<uint32_t>(g.nodes.size())).second) fail("duplicate node name");
       if (!jn.contains("op") || !jn["op"].is_string()) fail("node without an 'op'");
       n.op = jn["op"].get<std::string>();
       if (n.op != "placeholder" && n.op != "get_attr" && n.op != "call_function" && n.op != "output")
@@ -233,6 +235,7 @@ class GraphReader {
       else if (jn.contains("meta") && jn["meta"].is_object() && jn["meta"].contains("val"))
         n.example = read_example(jn["meta"]["val"]);
       g.nodes.push_back(std::move(n));
+      node_count_ = g.nodes.size();
     }
     node_.clear();
     return g;
@@ -241,6 +244,8 @@ class GraphReader {
  private:
   std::string path_;
   std::string node_;
+  std::unordered_map<std::string, uint32_t> names_;  // node name -> position, for the nodes read so far
+  size_t node_count_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The JSON FX-style graph (schemas/fx_graph.schema.json): what make_fx,
 // torch.export and AOTAutograd produce, one node per ATen call.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,11 @@ struct Arg {
   std::string s;  // String text, Node name, Device text, MemoryFormat / Layout name
   DType dtype = DType::Undefined;
   std::vector<Arg> list;
+  // Node: the position in Graph::nodes of the earlier node named `s`, set by
+  // the loader so the interpreter need not look names up; kNoNode when the
+  // name is not an earlier node (the interpreter reports it when it gets there).
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  uint32_t node_index = kNoNode;
 
   bool is_none() const { return kind == Kind::None; }
 };

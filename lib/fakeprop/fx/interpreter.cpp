@@ -32,6 +32,45 @@ bool is_inplace(const std::string& name) { return name.size() > 1 && name.back()
 
 bool differentiable_dtype(DType t) { return is_floating(t) || is_complex(t); }
 
+// "147" -> 147: the plain non-negative decimal integers examples are mostly
+// made of, read without the expression parser (which gives the same SymInt).
+std::optional<int64_t> plain_integer(const std::string& text) {
+  if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  int64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// Whether cap_expression_size would replace anything in `v`: it replaces
+// only expressions larger than the cap, so when there is none the copy it
+// makes of every output can be skipped.
+bool has_oversized_expression(const Value& v, size_t max_nodes) {
+  auto oversized = [&](const SymInt& x) { return x.is_symbolic() && bounded_expr_size(x.expr(), max_nodes) > max_nodes; };
+  switch (v.kind) {
+    case Value::Kind::Tensor: {
+      const TensorMeta& m = v.tensor->meta;
+      for (const SymInt& d : m.sizes)
+        if (oversized(d)) return true;
+      for (const SymInt& d : m.strides)
+        if (oversized(d)) return true;
+      if (oversized(m.storage_offset)) return true;
+      if (v.tensor->data && !v.tensor->data->is_float)
+        for (const SymInt& x : v.tensor->data->ints)
+          if (oversized(x)) return true;
+      return false;
+    }
+    case Value::Kind::Int: return oversized(v.i);
+    case Value::Kind::List:
+      for (const Value& x : *v.list)
+        if (has_oversized_expression(x, max_nodes)) return true;
+      return v.list_length && oversized(*v.list_length);
+    default: return false;
+  }
+}
+
 }  // namespace
 
 Interpreter::Interpreter(const Graph& g, const InferOptions& options, RunResult& result)
@@ -44,6 +83,34 @@ int64_t Interpreter::version_of(int64_t storage) const {
 
 void Interpreter::note_data_mutation(int64_t storage) { ++versions_[storage]; }
 
+uint32_t Interpreter::position_of(const Arg& a) const {
+  uint32_t p = a.node_index;
+  if (p >= graph_.nodes.size() || graph_.nodes[p].name != a.s) {
+    // Not indexed by the loader (a forward reference, or a graph built by hand).
+    if (positions_.empty())
+      for (uint32_t k = 0; k < graph_.nodes.size(); ++k) positions_.try_emplace(graph_.nodes[k].name, k);
+    auto it = positions_.find(a.s);
+    p = it == positions_.end() ? Arg::kNoNode : it->second;
+  }
+  return p != Arg::kNoNode && has_value_[p] ? p : Arg::kNoNode;
+}
+
+const Interpreter::TargetInfo& Interpreter::target_info(const std::string& target) {
+  auto [it, fresh] = targets_.try_emplace(target);
+  TargetInfo& t = it->second;
+  if (!fresh) return t;
+  if (target.rfind("operator.", 0) == 0 || target.rfind("_operator.", 0) == 0) {
+    t.is_operator = true;
+    t.op = std::string_view(target).substr(target.find('.') + 1);
+    return t;
+  }
+  t.entry = OpRegistry::instance().find_entry(target);
+  const std::string name = aten_name(target);
+  t.inplace = is_inplace(name);
+  t.metadata_mutating = t.inplace && metadata_mutating_ops().count(name) > 0;
+  return t;
+}
+
 Value Interpreter::resolve(const Arg& a) const {
   switch (a.kind) {
     case Arg::Kind::None: return Value::none();
@@ -51,14 +118,15 @@ Value Interpreter::resolve(const Arg& a) const {
     case Arg::Kind::Int: return Value::of_int(a.i);
     case Arg::Kind::Float: return Value::of_float(a.f);
     case Arg::Kind::Node: {
-      auto it = values_.find(a.s);
-      if (it == values_.end())
-        throw InputError(graph_.path + ": node '" + current_node_ + "': argument refers to '" + a.s +
-                         "', which is not an earlier node");
-      return it->second;
+      const uint32_t p = position_of(a);
+      if (p == Arg::kNoNode)
+        throw InputError(graph_.path + ": node '" + (current_ ? current_->name : std::string()) +
+                         "': argument refers to '" + a.s + "', which is not an earlier node");
+      return values_[p];
     }
     case Arg::Kind::List: {
       ValueList xs;
+      xs.reserve(a.list.size());
       for (const Arg& x : a.list) xs.push_back(resolve(x));
       return Value::of_list(std::move(xs));
     }
@@ -71,11 +139,10 @@ Value Interpreter::resolve(const Arg& a) const {
   return Value::none();
 }
 
-Value Interpreter::example_to_value(const Node& n) {
+Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   ShapeEnv& e = env();
   const bool is_input = n.op == "placeholder";
-  const std::string name = n.target.empty() ? n.name : n.target;
-  const std::string src = is_input ? SourceSpecs::input_source(name) : "L['self']." + name;
+  const std::string& name = n.target.empty() ? n.name : n.target;
   const auto hints_it = options_.input_hints.find(name);
   const std::vector<int64_t>* hints = hints_it == options_.input_hints.end() ? nullptr : &hints_it->second;
 
@@ -116,7 +183,6 @@ Value Interpreter::example_to_value(const Node& n) {
   bool shape_is_default_contiguous = !ex.stride.has_value();
   for (size_t d = 0; d < ex.shape.size(); ++d) {
     const std::string& text = ex.shape[d];
-    const std::string dsrc = SourceSpecs::size_source(src, static_cast<int64_t>(d));
     std::optional<int64_t> hint = hints ? std::optional<int64_t>((*hints)[d]) : std::nullopt;
     char* end = nullptr;
     errno = 0;
@@ -132,21 +198,25 @@ Value Interpreter::example_to_value(const Node& n) {
       continue;
     }
     // A symbol name binds its source; an expression is computed from symbols seen before.
+    const std::string dsrc = SourceSpecs::size_source(src, static_cast<int64_t>(d));
     ExprRef expr = parse_expr(text, [&](std::string_view s) {
       const bool whole = s == text;
       return symbol_for(s, whole ? dsrc : "", whole ? hint : std::nullopt);
     });
     tv.meta.sizes.push_back(SymInt(expr));
   }
+  auto unbound_expr = [&](const std::string& text) {
+    if (auto v = plain_integer(text)) return SymInt(*v);
+    return SymInt(parse_expr(text, [&](std::string_view s) { return symbol_for(s, "", std::nullopt); }));
+  };
   if (ex.stride) {
-    for (const std::string& text : *ex.stride)
-      tv.meta.strides.push_back(SymInt(parse_expr(text, [&](std::string_view s) { return symbol_for(s, "", std::nullopt); })));
+    tv.meta.strides.reserve(ex.stride->size());
+    for (const std::string& text : *ex.stride) tv.meta.strides.push_back(unbound_expr(text));
   } else {
     tv.meta.strides = contiguous_strides(tv.meta.sizes, &e);
   }
   (void)shape_is_default_contiguous;
-  tv.meta.storage_offset =
-      SymInt(parse_expr(ex.storage_offset, [&](std::string_view s) { return symbol_for(s, "", std::nullopt); }));
+  tv.meta.storage_offset = unbound_expr(ex.storage_offset);
   tv.meta.dtype = ex.dtype;
   tv.meta.device = ex.device.value_or(options_.device);
   tv.meta.storage = storage_.next();
@@ -163,10 +233,9 @@ std::optional<SymInt> int_of(const Value& v) {
   return std::nullopt;
 }
 
-// operator.* on SymInts (and getitem on tuples): evaluated here, not by ATen rules.
-std::optional<Value> eval_operator(const std::string& target, const std::vector<Value>& args, ShapeEnv& env) {
-  if (target.rfind("operator.", 0) != 0 && target.rfind("_operator.", 0) != 0) return std::nullopt;
-  const std::string op = target.substr(target.find('.') + 1);
+// operator.* on SymInts (and getitem on tuples): evaluated here, not by ATen
+// rules. `op` is the target's name after "operator.".
+Value eval_operator(const std::string& target, std::string_view op, const std::vector<Value>& args, ShapeEnv& env) {
   if (op == "getitem") {
     if (args.size() != 2) throw OpError("type_error", "operator.getitem takes 2 arguments");
     auto idx = int_of(args[1]);
@@ -206,15 +275,14 @@ std::optional<Value> eval_operator(const std::string& target, const std::vector<
 
 }  // namespace
 
-void Interpreter::run_call(const Node& n, NodeRecord& rec) {
+Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
+  const TargetInfo& info = target_info(n.target);
   std::vector<Value> args;
+  args.reserve(n.args.size());
   for (const Arg& a : n.args) args.push_back(resolve(a));
-  if (auto v = eval_operator(n.target, args, env())) {
-    rec.outputs.push_back({n.name, *v});
-    values_[n.name] = *v;
-    return;
-  }
-  const OpEntry* entry = OpRegistry::instance().find_entry(n.target);
+  // Operators take no part in the unbacked-symbol bookkeeping below.
+  if (info.is_operator) return eval_operator(n.target, info.op, args, env());
+  const OpEntry* entry = info.entry;
   Value out;
   if (!entry) {
     result_.errors.push_back({n.name, "unsupported_op", "no shape rule for " + n.target});
@@ -237,11 +305,6 @@ void Interpreter::run_call(const Node& n, NodeRecord& rec) {
       out = Value::of_opaque("unknown: unsupported target " + n.target);
     }
   } else {
-    std::vector<std::pair<std::string, Value>> kwargs;
-    for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, resolve(a));
-    OpContext ctx(n, args, std::move(kwargs), env(), storage_, options_.device, this);
-    entry->rule(ctx);
-    out = ctx.result();
     // requires_grad flows from inputs that require grad to the outputs the
     // op is differentiable for (the rule's OutputGrad) that are floating.
     bool any_grad = false;
@@ -250,6 +313,21 @@ void Interpreter::run_call(const Node& n, NodeRecord& rec) {
       if (a.kind == Value::Kind::List)
         for (const Value& x : *a.list) any_grad |= x.is_tensor() && x.tensor->meta.requires_grad;
     }
+    const bool self_is_tensor = !args.empty() && args[0].is_tensor();
+    const int64_t self_storage = self_is_tensor ? args[0].tensor->meta.storage : 0;
+    std::vector<std::pair<std::string, Value>> kwargs;
+    kwargs.reserve(n.kwargs.size());
+    for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, resolve(a));
+    OpContext ctx(n, std::move(args), std::move(kwargs), env(), storage_, options_.device, this);
+    entry->rule(ctx);
+    out = ctx.result();
+    // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
+    auto grad_changes = [&](const Value& v, size_t output) {
+      if (!v.is_tensor()) return false;
+      const TensorMeta& m = v.tensor->meta;
+      const bool wanted = any_grad && entry->grad.differentiable(output) && differentiable_dtype(m.dtype);
+      return m.requires_grad != wanted || (wanted && m.is_leaf);
+    };
     auto set_grad = [&](Value& v, size_t output) {
       if (!v.is_tensor()) return;
       TensorValue t = *v.tensor;
@@ -258,57 +336,69 @@ void Interpreter::run_call(const Node& n, NodeRecord& rec) {
       v = Value::of_tensor(std::move(t));
     };
     if (out.kind == Value::Kind::List) {
-      ValueList xs = *out.list;
-      for (size_t i = 0; i < xs.size(); ++i) set_grad(xs[i], i);
-      out = Value::of_list(std::move(xs));
-    } else {
+      // A list is rebuilt (as of_list, dropping any length template) only when an element changes or it has one.
+      bool rebuild = out.list_length.has_value() || out.maybe_none;
+      for (size_t i = 0; i < out.list->size() && !rebuild; ++i) rebuild = grad_changes((*out.list)[i], i);
+      if (rebuild) {
+        ValueList xs = *out.list;
+        for (size_t i = 0; i < xs.size(); ++i)
+          if (grad_changes(xs[i], i)) set_grad(xs[i], i);
+        out = Value::of_list(std::move(xs));
+      }
+    } else if (grad_changes(out, 0)) {
       set_grad(out, 0);
     }
     // Aliasing and mutation bookkeeping for in-place ops.
-    const std::string name = aten_name(n.target);
-    if (is_inplace(name) && !args.empty() && args[0].is_tensor() && !n.args.empty() && n.args[0].kind == Arg::Kind::Node) {
-      const std::string& mutated = n.args[0].s;
-      if (metadata_mutating_ops().count(name) && out.is_tensor()) {
-        auto root = [&](const std::string& x) {
-          auto it = identity_.find(x);
-          return it == identity_.end() ? x : it->second;
-        };
-        MutationRecord m{n.name, n.target, mutated, {}};
-        for (const auto& prev : result_.nodes)
-          for (const auto& o : prev.outputs)
-            if (o.val.is_tensor() && o.val.tensor->meta.storage == args[0].tensor->meta.storage &&
-                root(o.name) == root(mutated))
-              m.stale_nodes.push_back(prev.name);
+    if (info.inplace && self_is_tensor && !n.args.empty() && n.args[0].kind == Arg::Kind::Node) {
+      const uint32_t mutated = position_of(n.args[0]);  // resolved above, so it has a value
+      if (info.metadata_mutating && out.is_tensor()) {
+        MutationRecord m{n.name, n.target, n.args[0].s, {}};
+        for (size_t r = 0; r < result_.nodes.size(); ++r)
+          for (const auto& o : result_.nodes[r].outputs)
+            if (o.val.is_tensor() && o.val.tensor->meta.storage == self_storage &&
+                identity_[record_positions_[r]] == identity_[mutated])
+              m.stale_nodes.push_back(result_.nodes[r].name);
         result_.mutations.push_back(std::move(m));
         values_[mutated] = out;
       } else {
-        note_data_mutation(args[0].tensor->meta.storage);
+        note_data_mutation(self_storage);
       }
-      auto it = identity_.find(mutated);
-      identity_[n.name] = it == identity_.end() ? mutated : it->second;
+      identity_[position] = identity_[mutated];
     }
   }
-  std::vector<Value> outs{out};
-  bind_unbacked_symbols(rec, env().take_new_unbacked(), outs);
-  rec.outputs.push_back({n.name, out});
-  values_[n.name] = std::move(out);
+  if (std::vector<ExprRef> fresh = env().take_new_unbacked(); !fresh.empty())
+    bind_unbacked_symbols(rec, fresh, {out});
+  return out;
 }
 
 void Interpreter::run() {
   ShapeEnv& e = env();
-  std::vector<std::string> sources;
+  const size_t count = graph_.nodes.size();
+  if (count >= Arg::kNoNode) throw InputError(graph_.path + ": too many nodes");
+  values_.assign(count, Value());
+  has_value_.assign(count, 0);
+  identity_.resize(count);
+  for (uint32_t p = 0; p < count; ++p) identity_[p] = p;
+  result_.nodes.reserve(count);
+  record_positions_.reserve(count);
+
+  std::vector<std::string> sources;  // of the placeholders, in order
   for (const Node& n : graph_.nodes)
     if (n.op == "placeholder") sources.push_back(SourceSpecs::input_source(n.target.empty() ? n.name : n.target));
   options_.specs.check_all_matched(sources);
   options_.marks.check_all_matched(sources);
+  size_t next_source = 0;
 
   bool inputs_done = false;
-  for (const Node& n : graph_.nodes) {
-    if (!inputs_done && n.op != "placeholder" && n.op != "get_attr") {
+  for (uint32_t position = 0; position < count; ++position) {
+    const Node& n = graph_.nodes[position];
+    const bool is_placeholder = n.op == "placeholder";
+    const bool is_leaf = is_placeholder || n.op == "get_attr";
+    if (!inputs_done && !is_leaf) {
       input_dims_.finish();  // shape_id equalities hold before any op runs
       inputs_done = true;
     }
-    current_node_ = n.name;
+    current_ = &n;
     e.set_current_node(n.name);
     NodeRecord rec;
     rec.name = n.name;
@@ -317,18 +407,20 @@ void Interpreter::run() {
       std::vector<std::string> lines{"op " + rec.op};
       for (const Arg& a : n.args)
         if (a.kind == Arg::Kind::Node)
-          if (auto it = values_.find(a.s); it != values_.end())
-            lines.push_back("input " + a.s + ": " + describe_value(it->second, e));
+          if (const uint32_t p = position_of(a); p != Arg::kNoNode)
+            lines.push_back("input " + a.s + ": " + describe_value(values_[p], e));
       e.set_node_context([lines] { return lines; });
     }
-    if (n.op == "placeholder" || n.op == "get_attr") {
-      Value v = example_to_value(n);
-      if (n.op == "placeholder")
-        result_.inputs.push_back({n.name, SourceSpecs::input_source(n.target.empty() ? n.name : n.target), v});
-      bind_unbacked_symbols(rec, e.take_new_unbacked(), {v});
+    if (is_leaf) {
+      const std::string& leaf_name = n.target.empty() ? n.name : n.target;
+      const std::string source = is_placeholder ? sources[next_source++] : "L['self']." + leaf_name;
+      Value v = example_to_value(n, source);
+      if (is_placeholder) result_.inputs.push_back({n.name, source, v});
+      if (std::vector<ExprRef> fresh = e.take_new_unbacked(); !fresh.empty()) bind_unbacked_symbols(rec, fresh, {v});
       rec.outputs.push_back({n.name, v});
-      values_[n.name] = v;
-      leaves_.push_back(n.name);
+      values_[position] = std::move(v);
+      has_value_[position] = 1;
+      leaves_.push_back(position);
     } else if (n.op == "output") {
       if (!n.args.empty()) {
         Value out = resolve(n.args[0]);
@@ -346,7 +438,8 @@ void Interpreter::run() {
       continue;  // the output node is not recorded as a node
     } else {
       try {
-        run_call(n, rec);
+        Value out = run_call(n, position, rec);
+        rec.outputs.push_back({n.name, std::move(out)});
       } catch (const DataDependentError& err) {
         result_.errors.push_back({n.name, "data_dependent", err.what(), err.suggested_fixes()});
         rec.outputs.push_back({n.name, Value::of_opaque("unknown: data-dependent decision at node '" + n.name + "'")});
@@ -360,19 +453,26 @@ void Interpreter::run() {
         rec.outputs.push_back({n.name, Value::of_opaque("unknown: error at node '" + n.name + "'")});
       }
       // Oversized output expressions become fresh unbacked symbols (graph/expr_cap.h).
-      std::vector<Value> outs{rec.outputs.back().val};
-      if (cap_expression_size(outs, e, options_.max_expr_nodes, n.name, result_.warnings) > 0) {
-        bind_unbacked_symbols(rec, e.take_new_unbacked(), outs);
-        rec.outputs.back().val = outs[0];
+      Value& produced = rec.outputs.back().val;
+      if (options_.max_expr_nodes > 0 && has_oversized_expression(produced, options_.max_expr_nodes)) {
+        std::vector<Value> outs{produced};
+        if (cap_expression_size(outs, e, options_.max_expr_nodes, n.name, result_.warnings) > 0) {
+          bind_unbacked_symbols(rec, e.take_new_unbacked(), outs);
+          produced = outs[0];
+        }
       }
-      values_[n.name] = rec.outputs.back().val;
+      values_[position] = produced;
+      has_value_[position] = 1;
     }
+    record_positions_.push_back(position);
     result_.nodes.push_back(std::move(rec));
   }
   e.set_current_node("");
+  current_ = nullptr;
   // Fake gradients: the layout a trainer materializes for each leaf that requires grad.
-  for (const std::string& name : leaves_) {
-    const Value& v = values_[name];
+  for (const uint32_t position : leaves_) {
+    const Value& v = values_[position];
+    const std::string& name = graph_.nodes[position].name;
     if (!v.is_tensor() || !v.tensor->meta.requires_grad) continue;
     const TensorMeta& leaf = v.tensor->meta;
     TensorValue g;

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "fakeprop/graph/run_result.h"
 
 namespace fakeprop::fx {
+
+struct OpEntry;
 
 RunResult run_graph(const Graph& g, const InferOptions& options);
 
@@ -37,22 +40,43 @@ class Interpreter {
   StorageIds& storage() { return storage_; }
 
  private:
-  Value example_to_value(const Node& n);
+  // What running a call needs to know about its target, worked out once per
+  // distinct target rather than once per node.
+  struct TargetInfo {
+    const OpEntry* entry = nullptr;  // the ATen rule; null when there is none
+    bool is_operator = false;        // operator.* / _operator.*: evaluated here, `op` names it
+    std::string_view op;
+    bool inplace = false;            // aten.<name>_: mutates its first argument
+    bool metadata_mutating = false;  // t_, transpose_, resize_, ...
+  };
+  const TargetInfo& target_info(const std::string& target);
+  // Position of the node an Arg names when that node already has a value, else Arg::kNoNode.
+  uint32_t position_of(const Arg& a) const;
+  Value example_to_value(const Node& n, const std::string& source);
   Value resolve(const Arg& a) const;
-  void run_call(const Node& n, NodeRecord& rec);
+  Value run_call(const Node& n, uint32_t position, NodeRecord& rec);
 
   const Graph& graph_;
   const InferOptions& options_;
   RunResult& result_;
   StorageIds storage_;
-  std::unordered_map<std::string, Value> values_;  // node name -> live value
+  // The live value of each node, by position in graph_.nodes; has_value_
+  // tells which nodes have run (the output node never gets one).
+  std::vector<Value> values_;
+  std::vector<uint8_t> has_value_;
   std::unordered_map<int64_t, int64_t> versions_;
   std::unordered_map<std::string, ExprRef> named_symbols_;  // symbol names from examples
   InputDimFactory input_dims_;                              // placeholder dims the options mark
   DataDependentMemo memo_;
-  std::string current_node_;
-  std::unordered_map<std::string, std::string> identity_;  // in-place results -> the tensor they mutate
-  std::vector<std::string> leaves_;                         // placeholders and get_attrs, in order
+  const Node* current_ = nullptr;
+  // Per node position: the position of the tensor it is (itself, or for the
+  // result of an in-place op, the tensor that op mutated).
+  std::vector<uint32_t> identity_;
+  std::vector<uint32_t> record_positions_;  // node position of each entry of result_.nodes
+  std::vector<uint32_t> leaves_;            // placeholders and get_attrs, in order
+  std::unordered_map<std::string_view, TargetInfo> targets_;
+  // Name -> position, for Args the loader did not index; built on first need.
+  mutable std::unordered_map<std::string_view, uint32_t> positions_;
 };
 
 }  // namespace fakeprop::fx
