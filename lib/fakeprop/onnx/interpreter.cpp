@@ -427,6 +427,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
   }
 
   std::vector<Value> outputs;
+  bool from_cache = false;
   std::string failure;  // why outputs fall back, for errors and lost-precision notes
   std::string domain = is_default_domain(node.domain) ? "" : node.domain;
   try {
@@ -439,7 +440,9 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
       int64_t opset = model_.opset(domain);
       // Dispatch cache: same operator, attributes and input metadata under the
       // same ShapeEnv state give the same outputs, up to fresh storage ids.
-      std::string key;
+      // The key's buffer is reused from node to node (taken, not shared: a
+      // rule may run a subgraph's nodes before this key is stored).
+      std::string key = std::move(key_buffer_);
       EnvFingerprint before_fp;
       int64_t before_storage = 0;
       bool cacheable = false;
@@ -454,6 +457,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
           ++stats_.bypasses;
         } else if (auto hit = cache_->entries.find(key); hit != cache_->entries.end()) {
           ++stats_.hits;
+          from_cache = true;
           const int64_t first = peek_storage(storage_);
           for (int64_t n = 0; n < hit->second.storage_consumed; ++n) storage_.next();
           outputs.reserve(hit->second.outputs.size());
@@ -518,11 +522,12 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
             entry.outputs.push_back(std::move(c));
           }
           if (store)
-            cache_->entries.emplace(std::move(key), std::move(entry));
+            cache_->entries.emplace(key, std::move(entry));
           else
             ++stats_.not_stored;
         }
       }
+      key_buffer_ = std::move(key);
     } else {
       std::string what = domain.empty() ? "no shape rule for operator " + node.op_type
                                         : "no shape rule for operator " + node.op_type + " of domain '" + domain + "'";
@@ -549,7 +554,9 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
     for (const auto& o : node.outputs) outputs.push_back(o.empty() ? Value::none() : fallback_value(o, g, failure));
   }
   outputs.resize(node.outputs.size());
-  cap_expression_size(outputs, e, options_.max_expr_nodes, record_name, result_.warnings);  // graph/expr_cap.h
+  // Oversized expressions become fresh symbols (graph/expr_cap.h). A hit's
+  // outputs never need it: capping adds a symbol, which clears the cache.
+  if (!from_cache) cap_expression_size(outputs, e, options_.max_expr_nodes, record_name, result_.warnings);
   record_unbacked_bindings(rec, outputs);
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if (node.outputs[k].empty()) continue;

@@ -94,6 +94,7 @@ class Interpreter {
   RunControl control_;
   DispatchStats stats_;
   std::unique_ptr<DispatchCache> cache_;
+  std::string key_buffer_;
 };
 
 RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control = {});
