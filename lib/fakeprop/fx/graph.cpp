@@ -1,7 +1,6 @@
 #include "fakeprop/fx/graph.h"
 
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -9,11 +8,10 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "fakeprop/fx/json_document.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fx {
-
-using nlohmann::json;
 
 const Arg* Node::kwarg(std::string_view name) const {
   for (const auto& [k, v] : kwargs)
@@ -29,57 +27,84 @@ constexpr size_t kMaxArgDepth = 64;
 // recursive walk of the document.
 constexpr int kMaxJsonDepth = 100;
 
+using Json = JsonDocument::Entry;
+using JsonType = JsonDocument::Type;
+
+// Reads the graph from the parsed document. The checks, their order and
+// their messages are those of the nlohmann::json reader this replaced, and
+// JSON values mean what they meant there (the last of repeated keys wins;
+// kwargs and symbols come in key order).
 class GraphReader {
  public:
-  explicit GraphReader(std::string path) : path_(std::move(path)) {}
+  GraphReader(const JsonDocument& doc, std::string path) : doc_(doc), path_(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(path_ + (node_.empty() ? "" : ": node '" + node_ + "'") + ": " + what);
   }
 
-  Arg read_arg(const json& j, size_t depth) {
-    if (depth > kMaxArgDepth) fail("arguments nested deeper than 64 levels");
-    Arg a;
-    switch (j.type()) {
-      case json::value_t::null: return a;
-      case json::value_t::boolean:
-        a.kind = Arg::Kind::Bool;
-        a.b = j.get<bool>();
-        return a;
-      case json::value_t::number_integer:
-      case json::value_t::number_unsigned:
-        if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-          fail("integer argument out of 64-bit range");
-        a.kind = Arg::Kind::Int;
-        a.i = j.get<int64_t>();
-        return a;
-      case json::value_t::number_float:
-        a.kind = Arg::Kind::Float;
-        a.f = j.get<double>();
-        return a;
-      case json::value_t::string:
-        a.kind = Arg::Kind::String;
-        a.s = j.get<std::string>();
-        return a;
-      case json::value_t::array:
-        a.kind = Arg::Kind::List;
-        for (const auto& x : j) a.list.push_back(read_arg(x, depth + 1));
-        return a;
-      case json::value_t::object: return read_tagged(j);
-      default: fail("unsupported argument " + j.dump());
-    }
+  // The value as nlohmann's dump() writes it, for messages: the value's own
+  // text parsed again by nlohmann (only ever on the way to an error).
+  std::string dump(const Json& j) const {
+    const std::string_view text = doc_.source_text(j);
+    return nlohmann::json::parse(text.begin(), text.end()).dump();
   }
 
-  Arg read_tagged(const json& j) {
+  std::string text_of(const Json& j) const { return std::string(doc_.string(j)); }
+  const Json* member(const Json& object, std::string_view key) const { return doc_.find(object, key); }
+  static bool is_integer(const Json& j) { return j.type == JsonType::Integer || j.type == JsonType::Unsigned; }
+  // nlohmann's get<int64_t>(): an unsigned value above INT64_MAX wraps.
+  static int64_t as_int64(const Json& j) {
+    return j.type == JsonType::Integer ? j.integer : static_cast<int64_t>(j.unsigned_integer);
+  }
+
+  Arg read_arg(const Json& j, size_t depth) {
+    if (depth > kMaxArgDepth) fail("arguments nested deeper than 64 levels");
     Arg a;
-    if (j.size() != 1) fail("a tagged argument has exactly one key: " + j.dump().substr(0, 80));
-    // Not a structured binding: clang 14 cannot capture those in the lambda below.
-    const auto item = j.items().begin();
-    const std::string key = item.key();
-    const json& v = item.value();
+    switch (j.type) {
+      case JsonType::Null: return a;
+      case JsonType::Bool:
+        a.kind = Arg::Kind::Bool;
+        a.b = j.boolean;
+        return a;
+      case JsonType::Integer:
+      case JsonType::Unsigned:
+        if (j.type == JsonType::Unsigned && j.unsigned_integer > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+          fail("integer argument out of 64-bit range");
+        a.kind = Arg::Kind::Int;
+        a.i = as_int64(j);
+        return a;
+      case JsonType::Float:
+        a.kind = Arg::Kind::Float;
+        a.f = j.number;
+        return a;
+      case JsonType::String:
+        a.kind = Arg::Kind::String;
+        a.s = text_of(j);
+        return a;
+      case JsonType::Array:
+        a.kind = Arg::Kind::List;
+        a.list.reserve(j.size);
+        doc_.for_each_child(j, [&](const Json& x) { a.list.push_back(read_arg(x, depth + 1)); });
+        return a;
+      case JsonType::Object: return read_tagged(j);
+    }
+    fail("unsupported argument " + dump(j));
+  }
+
+  Arg read_tagged(const Json& j) {
+    Arg a;
+    // One member (the usual {"node": "x"}) needs no sorting to find the key.
+    const Json* only = j.size == 1 ? &doc_.at(doc_.index_of(j) + 1) : nullptr;
+    if (!only) {
+      const std::vector<const Json*> members = doc_.sorted_members(j);
+      if (members.size() != 1) fail("a tagged argument has exactly one key: " + dump(j).substr(0, 80));
+      only = members[0];
+    }
+    const std::string_view key = doc_.key(*only);
+    const Json& v = *only;
     auto text = [&]() -> std::string {
-      if (!v.is_string()) fail("'" + key + "' needs a string: " + j.dump().substr(0, 80));
-      return v.get<std::string>();
+      if (v.type != JsonType::String) fail("'" + std::string(key) + "' needs a string: " + dump(j).substr(0, 80));
+      return text_of(v);
     };
     if (key == "node") {
       a.kind = Arg::Kind::Node;
@@ -109,181 +134,235 @@ class GraphReader {
       else if (t == "nan") a.f = std::numeric_limits<double>::quiet_NaN();
       else fail("unknown float '" + t + "'");
     } else {
-      fail("unknown tagged argument '" + key + "'");
+      fail("unknown tagged argument '" + std::string(key) + "'");
     }
     return a;
   }
 
-  static std::string dim_text(const json& d) {
-    if (d.is_number_integer()) return std::to_string(d.get<int64_t>());
-    if (d.is_string()) return d.get<std::string>();
+  std::string dim_text(const Json& d) const {
+    if (is_integer(d)) return std::to_string(as_int64(d));
+    if (d.type == JsonType::String) return text_of(d);
     return "";
   }
 
-  std::vector<std::string> read_dims(const json& j, const char* what) {
-    if (!j.is_array()) fail(std::string(what) + " must be a list");
+  std::vector<std::string> read_dims(const Json& j, const char* what) {
+    if (j.type != JsonType::Array) fail(std::string(what) + " must be a list");
     std::vector<std::string> out;
-    for (const auto& d : j) {
+    out.reserve(j.size);
+    doc_.for_each_child(j, [&](const Json& d) {
       std::string t = dim_text(d);
       if (t.empty()) fail(std::string(what) + " entries must be integers or expression strings");
       out.push_back(std::move(t));
-    }
+    });
     return out;
   }
 
-  ExampleValue read_example(const json& j) {
+  ExampleValue read_example(const Json& j) {
     ExampleValue ex;
-    if (j.is_null()) return ex;
-    if (!j.is_object()) {
+    if (j.type == JsonType::Null) return ex;
+    if (j.type != JsonType::Object) {
       ex.kind = ExampleValue::Kind::Other;
       return ex;
     }
-    if (j.contains("sym")) {
+    const auto [sym, shape, stride, offset, dtype, device, grad] = doc_.find_all<7>(
+        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad"});
+    if (sym) {
       ex.kind = ExampleValue::Kind::SymInt;
-      ex.sym = dim_text(j["sym"]);
+      ex.sym = dim_text(*sym);
       if (ex.sym.empty()) ex.kind = ExampleValue::Kind::Other;
       return ex;
     }
-    if (!j.contains("shape")) fail("example value needs 'shape'");
+    if (!shape) fail("example value needs 'shape'");
     ex.kind = ExampleValue::Kind::Tensor;
     ExampleTensor& t = ex.tensor;
-    t.shape = read_dims(j["shape"], "shape");
-    if (j.contains("stride") && !j["stride"].is_null()) t.stride = read_dims(j["stride"], "stride");
+    t.shape = read_dims(*shape, "shape");
+    if (stride && stride->type != JsonType::Null) t.stride = read_dims(*stride, "stride");
     if (t.stride && t.stride->size() != t.shape.size()) fail("stride and shape differ in length");
-    if (j.contains("storage_offset")) {
-      t.storage_offset = dim_text(j["storage_offset"]);
+    if (offset) {
+      t.storage_offset = dim_text(*offset);
       if (t.storage_offset.empty()) fail("storage_offset must be an integer or an expression string");
     }
-    if (j.contains("dtype")) {
-      if (!j["dtype"].is_string()) fail("dtype must be a string");
-      auto dt = dtype_from_name(j["dtype"].get<std::string>());
-      if (!dt) fail("unknown dtype '" + j["dtype"].get<std::string>() + "'");
+    if (dtype) {
+      if (dtype->type != JsonType::String) fail("dtype must be a string");
+      auto dt = dtype_from_name(doc_.string(*dtype));
+      if (!dt) fail("unknown dtype '" + text_of(*dtype) + "'");
       t.dtype = *dt;
     }
-    if (j.contains("device") && !j["device"].is_null()) {
-      if (!j["device"].is_string()) fail("device must be a string");
-      t.device = Device::parse(j["device"].get<std::string>());
-      if (!t.device) fail("unknown device '" + j["device"].get<std::string>() + "'");
+    if (device && device->type != JsonType::Null) {
+      if (device->type != JsonType::String) fail("device must be a string");
+      t.device = Device::parse(doc_.string(*device));
+      if (!t.device) fail("unknown device '" + text_of(*device) + "'");
     }
-    if (j.contains("requires_grad")) {
-      if (!j["requires_grad"].is_boolean()) fail("requires_grad must be a boolean");
-      t.requires_grad = j["requires_grad"].get<bool>();
+    if (grad) {
+      if (grad->type != JsonType::Bool) fail("requires_grad must be a boolean");
+      t.requires_grad = grad->boolean;
     }
     return ex;
   }
 
-  Graph read(const json& root) {
+  void read_symbols(const Json& symbols, Graph& g) {
+    if (symbols.type != JsonType::Object) fail("'symbols' must be an object");
+    for (const Json* entry : doc_.sorted_members(symbols)) {
+      const std::string name(doc_.key(*entry));
+      const Json& decl = *entry;
+      SymbolDecl d;
+      if (decl.type != JsonType::Object) fail("symbol '" + name + "' must be an object");
+      if (const Json* hint = member(decl, "hint"); hint && hint->type != JsonType::Null) {
+        if (!is_integer(*hint)) fail("hint of symbol '" + name + "' must be an integer");
+        d.hint = as_int64(*hint);
+      }
+      if (const Json* r = member(decl, "range")) {
+        if (r->type != JsonType::Array || r->size != 2) fail("range of symbol '" + name + "' must be [lo, hi]");
+        const Json& lo = doc_.at(doc_.index_of(*r) + 1);
+        const Json& hi = doc_.at(lo.end);
+        for (const Json* bound : {&lo, &hi})
+          if (bound->type != JsonType::Null && !is_integer(*bound))
+            fail("range of symbol '" + name + "' must hold integers or null");
+        ValueRange vr;
+        if (lo.type != JsonType::Null) vr.lo = as_int64(lo);
+        if (hi.type != JsonType::Null) vr.hi = as_int64(hi);
+        d.range = vr;
+      }
+      const Json* unbacked = member(decl, "unbacked");
+      if (unbacked && unbacked->type != JsonType::Bool) fail("'unbacked' of symbol '" + name + "' must be a boolean");
+      d.unbacked = unbacked && unbacked->boolean;
+      g.symbols[name] = d;
+    }
+  }
+
+  // Fills `n`, a default node.
+  void read_node(const Json& jn, Node& n) {
+    node_.clear();
+    if (jn.type != JsonType::Object) fail("each node must be an object");
+    const auto [name, op, target, args, kwargs, val, meta] =
+        doc_.find_all<7>(jn, {"name", "op", "target", "args", "kwargs", "val", "meta"});
+    if (!name || name->type != JsonType::String) fail("node without a 'name'");
+    const std::string_view name_text = doc_.string(*name);
+    n.name = name_text;
+    node_ = n.name;
+    if (!names_.emplace(name_text, static_cast<uint32_t>(node_count_)).second) fail("duplicate node name");
+    if (!op || op->type != JsonType::String) fail("node without an 'op'");
+    n.op = doc_.string(*op);
+    if (n.op != "placeholder" && n.op != "get_attr" && n.op != "call_function" && n.op != "output")
+      fail("unsupported op '" + n.op + "' (placeholder, get_attr, call_function, output)");
+    if (target) {
+      if (target->type != JsonType::String) fail("'target' must be a string");
+      n.target = doc_.string(*target);
+    }
+    if (n.op == "call_function" && n.target.empty()) fail("call_function without a target");
+    if (args) {
+      if (args->type != JsonType::Array) fail("'args' must be a list");
+      n.args.reserve(args->size);
+      doc_.for_each_child(*args, [&](const Json& a) { n.args.push_back(read_arg(a, 0)); });
+    }
+    if (kwargs) {
+      if (kwargs->type != JsonType::Object) fail("'kwargs' must be an object");
+      if (kwargs->size > 0) {
+        const std::vector<const Json*> members = doc_.sorted_members(*kwargs);
+        n.kwargs.reserve(members.size());
+        for (const Json* v : members) n.kwargs.emplace_back(std::string(doc_.key(*v)), read_arg(*v, 0));
+      }
+    }
+    if (val) {
+      n.example = read_example(*val);
+    } else if (meta && meta->type == JsonType::Object) {
+      if (const Json* meta_val = member(*meta, "val")) n.example = read_example(*meta_val);
+    }
+  }
+
+  Graph read() {
     Graph g;
     g.path = path_;
-    if (!root.is_object()) fail("a JSON FX graph is an object with 'nodes'");
-    if (root.contains("format") && root["format"] != "fakeprop.fx/1")
-      fail("unsupported format " + root["format"].dump() + " (expected \"fakeprop.fx/1\")");
-    if (!root.contains("nodes") || !root["nodes"].is_array()) fail("'nodes' must be a list");
-    if (root.contains("symbols")) {
-      if (!root["symbols"].is_object()) fail("'symbols' must be an object");
-      for (const auto& [name, decl] : root["symbols"].items()) {
-        SymbolDecl d;
-        if (!decl.is_object()) fail("symbol '" + name + "' must be an object");
-        if (decl.contains("hint") && !decl["hint"].is_null()) {
-          if (!decl["hint"].is_number_integer()) fail("hint of symbol '" + name + "' must be an integer");
-          d.hint = decl["hint"].get<int64_t>();
-        }
-        if (decl.contains("range")) {
-          const json& r = decl["range"];
-          if (!r.is_array() || r.size() != 2) fail("range of symbol '" + name + "' must be [lo, hi]");
-          ValueRange vr;
-          for (const json& bound : r)
-            if (!bound.is_null() && !bound.is_number_integer())
-              fail("range of symbol '" + name + "' must hold integers or null");
-          if (!r[0].is_null()) vr.lo = r[0].get<int64_t>();
-          if (!r[1].is_null()) vr.hi = r[1].get<int64_t>();
-          d.range = vr;
-        }
-        if (decl.contains("unbacked") && !decl["unbacked"].is_boolean())
-          fail("'unbacked' of symbol '" + name + "' must be a boolean");
-        d.unbacked = decl.value("unbacked", false);
-        g.symbols[name] = d;
-      }
-    }
-    names_.clear();
-    for (const auto& jn : root["nodes"]) {
-      node_.clear();
-      if (!jn.is_object()) fail("each node must be an object");
-      Node n;
-      if (!jn.contains("name") || !jn["name"].is_string()) fail("node without a 'name'");
-      n.name = jn["name"].get<std::string>();
-      node_ = n.name;
-      if (!names_.emplace(n.name, static_cast<uint32_t>(g.nodes.size())).second) fail("duplicate node name");
-      if (!jn.contains("op") || !jn["op"].is_string()) fail("node without an 'op'");
-      n.op = jn["op"].get<std::string>();
-      if (n.op != "placeholder" && n.op != "get_attr" && n.op != "call_function" && n.op != "output")
-        fail("unsupported op '" + n.op + "' (placeholder, get_attr, call_function, output)");
-      if (jn.contains("target")) {
-        if (!jn["target"].is_string()) fail("'target' must be a string");
-        n.target = jn["target"].get<std::string>();
-      }
-      if (n.op == "call_function" && n.target.empty()) fail("call_function without a target");
-      if (jn.contains("args")) {
-        if (!jn["args"].is_array()) fail("'args' must be a list");
-        for (const auto& a : jn["args"]) n.args.push_back(read_arg(a, 0));
-      }
-      if (jn.contains("kwargs")) {
-        if (!jn["kwargs"].is_object()) fail("'kwargs' must be an object");
-        for (const auto& [k, v] : jn["kwargs"].items()) n.kwargs.emplace_back(k, read_arg(v, 0));
-      }
-      if (jn.contains("val")) n.example = read_example(jn["val"]);
-      else if (jn.contains("meta") && jn["meta"].is_object() && jn["meta"].contains("val"))
-        n.example = read_example(jn["meta"]["val"]);
-      g.nodes.push_back(std::move(n));
+    const Json& root = doc_.root();
+    if (root.type != JsonType::Object) fail("a JSON FX graph is an object with 'nodes'");
+    if (const Json* format = member(root, "format");
+        format && !(format->type == JsonType::String && doc_.string(*format) == "fakeprop.fx/1"))
+      fail("unsupported format " + dump(*format) + " (expected \"fakeprop.fx/1\")");
+    const Json* nodes = member(root, "nodes");
+    if (!nodes || nodes->type != JsonType::Array) fail("'nodes' must be a list");
+    if (const Json* symbols = member(root, "symbols")) read_symbols(*symbols, g);
+    g.nodes.reserve(nodes->size);
+    names_.reserve(nodes->size);
+    doc_.for_each_child(*nodes, [&](const Json& jn) {
+      read_node(jn, g.nodes.emplace_back());
       node_count_ = g.nodes.size();
-    }
+    });
     node_.clear();
     return g;
   }
 
  private:
+  const JsonDocument& doc_;
   std::string path_;
   std::string node_;
-  std::unordered_map<std::string, uint32_t> names_;  // node name -> position, for the nodes read so far
+  // Node name (in the document's text) -> position, for the nodes read so far.
+  std::unordered_map<std::string_view, uint32_t> names_;
   size_t node_count_ = 0;
 };
 
 }  // namespace
 
 Graph parse_graph(const std::string& json_text, const std::string& path_for_errors, size_t max_nodes) {
-  // The parser itself is iterative; the depth and node-count limits are
-  // enforced from its callback, so a hostile file stops early.
-  std::string top_key;
+  // The depth and node-count limits are checked as the parser meets each
+  // container, so a hostile file stops early.
+  bool in_nodes = false;  // inside the value of the root's "nodes" key
   size_t node_count = 0;
-  auto limits = [&](int depth, json::parse_event_t event, json& parsed) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        depth >= kMaxJsonDepth)
+  JsonDocument::Hooks hooks;
+  hooks.on_root_key = [&](std::string_view key) { in_nodes = key == "nodes"; };
+  hooks.on_container = [&](int depth, bool is_object) {
+    if (depth >= kMaxJsonDepth)
       throw InputError(path_for_errors + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-    if (event == json::parse_event_t::key && depth == 1 && parsed.is_string()) top_key = parsed.get<std::string>();
-    if (event == json::parse_event_t::object_start && depth == 2 && top_key == "nodes" && ++node_count > max_nodes)
+    if (is_object && depth == 2 && in_nodes && ++node_count > max_nodes)
       throw InputError(path_for_errors + ": more than " + std::to_string(max_nodes) + " nodes (the node-count limit)");
-    return true;
   };
-  json root;
+  JsonDocument doc;
   try {
-    root = json::parse(json_text, limits, true, false);
-  } catch (const json::parse_error& e) {
-    throw InputError(path_for_errors + ": invalid JSON: " + e.what());
+    doc = JsonDocument::parse(json_text, hooks);
+  } catch (const JsonDocument::SyntaxError& e) {
+    // The message nlohmann::json gives for the same text, as before this
+    // parser; both stop at the same place, so no limit is passed there first.
+    try {
+      const nlohmann::json accepted = nlohmann::json::parse(json_text);
+      (void)accepted;
+    } catch (const nlohmann::json::exception& nl) {
+      // parse_error, or out_of_range for a number too large for a double
+      // (which escaped as an internal error before this parser).
+      throw InputError(path_for_errors + ": invalid JSON: " + nl.what());
+    }
+    throw InputError(path_for_errors + ": invalid JSON: " + e.message + " at byte " + std::to_string(e.offset));
   }
-  try {
-    return GraphReader(path_for_errors).read(root);
-  } catch (const json::exception& e) {
-    // A value of an unexpected JSON type that no check above caught.
-    throw InputError(path_for_errors + ": invalid JSON FX graph: " + e.what());
-  }
+  return GraphReader(doc, path_for_errors).read();
 }
 
 Graph load_graph(const std::string& path, size_t max_nodes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_graph(ss.str(), path, max_nodes);
+  // One read into a string of the file's size when it has one; a pipe or
+  // other stream without a size is read to its end.
+  std::string text;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0 && in) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (in.gcount() == size) {
+      char extra = 0;
+      if (in.get(extra)) {  // grew since the size was taken: read the rest too
+        text += extra;
+        std::ostringstream rest;
+        rest << in.rdbuf();
+        text += rest.str();
+      }
+    }
+  } else {
+    in.clear();
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  return parse_graph(text, path, max_nodes);
 }
 
 }  // namespace fakeprop::fx
