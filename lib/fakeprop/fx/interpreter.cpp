@@ -32,6 +32,13 @@ bool is_inplace(const std::string& name) { return name.size() > 1 && name.back()
 
 bool differentiable_dtype(DType t) { return is_floating(t) || is_complex(t); }
 
+// Built in place: a NamedValue temporary would copy the name and move the value twice.
+void add_output(NodeRecord& rec, const std::string& name, Value v) {
+  NamedValue& out = rec.outputs.emplace_back();
+  out.name = name;
+  out.val = std::move(v);
+}
+
 // "147" -> 147: the plain non-negative decimal integers examples are mostly
 // made of, read without the expression parser (which gives the same SymInt).
 std::optional<int64_t> plain_integer(const std::string& text) {
@@ -92,7 +99,7 @@ uint32_t Interpreter::position_of(const Arg& a) const {
     auto it = positions_.find(a.s);
     p = it == positions_.end() ? Arg::kNoNode : it->second;
   }
-  return p != Arg::kNoNode && has_value_[p] ? p : Arg::kNoNode;
+  return p != Arg::kNoNode && values_[p] ? p : Arg::kNoNode;
 }
 
 const Interpreter::TargetInfo& Interpreter::target_info(const std::string& target) {
@@ -122,7 +129,7 @@ Value Interpreter::resolve(const Arg& a) const {
       if (p == Arg::kNoNode)
         throw InputError(graph_.path + ": node '" + (current_ ? current_->name : std::string()) +
                          "': argument refers to '" + a.s + "', which is not an earlier node");
-      return values_[p];
+      return *values_[p];
     }
     case Arg::Kind::List: {
       ValueList xs;
@@ -320,7 +327,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
     for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, resolve(a));
     OpContext ctx(n, std::move(args), std::move(kwargs), env(), storage_, options_.device, this);
     entry->rule(ctx);
-    out = ctx.result();
+    out = ctx.take_result();
     // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
     auto grad_changes = [&](const Value& v, size_t output) {
       if (!v.is_tensor()) return false;
@@ -359,7 +366,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
                 identity_[record_positions_[r]] == identity_[mutated])
               m.stale_nodes.push_back(result_.nodes[r].name);
         result_.mutations.push_back(std::move(m));
-        values_[mutated] = out;
+        values_[mutated] = &replaced_values_.emplace_back(out);
       } else {
         note_data_mutation(self_storage);
       }
@@ -375,11 +382,10 @@ void Interpreter::run() {
   ShapeEnv& e = env();
   const size_t count = graph_.nodes.size();
   if (count >= Arg::kNoNode) throw InputError(graph_.path + ": too many nodes");
-  values_.assign(count, Value());
-  has_value_.assign(count, 0);
+  values_.assign(count, nullptr);
   identity_.resize(count);
   for (uint32_t p = 0; p < count; ++p) identity_[p] = p;
-  result_.nodes.reserve(count);
+  result_.nodes.reserve(result_.nodes.size() + count);  // values_ points into it
   record_positions_.reserve(count);
 
   std::vector<std::string> sources;  // of the placeholders, in order
@@ -387,6 +393,7 @@ void Interpreter::run() {
     if (n.op == "placeholder") sources.push_back(SourceSpecs::input_source(n.target.empty() ? n.name : n.target));
   options_.specs.check_all_matched(sources);
   options_.marks.check_all_matched(sources);
+  result_.inputs.reserve(result_.inputs.size() + sources.size());
   size_t next_source = 0;
 
   bool inputs_done = false;
@@ -408,18 +415,21 @@ void Interpreter::run() {
       for (const Arg& a : n.args)
         if (a.kind == Arg::Kind::Node)
           if (const uint32_t p = position_of(a); p != Arg::kNoNode)
-            lines.push_back("input " + a.s + ": " + describe_value(values_[p], e));
+            lines.push_back("input " + a.s + ": " + describe_value(*values_[p], e));
       e.set_node_context([lines] { return lines; });
     }
     if (is_leaf) {
       const std::string& leaf_name = n.target.empty() ? n.name : n.target;
-      const std::string source = is_placeholder ? sources[next_source++] : "L['self']." + leaf_name;
+      std::string source = is_placeholder ? std::move(sources[next_source++]) : "L['self']." + leaf_name;
       Value v = example_to_value(n, source);
-      if (is_placeholder) result_.inputs.push_back({n.name, source, v});
       if (std::vector<ExprRef> fresh = e.take_new_unbacked(); !fresh.empty()) bind_unbacked_symbols(rec, fresh, {v});
-      rec.outputs.push_back({n.name, v});
-      values_[position] = std::move(v);
-      has_value_[position] = 1;
+      if (is_placeholder) {
+        InputRecord& input = result_.inputs.emplace_back();
+        input.name = n.name;
+        input.source = std::move(source);
+        input.val = v;
+      }
+      add_output(rec, n.name, std::move(v));
       leaves_.push_back(position);
     } else if (n.op == "output") {
       if (!n.args.empty()) {
@@ -438,8 +448,7 @@ void Interpreter::run() {
       continue;  // the output node is not recorded as a node
     } else {
       try {
-        Value out = run_call(n, position, rec);
-        rec.outputs.push_back({n.name, std::move(out)});
+        add_output(rec, n.name, run_call(n, position, rec));
       } catch (const DataDependentError& err) {
         result_.errors.push_back({n.name, "data_dependent", err.what(), err.suggested_fixes()});
         rec.outputs.push_back({n.name, Value::of_opaque("unknown: data-dependent decision at node '" + n.name + "'")});
@@ -461,17 +470,16 @@ void Interpreter::run() {
           produced = outs[0];
         }
       }
-      values_[position] = produced;
-      has_value_[position] = 1;
     }
     record_positions_.push_back(position);
     result_.nodes.push_back(std::move(rec));
+    values_[position] = &result_.nodes.back().outputs.back().val;
   }
   e.set_current_node("");
   current_ = nullptr;
   // Fake gradients: the layout a trainer materializes for each leaf that requires grad.
   for (const uint32_t position : leaves_) {
-    const Value& v = values_[position];
+    const Value& v = *values_[position];
     const std::string& name = graph_.nodes[position].name;
     if (!v.is_tensor() || !v.tensor->meta.requires_grad) continue;
     const TensorMeta& leaf = v.tensor->meta;

@@ -3,6 +3,7 @@
 // in-place ops bump versions; metadata mutations are reported with the
 // earlier nodes whose recorded value no longer describes the live tensor.
 #pragma once
+#include <deque>
 #include <map>
 #include <tuple>
 #include <string>
@@ -60,10 +61,12 @@ class Interpreter {
   const InferOptions& options_;
   RunResult& result_;
   StorageIds storage_;
-  // The live value of each node, by position in graph_.nodes; has_value_
-  // tells which nodes have run (the output node never gets one).
-  std::vector<Value> values_;
-  std::vector<uint8_t> has_value_;
+  // The live value of each node, by position in graph_.nodes: its record's
+  // output in result_.nodes (reserved, so it stays put), or after a metadata
+  // mutation an entry of replaced_values_; null until the node has run (the
+  // output node never gets one).
+  std::vector<const Value*> values_;
+  std::deque<Value> replaced_values_;
   std::unordered_map<int64_t, int64_t> versions_;
   std::unordered_map<std::string, ExprRef> named_symbols_;  // symbol names from examples
   InputDimFactory input_dims_;                              // placeholder dims the options mark

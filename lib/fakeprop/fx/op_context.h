@@ -3,6 +3,7 @@
 // and views with PyTorch's exact metadata.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,6 +63,7 @@ class OpContext {
   // ---- results ----
   void set_result(Value v) { result_ = std::move(v); }
   const Value& result() const { return result_; }
+  Value take_result() { return std::move(result_); }  // for the interpreter, once the rule is done
   // A fresh tensor (new storage) with contiguous strides unless given.
   TensorValue new_tensor(SymShape sizes, DType dtype, Device device, std::optional<SymShape> strides = std::nullopt);
   // A view of `base` (same storage, requires_grad inherited).
@@ -125,8 +127,23 @@ class OpRegistry {
   void set_output_grad(std::string_view target, OutputGrad grad);
   std::vector<std::string> all() const;
 
+
  private:
-  std::unordered_map<std::string, OpEntry> rules_;
+  // An open-addressing table (linear probing, at most half full) whose keys
+  // point into name_chunks_: building it, on first use in every process,
+  // takes no allocation per target.
+  struct Slot {
+    std::string_view target;  // empty: a free slot
+    OpEntry entry;
+  };
+  Slot* slot_for(std::string_view target);  // the target's slot, or the free one where it would go
+  const Slot* slot_for(std::string_view target) const { return const_cast<OpRegistry*>(this)->slot_for(target); }
+  std::string_view keep(std::string_view name);  // a copy of `name` in name_chunks_
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+  std::vector<std::unique_ptr<char[]>> name_chunks_;
+  char* chunk_free_ = nullptr;
+  size_t chunk_left_ = 0;
 };
 
 }  // namespace fakeprop::fx

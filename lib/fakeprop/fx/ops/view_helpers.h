@@ -13,6 +13,10 @@ namespace fakeprop::fx::ops {
 // a / b when b divides a as a monomial (6*s0*s1 / (3*s0) = 2*s1), as
 // sympy cancels common factors in FloorDiv; nullopt otherwise.
 inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
+  if (a.is_static() && b.is_static()) {  // the same answer without building expressions
+    if (b.value() == 0 || a.value() % b.value() != 0) return std::nullopt;
+    return SymInt(a.value() / b.value());
+  }
   struct Monomial {
     int64_t coeff = 1;
     std::map<ExprRef, int64_t> powers;
