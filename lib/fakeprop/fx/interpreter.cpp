@@ -1,6 +1,7 @@
 #include "fakeprop/fx/interpreter.h"
 
 #include <chrono>
+#include <span>
 #include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
@@ -118,19 +119,26 @@ const Interpreter::TargetInfo& Interpreter::target_info(const std::string& targe
   return t;
 }
 
+const Value* Interpreter::argument(const Arg& a) {
+  if (a.kind == Arg::Kind::Node) return &resolve_node(a);
+  return &call_values_.emplace_back(resolve(a));
+}
+
+const Value& Interpreter::resolve_node(const Arg& a) const {
+  const uint32_t p = position_of(a);
+  if (p == Arg::kNoNode)
+    throw InputError(graph_.path + ": node '" + (current_ ? current_->name : std::string()) + "': argument refers to '" +
+                     a.s + "', which is not an earlier node");
+  return *values_[p];
+}
+
 Value Interpreter::resolve(const Arg& a) const {
   switch (a.kind) {
     case Arg::Kind::None: return Value::none();
     case Arg::Kind::Bool: return Value::of_bool(a.b);
     case Arg::Kind::Int: return Value::of_int(a.i);
     case Arg::Kind::Float: return Value::of_float(a.f);
-    case Arg::Kind::Node: {
-      const uint32_t p = position_of(a);
-      if (p == Arg::kNoNode)
-        throw InputError(graph_.path + ": node '" + (current_ ? current_->name : std::string()) +
-                         "': argument refers to '" + a.s + "', which is not an earlier node");
-      return *values_[p];
-    }
+    case Arg::Kind::Node: return resolve_node(a);
     case Arg::Kind::List: {
       ValueList xs;
       xs.reserve(a.list.size());
@@ -187,6 +195,7 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
     throw InputError("--input " + name + ": " + std::to_string(hints->size()) + " dims given, the graph says rank " +
                      std::to_string(ex.shape.size()));
   TensorValue tv;
+  tv.meta.sizes.reserve(ex.shape.size());
   bool shape_is_default_contiguous = !ex.stride.has_value();
   for (size_t d = 0; d < ex.shape.size(); ++d) {
     const std::string& text = ex.shape[d];
@@ -242,24 +251,24 @@ std::optional<SymInt> int_of(const Value& v) {
 
 // operator.* on SymInts (and getitem on tuples): evaluated here, not by ATen
 // rules. `op` is the target's name after "operator.".
-Value eval_operator(const std::string& target, std::string_view op, const std::vector<Value>& args, ShapeEnv& env) {
+Value eval_operator(const std::string& target, std::string_view op, std::span<const Value* const> args, ShapeEnv& env) {
   if (op == "getitem") {
     if (args.size() != 2) throw OpError("type_error", "operator.getitem takes 2 arguments");
-    auto idx = int_of(args[1]);
-    if (args[0].kind != Value::Kind::List || !idx || !idx->is_static())
+    auto idx = int_of(*args[1]);
+    if (args[0]->kind != Value::Kind::List || !idx || !idx->is_static())
       throw OpError("type_error", "operator.getitem needs a tuple and a constant index");
-    const auto n = static_cast<int64_t>(args[0].list->size());
+    const auto n = static_cast<int64_t>(args[0]->list->size());
     int64_t i = idx->value() < 0 ? idx->value() + n : idx->value();
     if (i < 0 || i >= n) throw OpError("index_error", "tuple index out of range");
-    return (*args[0].list)[static_cast<size_t>(i)];
+    return (*args[0]->list)[static_cast<size_t>(i)];
   }
   if (op == "neg" && args.size() == 1) {
-    auto a = int_of(args[0]);
+    auto a = int_of(*args[0]);
     if (!a) throw OpError("type_error", "operator.neg needs an int");
     return Value::of_int(-*a);
   }
   if (args.size() != 2) throw OpError("type_error", target + " takes 2 arguments");
-  auto a = int_of(args[0]), b = int_of(args[1]);
+  auto a = int_of(*args[0]), b = int_of(*args[1]);
   if (!a || !b) throw OpError("type_error", target + " is supported on ints and SymInts only");
   auto simplified = [&](SymInt x) { return Value::of_int(env.simplify(x)); };
   if (op == "add") return simplified(*a + *b);
@@ -284,9 +293,13 @@ Value eval_operator(const std::string& target, std::string_view op, const std::v
 
 Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
   const TargetInfo& info = target_info(n.target);
-  std::vector<Value> args;
-  args.reserve(n.args.size());
-  for (const Arg& a : n.args) args.push_back(resolve(a));
+  // Arguments point at the live values they name, or at values built from
+  // literals in call_values_ (reserved, so the pointers stay valid).
+  call_values_.clear();
+  call_values_.reserve(n.args.size() + n.kwargs.size());
+  call_args_.clear();
+  for (const Arg& a : n.args) call_args_.push_back(argument(a));
+  const std::span<const Value* const> args(call_args_);
   // Operators take no part in the unbacked-symbol bookkeeping below.
   if (info.is_operator) return eval_operator(n.target, info.op, args, env());
   const OpEntry* entry = info.entry;
@@ -315,17 +328,16 @@ Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
     // requires_grad flows from inputs that require grad to the outputs the
     // op is differentiable for (the rule's OutputGrad) that are floating.
     bool any_grad = false;
-    for (const Value& a : args) {
-      if (a.is_tensor()) any_grad |= a.tensor->meta.requires_grad;
-      if (a.kind == Value::Kind::List)
-        for (const Value& x : *a.list) any_grad |= x.is_tensor() && x.tensor->meta.requires_grad;
+    for (const Value* a : args) {
+      if (a->is_tensor()) any_grad |= a->tensor->meta.requires_grad;
+      if (a->kind == Value::Kind::List)
+        for (const Value& x : *a->list) any_grad |= x.is_tensor() && x.tensor->meta.requires_grad;
     }
-    const bool self_is_tensor = !args.empty() && args[0].is_tensor();
-    const int64_t self_storage = self_is_tensor ? args[0].tensor->meta.storage : 0;
-    std::vector<std::pair<std::string, Value>> kwargs;
-    kwargs.reserve(n.kwargs.size());
-    for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, resolve(a));
-    OpContext ctx(n, std::move(args), std::move(kwargs), env(), storage_, options_.device, this);
+    const bool self_is_tensor = !args.empty() && args[0]->is_tensor();
+    const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
+    call_kwargs_.clear();
+    for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
+    OpContext ctx(n, args, call_kwargs_, env(), storage_, options_.device, this);
     entry->rule(ctx);
     out = ctx.take_result();
     // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
@@ -500,6 +512,10 @@ RunResult run_graph(const Graph& g, const InferOptions& options) {
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
   configure_shape_env(*result.env, options);
+  // The rule table is built once per process (on first use): setup, like the
+  // operator registrations torch makes at import, not part of walking this
+  // graph's nodes, so it is done before the propagate clock starts.
+  (void)OpRegistry::instance();
   const auto start = std::chrono::steady_clock::now();
   Interpreter interp(g, options, result);
   interp.run();

@@ -55,6 +55,8 @@ class Interpreter {
   uint32_t position_of(const Arg& a) const;
   Value example_to_value(const Node& n, const std::string& source);
   Value resolve(const Arg& a) const;
+  const Value& resolve_node(const Arg& a) const;  // InputError unless it names an earlier node
+  const Value* argument(const Arg& a);            // for the call being run (see call_values_)
   Value run_call(const Node& n, uint32_t position, NodeRecord& rec);
 
   const Graph& graph_;
@@ -78,6 +80,11 @@ class Interpreter {
   std::vector<uint32_t> record_positions_;  // node position of each entry of result_.nodes
   std::vector<uint32_t> leaves_;            // placeholders and get_attrs, in order
   std::unordered_map<std::string_view, TargetInfo> targets_;
+  // The arguments of the call being run, reused from call to call: pointers
+  // to live values, or to values built from literals held in call_values_.
+  std::vector<Value> call_values_;
+  std::vector<const Value*> call_args_;
+  std::vector<std::pair<std::string_view, const Value*>> call_kwargs_;
   // Name -> position, for Args the loader did not index; built on first need.
   mutable std::unordered_map<std::string_view, uint32_t> positions_;
 };

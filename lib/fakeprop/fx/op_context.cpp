@@ -8,11 +8,12 @@
 
 namespace fakeprop::fx {
 
-OpContext::OpContext(const Node& node, std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
-                     ShapeEnv& env, StorageIds& storage, Device default_device, Interpreter* interp)
+OpContext::OpContext(const Node& node, std::span<const Value* const> args,
+                     std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env,
+                     StorageIds& storage, Device default_device, Interpreter* interp)
     : node_(node),
-      args_(std::move(args)),
-      kwargs_(std::move(kwargs)),
+      args_(args),
+      kwargs_(kwargs),
       env_(env),
       storage_(storage),
       default_device_(default_device),
@@ -21,9 +22,9 @@ OpContext::OpContext(const Node& node, std::vector<Value> args, std::vector<std:
 void OpContext::fail(const std::string& kind, const std::string& message) const { throw OpError(kind, message); }
 
 const Value* OpContext::lookup(size_t pos, std::string_view name) const {
-  if (pos < args_.size()) return &args_[pos];
+  if (pos < args_.size()) return args_[pos];
   for (const auto& [k, v] : kwargs_)
-    if (k == name) return &v;
+    if (k == name) return v;
   return nullptr;
 }
 

@@ -28,8 +28,10 @@ struct Scalar {
 
 class OpContext {
  public:
-  OpContext(const Node& node, std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
-            ShapeEnv& env, StorageIds& storage, Device default_device, Interpreter* interp);
+  // `args` and `kwargs` (by keyword, in the node's order) must outlive the context.
+  OpContext(const Node& node, std::span<const Value* const> args,
+            std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env, StorageIds& storage,
+            Device default_device, Interpreter* interp);
 
   const Node& node() const { return node_; }
   const std::string& target() const { return node_.target; }
@@ -79,8 +81,8 @@ class OpContext {
  private:
   const Value* lookup(size_t pos, std::string_view name) const;
   const Node& node_;
-  std::vector<Value> args_;
-  std::vector<std::pair<std::string, Value>> kwargs_;
+  std::span<const Value* const> args_;
+  std::span<const std::pair<std::string_view, const Value*>> kwargs_;
   ShapeEnv& env_;
   StorageIds& storage_;
   Device default_device_;
