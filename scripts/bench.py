@@ -18,6 +18,13 @@ Then, for every model, each tool runs in a fresh process, best of N:
     InferShapes; built next to fakeprop);
   - torch FakeTensorProp on the FX graphs (the node walk over inputs that are
     already fake, and propagate() with the conversion of real inputs).
+On the FX graphs the two node walks are also compared per node: fakeprop's
+propagate phase (report["stats"]["phases"]["propagate_ms"] from --json --stats,
+loading, the per-process rule table and the report excluded) against
+FakeTensorProp's walk (best_run_ms; torch's import and operator registration
+excluded), each divided by the graph's node count, best of N for both.
+fakeprop's walk is each time the first in a fresh process; FakeTensorProp's
+best run follows others in the same process (warm).
 Peak memory is each process's maximum resident set (wait4's ru_maxrss).
 Ratios are peer time / fakeprop time from the same run; the machine's load
 is whatever it is at the time, so rerun on a quiet machine for stable numbers.
@@ -147,6 +154,32 @@ def onnx_cpp_run(opts, model, repeat):
     return r
 
 
+def fakeprop_fx_run(opts, graph, repeat):
+    """fakeprop on a JSON FX graph, best of `repeat`: the whole process (wall) and
+    its own phase times from the report's stats (the best of each phase)."""
+    cmd = [opts.fakeprop, graph, "--json", "--stats"]
+    env = dict(os.environ)
+    env.pop("TORCH_LOGS", None)
+    best = None
+    for _ in range(repeat):
+        wall, ru, rc, out, err = run_measured(cmd, env=env, capture_stdout=True)
+        if rc != 0:
+            raise RuntimeError("fakeprop failed (exit %d): %s\n%s" % (rc, " ".join(cmd), err.decode()[-2000:]))
+        stats = json.loads(out.decode())["stats"]
+        phases = stats["phases"]
+        run = {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "peak_rss_kb": ru.ru_maxrss,
+               "load_ms": phases["load_ms"], "propagate_ms": phases["propagate_ms"], "report_ms": phases["report_ms"],
+               "nodes": stats["nodes"]}
+        if best is None:
+            best = dict(run, runs_propagate_ms=[])
+        else:
+            for k in ("wall_s", "cpu_s", "load_ms", "propagate_ms", "report_ms"):
+                best[k] = min(best[k], run[k])
+            best["peak_rss_kb"] = max(best["peak_rss_kb"], run["peak_rss_kb"])
+        best["runs_propagate_ms"].append(run["propagate_ms"])
+    return best
+
+
 def ftp_run(opts, name, json_path, repeat):
     cmd = [PY, os.path.join(HERE, "bench", "ftp_peer.py"), name, "--json", json_path, "--repeat", str(repeat)]
     wall, ru, rc, out, err = run_measured(cmd, capture_stdout=True)
@@ -181,11 +214,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=0, help="runs per measurement (default 5, --quick 3)")
     ap.add_argument("--out", help="write every measurement as JSON here")
     ap.add_argument("--skip-python", action="store_true", help="leave out the two Python peers (slow)")
+    ap.add_argument("--only", choices=["fx"], help="fx: only the FX graphs against FakeTensorProp (all three, "
+                    "also with --quick; no ONNX exports, synthetic graphs or onnx peer needed)")
     opts = ap.parse_args()
     opts.fakeprop = os.path.abspath(opts.fakeprop)
     if not opts.onnx_peer:
         opts.onnx_peer = os.path.join(os.path.dirname(opts.fakeprop), "fakeprop_onnx_peer")
-    if not os.path.exists(opts.onnx_peer):
+    if opts.only != "fx" and not os.path.exists(opts.onnx_peer):
         sys.exit("bench.py: %s not found: cmake --build %s --target fakeprop_onnx_peer"
                  % (opts.onnx_peer, os.path.dirname(opts.fakeprop)))
     repeat = opts.repeat or (3 if opts.quick else 5)
@@ -194,7 +229,7 @@ def main():
                            "loadavg_start": os.getloadavg()},
                "repeat": repeat, "onnx": [], "fx": [], "synthetic": [], "check": None}
     try:
-        exports, synth = ensure_models(opts)
+        exports, synth = ensure_models(opts) if opts.only != "fx" else ([], [])
         # ---- exported ONNX models: fakeprop vs onnx (Python), libonnx (C++) ----
         for name in exports:
             path = os.path.join(opts.models_dir, name + ".onnx")
@@ -209,13 +244,13 @@ def main():
             results["onnx"].append(row)
         # ---- FX graphs: fakeprop vs FakeTensorProp ----
         for name in FX_GRAPHS if not opts.skip_python else []:
-            if opts.quick and name != "resnet50":
+            if opts.quick and name != "resnet50" and opts.only != "fx":
                 continue
             jpath = os.path.join(opts.models_dir, "bench", name + ".fx.json")
             log("fx %s" % name)
             row = {"model": name}
-            row["ftp"] = ftp_run(opts, name, jpath, repeat)
-            row["fakeprop"] = fakeprop_run(opts, jpath, [], repeat)
+            row["ftp"] = ftp_run(opts, name, jpath, repeat)  # writes the JSON graph when it is missing
+            row["fakeprop"] = fakeprop_fx_run(opts, jpath, repeat)
             results["fx"].append(row)
         # ---- synthetic graphs: linearity ----
         for n, path in synth:
@@ -229,7 +264,7 @@ def main():
             results["synthetic"].append(row)
         # ---- fakeprop check over a directory: one worker vs every core ----
         models = [os.path.join(opts.models_dir, m + ".onnx") for m in exports] + [p for n, p in synth if n <= 100000]
-        if models:
+        if models and opts.only != "fx":
             base = os.path.join(opts.tmp, "baselines")
             os.makedirs(base, exist_ok=True)
             check = {"models": len(models)}
@@ -269,16 +304,31 @@ def print_tables(res):
                 fmt_ms(r["fakeprop_nocache"]["wall_s"])))
         print()
     if res["fx"]:
-        print("FX graphs (ATen, make_fx): fakeprop (whole process) vs FakeTensorProp (in process)\n")
-        print("| graph | nodes | fakeprop | per node | FakeTensorProp walk | per node | ratio | propagate() incl. fakeify | ratio |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        torch_version = res["fx"][0]["ftp"].get("torch", "?")
+        print("FX graphs (ATen, make_fx), per node: fakeprop's propagate phase vs FakeTensorProp's node walk "
+              "(torch %s, in process), both over the same nodes, best of %d\n" % (torch_version, res["repeat"]))
+        print("| graph | nodes | fakeprop propagate | per node | FakeTensorProp walk | per node | ratio | fakeprop load |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in res["fx"]:
             fp, ftp = r["fakeprop"], r["ftp"]
             n = ftp["nodes"]
-            print("| %s | %d | %s | %.1f us | %s | %.0f us | %s | %s | %s |" % (
+            print("| %s | %d | %s | %.2f us | %s | %.0f us | %s | %s |" % (
+                r["model"], n, fmt_ms(fp["propagate_ms"] / 1000), fp["propagate_ms"] * 1000 / n,
+                fmt_ms(ftp["best_run_ms"] / 1000), ftp["best_run_ms"] * 1000 / n,
+                ratio(ftp["best_run_ms"], fp["propagate_ms"]), fmt_ms(fp["load_ms"] / 1000)))
+        print()
+        print("fakeprop: --stats propagate phase, first walk in a fresh process; FakeTensorProp: the walk over "
+              "inputs already fake, warm (best of runs in one process).\n")
+        print("FX graphs, whole process: fakeprop (start, load, propagate, JSON report) vs FakeTensorProp\n")
+        print("| graph | nodes | fakeprop | per node | FakeTensorProp walk | ratio | propagate() incl. fakeify | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in res["fx"]:
+            fp, ftp = r["fakeprop"], r["ftp"]
+            n = ftp["nodes"]
+            print("| %s | %d | %s | %.1f us | %s | %s | %s | %s |" % (
                 r["model"], n, fmt_ms(fp["wall_s"]), fp["wall_s"] * 1e6 / n, fmt_ms(ftp["best_run_ms"] / 1000),
-                ftp["best_run_ms"] * 1000 / n, ratio(ftp["best_run_ms"] / 1000, fp["wall_s"]),
-                fmt_ms(ftp["best_ms"] / 1000), ratio(ftp["best_ms"] / 1000, fp["wall_s"])))
+                ratio(ftp["best_run_ms"] / 1000, fp["wall_s"]), fmt_ms(ftp["best_ms"] / 1000),
+                ratio(ftp["best_ms"] / 1000, fp["wall_s"])))
         print()
     if res["synthetic"]:
         print("Synthetic graphs (residual MatMul/Add/Reshape/Transpose/Concat blocks, symbolic batch and seq)\n")

@@ -8,9 +8,12 @@ NAME is a torchvision classifier (resnet50, vit_b_16, ...) or gpt2_<layers>
 with make_fx in fake mode over a function of (parameters..., input), as
 scripts/fx2json.py does; OUT receives its JSON (written once, kept when it
 exists). Then FakeTensorProp(gm).propagate(*inputs) runs N times and one JSON
-line is printed: {"best_ms", "runs_ms", "best_run_ms", "nodes", "call_nodes"}.
-best_ms is propagate(), which includes turning the real inputs into fake
-tensors; best_run_ms is the node walk alone over inputs already fake.
+line is printed: {"best_ms", "runs_ms", "best_run_ms", "node_runs_ms",
+"best_run_us_per_node", "nodes", "call_nodes", "torch"}. best_ms is
+propagate(), which includes turning the real inputs into fake tensors;
+best_run_ms is the node walk alone over inputs already fake (every node of the
+graph: placeholders, calls and the output), the number to set beside
+fakeprop's propagate phase, per node.
 """
 import argparse
 import json
@@ -94,8 +97,11 @@ def main():
         "best_ms": min(runs),
         "runs_ms": runs,
         "best_run_ms": min(node_runs),
+        "node_runs_ms": node_runs,
+        "best_run_us_per_node": min(node_runs) * 1000.0 / len(nodes),
         "nodes": len(nodes),
         "call_nodes": sum(1 for n in nodes if n.op == "call_function"),
+        "torch": torch.__version__,
     }))
 
 
