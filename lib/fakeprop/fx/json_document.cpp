@@ -61,8 +61,11 @@ class JsonParser {
   }
   uint32_t offset(const char* p) const { return static_cast<uint32_t>(p - begin_); }
 
+  // Also: a NUL byte where a token would start ends the input, as in nlohmann
+  // (so text after one, outside a string, is ignored).
   void skip_space() {
     while (p_ != end_ && is_space(*p_)) ++p_;
+    if (p_ != end_ && *p_ == '\0') end_ = p_;
   }
 
   // Appends the value at p_ (after spaces) and returns its index.
@@ -432,7 +435,7 @@ std::string_view JsonDocument::source_text(const Entry& e) const {
     return {begin, static_cast<size_t>(std::min(p + 1, end) - begin)};
   }
   // A number or literal: up to the next delimiter.
-  while (p != end && !is_space(*p) && *p != ',' && *p != ']' && *p != '}') ++p;
+  while (p != end && !is_space(*p) && *p != ',' && *p != ']' && *p != '}' && *p != '\0') ++p;
   return {begin, static_cast<size_t>(p - begin)};
 }
 

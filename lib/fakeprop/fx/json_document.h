@@ -2,8 +2,9 @@
 // into a flat array of entries in document order (a container is followed by
 // its children), with strings left in the text unless they hold escapes. It
 // accepts exactly RFC 8259 JSON as nlohmann::json::parse does (strict UTF-8 in
-// strings, no comments, an optional UTF-8 byte order mark at the start) and
-// reads numbers the same way, so a graph means the same thing to both.
+// strings, no comments, an optional UTF-8 byte order mark at the start, a NUL
+// byte outside strings ending the input) and reads numbers the same way, so a
+// graph means the same thing to both.
 //
 // Objects keep every member in document order; lookups follow nlohmann's
 // std::map: the last of duplicate keys wins, and sorted_members() gives the

@@ -138,6 +138,17 @@ TEST(JsonDocument, ByteOrderMarkOnlyAtTheStart) {
   EXPECT_NE(syntax_error_of("\xEF\xBB[1]"), "(parsed)");
 }
 
+TEST(JsonDocument, NulByteOutsideStringsEndsTheInput) {
+  // As nlohmann reads a string: a NUL where a token would start is the end.
+  const std::string after_value("[1]\0 not json", 14);
+  EXPECT_EQ(JsonDocument::parse(after_value).root().size, 1u);
+  const std::string after_number("[12\0]", 5);
+  EXPECT_EQ(syntax_error_of(after_number), "unexpected end of input; expected ',' or ']'");
+  EXPECT_EQ(syntax_error_of(std::string("\0[1]", 4)), "unexpected end of input; expected a value");
+  EXPECT_EQ(syntax_error_of(std::string("[\"a\0\"]", 6)), "control character in a string (must be escaped)");
+  EXPECT_EQ(syntax_error_of(std::string("[tr\0e]", 6)), "invalid literal");
+}
+
 TEST(JsonDocument, RepeatedKeysAsInAStdMap) {
   const JsonDocument doc = JsonDocument::parse(R"({"b": 1, "a": 2, "b": 3, "\u0061": 4, "c": 5})");
   EXPECT_EQ(doc.root().size, 5u);  // every member is kept ...
