@@ -36,6 +36,9 @@ struct Value {
   SymInt i;     // Int
   SymBool b;    // Bool
   double f = 0; // Float
+  // Float: the unbacked symbol (zuf<N>) of a float known only at run time
+  // (item() of a float tensor); `f` is then meaningless.
+  ExprRef float_sym = nullptr;
   std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
   std::string opaque;  // Opaque: a description ("map", "optional(none)")
   // A list described by one template element and its length, used when the
@@ -74,6 +77,12 @@ struct Value {
     v.f = x;
     return v;
   }
+  static Value of_symfloat(ExprRef sym) {
+    Value v;
+    v.kind = Kind::Float;
+    v.float_sym = sym;
+    return v;
+  }
   static Value of_list(ValueList xs) {
     Value v;
     v.kind = Kind::List;
@@ -93,6 +102,7 @@ struct Value {
   }
   bool is_tensor() const { return kind == Kind::Tensor; }
   bool is_none() const { return kind == Kind::None; }
+  bool is_symbolic_float() const { return kind == Kind::Float && float_sym; }
 };
 
 }  // namespace fakeprop

@@ -72,7 +72,10 @@ class ReportWriter {
         w_.end_object();
         return;
       case Value::Kind::Float:
-        w_.begin_object().field("sym", v.f).end_object();
+        if (v.float_sym)
+          w_.begin_object().field("sym", v.float_sym->name()).end_object();
+        else
+          w_.begin_object().field("sym", v.f).end_object();
         return;
       case Value::Kind::List:
         w_.begin_array();
@@ -188,7 +191,9 @@ class ReportWriter {
         else
           w_.value(end);
       }
-      w_.end_array().field("sources", s->sources).end_object();
+      w_.end_array().field("sources", s->sources);
+      if (s->is_float) w_.field("type", "float");
+      w_.end_object();
     }
     w_.end_array();
   }
@@ -324,7 +329,7 @@ std::string describe_value(const Value& v, const ShapeEnv& env) {
     }
     case Value::Kind::Int: return "int " + env.simplify(v.i).to_python();
     case Value::Kind::Bool: return "bool " + v.b.to_python();
-    case Value::Kind::Float: return "float";
+    case Value::Kind::Float: return v.float_sym ? "float " + v.float_sym->name() : "float";
     case Value::Kind::List: {
       std::string s = "(";
       for (size_t i = 0; i < v.list->size(); ++i) s += (i ? ", " : "") + describe_value((*v.list)[i], env);
@@ -355,7 +360,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
       out << "  " << s->sym->name() << " = " << (s->sources.empty() ? std::string("(data-dependent)") : s->sources[0]);
       out << "  " << (s->unbacked ? "unbacked" : "backed");
       if (s->hint) out << ", hint " << *s->hint;
-      out << ", range " << s->range.to_string();
+      out << ", range " << (s->is_float ? std::string("[-oo, oo]") : s->range.to_string());
       if (auto it = env.replacements().find(s->sym); it != env.replacements().end())
         out << ", replaced by " << to_python_string(env.simplify(s->sym));
       out << "\n";

@@ -681,10 +681,10 @@ using In = ShapeEnvInternals;
 ShapeEnv::ShapeEnv(ShapeEnvSettings settings) : settings_(settings), log_(std::make_unique<DynamicLog>()) {}
 ShapeEnv::~ShapeEnv() = default;
 
-std::string ShapeEnv::fresh_name(char prefix) {
-  int& counter = prefix == 'u' ? next_unbacked_ : next_backed_;
+std::string ShapeEnv::fresh_name(std::string_view prefix) {
+  int& counter = prefix == "u" ? next_unbacked_ : prefix == "zuf" ? next_unbacked_float_ : next_backed_;
   while (true) {
-    std::string name = prefix + std::to_string(counter++);
+    std::string name = std::string(prefix) + std::to_string(counter++);
     if (!used_names_.count(name)) return name;
   }
 }
@@ -718,7 +718,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
   if (!range.contains(hint))
     throw InputError("size " + std::to_string(hint) + " of " + source + " is not in range " + range.to_string());
   std::string name = preferred_name;
-  if (!is_free_identifier_text(name) || used_names_.count(name)) name = fresh_name('s');
+  if (!is_free_identifier_text(name) || used_names_.count(name)) name = fresh_name("s");
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -736,7 +736,7 @@ ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int
   if (range.is_empty()) throw InputError("empty range " + range.to_string() + " for " + source);
   if (hint && !range.contains(*hint))
     throw InputError("size " + std::to_string(*hint) + " of " + source + " is not in range " + range.to_string());
-  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : fresh_name('s');
+  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : fresh_name("s");
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -759,7 +759,7 @@ ExprRef ShapeEnv::create_unbacked_symint(bool size_like, ValueRange range) {
   SymbolInfo info;
   info.unbacked = true;
   info.node = current_node_;
-  std::string name = fresh_name('u');
+  std::string name = fresh_name("u");
   ExprRef sym = new_symbol(name, std::move(info));
   FP_LOG_INFO(*log_, "create_unbacked_symint " + name + " " + ValueRange::unknown().to_string() + In::where(*this));
   if (size_like) {
@@ -770,12 +770,23 @@ ExprRef ShapeEnv::create_unbacked_symint(bool size_like, ValueRange range) {
   return sym;
 }
 
+ExprRef ShapeEnv::create_unbacked_symfloat() {
+  SymbolInfo info;
+  info.unbacked = true;
+  info.is_float = true;
+  info.node = current_node_;
+  std::string name = fresh_name("zuf");
+  ExprRef sym = new_symbol(name, std::move(info));
+  FP_LOG_INFO(*log_, "create_unbacked_symfloat " + name + " [-oo, oo]" + In::where(*this));  // a float range: sympy oo
+  return sym;
+}
+
 ExprRef ShapeEnv::create_unbacked_symbool() {
   SymbolInfo info;
   info.unbacked = true;
   info.range = ValueRange::boolean();
   info.node = current_node_;
-  std::string name = fresh_name('u');
+  std::string name = fresh_name("u");
   ExprRef sym = new_symbol(name, std::move(info));
   FP_LOG_INFO(*log_, "create_unbacked_symbool " + name + " " + ValueRange::boolean().to_string() + In::where(*this));
   return eq(sym, integer(1));
@@ -933,7 +944,10 @@ void ShapeEnv::specialize(ExprRef sym, int64_t value, const char* reason) {
   In::set_replacement(*this, sym, integer(value), reason, "");
 }
 
-void ShapeEnv::raise_data_dependent(ExprRef /*orig*/, ExprRef simplified, bool is_int) const {
+void ShapeEnv::raise_data_dependent_float(ExprRef sym) const { raise_data_dependent(sym, Extract::Float); }
+
+void ShapeEnv::raise_data_dependent(ExprRef simplified, Extract what) const {
+  const bool is_guard = what == Extract::Guard;
   Substitution hints;
   std::vector<std::string> size_like;
   for (ExprRef s : free_symbols(simplified)) {
@@ -945,18 +959,19 @@ void ShapeEnv::raise_data_dependent(ExprRef /*orig*/, ExprRef simplified, bool i
   ExprRef hinted = hints.empty() ? simplified : substitute(simplified, hints);
   std::string size_like_text;
   for (const std::string& n : size_like) size_like_text += (size_like_text.empty() ? "" : ", ") + n;
-  std::string msg = std::string(is_int ? "Could not extract specialized integer from data-dependent expression "
-                                       : "Could not guard on data-dependent expression ") +
+  std::string msg = std::string(what == Extract::Int     ? "Could not extract specialized integer from data-dependent expression "
+                                : what == Extract::Float ? "Could not extract specialized float from data-dependent expression "
+                                                         : "Could not guard on data-dependent expression ") +
                     to_sympy_string(hinted) + " (unhinted: " + to_sympy_string(simplified) +
                     ").  (Size-like symbols: " + (size_like_text.empty() ? "none" : size_like_text) + ")\n\n";
-  if (!is_int)
+  if (is_guard)
     msg += "consider using data-dependent friendly APIs such as guard_or_false, guard_or_true and "
            "statically_known_true\n";
   msg += current_node_.empty() ? "Caused by: a decision outside any node\n"
                                : "Caused by: node '" + current_node_ + "'\n";
   msg += "For more information, run with TORCH_LOGS=\"dynamic\"";
   std::vector<std::string> fixes;
-  if (!is_int) {
+  if (is_guard) {
     fixes.push_back("torch._check(" + to_python_string(hinted) + ")");
     fixes.push_back("torch._check(" + to_python_string(logical_not(hinted)) + ")");
     msg += "\nTo fix the error, insert one of the following checks before this call:";
@@ -973,9 +988,9 @@ bool ShapeEnv::evaluate(const SymBool& cond, const char* rule) {
     return *known;
   }
   ExprRef s = simplify(orig);
-  if (has_unbacked(s)) raise_data_dependent(orig, s, false);
+  if (has_unbacked(s)) raise_data_dependent(s, Extract::Guard);
   auto h = hint(s);
-  if (!h) raise_data_dependent(orig, s, false);
+  if (!h) raise_data_dependent(s, Extract::Guard);
   bool value = *h != 0;
   record_guard(value ? s : logical_not(s), rule);
   return value;
@@ -990,9 +1005,9 @@ int64_t ShapeEnv::evaluate_int(const SymInt& v, const char* rule) {
     FP_LOG_DEBUG(*log_, "eval " + to_sympy_string(v.expr()) + " == " + std::to_string(b.lo) + " [statically known]");
     return b.lo;
   }
-  if (has_unbacked(s)) raise_data_dependent(v.expr(), s, true);
+  if (has_unbacked(s)) raise_data_dependent(s, Extract::Int);
   auto h = hint(s);
-  if (!h) raise_data_dependent(v.expr(), s, true);
+  if (!h) raise_data_dependent(s, Extract::Int);
   record_guard(eq(s, integer(*h)), rule);
   return *h;
 }
@@ -1034,7 +1049,7 @@ bool ShapeEnv::guard_size_oblivious(const SymBool& cond, const char* rule) {
     return *known;
   }
   ExprRef s = simplify(orig);
-  if (has_unbacked(s)) raise_data_dependent(orig, s, false);
+  if (has_unbacked(s)) raise_data_dependent(s, Extract::Guard);
   return evaluate(cond, rule);
 }
 

@@ -40,6 +40,7 @@ struct SymbolInfo {
   ExprRef sym = nullptr;
   bool unbacked = false;
   bool size_like = false;
+  bool is_float = false;  // an unbacked SymFloat (zuf<N>); the rest are integers
   std::optional<int64_t> hint;
   ValueRange range;
   std::vector<std::string> sources;  // first one is the canonical source
@@ -116,6 +117,11 @@ class ShapeEnv {
   ExprRef create_unbacked_symint(bool size_like = false, ValueRange range = {});
   // A fresh unbacked u<N> in [0, 1]; returns the condition Eq(u<N>, 1), as PyTorch does.
   ExprRef create_unbacked_symbool();
+  // A fresh unbacked float zuf<N> (item() of a float tensor), with its own
+  // counter as in PyTorch. It only travels as a value: nothing decides on it,
+  // and a rule that needs its value raises the data-dependent error.
+  ExprRef create_unbacked_symfloat();
+  [[noreturn]] void raise_data_dependent_float(ExprRef sym) const;
   // Narrow a symbol's range (constrain_symbol_range); a singleton becomes a replacement.
   void constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason = "");
   void add_source(ExprRef sym, const std::string& source);
@@ -188,13 +194,14 @@ class ShapeEnv {
   friend struct ShapeEnvInternals;  // shape_env.cpp's helpers (range refinement, solving)
   SymbolInfo& mutable_info(ExprRef sym);
   ExprRef new_symbol(const std::string& name, SymbolInfo info);
-  std::string fresh_name(char prefix);
+  std::string fresh_name(std::string_view prefix);  // "s", "u" or "zuf"
   bool has_unbacked(ExprRef e) const;
   void record_guard(ExprRef decided, const char* rule);
   void maybe_refine(ExprRef decided, const char* rule, bool is_runtime_assert);
   void set_replacement(ExprRef sym, ExprRef target, const char* reason);
   void specialize(ExprRef sym, int64_t value, const char* reason);
-  [[noreturn]] void raise_data_dependent(ExprRef orig, ExprRef simplified, bool is_int) const;
+  enum class Extract { Guard, Int, Float };
+  [[noreturn]] void raise_data_dependent(ExprRef simplified, Extract what) const;
 
   ShapeEnvSettings settings_;
   std::string current_node_;
@@ -204,6 +211,7 @@ class ShapeEnv {
   std::map<int64_t, ExprRef> hint_to_symbol_;  // duck sizing
   int next_backed_ = 0;
   int next_unbacked_ = 0;
+  int next_unbacked_float_ = 0;
   size_t unbacked_seen_ = 0;
   std::vector<ExprRef> unbacked_order_;
   std::unordered_map<ExprRef, ExprRef> replacements_;

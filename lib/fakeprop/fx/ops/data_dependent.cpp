@@ -32,9 +32,11 @@ void local_scalar_dense(OpContext& ctx) {
     v = Value::of_bool(SymBool(ctx.env().create_unbacked_symbool()));
   } else if (is_integral(self.dtype, false)) {
     v = Value::of_int(SymInt(ctx.env().create_unbacked_symint(false)));
+  } else if (is_floating(self.dtype)) {
+    v = Value::of_symfloat(ctx.env().create_unbacked_symfloat());
   } else {
-    // Unbacked floats are not modelled: later uses report an unknown input.
-    v = Value::of_opaque("unknown: data-dependent float from " + ctx.target());
+    // Complex scalars have no symbolic form (PyTorch has no SymComplex either).
+    v = Value::of_opaque("unknown: data-dependent complex from " + ctx.target());
   }
   if (slot) *slot = v;
   ctx.set_result(v);

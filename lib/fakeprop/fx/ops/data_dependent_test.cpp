@@ -76,7 +76,43 @@ TEST(FxDataDependent, ItemGivesAnUnbackedScalarOfTheTensorsKind) {
   ASSERT_EQ(bv.kind, Value::Kind::Bool);
   EXPECT_EQ(bv.b.to_python(), "u1 == 1");
   EXPECT_EQ(r.result.env->info(symbol("u1")).range, ValueRange::boolean());
-  EXPECT_EQ(r.value("fv").kind, Value::Kind::Opaque);  // unbacked floats are not modelled
+  // A float tensor's item() is an unbacked SymFloat with its own counter
+  // (current PyTorch's create_unbacked_symfloat: zuf0; 1.13 named it f0).
+  const Value& fv = r.value("fv");
+  ASSERT_TRUE(fv.is_symbolic_float());
+  EXPECT_EQ(fv.float_sym->name(), "zuf0");
+  EXPECT_TRUE(r.result.env->info(fv.float_sym).is_float);
+  EXPECT_TRUE(r.result.env->info(fv.float_sym).unbacked);
+  const NodeRecord& fv_node = r.result.nodes.back();
+  ASSERT_EQ(fv_node.unbacked_bindings.size(), 1u);
+  EXPECT_EQ(fv_node.unbacked_bindings[0], (std::pair<std::string, std::string>{"zuf0", ""}));
+}
+
+TEST(FxDataDependent, FloatItemPromotesAsAPythonFloatAndIsMemoized) {
+  GraphText g;
+  g.input("f", tensor(json::array(), "float64"))
+      .input("x", tensor({2, 3}, "int32"))
+      .input("h", tensor({4}, "float16"))
+      .call("a", "aten._local_scalar_dense.default", {node("f")})
+      .call("b", "aten.item.default", {node("f")})
+      .call("xi", "aten.mul.Tensor", {node("x"), node("a")})
+      .call("hf", "aten.add.Tensor", {node("h"), node("a")});
+  Ran r = run(g);
+  EXPECT_EQ(r.value("b").float_sym, r.value("a").float_sym);  // memoized per tensor version
+  EXPECT_EQ(r.tensor("xi").dtype, DType::Float32);  // int tensor * Python float -> default dtype
+  EXPECT_EQ(r.tensor("hf").dtype, DType::Float16);  // a float scalar does not widen a float tensor
+  EXPECT_EQ(strs(r.tensor("xi").sizes), (Strs{"2", "3"}));
+}
+
+TEST(FxDataDependent, ASizeFromAnUnbackedFloatIsADataDependentError) {
+  GraphText g;
+  g.input("f", tensor(json::array(), "float32"))
+      .call("end", "aten._local_scalar_dense.default", {node("f")})
+      .call("r", "aten.arange.start_step", {0.0, node("end"), 1.0});
+  Ran r = run(g);
+  EXPECT_NE(r.error("r").find("data_dependent: Could not extract specialized float from data-dependent expression zuf0"),
+            std::string::npos)
+      << r.error("r");
 }
 
 TEST(FxDataDependent, ItemOfSeveralElementsIsAnError) {

@@ -93,6 +93,7 @@ void arange(OpContext& ctx) {
     length = simplified(ctx, ceildiv(end - start, step));
   } else {
     auto as_double = [&](const Value& v) -> double {
+      if (v.is_symbolic_float()) ctx.env().raise_data_dependent_float(v.float_sym);
       if (v.kind == Value::Kind::Float) return v.f;
       if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
       if (v.kind == Value::Kind::Bool && v.b.is_static()) return v.b.value() ? 1.0 : 0.0;

@@ -468,6 +468,7 @@ void upsample(OpContext& ctx) {
       ctx.fail("invalid_argument", "Must specify exactly one of output_size and scale_factors");
     for (int i = 0; i < Spatial; ++i) {
       const Value& f = (*scales.list)[static_cast<size_t>(i)];
+      if (f.is_symbolic_float()) ctx.env().raise_data_dependent_float(f.float_sym);
       const double scale = f.kind == Value::Kind::Float ? f.f : static_cast<double>(f.i.value());
       size.push_back(scaled_size(ctx, input.sizes[static_cast<size_t>(i + 2)], scale));
     }
