@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """fakeprop against its peers, measured side by side in one run.
 
+    cmake --build build-rel --target fakeprop fakeprop_onnx_peer fakeprop_fx_walk
     /usr/bin/python3 scripts/bench.py --fakeprop build-rel/fakeprop [--quick] [--out results.json]
 
 Builds its models locally into --models-dir (default build-models/, git-ignored;
@@ -24,7 +25,10 @@ loading, the per-process rule table and the report excluded) against
 FakeTensorProp's walk (best_run_ms; torch's import and operator registration
 excluded), each divided by the graph's node count, best of N for both.
 fakeprop's walk is each time the first in a fresh process; FakeTensorProp's
-best run follows others in the same process (warm).
+best run follows others in the same process (warm). So the two are also
+compared both warm: fakeprop_fx_walk (scripts/bench/fx_walk.cpp, built next to
+fakeprop) loads the graph once and walks it N times in one process, as
+ftp_peer.py does.
 Peak memory is each process's maximum resident set (wait4's ru_maxrss).
 Ratios are peer time / fakeprop time from the same run; the machine's load
 is whatever it is at the time, so rerun on a quiet machine for stable numbers.
@@ -180,6 +184,18 @@ def fakeprop_fx_run(opts, graph, repeat):
     return best
 
 
+def fx_walk_run(opts, graph, repeat):
+    """fakeprop_fx_walk: the graph loaded once and walked in one process, as
+    ftp_peer.py walks FakeTensorProp; first (cold) and best (warm) walk."""
+    walker = os.path.join(os.path.dirname(opts.fakeprop), "fakeprop_fx_walk")
+    if not os.path.exists(walker):
+        return None
+    wall, ru, rc, out, err = run_measured([walker, graph, str(max(5, repeat))], capture_stdout=True)
+    if rc != 0:
+        raise RuntimeError("fakeprop_fx_walk failed (exit %d): %s" % (rc, err.decode()[-2000:]))
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
 def ftp_run(opts, name, json_path, repeat):
     cmd = [PY, os.path.join(HERE, "bench", "ftp_peer.py"), name, "--json", json_path, "--repeat", str(repeat)]
     wall, ru, rc, out, err = run_measured(cmd, capture_stdout=True)
@@ -251,6 +267,7 @@ def main():
             row = {"model": name}
             row["ftp"] = ftp_run(opts, name, jpath, repeat)  # writes the JSON graph when it is missing
             row["fakeprop"] = fakeprop_fx_run(opts, jpath, repeat)
+            row["fakeprop_walk"] = fx_walk_run(opts, jpath, repeat)
             results["fx"].append(row)
         # ---- synthetic graphs: linearity ----
         for n, path in synth:
@@ -330,6 +347,20 @@ def print_tables(res):
         print()
         print("fakeprop: --stats propagate phase, first walk in a fresh process; FakeTensorProp: the walk over "
               "inputs already fake, warm (best of runs in one process).\n")
+        walks = [r for r in res["fx"] if r.get("fakeprop_walk")]
+        if walks:
+            print("FX graphs, per node, both warm: fakeprop_fx_walk (graph loaded once, walked %d times in one process, "
+                  "best) vs FakeTensorProp's best walk\n" % len(walks[0]["fakeprop_walk"]["runs_ms"]))
+            print("| graph | nodes | fakeprop walk | per node | first walk | FakeTensorProp walk | per node | ratio |")
+            print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+            for r in walks:
+                w, ftp = r["fakeprop_walk"], r["ftp"]
+                n = ftp["nodes"]
+                print("| %s | %d | %s | %.2f us | %s | %s | %.0f us | %s |" % (
+                    r["model"], n, fmt_ms(w["best_ms"] / 1000), w["best_ms"] * 1000 / n, fmt_ms(w["first_ms"] / 1000),
+                    fmt_ms(ftp["best_run_ms"] / 1000), ftp["best_run_ms"] * 1000 / n,
+                    ratio(ftp["best_run_ms"], w["best_ms"])))
+            print()
         print("FX graphs, whole process: fakeprop (start, load, propagate, JSON report) vs FakeTensorProp\n")
         print("| graph | nodes | fakeprop | per node | FakeTensorProp walk | ratio | propagate() incl. fakeify | ratio |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
