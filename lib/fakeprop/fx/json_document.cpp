@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string_view>
+
+#include "fakeprop/util/utf8.h"
 
 namespace fakeprop::fx {
 
@@ -280,29 +283,8 @@ class JsonParser {
   // One well-formed multi-byte UTF-8 sequence at p_ (RFC 3629: no overlong
   // forms, no surrogates, nothing above U+10FFFF).
   void utf8_sequence() {
-    const auto b0 = static_cast<unsigned char>(*p_);
-    int length = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      length = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      length = 3;
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      length = 4;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    } else {
-      fail("ill-formed UTF-8 byte");
-    }
-    if (end_ - p_ < length) fail("ill-formed UTF-8 byte");
-    const auto b1 = static_cast<unsigned char>(p_[1]);
-    if (b1 < lo || b1 > hi) fail("ill-formed UTF-8 byte");
-    for (int k = 2; k < length; ++k) {
-      const auto b = static_cast<unsigned char>(p_[k]);
-      if (b < 0x80 || b > 0xBF) fail("ill-formed UTF-8 byte");
-    }
+    const size_t length = utf8_sequence_at(std::string_view(p_, static_cast<size_t>(end_ - p_)), 0);
+    if (length == 0) fail("ill-formed UTF-8 byte");
     p_ += length;
   }
 
