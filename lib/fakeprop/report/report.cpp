@@ -314,7 +314,10 @@ void write_report(const RunResult& r, JsonWriter& w, const nlohmann::json& extra
     });
   }
   if (extra.is_object())
-    for (const auto& [key, v] : extra.items()) top.add(key, [&w, &v] { w.value(v); });
+    for (auto it = extra.begin(); it != extra.end(); ++it) {
+      const nlohmann::json* member = &it.value();
+      top.add(it.key(), [&w, member] { w.value(*member); });
+    }
   top.write(w);
 }
 
