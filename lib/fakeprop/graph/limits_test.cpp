@@ -202,6 +202,15 @@ TEST(Limits, SourceSpecRegexesAreBounded) {
   SourceSpecs backref;
   backref.add(DimMark::Dynamic, "(L)\\1");
   EXPECT_EQ(backref.classify("LL", 0), DimMark::Unmarked);
+  // A back-reference number past 64 bits (a fuzz finding: libstdc++ overflowed reading it).
+  const std::string huge = "(L)\\" + std::string(40, '6');
+  backref.add(DimMark::Dynamic, huge);
+  EXPECT_EQ(backref.classify(huge, 0), DimMark::Dynamic);
+  EXPECT_EQ(backref.classify("L" + std::string(40, '6'), 0), DimMark::Unmarked);
+  // An escaped backslash before a digit is no back-reference.
+  SourceSpecs escaped;
+  escaped.add(DimMark::Dynamic, "L\\\\1");
+  EXPECT_EQ(escaped.classify("L\\1", 0), DimMark::Dynamic);
 }
 
 }  // namespace

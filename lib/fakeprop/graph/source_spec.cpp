@@ -60,6 +60,13 @@ uint64_t repetition_product(const std::string& pattern) {
 // leave the entry an exact name, like any pattern that is not a valid regex.
 std::regex make_regex(const std::string& pattern) {
   const auto flags = std::regex::ECMAScript | std::regex_constants::__polynomial;
+  // A back-reference is refused before libstdc++ sees it: its compiler reads
+  // the number with signed overflow (UB) before __polynomial rejects it.
+  for (size_t i = 0; i + 1 < pattern.size(); ++i)
+    if (pattern[i] == '\\') {
+      if (pattern[i + 1] >= '1' && pattern[i + 1] <= '9') return std::regex("(?!)", flags);
+      ++i;
+    }
   try {
     return std::regex(pattern, flags);
   } catch (const std::regex_error&) {
