@@ -52,33 +52,6 @@ std::optional<int64_t> plain_integer(const std::string& text) {
   return v;
 }
 
-// Whether cap_expression_size would replace anything in `v`: it replaces
-// only expressions larger than the cap, so when there is none the copy it
-// makes of every output can be skipped.
-bool has_oversized_expression(const Value& v, size_t max_nodes) {
-  auto oversized = [&](const SymInt& x) { return x.is_symbolic() && bounded_expr_size(x.expr(), max_nodes) > max_nodes; };
-  switch (v.kind) {
-    case Value::Kind::Tensor: {
-      const TensorMeta& m = v.tensor->meta;
-      for (const SymInt& d : m.sizes)
-        if (oversized(d)) return true;
-      for (const SymInt& d : m.strides)
-        if (oversized(d)) return true;
-      if (oversized(m.storage_offset)) return true;
-      if (v.tensor->data && !v.tensor->data->is_float)
-        for (const SymInt& x : v.tensor->data->ints)
-          if (oversized(x)) return true;
-      return false;
-    }
-    case Value::Kind::Int: return oversized(v.i);
-    case Value::Kind::List:
-      for (const Value& x : *v.list)
-        if (has_oversized_expression(x, max_nodes)) return true;
-      return v.list_length && oversized(*v.list_length);
-    default: return false;
-  }
-}
-
 }  // namespace
 
 Interpreter::Interpreter(const Graph& g, const InferOptions& options, RunResult& result)

@@ -1,5 +1,6 @@
 #include "fakeprop/graph/expr_cap.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace fakeprop {
@@ -15,6 +16,30 @@ size_t bounded_expr_size(ExprRef e, size_t cap) {
     for (ExprRef arg : x->args()) stack.push_back(arg);
   }
   return count;
+}
+
+bool has_oversized_expression(const Value& v, size_t max_nodes) {
+  auto oversized = [&](const SymInt& x) { return x.is_symbolic() && bounded_expr_size(x.expr(), max_nodes) > max_nodes; };
+  switch (v.kind) {
+    case Value::Kind::Tensor: {
+      const TensorMeta& m = v.tensor->meta;
+      for (const SymInt& d : m.sizes)
+        if (oversized(d)) return true;
+      for (const SymInt& d : m.strides)
+        if (oversized(d)) return true;
+      if (oversized(m.storage_offset)) return true;
+      if (v.tensor->data && !v.tensor->data->is_float)
+        for (const SymInt& x : v.tensor->data->ints)
+          if (oversized(x)) return true;
+      return false;
+    }
+    case Value::Kind::Int: return oversized(v.i);
+    case Value::Kind::List:
+      for (const Value& x : *v.list)
+        if (has_oversized_expression(x, max_nodes)) return true;
+      return v.list_length && oversized(*v.list_length);
+    default: return false;
+  }
 }
 
 namespace {
@@ -81,6 +106,9 @@ class Capper {
 size_t cap_expression_size(std::vector<Value>& values, ShapeEnv& env, size_t max_nodes, const std::string& node,
                            std::vector<ErrorRecord>& warnings) {
   if (max_nodes == 0) return 0;  // no limit
+  // The common case, checked without the copies the capper makes.
+  if (std::none_of(values.begin(), values.end(), [&](const Value& v) { return has_oversized_expression(v, max_nodes); }))
+    return 0;
   Capper capper(env, max_nodes);
   for (Value& v : values) capper.value(v);
   if (capper.replaced() == 0) return 0;

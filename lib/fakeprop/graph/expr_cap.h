@@ -17,6 +17,10 @@ namespace fakeprop {
 // `cap` steps.
 size_t bounded_expr_size(ExprRef e, size_t cap);
 
+// Whether cap_expression_size would replace anything in `v` (an expression
+// over `max_nodes`), without copying it.
+bool has_oversized_expression(const Value& v, size_t max_nodes);
+
 // Replaces every symbolic size, stride, storage offset, known integer
 // element and SymInt in `values` whose expression exceeds `max_nodes` by a
 // fresh unbacked symbol (size-like where the value is a size), the same
