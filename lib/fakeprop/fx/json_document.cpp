@@ -123,20 +123,27 @@ class JsonParser {
       for (;;) {
         value(depth + 1);
         ++count;
-        skip_space();
-        if (p_ == end_) fail("unexpected end of input; expected ',' or ']'");
-        if (*p_ == ',') {
-          ++p_;
-          continue;
-        }
-        if (*p_ == ']') {
-          ++p_;
-          break;
-        }
-        fail("expected ',' or ']'");
+        if (!another_member(']')) break;
       }
     }
     doc_.entries_[index].size = count;
+  }
+
+  // After an array element or object member: true past a ',' (another
+  // follows), false past `close` (the container ends).
+  bool another_member(char close) {
+    skip_space();
+    if (p_ == end_) fail(close == ']' ? "unexpected end of input; expected ',' or ']'"
+                                      : "unexpected end of input; expected ',' or '}'");
+    if (*p_ == ',') {
+      ++p_;
+      return true;
+    }
+    if (*p_ == close) {
+      ++p_;
+      return false;
+    }
+    fail(close == ']' ? "expected ',' or ']'" : "expected ',' or '}'");
   }
 
   void object(uint32_t index, int depth) {
@@ -165,17 +172,7 @@ class JsonParser {
         m.key_length = key_length;
         m.key_decoded = key_decoded;
         ++count;
-        skip_space();
-        if (p_ == end_) fail("unexpected end of input; expected ',' or '}'");
-        if (*p_ == ',') {
-          ++p_;
-          continue;
-        }
-        if (*p_ == '}') {
-          ++p_;
-          break;
-        }
-        fail("expected ',' or '}'");
+        if (!another_member('}')) break;
       }
     }
     doc_.entries_[index].size = count;
