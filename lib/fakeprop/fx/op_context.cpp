@@ -1,7 +1,6 @@
 #include "fakeprop/fx/op_context.h"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include "fakeprop/fx/interpreter.h"
@@ -243,66 +242,30 @@ SymInt OpContext::new_unbacked_size(ValueRange range) { return SymInt(env_.creat
 const OpRegistry& OpRegistry::instance() {
   static const OpRegistry registry = [] {
     OpRegistry r;
-    r.slots_.resize(2048);  // about 530 targets: no growing while they are added
+    r.rules_.reserve(1024);  // about 530 targets: no rehashing while they are added
     register_all_aten_ops(r);
     return r;
   }();
   return registry;
 }
 
-OpRegistry::Slot* OpRegistry::slot_for(std::string_view target) {
-  if (slots_.empty()) return nullptr;
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = std::hash<std::string_view>{}(target) & mask;; i = (i + 1) & mask)
-    if (slots_[i].target.empty() || slots_[i].target == target) return &slots_[i];
-}
-
-std::string_view OpRegistry::keep(std::string_view name) {
-  if (name.size() > chunk_left_) {
-    const size_t size = std::max<size_t>(8192, name.size());
-    name_chunks_.push_back(std::make_unique<char[]>(size));
-    chunk_free_ = name_chunks_.back().get();
-    chunk_left_ = size;
-  }
-  std::memcpy(chunk_free_, name.data(), name.size());
-  const std::string_view kept(chunk_free_, name.size());
-  chunk_free_ += name.size();
-  chunk_left_ -= name.size();
-  return kept;
-}
-
 void OpRegistry::add(std::string_view target, OpRule rule, OutputGrad grad) {
   if (target.empty()) throw std::logic_error("OpRegistry::add: empty target");
-  if ((count_ + 1) * 2 > slots_.size()) {  // keep the table at most half full
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
-    for (const Slot& s : old)
-      if (!s.target.empty()) *slot_for(s.target) = s;
-  }
-  Slot* slot = slot_for(target);
-  if (slot->target.empty()) {
-    slot->target = keep(target);
-    ++count_;
-  }
-  slot->entry = OpEntry{rule, grad};  // a later registration replaces an earlier one
+  rules_.insert_or_assign(std::string(target), OpEntry{rule, grad});  // a later registration replaces an earlier one
 }
 
 void OpRegistry::set_output_grad(std::string_view target, OutputGrad grad) {
-  Slot* slot = slot_for(target);
-  if (!slot || slot->target.empty())
-    throw std::logic_error("set_output_grad: no rule registered for " + std::string(target));
-  slot->entry.grad = grad;
+  auto it = rules_.find(target);
+  if (it == rules_.end()) throw std::logic_error("set_output_grad: no rule registered for " + std::string(target));
+  it->second.grad = grad;
 }
 
 const OpEntry* OpRegistry::find_entry(std::string_view target) const {
-  const Slot* slot = slot_for(target);
-  if (slot && !slot->target.empty()) return &slot->entry;
+  if (auto it = rules_.find(target); it != rules_.end()) return &it->second;
   // "aten.add.Tensor" -> packet "aten.add"
   const size_t last = target.rfind('.');
-  if (last != std::string_view::npos && last > 5) {
-    slot = slot_for(target.substr(0, last));
-    if (slot && !slot->target.empty()) return &slot->entry;
-  }
+  if (last != std::string_view::npos && last > 5)
+    if (auto it = rules_.find(target.substr(0, last)); it != rules_.end()) return &it->second;
   return nullptr;
 }
 
@@ -313,8 +276,8 @@ OpRule OpRegistry::find(std::string_view target) const {
 
 std::vector<std::string> OpRegistry::all() const {
   std::vector<std::string> out;
-  for (const Slot& s : slots_)
-    if (!s.target.empty()) out.emplace_back(s.target);
+  out.reserve(rules_.size());
+  for (const auto& [target, entry] : rules_) out.push_back(target);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -3,7 +3,6 @@
 // and views with PyTorch's exact metadata.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -131,21 +130,13 @@ class OpRegistry {
 
 
  private:
-  // An open-addressing table (linear probing, at most half full) whose keys
-  // point into name_chunks_: building it, on first use in every process,
-  // takes no allocation per target.
-  struct Slot {
-    std::string_view target;  // empty: a free slot
-    OpEntry entry;
+  // Keyed by target, looked up by string_view without a copy (lookups are
+  // few: the interpreter keeps each target's entry).
+  struct TargetHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  Slot* slot_for(std::string_view target);  // the target's slot, or the free one where it would go
-  const Slot* slot_for(std::string_view target) const { return const_cast<OpRegistry*>(this)->slot_for(target); }
-  std::string_view keep(std::string_view name);  // a copy of `name` in name_chunks_
-  std::vector<Slot> slots_;
-  size_t count_ = 0;
-  std::vector<std::unique_ptr<char[]>> name_chunks_;
-  char* chunk_free_ = nullptr;
-  size_t chunk_left_ = 0;
+  std::unordered_map<std::string, OpEntry, TargetHash, std::equal_to<>> rules_;
 };
 
 }  // namespace fakeprop::fx
