@@ -1,7 +1,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 
 #include "cli.h"
