@@ -4,10 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <string_view>
-#include <unordered_set>
 
 #include "fakeprop/graph/expr_cap.h"
 #include "fakeprop/graph/unbacked_bindings.h"
@@ -18,11 +16,16 @@
 namespace fakeprop::onnx {
 
 const Value* Scope::find(std::string_view name) const {
-  for (const Scope* s = this; s; s = s->parent_) {
-    auto it = s->values_.find(name);
-    if (it != s->values_.end()) return &it->second;
-  }
-  return nullptr;
+  if (const uint32_t id = names_.id(name); id != ValueNumbering::kNone) return find(id);
+  if (auto it = unnumbered_.find(std::string(name)); it != unnumbered_.end()) return &it->second;
+  return parent_ ? parent_->find(name) : nullptr;
+}
+
+void Scope::set(std::string_view name, Value v) {
+  if (const uint32_t id = names_.id(name); id != ValueNumbering::kNone)
+    set(id, std::move(v));
+  else
+    unnumbered_.insert_or_assign(std::string(name), std::move(v));
 }
 
 namespace {
@@ -31,44 +34,6 @@ bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx
 
 std::string qualified_op(const Node& n) {
   return is_default_domain(n.domain) ? n.op_type : n.domain + "." + n.op_type;
-}
-
-// Names a subgraph reads from enclosing scopes (recursively).
-void collect_outer_reads(const Graph& g, std::unordered_set<std::string>& out) {
-  std::unordered_set<std::string> defined;
-  for (const auto& vi : g.inputs) defined.insert(vi.name);
-  for (const auto& t : g.initializers) defined.insert(t->name);
-  for (const auto& n : g.nodes)
-    for (const auto& o : n.outputs) defined.insert(o);
-  auto read = [&](const std::string& name) {
-    if (!name.empty() && !defined.count(name)) out.insert(name);
-  };
-  for (const auto& n : g.nodes) {
-    for (const auto& i : n.inputs) read(i);
-    for (const auto& a : n.attributes) {
-      std::unordered_set<std::string> inner;
-      if (a.g) collect_outer_reads(*a.g, inner);
-      for (const auto& sg : a.graphs) collect_outer_reads(*sg, inner);
-      for (const auto& name : inner) read(name);
-    }
-  }
-  for (const auto& o : g.outputs) read(o.name);
-}
-
-bool has_subgraphs(const Node& n) {
-  for (const auto& a : n.attributes)
-    if (a.g || !a.graphs.empty()) return true;
-  return false;
-}
-
-// Names a node's subgraphs read from enclosing scopes.
-std::unordered_set<std::string> subgraph_reads(const Node& n) {
-  std::unordered_set<std::string> inner;
-  for (const auto& a : n.attributes) {
-    if (a.g) collect_outer_reads(*a.g, inner);
-    for (const auto& sg : a.graphs) collect_outer_reads(*sg, inner);
-  }
-  return inner;
 }
 
 // ---- dispatch cache helpers ----
@@ -270,65 +235,6 @@ bool Interpreter::dispatch_key(const Node& node, const std::string& domain, int6
   return true;
 }
 
-std::vector<size_t> topological_order(const Graph& g, const std::vector<std::string>& available,
-                                      const std::string& path) {
-  // Keyed by views of the graph's own strings (no copies: this runs once per
-  // node of graphs with millions of nodes).
-  const size_t n = g.nodes.size();
-  std::unordered_map<std::string_view, size_t> producer;
-  producer.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& o : g.nodes[i].outputs) {
-      if (o.empty()) continue;
-      auto [it, inserted] = producer.emplace(o, i);
-      if (!inserted)
-        throw InputError(path + ": node '" + g.nodes[i].name + "': value '" + o +
-                         "' is produced by more than one node (also by '" + g.nodes[it->second].name + "')");
-    }
-  std::unordered_set<std::string_view> avail(available.begin(), available.end());
-  std::vector<std::vector<size_t>> users(n);
-  std::vector<size_t> pending(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    auto read = [&](std::string_view name) {
-      auto it = producer.find(name);
-      if (it != producer.end()) {
-        users[it->second].push_back(i);
-        ++pending[i];
-      } else if (!avail.count(name)) {
-        throw InputError(path + ": node '" + g.nodes[i].name + "': input '" + std::string(name) +
-                         "' is not produced by any node, graph input or initializer");
-      }
-    };
-    for (const auto& name : g.nodes[i].inputs)
-      if (!name.empty()) read(name);
-    if (has_subgraphs(g.nodes[i]))
-      for (const auto& name : subgraph_reads(g.nodes[i])) read(name);
-  }
-  // Kahn's algorithm, taking ready nodes in file order so that a sorted file keeps its order.
-  std::vector<size_t> order;
-  order.reserve(n);
-  std::deque<size_t> ready;
-  for (size_t i = 0; i < n; ++i)
-    if (pending[i] == 0) ready.push_back(i);
-  std::vector<size_t> next_batch;
-  while (!ready.empty()) {
-    size_t i = ready.front();
-    ready.pop_front();
-    order.push_back(i);
-    next_batch.clear();
-    for (size_t u : users[i])
-      if (--pending[u] == 0) next_batch.push_back(u);
-    std::sort(next_batch.begin(), next_batch.end());
-    for (size_t u : next_batch) ready.push_back(u);
-  }
-  if (order.size() != n) {
-    for (size_t i = 0; i < n; ++i)
-      if (pending[i] != 0)
-        throw InputError(path + ": node '" + g.nodes[i].name + "': the graph has a cycle through this node");
-  }
-  return order;
-}
-
 Interpreter::Interpreter(const Model& model, const InferOptions& options, RunResult& result, RunControl control)
     : model_(model), options_(options), result_(result), control_(control) {
   for (const auto& t : model.graph.initializers) initializers_[t->name] = t.get();
@@ -408,12 +314,12 @@ void Interpreter::run_function(const Function& fn, const Node& call, Scope& scop
     n.attributes = std::move(resolved);
     body.nodes.push_back(std::move(n));
   }
-  Scope inner(nullptr);
+  const ValueNumbering names(body);
+  Scope inner(names);
   for (size_t i = 0; i < fn.inputs.size(); ++i) {
     const Value* v = (i < call.inputs.size() && !call.inputs[i].empty()) ? scope.find(call.inputs[i]) : nullptr;
     if (v) inner.set(fn.inputs[i], *v);
   }
-  std::vector<std::string> available(fn.inputs.begin(), fn.inputs.end());
   run_nodes(body, inner, call.name + "/", depth + 1);
   outputs.clear();
   for (const auto& o : fn.outputs) {
@@ -422,8 +328,9 @@ void Interpreter::run_function(const Function& fn, const Node& call, Scope& scop
   }
 }
 
-void Interpreter::run_node(const Node& node, Scope& scope, const std::string& record_name, const Graph& g,
-                           size_t depth) {
+void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids,
+                           std::span<const uint32_t> output_ids, Scope& scope, const std::string& record_name,
+                           const Graph& g, size_t depth) {
   ShapeEnv& e = env();
   e.set_current_node(record_name);
   NodeRecord rec;
@@ -432,7 +339,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
 
   std::vector<const Value*> inputs;
   inputs.reserve(node.inputs.size());
-  for (const auto& name : node.inputs) inputs.push_back(name.empty() ? nullptr : scope.find(name));
+  for (uint32_t id : input_ids) inputs.push_back(scope.find(id));
   if (e.extended_debug_enabled()) {  // the causal chain's node part, copied: nodes nest
     std::vector<std::string> lines{"op " + rec.op};
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -575,7 +482,7 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if (node.outputs[k].empty()) continue;
     rec.outputs.push_back({node.outputs[k], outputs[k]});
-    scope.set(node.outputs[k], std::move(outputs[k]));
+    scope.set(output_ids[k], std::move(outputs[k]));
   }
   result_.nodes.push_back(std::move(rec));
 }
@@ -583,18 +490,10 @@ void Interpreter::run_node(const Node& node, Scope& scope, const std::string& re
 void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth) {
   if (depth > options_.max_subgraph_depth)
     throw InputError(model_.path + ": subgraphs nested deeper than " + std::to_string(options_.max_subgraph_depth));
-  std::vector<std::string> available;
-  for (const auto& vi : g.inputs) available.push_back(vi.name);
-  for (const auto& t : g.initializers) available.push_back(t->name);
-  if (depth > 0) {
-    // Outer-scope names are visible to subgraphs.
-    std::unordered_set<std::string> reads;
-    collect_outer_reads(g, reads);
-    for (const auto& r : reads)
-      if (scope.find(r)) available.push_back(r);
-  }
+  const ValueNumbering& names = scope.names();
   for (const auto& t : g.initializers) {
-    if (scope.has_local(t->name)) continue;
+    const uint32_t id = names.id(t->name);
+    if (scope.has_local(id)) continue;
     TensorValue tv;
     for (int64_t d : t->dims) tv.meta.sizes.emplace_back(d);
     tv.meta.strides = contiguous_strides(tv.meta.sizes);
@@ -610,17 +509,26 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
         tv.data = KnownData{std::vector<SymInt>(xs->begin(), xs->end()), {}, false};
       }
     }
-    scope.set(t->name, Value::of_tensor(std::move(tv)));
+    scope.set(id, Value::of_tensor(std::move(tv)));
   }
-  for (size_t i : topological_order(g, available, model_.path)) {
+  // Defined outside the nodes: inputs, initializers and, in a subgraph, what
+  // the enclosing scopes hold.
+  std::vector<bool> available(names.size(), false);
+  for (const auto& vi : g.inputs) available[names.id(vi.name)] = true;
+  for (const auto& t : g.initializers) available[names.id(t->name)] = true;
+  if (depth > 0)
+    for (uint32_t id = 0; id < names.size(); ++id)
+      if (!available[id] && scope.find(id)) available[id] = true;
+  for (size_t i : topological_order(g, names, available, model_.path)) {
     const Node& node = g.nodes[i];
-    run_node(node, scope, prefix + node.name, g, depth);
+    run_node(node, names.inputs(i), names.outputs(i), scope, prefix + node.name, g, depth);
   }
 }
 
 std::vector<Value> Interpreter::run_subgraph(const Graph& g, const std::vector<Value>& inputs, const Scope& outer,
                                              const std::string& parent_node) {
-  Scope inner(&outer);
+  const ValueNumbering names(g);
+  Scope inner(names, &outer);
   for (size_t i = 0; i < g.inputs.size() && i < inputs.size(); ++i) inner.set(g.inputs[i].name, inputs[i]);
   const std::string saved = env().current_node();
   run_nodes(g, inner, parent_node + "/" + (g.name.empty() ? "" : g.name + "/"), subgraph_depth_ + 1);
@@ -635,7 +543,8 @@ std::vector<Value> Interpreter::run_subgraph(const Graph& g, const std::vector<V
 
 void Interpreter::run_main_graph() {
   const Graph& g = model_.graph;
-  Scope scope(nullptr, g.inputs.size() + g.initializers.size() + g.nodes.size() * 2);
+  const ValueNumbering names(g);
+  Scope scope(names);
   create_inputs(g, scope);
   env().take_new_unbacked();  // input symbols are bound by their sources, not by a node
   run_nodes(g, scope, "", 0);

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "fakeprop/graph/run_result.h"
 #include "fakeprop/graph/infer_options.h"
 #include "fakeprop/onnx/model.h"
+#include "fakeprop/onnx/value_numbering.h"
 
 namespace fakeprop::onnx {
 
@@ -29,21 +31,32 @@ struct RunControl {
   bool dispatch_cache = dispatch_cache_enabled_by_environment();
 };
 
-// Values visible to a graph: its own, then the enclosing graphs' (outer scope).
-// Keys view the names in the model (or in a function body expanded for one
-// call), which outlive every scope: no name is copied per node.
+// Values visible to a graph: its own, held by the graph's value ids, then
+// the enclosing graphs' (outer scope), found by name.
 class Scope {
  public:
-  explicit Scope(const Scope* parent = nullptr, size_t expected_values = 0) : parent_(parent) {
-    values_.reserve(expected_values);
-  }
+  explicit Scope(const ValueNumbering& names, const Scope* parent = nullptr)
+      : names_(names), parent_(parent), values_(names.size()), present_(names.size(), false) {}
+  const ValueNumbering& names() const { return names_; }
   const Value* find(std::string_view name) const;
-  void set(std::string_view name, Value v) { values_.insert_or_assign(name, std::move(v)); }
-  bool has_local(std::string_view name) const { return values_.count(name) != 0; }
+  const Value* find(uint32_t id) const {
+    if (id == ValueNumbering::kNone) return nullptr;
+    if (present_[id]) return &values_[id];
+    return parent_ ? parent_->find(names_.name(id)) : nullptr;
+  }
+  void set(std::string_view name, Value v);
+  void set(uint32_t id, Value v) {
+    values_[id] = std::move(v);
+    present_[id] = true;
+  }
+  bool has_local(uint32_t id) const { return id != ValueNumbering::kNone && present_[id]; }
 
  private:
+  const ValueNumbering& names_;
   const Scope* parent_;
-  std::unordered_map<std::string_view, Value> values_;
+  std::vector<Value> values_;
+  std::vector<bool> present_;
+  std::unordered_map<std::string, Value> unnumbered_;  // names the graph never mentions
 };
 
 class Interpreter {
@@ -71,8 +84,10 @@ class Interpreter {
 
  private:
   void create_inputs(const Graph& g, Scope& scope);
+  // Runs g's nodes in `scope`, whose numbering is g's.
   void run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth);
-  void run_node(const Node& node, Scope& scope, const std::string& record_name, const Graph& g, size_t depth);
+  void run_node(const Node& node, std::span<const uint32_t> input_ids, std::span<const uint32_t> output_ids,
+                Scope& scope, const std::string& record_name, const Graph& g, size_t depth);
   void run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
                     size_t depth);
   Value fallback_value(const std::string& value_name, const Graph& g, const std::string& why);
@@ -98,11 +113,5 @@ class Interpreter {
 };
 
 RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control = {});
-
-// The graph's nodes in a topological order (indices into g.nodes). Names
-// visible from outside the graph (inputs, initializers, outer scope) are
-// passed in `available`. Throws InputError on a cycle or a dangling input.
-std::vector<size_t> topological_order(const Graph& g, const std::vector<std::string>& available,
-                                      const std::string& path);
 
 }  // namespace fakeprop::onnx
