@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli.h"
 #include "fakeprop/driver/infer.h"
@@ -132,10 +133,15 @@ int run_infer(const InferCommand& cmd) {
     extra["stats"] = stats;
   }
   if (want_json) {
-    std::string text = report_json(result, extra);
-    text += '\n';
-    if (!cmd.report_path.empty()) write_file_atomically(cmd.report_path, text, cmd.model);
-    if (cmd.json) std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+    // Streamed in chunks to the file and/or stdout: a million-node report is
+    // hundreds of megabytes, never held whole.
+    std::optional<AtomicFile> file;
+    if (!cmd.report_path.empty()) file.emplace(cmd.report_path, cmd.model);
+    stream_report_json(result, extra, [&](std::string_view chunk) {
+      if (file) file->write(chunk);
+      if (cmd.json) std::cout.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    });
+    if (file) file->commit();
   } else {
     print_summary(result, std::cout);
     if (recompiles) std::cout << "recompiles:\n" << recompiles->log;

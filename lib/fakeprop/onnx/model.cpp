@@ -10,6 +10,7 @@
 
 #include "fakeprop/onnx/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
+#include "fakeprop/util/string_ids.h"
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/utf8.h"
 
@@ -781,8 +782,7 @@ class Parser {
   // graph (a later duplicate gets "_1", "_2", ...).
   static void name_nodes(std::vector<Node>& nodes) {
     {  // Exporters name every node uniquely: then there is nothing to do.
-      std::unordered_set<std::string_view> names;
-      names.reserve(nodes.size());
+      StringIds names(nodes.size());
       bool named = true;
       for (const Node& node : nodes)
         if (node.name.empty() || !names.insert(node.name).second) {

@@ -352,6 +352,15 @@ std::string report_json(const RunResult& r, const nlohmann::json& extra) {
   return out;
 }
 
+void stream_report_json(const RunResult& r, const nlohmann::json& extra, const TextSink& sink, size_t chunk) {
+  std::string buffer;
+  buffer.reserve(chunk + 4096);
+  JsonWriter w(buffer, sink, chunk);
+  write_report(r, w, extra);
+  buffer.push_back('\n');
+  w.finish();
+}
+
 void print_summary(const RunResult& r, std::ostream& out) {
   const ShapeEnv& env = *r.env;
   out << r.model_path << " (" << r.model_kind << ", device " << (r.device.is_cpu() ? "cpu" : r.device.str()) << ")\n";

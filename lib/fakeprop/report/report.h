@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "fakeprop/graph/run_result.h"
+#include "fakeprop/util/json_writer.h"
 
 namespace fakeprop {
 
@@ -12,6 +13,10 @@ namespace fakeprop {
 // stats). Values are VALs: tensors, {"sym": DIM}, arrays, null; a DIM is an
 // integer when static, else Python text over symbol names.
 std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohmann::json::object());
+// The same text, streamed to `sink` in chunks of about `chunk` bytes, ending
+// with a newline.
+void stream_report_json(const RunResult& r, const nlohmann::json& extra, const TextSink& sink,
+                        size_t chunk = size_t{1} << 20);
 void print_summary(const RunResult& r, std::ostream& out);
 
 // "float32[s0, 3, 224, 224]" for a value.

@@ -66,5 +66,23 @@ TEST(ReportJson, FxGraphIsCanonical) {
   expect_canonical(report_json(r), "add_relu.json");
 }
 
+// Streamed in small chunks, the report is the same text plus a newline, and
+// no chunk is empty.
+TEST(ReportJson, StreamedInChunksIsTheSameText) {
+  const RunResult r = infer_file(FAKEPROP_TESTDATA "/samples/tiny_attention.onnx", InferOptions{});
+  const json extra = {{"stats", {{"phases", {{"load_ms", 1.5}}}}}};
+  for (size_t chunk : {size_t{1}, size_t{64}, size_t{1} << 20}) {
+    std::string streamed;
+    size_t calls = 0;
+    stream_report_json(r, extra, [&](std::string_view part) {
+      EXPECT_FALSE(part.empty());
+      streamed.append(part);
+      ++calls;
+    }, chunk);
+    EXPECT_EQ(streamed, report_json(r, extra) + "\n") << "chunk " << chunk;
+    if (chunk == 64) EXPECT_GT(calls, 10u);
+  }
+}
+
 }  // namespace
 }  // namespace fakeprop

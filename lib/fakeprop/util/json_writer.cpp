@@ -106,7 +106,14 @@ JsonWriter& JsonWriter::close(char bracket) {
     indent(levels_.size());
   }
   out_.push_back(bracket);
+  if (sink_ && out_.size() >= chunk_) finish();
   return *this;
+}
+
+void JsonWriter::finish() {
+  if (!sink_ || out_.empty()) return;
+  sink_(out_);
+  out_.clear();
 }
 
 JsonWriter& JsonWriter::value(std::string_view s) {

@@ -5,6 +5,7 @@
 // sorted, as nlohmann's std::map-backed objects print them.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -13,9 +14,19 @@
 
 namespace fakeprop {
 
+// Where a streamed document goes, a chunk at a time.
+using TextSink = std::function<void(std::string_view)>;
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
+  // Streams: whenever `out` passes `chunk` bytes (checked as a container
+  // closes), its text goes to `sink` and `out` is cleared, so a report of a
+  // million nodes never sits in memory whole. Call finish() at the end.
+  JsonWriter(std::string& out, TextSink sink, size_t chunk = size_t{1} << 20)
+      : out_(out), sink_(std::move(sink)), chunk_(chunk) {}
+  // Hands the text still buffered to the sink (no-op without one).
+  void finish();
 
   JsonWriter& begin_object() { return open('{'); }
   JsonWriter& end_object() { return close('}'); }
@@ -63,6 +74,8 @@ class JsonWriter {
   void indent(size_t depth) { out_.append(depth * 2, ' '); }
 
   std::string& out_;
+  TextSink sink_;
+  size_t chunk_ = 0;
   std::vector<Level> levels_;
   bool after_key_ = false;
 };
