@@ -79,9 +79,12 @@ def newer_torch(target, args, expected):
       are empty [0] tensors (1.13: [C] float32).
     - native_layer_norm (torch/_refs native_layer_norm): on CPU mean/rstd take
       the input dtype (1.13: float32).
+    - the FFT primitives and embedding_bag: see CURRENT_META_MODELS.
     """
     if len(args) == 0 or not isinstance(args[0], torch.Tensor):
         return None
+    if target in CURRENT_META_MODELS:
+        return newer_torch_modelled(target, args, expected)
     other = newer_torch_any_device(target, args, expected)
     if other is not None or not isinstance(expected, list):
         return other
@@ -134,6 +137,194 @@ def newer_torch_any_device(target, args, expected):
             out["stride"] = [h * w * c, 1, w * c, c]
             return out if out != expected else None
     return None
+
+
+# ---------------------------------------------------------------------------
+# Ops whose current meta function differs from torch 1.13's by more than a
+# field or two: their current answer is worked out here by replaying the
+# current meta's steps on torch 1.13 meta tensors (torch does the permute,
+# reshape, resize_ and as_strided), then compared with the traced one.
+#
+# FFT (torch/_meta_registrations.py meta_fft_r2c / meta_fft_c2r /
+# meta_fft_c2c and _exec_fft, pytorch/pytorch at 0015748b977f, PyTorch
+# 2.5+): FakeTensor dispatches on the fake device. Outputs of _exec_fft are
+# restrided as the cuFFT/MKL plan leaves them (batch dims outermost in the
+# input's stride order, transformed dims innermost); _fft_r2c does that on
+# CUDA only (CPU: contiguous), _fft_c2r and _fft_c2c on both devices.
+# torch 1.13's metas returned contiguous new_empty results everywhere.
+#
+# embedding_bag (meta_embedding_bag / meta_embedding_bag_forward_only, same
+# commit): the CPU branch is taken for CPU fake tensors (1.13 tested
+# offsets.device, "meta" under FakeTensorMode, so always took the CUDA
+# branch), CPU max_indices is [num_bags, D] for mode max, and
+# per_sample_weights' dtype is no longer checked against weight's.
+
+
+class CurrentError(Exception):
+    pass
+
+
+def _meta_copy(t, dtype=None):
+    return torch.empty_strided(list(t.shape), list(t.stride()), dtype=dtype or t.dtype, device="meta")
+
+
+def _current_meta_dict(t, device, requires_grad=False):
+    return {"shape": list(t.shape), "stride": list(t.stride()), "storage_offset": t.storage_offset(),
+            "dtype": fx2json._dtype_name(t.dtype), "device": device, "requires_grad": requires_grad}
+
+
+def _fft_restrided(x, out_sizes, dims, dtype):
+    """The tensor _exec_fft writes: transformed `dims` (wrapped, in the order
+    the caller gives them) of meta tensor x, result sizes out_sizes."""
+    nd = x.dim()
+    signal = [d for d in range(nd) if d in dims]
+    batch = sorted((d for d in range(nd) if d not in dims), key=lambda d: -x.stride(d))
+    flat = x.permute(batch + signal).reshape([-1] + [x.shape[d] for d in signal])
+    out = torch.empty(0, dtype=dtype, device="meta")
+    out.resize_([flat.shape[0]] + [out_sizes[d] for d in dims])
+    strides = [0] * nd
+    running = 1
+    for d in reversed(batch):
+        strides[d] = running * out.stride(0)
+        running *= out_sizes[d]
+    for k, d in enumerate(signal):
+        strides[d] = out.stride(1 + k)
+    return out.as_strided(out_sizes, strides)
+
+
+def _cufft_one_plan(dim):
+    return not (len(dim) > 3 or (len(dim) >= 2 and dim[0] == 0 and dim[1] == 1))
+
+
+def _wrap_dims(x, dim):
+    if not dim:
+        raise CurrentError("IndexError")
+    return [d % x.dim() for d in dim]
+
+
+def _fft_c2c_current(x, dims):
+    if not dims:
+        return torch.empty_like(x)
+    return _fft_restrided(x, list(x.shape), dims, x.dtype)
+
+
+def current_fft(target, args):
+    x, dim = args[0], list(args[1])
+    on_cuda = x.device.type == "cuda"
+    xm = _meta_copy(x)
+    if target == "aten._fft_c2c.default":
+        if not x.dtype.is_complex:
+            raise CurrentError("RuntimeError")
+        return _fft_c2c_current(xm, [d % x.dim() for d in dim])
+    if target == "aten._fft_r2c.default":
+        onesided = args[3]
+        if not x.dtype.is_floating_point:
+            raise CurrentError("RuntimeError")
+        ctype = {torch.float16: torch.complex32, torch.bfloat16: torch.complex64,
+                 torch.float32: torch.complex64, torch.float64: torch.complex128}[x.dtype]
+        dims = _wrap_dims(x, dim)
+        last = dims[-1]
+        half = list(x.shape)
+        half[last] = x.shape[last] // 2 + 1
+        sizes = half if onesided else list(x.shape)
+        if not on_cuda:
+            return torch.empty(sizes, dtype=ctype, device="meta")
+        if _cufft_one_plan(dim):
+            return _fft_restrided(xm, sizes, dims, ctype)
+        out = _fft_restrided(xm, half, [last], ctype)
+        work = torch.empty(sizes, dtype=ctype, device="meta")
+        rest = dims[:-1]
+        while rest:
+            out, work = work, out
+            rest = sorted(rest, key=lambda d: -work.stride(d))
+            n = min(3, len(rest))
+            out = _fft_restrided(work, half, rest[len(rest) - n:], ctype)
+            rest = rest[:len(rest) - n]
+        if not onesided and out.shape[last] != sizes[last]:
+            out = torch.empty(sizes, dtype=ctype, device="meta")
+        return out
+    # _fft_c2r
+    if not x.dtype.is_complex:
+        raise CurrentError("RuntimeError")
+    rtype = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}[x.dtype]
+    dims = _wrap_dims(x, dim)
+    sizes = list(x.shape)
+    sizes[dims[-1]] = args[3]
+    if on_cuda and _cufft_one_plan(dim):
+        return _fft_restrided(xm.contiguous(), sizes, dims, rtype)
+    src = _fft_c2c_current(xm, dims[:-1]) if len(dims) > 1 else xm
+    return _fft_restrided(src, sizes, dims[-1:], rtype)
+
+
+def current_embedding_bag(target, args):
+    defaults = [None, None, None, False, 0, False, None, False, -1]
+    a = list(args) + defaults[len(args):]
+    weight, indices, offsets, _, mode, _, psw, include_last, padding_idx = a
+    forward_only = target == "aten._embedding_bag_forward_only.default"
+    if target in ("aten.embedding_bag.default", "aten.embedding_bag.padding_idx"):
+        if target == "aten.embedding_bag.default" or padding_idx is None:  # no padding_idx: -1
+            padding_idx = -1
+        else:
+            n = weight.shape[0]
+            if not -n <= padding_idx < n:
+                raise CurrentError("RuntimeError")
+            padding_idx %= n
+        forward_only = not weight.requires_grad
+    if indices.dtype not in (torch.int64, torch.int32) or offsets.dtype not in (torch.int64, torch.int32):
+        raise CurrentError("RuntimeError")
+    if not weight.dtype.is_floating_point:
+        raise CurrentError("RuntimeError")
+    num_bags = offsets.shape[0]
+    if include_last:
+        if num_bags < 1:
+            raise CurrentError("RuntimeError")
+        num_bags -= 1
+    features = weight.shape[1]
+    if psw is not None and (mode != 0 or psw.dim() != 1 or psw.numel() != indices.numel()):
+        raise CurrentError("RuntimeError")
+    device = str(weight.device)
+    grad = weight.requires_grad or (psw is not None and psw.requires_grad)
+
+    def out(shape, dtype, requires_grad=False):
+        return _current_meta_dict(torch.empty(shape, dtype=dtype, device="meta"), device, requires_grad)
+
+    result = [out([num_bags, features], weight.dtype, grad)]
+    if offsets.device.type != "cpu":
+        t = indices.dtype
+        result += [out([indices.shape[0]], t), out(list(offsets.shape), t),
+                   out([num_bags, features] if mode == 2 else [0], t)]
+    else:
+        fast = (weight.dtype in (torch.float32, torch.float16) and weight.stride(1) == 1 and padding_idx < 0
+                and (psw is None or psw.stride(0) == 1))
+        t = offsets.dtype
+        result += [out([indices.shape[0]] if mode in (1, 2) or not fast else [0], t),
+                   out(list(offsets.shape) if forward_only else [num_bags], t),
+                   out([num_bags, features] if mode == 2 else [num_bags], t)]
+    return result
+
+
+CURRENT_META_MODELS = {
+    "aten._fft_r2c.default": current_fft,
+    "aten._fft_c2r.default": current_fft,
+    "aten._fft_c2c.default": current_fft,
+    "aten._embedding_bag.default": current_embedding_bag,
+    "aten._embedding_bag_forward_only.default": current_embedding_bag,
+    "aten.embedding_bag.default": current_embedding_bag,
+    "aten.embedding_bag.padding_idx": current_embedding_bag,
+}
+
+
+def newer_torch_modelled(target, args, expected):
+    try:
+        current = CURRENT_META_MODELS[target](target, args)
+    except CurrentError as e:
+        if isinstance(expected, dict) and "error" in expected:
+            return None
+        return {"error": str(e), "message": "current PyTorch's meta rejects this call"}
+    if isinstance(current, torch.Tensor):
+        grad = args[0].requires_grad
+        current = _current_meta_dict(current, str(args[0].device), grad)
+    return current if current != expected else None
 
 
 def set_expected(node, expected, newer):
@@ -1557,7 +1748,93 @@ def core_cases():
     # CPU-only build's CUDA kernel and fail, so they are traced on cpu only.
     cpu_only = {"aten._pdist_forward.default", "aten.histc.default", "aten.bucketize.Tensor",
                 "aten.nll_loss2d_forward.default"}
-    return [c for c in cases if c[1][0].device == "cpu" or c[0] not in cpu_only]
+    cases = [c for c in cases if c[1][0].device == "cpu" or c[0] not in cpu_only]
+    return cases + fft_and_embedding_bag_cases()
+
+
+def fft_and_embedding_bag_cases():
+    """_fft_r2c / _fft_c2r / _fft_c2c and the embedding_bag family on both
+    devices. torch 1.13's metas ignore the device here; "expected" holds
+    current PyTorch's answer (CURRENT_META_MODELS above), "torch_1_13" the traced one."""
+    cases = []
+    for dev in ["cpu", "cuda:0"]:
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+
+        def C(shape, dtype=torch.complex64, **kw):
+            return T(shape, device=dev, dtype=dtype, **kw)
+
+        r2c, c2r, c2c = "aten._fft_r2c.default", "aten._fft_c2r.default", "aten._fft_c2c.default"
+        cases += [
+            (r2c, [D([2, 3, 8]), [2], 0, True], {}),
+            (r2c, [D([2, 3, 8]), [-1], 2, False], {}),
+            (r2c, [D([2, 3, 8]), [1, 2], 0, True], {}),
+            # dims starting 0, 1: cuFFT goes R2C then C2C passes
+            (r2c, [D([4, 6, 5]), [0, 1], 0, True], {}),
+            (r2c, [D([4, 6, 5]), [0, 1], 0, False], {}),
+            (r2c, [D([4, 6, 5]), [0, 1, 2], 0, True], {}),
+            # more dims than one cuFFT plan takes
+            (r2c, [D([3, 4, 6, 5, 2]), [0, 1, 2, 3], 0, True], {}),
+            (r2c, [D([2, 3, 8], layout=("perm", [2, 0, 1])), [1], 0, True], {}),
+            (r2c, [D([2, 3, 8], layout=("perm", [1, 2, 0])), [2], 0, False], {}),
+            # dims out of order: the meta keeps the given order for the sizes
+            (r2c, [D([2, 3, 8]), [2, 1], 0, True], {}),
+            (r2c, [D([2, 4, 6], dtype=torch.float64), [1], 0, True], {}),
+            (r2c, [D([2, 8], dtype=torch.float16), [1], 0, True], {}),
+            (r2c, [D([2, 3, 8], offset=5), [2], 0, True], {}),
+            (r2c, [D([2, 8], dtype=torch.int64), [1], 0, True], {}),
+            (r2c, [C([2, 8]), [1], 0, True], {}),
+            (c2r, [C([2, 3, 5]), [2], 0, 8], {}),
+            (c2r, [C([2, 3, 5]), [1, 2], 2, 9], {}),
+            (c2r, [C([4, 6, 5]), [0, 1], 0, 10], {}),
+            (c2r, [C([3, 4, 6, 5]), [0, 1, 2, 3], 0, 8], {}),
+            (c2r, [C([2, 3, 5], layout=("perm", [2, 0, 1])), [1], 0, 4], {}),
+            (c2r, [C([2, 3, 5], layout=("perm", [1, 2, 0])), [0, 2], 0, 8], {}),
+            (c2r, [C([2, 5], dtype=torch.complex128), [1], 0, 8], {}),
+            (c2r, [D([2, 5]), [1], 0, 8], {}),
+            (c2c, [C([2, 3, 5]), [1, 2], 0, True], {}),
+            (c2c, [C([2, 3, 5]), [0], 0, False], {}),
+            (c2c, [C([2, 3, 5], layout=("perm", [2, 0, 1])), [1], 1, True], {}),
+            (c2c, [C([2, 3, 5], layout=("perm", [1, 2, 0])), [], 0, True], {}),
+            (c2c, [C([2, 3, 5]), [2, 0], 0, True], {}),
+            (c2c, [C([2, 3, 5], dtype=torch.complex128), [0, 1, 2], 0, True], {}),
+            (c2c, [D([2, 3]), [1], 0, True], {}),
+        ]
+        w, wt = D([10, 4]), D([10, 4], layout=("perm", [1, 0]))
+        i64, i32 = D([7], dtype=torch.int64), D([7], dtype=torch.int32)
+        o64, o32 = D([3], dtype=torch.int64), D([3], dtype=torch.int32)
+        psw = D([7])
+        for tgt in ["aten._embedding_bag.default", "aten._embedding_bag_forward_only.default"]:
+            cases += [
+                (tgt, [w, i64, o64], {}),
+                (tgt, [w, i64, o64, False, 1], {}),
+                (tgt, [w, i64, o64, False, 2], {}),
+                (tgt, [w, i64, o64, False, 2, False, None, True], {}),
+                (tgt, [w, i64, o64, False, 0, False, None, True], {}),
+                (tgt, [w, i32, o32, False, 0, False, psw, False, -1], {}),
+                (tgt, [w, i64, o32, False, 0, False, None, False, 3], {}),
+                (tgt, [wt, i64, o64], {}),
+                (tgt, [D([10, 4], dtype=torch.float64), i64, o64], {}),
+                (tgt, [D([10, 4], dtype=torch.float16), i64, o64, False, 1], {}),
+                (tgt, [w, D([7]), o64], {}),
+                (tgt, [w, i64, o64, False, 1, False, psw], {}),
+                (tgt, [w, i64, D([4], dtype=torch.int64), False, 0, False, D([6])], {}),
+                (tgt, [w, i64, D([0], dtype=torch.int64), False, 0, False, None, True], {}),
+            ]
+        cases += [
+            ("aten._embedding_bag.default", [D([10, 4], requires_grad=True), i64, o64, False, 1], {}),
+            ("aten.embedding_bag.padding_idx", [w, i64, o64, False, 0, False, None, False, None], {}),
+            ("aten.embedding_bag.padding_idx", [w, i64, o64, False, 0, False, None, False, -1], {}),
+            ("aten.embedding_bag.padding_idx", [w, i64, o64, False, 1, False, None, True, 9], {}),
+            ("aten.embedding_bag.padding_idx", [w, i64, o64, False, 0, False, None, False, 10], {}),
+            ("aten.embedding_bag.padding_idx", [D([10, 4], requires_grad=True), i64, o64, False, 0, False, None,
+                                                False, None], {}),
+            ("aten.embedding_bag.default", [w, i64, o64, False, 2, False, None, True], {}),
+            ("aten.embedding_bag.default", [w, i64, o64, False, 0, False, psw], {}),
+        ]
+    # torch 1.13's autograd aborts on fake cuda tensors that require grad
+    # (no CUDA device guard in the CPU-only build): those are traced on cpu only.
+    return [c for c in cases if not (c[1][0].device != "cpu" and c[1][0].requires_grad)]
 
 
 FAMILIES = {

@@ -20,16 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Core ops without a rule, each with why.
-const std::map<std::string, std::string> kNotYetCovered = {
-    // Output sizes of offset2bag / bag_size / max_indices depend on the CPU
-    // kernel's fast-path choice (weight/index dtypes, padding_idx), not modeled yet.
-    {"aten._embedding_bag.default", "offset2bag/bag_size/max_indices layouts follow the CPU fast-path heuristic"},
-    // The CUDA outputs are restrided by _exec_fft to the cuFFT plan's layout
-    // (sorted dims, batched last); a CPU-only rule would give wrong CUDA strides.
-    {"aten._fft_r2c.default", "CUDA output strides come from the cuFFT plan (_exec_fft)"},
-    {"aten._fft_c2r.default", "CUDA output strides come from the cuFFT plan (_exec_fft)"},
-};
+// Core ops without a rule, each with why (none at present).
+const std::map<std::string, std::string> kNotYetCovered = {};
 
 std::vector<std::string> core_ops() {
   std::ifstream in(fs::path(FAKEPROP_TESTDATA) / "fx" / "core_aten_ops.txt");

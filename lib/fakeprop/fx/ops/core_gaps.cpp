@@ -1,8 +1,8 @@
 // Core ATen IR operators that make_fx traces rarely emit but torch.export's
 // core-ATen graphs do: pairwise distances, 1-D pooling, col2im, the
-// functional copy and scatter views, masked_scatter, group norm's backward
-// grid_sampler_2d and sym_is_contiguous. Semantics follow PyTorch's meta functions
-// (torch/_meta_registrations.py, aten/src/ATen/native/*): shape, dtype,
+// functional copy and scatter views, masked_scatter, group norm's backward,
+// grid_sampler_2d, sym_is_contiguous and embedding_bag. Semantics follow
+// PyTorch's meta functions (torch/_meta_registrations.py, aten/src/ATen/native/*): shape, dtype,
 // device and the strides of the tensor the kernel allocates.
 #include <array>
 
@@ -286,6 +286,112 @@ void sym_is_contiguous(OpContext& ctx) {
   ctx.set_result(Value::of_bool(SymBool(v)));
 }
 
+// ---- embedding_bag ----
+// Current PyTorch's meta_embedding_bag / meta_embedding_bag_forward_only
+// (torch/_meta_registrations.py, pytorch/pytorch at 0015748b977f) and the
+// CompositeImplicit embedding_bag overloads (aten/src/ATen/native/EmbeddingBag.cpp).
+// Outputs (output, offset2bag, bag_size, max_indices):
+//   output [num_bags, weight.size(1)], weight's dtype, where num_bags is
+//   offsets.size(0), less one with include_last_offset;
+//   off CPU (decided by offsets' device): offset2bag [indices.size(0)],
+//   bag_size [offsets.size(0)], max_indices [num_bags, D] for mode max else
+//   [0], all of indices' dtype;
+//   on CPU, of offsets' dtype: offset2bag [indices.size(0)] unless mode sum
+//   takes the fast path (float/half weight with unit stride(1), padding_idx
+//   < 0, per_sample_weights of unit stride), then [0]; bag_size [num_bags]
+//   ([offsets.size(0)] for _forward_only); max_indices [num_bags, D] for
+//   mode max, else [num_bags].
+// Every output lands on the inputs' common device, as FakeTensor puts it.
+constexpr int64_t kModeSum = 0, kModeMean = 1, kModeMax = 2;
+
+std::string torch_dtype(DType t) { return "torch." + std::string(dtype_name(t)); }
+
+void embedding_bag_outputs(OpContext& ctx, int64_t padding_idx, bool forward_only) {
+  const TensorMeta& weight = ctx.tensor(0, "weight");
+  const TensorMeta& indices = ctx.tensor(1, "indices");
+  const TensorMeta& offsets = ctx.tensor(2, "offsets");
+  const int64_t mode = static_int(ctx, 4, "mode", kModeSum);
+  const TensorMeta* psw = ctx.optional_tensor(6, "per_sample_weights");
+  const bool include_last_offset = ctx.bool_arg(7, "include_last_offset", false);
+
+  if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
+    ctx.fail("type_error", "expected indices to be long or int, got " + torch_dtype(indices.dtype));
+  if (offsets.dtype != DType::Int64 && offsets.dtype != DType::Int32)
+    ctx.fail("type_error", "expected offsets to be long or int, got " + torch_dtype(offsets.dtype));
+  if (!is_floating(weight.dtype))
+    ctx.fail("type_error", "expected weight to be floating point type, got " + torch_dtype(weight.dtype));
+  canonical_dim(0, offsets.dim(), /*wrap_scalar=*/false);  // offsets.size(0)
+  SymInt num_bags = offsets.sizes[0];
+  if (include_last_offset) {
+    require(ctx, sym_ge(num_bags, SymInt(1)), "embedding_bag include_last_offset", "invalid_argument",
+            "include_last_offset: numBags should be at least 1");
+    num_bags = simplified(ctx, num_bags - 1);
+  }
+  canonical_dim(1, weight.dim(), /*wrap_scalar=*/false);  // weight.size(1)
+  const SymInt features = weight.sizes[1];
+  if (psw) {
+    if (mode != kModeSum) ctx.fail("invalid_argument", "embedding_bag: per_sample_weights only supported with mode='sum'");
+    if (psw->dim() != 1)
+      ctx.fail("invalid_argument", "expected per_sample_weights to be 1D tensor, got " + std::to_string(psw->dim()) + "D");
+    require(ctx, sym_eq(psw->numel(), indices.numel()), "embedding_bag per_sample_weights numel", "shape_mismatch",
+            "expected per_sample_weights.numel() (" + text(psw->numel()) + " to be the same as indices.numel() (" +
+                text(indices.numel()) + ")");
+  }
+  canonical_dim(0, indices.dim(), /*wrap_scalar=*/false);  // indices.size(0)
+  const SymInt num_indices = indices.sizes[0];
+
+  std::vector<const TensorMeta*> operands{&weight, &indices, &offsets};
+  if (psw) operands.push_back(psw);
+  const Device device = common_device(operands, ctx.target());
+
+  std::vector<TensorValue> outs;
+  outs.push_back(empty_tensor(ctx, {num_bags, features}, weight.dtype, device));
+  if (!offsets.device.is_cpu()) {
+    const DType t = indices.dtype;
+    outs.push_back(empty_tensor(ctx, {num_indices}, t, device));
+    outs.push_back(empty_tensor(ctx, offsets.sizes, t, device));
+    outs.push_back(mode == kModeMax ? empty_tensor(ctx, {num_bags, features}, t, device)
+                                    : empty_tensor(ctx, {SymInt(0)}, t, device));
+  } else {
+    // The fast path test runs whatever the mode, in its short-circuit order
+    // (the output's stride(1) is 1: it is a fresh contiguous 2-D tensor).
+    const bool fast_path = (weight.dtype == DType::Float32 || weight.dtype == DType::Float16) &&
+                           same_size(ctx, weight.strides[1], SymInt(1), "embedding_bag fast path") &&
+                           padding_idx < 0 &&
+                           (!psw || same_size(ctx, psw->strides[0], SymInt(1), "embedding_bag fast path"));
+    const DType t = offsets.dtype;
+    const bool needs_offset2bag = mode == kModeMean || mode == kModeMax || !fast_path;
+    outs.push_back(empty_tensor(ctx, {needs_offset2bag ? num_indices : SymInt(0)}, t, device));
+    outs.push_back(empty_tensor(ctx, forward_only ? offsets.sizes : SymShape{num_bags}, t, device));
+    outs.push_back(mode == kModeMax ? empty_tensor(ctx, {num_bags, features}, t, device)
+                                    : empty_tensor(ctx, {num_bags}, t, device));
+  }
+  set_tuple(ctx, std::move(outs));
+}
+
+void embedding_bag_private(OpContext& ctx) { embedding_bag_outputs(ctx, static_int(ctx, 8, "padding_idx", -1), false); }
+void embedding_bag_forward_only(OpContext& ctx) {
+  embedding_bag_outputs(ctx, static_int(ctx, 8, "padding_idx", -1), true);
+}
+
+// embedding_bag.default / .padding_idx: a padding_idx in [-num_embeddings,
+// num_embeddings) is wrapped to a non-negative one; the call goes to
+// _embedding_bag when weight requires grad, else to _embedding_bag_forward_only.
+void embedding_bag_composite(OpContext& ctx) {
+  const TensorMeta& weight = ctx.tensor(0, "weight");
+  int64_t padding_idx = -1;
+  if (auto given = ctx.optional_int(8, "padding_idx")) {
+    const SymInt idx = *given;
+    canonical_dim(0, weight.dim(), /*wrap_scalar=*/false);  // weight.size(0)
+    const SymInt n = weight.sizes[0];
+    if (!decide(ctx, sym_and(sym_ge(idx, -n), sym_lt(idx, n)), "embedding_bag padding_idx in range"))
+      ctx.fail("invalid_argument", "padding_idx must be within the number of embeddings, -" + text(n) + " through " +
+                                       text(simplified(ctx, n - 1)) + ", but got " + text(idx));
+    padding_idx = 0;  // wrapped into [0, num_embeddings): only its sign matters from here on
+  }
+  embedding_bag_outputs(ctx, padding_idx, !weight.requires_grad);
+}
+
 }  // namespace
 
 void register_core_gap_ops(OpRegistry& r) {
@@ -301,6 +407,11 @@ void register_core_gap_ops(OpRegistry& r) {
   r.add("aten.native_group_norm_backward.default", native_group_norm_backward);
   r.add("aten.sym_is_contiguous.default", sym_is_contiguous);
   r.add("aten.grid_sampler_2d.default", grid_sampler_2d);
+  // Only `output` is differentiable (derivatives.yaml output_differentiability).
+  r.add("aten._embedding_bag.default", embedding_bag_private, OutputGrad::first_only());
+  r.add("aten._embedding_bag_forward_only.default", embedding_bag_forward_only, OutputGrad::first_only());
+  r.add("aten.embedding_bag.default", embedding_bag_composite, OutputGrad::first_only());
+  r.add("aten.embedding_bag.padding_idx", embedding_bag_composite, OutputGrad::first_only());
 }
 
 }  // namespace fakeprop::fx::ops

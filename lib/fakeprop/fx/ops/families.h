@@ -15,6 +15,7 @@ void register_nn_ops(OpRegistry& r);          // convolution, mm/bmm/addmm/matmu
 void register_indexing_ops(OpRegistry& r);    // index, index_put, index_select, gather, scatter, cat, stack, ...
 void register_data_dependent_ops(OpRegistry& r);  // nonzero, item, unique, masked_select, repeat_interleave
 void register_sym_ops(OpRegistry& r);         // sym_size, sym_stride, sym_numel, sym_storage_offset, _assert*, scalar ops
-void register_core_gap_ops(OpRegistry& r);    // core ATen: cdist/pdist, 1-D pooling, col2im, copy, scatter views, masked_scatter, group norm backward
+void register_core_gap_ops(OpRegistry& r);    // core ATen: cdist/pdist, 1-D pooling, col2im, copy, scatter views, masked_scatter, group norm backward, embedding_bag
+void register_spectral_ops(OpRegistry& r);    // _fft_r2c, _fft_c2r, _fft_c2c
 
 }  // namespace fakeprop::fx::ops
