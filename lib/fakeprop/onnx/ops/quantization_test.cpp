@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "fakeprop/onnx/ops/rule_case_test_util.h"
 #include "fakeprop/onnx/testing.h"
 
 namespace fakeprop::onnx {
@@ -41,25 +42,7 @@ std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name;
 
 class QuantizationCase : public ::testing::TestWithParam<Case> {};
 
-TEST_P(QuantizationCase, Infers) {
-  const Case& c = GetParam();
-  ModelBuilder b(c.opset);
-  c.build(b);
-  InferOptions options;
-  options.input_hints = c.hints;
-  RunResult r = run(b, options);
-  if (!c.error_kind.empty()) {
-    EXPECT_EQ(error_kinds(r), Strings{c.error_kind});
-    return;
-  }
-  for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
-  for (const Expect& e : c.expect) {
-    EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.dtype) {
-      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
-    }
-  }
-}
+TEST_P(QuantizationCase, Infers) { testing::check_rule_case(GetParam()); }
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {

@@ -39,7 +39,10 @@ inline std::vector<std::string> guard_texts(const RunResult& r) {
   return out;
 }
 
-inline void check_rule_case(const RuleCase& c) {
+// Runs a case. Tests whose expectations have no known data (or whose cases
+// record no guards) may pass their own structs with the fields they use.
+template <class Case>
+void check_rule_case(const Case& c) {
   ModelBuilder b(c.opset);
   c.build(b);
   InferOptions options;
@@ -50,17 +53,21 @@ inline void check_rule_case(const RuleCase& c) {
     return;
   }
   for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
-  for (const RuleExpect& e : c.expect) {
+  for (const auto& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) {
-      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
+    if constexpr (requires { e.data; }) {
+      if (e.data) {
+        EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
+      }
     }
     if (e.dtype) {
       EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
     }
   }
-  if (c.guards) {
-    EXPECT_EQ(guard_texts(r), *c.guards);
+  if constexpr (requires { c.guards; }) {
+    if (c.guards) {
+      EXPECT_EQ(guard_texts(r), *c.guards);
+    }
   }
 }
 

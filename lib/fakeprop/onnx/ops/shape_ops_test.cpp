@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "fakeprop/onnx/ops/rule_case_test_util.h"
 #include "fakeprop/onnx/testing.h"
 
 namespace fakeprop::onnx {
@@ -27,48 +28,12 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 using Strings = std::vector<std::string>;
 
 // What one value must look like after the run.
-struct Expect {
-  std::string value;
-  Strings shape;
-  std::optional<Strings> data = std::nullopt;  // known elements
-  std::optional<DType> dtype = std::nullopt;
-};
-
-struct Case {
-  std::string name;
-  int64_t opset;
-  std::function<void(ModelBuilder&)> build;
-  std::vector<Expect> expect;
-  std::string error_kind = "";  // an error of this kind is recorded instead
-  std::map<std::string, std::vector<int64_t>> hints = {};
-};
-
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+using Expect = testing::RuleExpect;
+using Case = testing::RuleCase;
 
 class ShapeOpsCase : public ::testing::TestWithParam<Case> {};
 
-TEST_P(ShapeOpsCase, Infers) {
-  const Case& c = GetParam();
-  ModelBuilder b(c.opset);
-  c.build(b);
-  InferOptions options;
-  options.input_hints = c.hints;
-  RunResult r = run(b, options);
-  if (!c.error_kind.empty()) {
-    EXPECT_EQ(error_kinds(r), Strings{c.error_kind});
-    return;
-  }
-  for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
-  for (const Expect& e : c.expect) {
-    EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
-    if (e.data) {
-      EXPECT_EQ(data_of(r, e.value), *e.data) << e.value;
-    }
-    if (e.dtype) {
-      EXPECT_EQ(dtype_of(r, e.value), *e.dtype) << e.value;
-    }
-  }
-}
+TEST_P(ShapeOpsCase, Infers) { testing::check_rule_case(GetParam()); }
 
 // Shape(x) -> Gather(k) -> Unsqueeze(0): a 1-element vector holding dim k.
 void dim_of(ModelBuilder& b, const std::string& x, int64_t k, const std::string& out, int64_t opset) {
