@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <exception>
 #include <limits>
 #include <mutex>
@@ -121,30 +122,41 @@ bool node_equals(const Expr& n, ExprKind kind, int64_t value, std::string_view n
          std::equal(n.args().begin(), n.args().end(), args.begin(), args.end());
 }
 
+// Sharded by hash, each shard with its own lock: `fakeprop check -j` interns
+// from every worker, and one table-wide mutex serialized them.
 class Interner {
  public:
   ExprRef intern(ExprKind kind, int64_t value, std::string_view name, std::span<const Term> terms,
                  std::span<const ExprRef> args) {
-    size_t h = node_hash(kind, value, name, terms, args);
-    std::lock_guard<std::mutex> lock(mu_);
-    auto [first, last] = table_.equal_range(h);
+    const size_t h = node_hash(kind, value, name, terms, args);
+    Shard& shard = shards_[(h >> 7) % kShards];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    auto [first, last] = shard.table.equal_range(h);
     for (auto it = first; it != last; ++it)
       if (node_equals(*it->second, kind, value, name, terms, args)) return it->second;
     auto* node = new Expr(kind, value, std::string(name), std::vector<Term>(terms.begin(), terms.end()),
                           std::vector<ExprRef>(args.begin(), args.end()));
-    node->set_identity(h, next_id_++);
-    table_.emplace(h, node);
+    node->set_identity(h, next_id_.fetch_add(1, std::memory_order_relaxed));
+    shard.table.emplace(h, node);
     return node;
   }
   size_t size() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return table_.size();
+    size_t n = 0;
+    for (Shard& shard : shards_) {
+      std::lock_guard<std::mutex> lock(shard.mu);
+      n += shard.table.size();
+    }
+    return n;
   }
 
  private:
-  std::mutex mu_;
-  std::unordered_multimap<size_t, Expr*> table_;
-  uint64_t next_id_ = 0;
+  static constexpr size_t kShards = 32;
+  struct Shard {
+    std::mutex mu;
+    std::unordered_multimap<size_t, Expr*> table;
+  };
+  std::array<Shard, kShards> shards_;
+  std::atomic<uint64_t> next_id_{0};
 };
 
 // Never destroyed: expressions are referenced until the process exits.
