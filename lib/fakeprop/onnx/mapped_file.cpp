@@ -51,11 +51,6 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   if (size == 0) return file;  // mmap rejects empty ranges
   void* mapping = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (mapping == MAP_FAILED) fail_errno(path, errno);
-  // The loader touches each tensor's few header bytes and skips its data.
-  // Without this hint the kernel maps up to 64 KB of cached pages around
-  // every touch (fault-around) and reads ahead: swin_t's 115 MB export cost
-  // 25 MB of RSS instead of the pages actually read. Advice only: ignore failure.
-  ::madvise(mapping, static_cast<size_t>(size), MADV_RANDOM);
   file->mapping_ = mapping;
   file->mapping_size_ = static_cast<size_t>(size);
   file->bytes_ = std::string_view(static_cast<const char*>(mapping), static_cast<size_t>(size));
