@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <string_view>
+#include <type_traits>
 
 #include "fakeprop/graph/expr_cap.h"
 #include "fakeprop/graph/unbacked_bindings.h"
@@ -479,12 +480,14 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
   // outputs never need it: capping adds a symbol, which clears the cache.
   if (!from_cache) cap_expression_size(outputs, e, options_.max_expr_nodes, record_name, result_.warnings);
   record_unbacked_bindings(rec, outputs);
-  for (size_t k = 0; k < node.outputs.size(); ++k) {
-    if (node.outputs[k].empty()) continue;
-    rec.outputs.push_back({node.outputs[k], outputs[k]});
-    scope.set(output_ids[k], std::move(outputs[k]));
-  }
-  result_.nodes.push_back(std::move(rec));
+  for (size_t k = 0; k < node.outputs.size(); ++k)
+    if (!node.outputs[k].empty()) rec.outputs.push_back({node.outputs[k], std::move(outputs[k])});
+  // The scope points into the stored record: moving records (as the vector
+  // grows) keeps each one's outputs buffer in place.
+  static_assert(std::is_nothrow_move_constructible_v<NodeRecord>);
+  const NodeRecord& stored = result_.nodes.emplace_back(std::move(rec));
+  for (size_t k = 0, j = 0; k < node.outputs.size(); ++k)
+    if (!node.outputs[k].empty()) scope.bind(output_ids[k], &stored.outputs[j++].val);
 }
 
 void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth) {
@@ -493,7 +496,7 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
   const ValueNumbering& names = scope.names();
   for (const auto& t : g.initializers) {
     const uint32_t id = names.id(t->name);
-    if (scope.has_local(id)) continue;
+    if (id == ValueNumbering::kNone || scope.has_local(id)) continue;  // unnamed: nothing can read it
     TensorValue tv;
     for (int64_t d : t->dims) tv.meta.sizes.emplace_back(d);
     tv.meta.strides = contiguous_strides(tv.meta.sizes);
@@ -513,9 +516,7 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
   }
   // Defined outside the nodes: inputs, initializers and, in a subgraph, what
   // the enclosing scopes hold.
-  std::vector<bool> available(names.size(), false);
-  for (const auto& vi : g.inputs) available[names.id(vi.name)] = true;
-  for (const auto& t : g.initializers) available[names.id(t->name)] = true;
+  std::vector<bool> available = names.inputs_and_initializers(g);
   if (depth > 0)
     for (uint32_t id = 0; id < names.size(); ++id)
       if (!available[id] && scope.find(id)) available[id] = true;
@@ -545,6 +546,7 @@ void Interpreter::run_main_graph() {
   const Graph& g = model_.graph;
   const ValueNumbering names(g);
   Scope scope(names);
+  result_.nodes.reserve(result_.nodes.size() + g.nodes.size());
   create_inputs(g, scope);
   env().take_new_unbacked();  // input symbols are bound by their sources, not by a node
   run_nodes(g, scope, "", 0);

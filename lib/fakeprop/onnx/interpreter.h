@@ -2,6 +2,7 @@
 // in topological order, applies each operator's rule, and records values,
 // unbacked bindings and per-node errors (never aborting on one node).
 #pragma once
+#include <deque>
 #include <map>
 #include <memory>
 #include <span>
@@ -31,31 +32,32 @@ struct RunControl {
   bool dispatch_cache = dispatch_cache_enabled_by_environment();
 };
 
-// Values visible to a graph: its own, held by the graph's value ids, then
-// the enclosing graphs' (outer scope), found by name.
+// Values visible to a graph: its own, by the graph's value ids, then the
+// enclosing graphs' (outer scope), found by name. A node's outputs are not
+// copied: the scope points at them in the node's record.
 class Scope {
  public:
   explicit Scope(const ValueNumbering& names, const Scope* parent = nullptr)
-      : names_(names), parent_(parent), values_(names.size()), present_(names.size(), false) {}
+      : names_(names), parent_(parent), values_(names.size(), nullptr) {}
   const ValueNumbering& names() const { return names_; }
   const Value* find(std::string_view name) const;
   const Value* find(uint32_t id) const {
     if (id == ValueNumbering::kNone) return nullptr;
-    if (present_[id]) return &values_[id];
+    if (values_[id]) return values_[id];
     return parent_ ? parent_->find(names_.name(id)) : nullptr;
   }
+  // `v` must outlive the scope (a value in a node's record).
+  void bind(uint32_t id, const Value* v) { values_[id] = v; }
+  // A value the scope keeps (graph inputs, initializers).
+  void set(uint32_t id, Value v) { values_[id] = &owned_.emplace_back(std::move(v)); }
   void set(std::string_view name, Value v);
-  void set(uint32_t id, Value v) {
-    values_[id] = std::move(v);
-    present_[id] = true;
-  }
-  bool has_local(uint32_t id) const { return id != ValueNumbering::kNone && present_[id]; }
+  bool has_local(uint32_t id) const { return id != ValueNumbering::kNone && values_[id]; }
 
  private:
   const ValueNumbering& names_;
   const Scope* parent_;
-  std::vector<Value> values_;
-  std::vector<bool> present_;
+  std::vector<const Value*> values_;
+  std::deque<Value> owned_;  // never moves its elements
   std::unordered_map<std::string, Value> unnumbered_;  // names the graph never mentions
 };
 

@@ -64,6 +64,10 @@ std::shared_ptr<MappedFile> MappedFile::borrow(std::string_view bytes, std::stri
   return file;
 }
 
+void MappedFile::release_pages() const {
+  if (mapping_ != nullptr) ::madvise(mapping_, mapping_size_, MADV_DONTNEED);  // advice: failure is harmless
+}
+
 MappedFile::~MappedFile() {
   if (mapping_ != nullptr) ::munmap(mapping_, mapping_size_);
 }

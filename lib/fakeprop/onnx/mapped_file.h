@@ -22,6 +22,12 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::string_view bytes() const { return bytes_; }
+  // Unmaps the pages touched so far (the loader's walk over the structure);
+  // the bytes stay valid and fault back in from the page cache when read.
+  // The kernel maps the cached pages around every page touched (64 KB), so
+  // a model's structure scattered between its weights otherwise holds
+  // megabytes of weight pages in the resident set for the whole run.
+  void release_pages() const;
   const std::string& path() const { return path_; }
 
  private:

@@ -928,6 +928,7 @@ Model parse_model(std::string_view bytes, const std::string& path_for_errors, si
 Model load_model(const std::string& path, size_t max_nodes) {
   std::shared_ptr<MappedFile> file = MappedFile::open(path);
   Model model = parse_model(file->bytes(), path, max_nodes);
+  file->release_pages();
   model.file = std::move(file);
   return model;
 }

@@ -57,6 +57,16 @@ ValueNumbering::ValueNumbering(const Graph& g)
   for (const auto& vi : g.outputs) number(vi.name);
 }
 
+std::vector<bool> ValueNumbering::inputs_and_initializers(const Graph& g) const {
+  std::vector<bool> out(size(), false);
+  auto mark = [&](const std::string& name) {
+    if (const uint32_t i = id(name); i != kNone) out[i] = true;
+  };
+  for (const auto& vi : g.inputs) mark(vi.name);
+  for (const auto& t : g.initializers) mark(t->name);
+  return out;
+}
+
 std::vector<size_t> topological_order(const Graph& g, const ValueNumbering& names, const std::vector<bool>& available,
                                       const std::string& path) {
   constexpr size_t kNoProducer = SIZE_MAX;

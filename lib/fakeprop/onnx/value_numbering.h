@@ -35,6 +35,10 @@ class ValueNumbering {
   std::span<const uint32_t> outputs(size_t node) const { return span(node, 1); }
   std::span<const uint32_t> implicit_inputs(size_t node) const { return span(node, 2); }
 
+  // By id: true for the graph's inputs and initializers (an empty name, which
+  // no node can read, has no id and is left out).
+  std::vector<bool> inputs_and_initializers(const Graph& g) const;
+
  private:
   std::span<const uint32_t> span(size_t node, size_t part) const {
     const uint32_t* base = refs_.data() + nodes_[node].begin;

@@ -9,10 +9,7 @@ namespace fakeprop::onnx {
 namespace {
 
 std::vector<bool> defined_outside(const Graph& g, const ValueNumbering& names) {
-  std::vector<bool> out(names.size(), false);
-  for (const auto& vi : g.inputs) out[names.id(vi.name)] = true;
-  for (const auto& t : g.initializers) out[names.id(t->name)] = true;
-  return out;
+  return names.inputs_and_initializers(g);
 }
 
 TEST(ValueNumbering, NumbersEveryNameOnceAndKeepsOmittedSlots) {
@@ -72,6 +69,21 @@ TEST(ValueNumbering, SubgraphReadsAreImplicitInputs) {
   EXPECT_EQ(names.name(names.implicit_inputs(0)[0]), "late");
   EXPECT_EQ(topological_order(m.graph, names, defined_outside(m.graph, names), "m.onnx"),
             (std::vector<size_t>{1, 0}));
+}
+
+// An initializer or input with an empty name has no id (nothing can read it).
+TEST(ValueNumbering, UnnamedInputsAndInitializersHaveNoId) {
+  ModelBuilder b;
+  b.input("", 1, {2}).input("x", 1, {2}).weight("", 1, {2});
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  const Model m = b.build();
+  const ValueNumbering names(m.graph);
+  EXPECT_EQ(names.size(), 2u);  // x y
+  EXPECT_EQ(names.id(""), ValueNumbering::kNone);
+  const std::vector<bool> outside = names.inputs_and_initializers(m.graph);
+  ASSERT_EQ(outside.size(), 2u);
+  EXPECT_TRUE(outside[names.id("x")]);
+  EXPECT_FALSE(outside[names.id("y")]);
 }
 
 TEST(ValueNumbering, TopologicalOrderRejectsCyclesAndDanglingReads) {
