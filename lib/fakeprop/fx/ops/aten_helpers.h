@@ -158,5 +158,7 @@ inline bool can_cast(DType from, DType to) {
 }
 
 inline std::string dtype_title(DType t) { return std::string(dtype_c10_name(t)); }
+// The dtype as Python prints it in error messages: "torch.float32".
+inline std::string torch_dtype(DType t) { return "torch." + std::string(dtype_name(t)); }
 
 }  // namespace fakeprop::fx::ops

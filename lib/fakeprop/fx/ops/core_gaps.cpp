@@ -304,8 +304,6 @@ void sym_is_contiguous(OpContext& ctx) {
 // Every output lands on the inputs' common device, as FakeTensor puts it.
 constexpr int64_t kModeSum = 0, kModeMean = 1, kModeMax = 2;
 
-std::string torch_dtype(DType t) { return "torch." + std::string(dtype_name(t)); }
-
 void embedding_bag_outputs(OpContext& ctx, int64_t padding_idx, bool forward_only) {
   const TensorMeta& weight = ctx.tensor(0, "weight");
   const TensorMeta& indices = ctx.tensor(1, "indices");

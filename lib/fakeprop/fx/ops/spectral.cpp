@@ -113,6 +113,19 @@ std::vector<int64_t> fft_dims(OpContext& ctx, const std::vector<int64_t>& raw, i
   return dims;
 }
 
+// fft_dims for the transforms that halve or resize the last dim given:
+// at least one dim.
+std::vector<int64_t> transform_dims(OpContext& ctx, const std::vector<int64_t>& raw, int64_t rank, const char* op) {
+  std::vector<int64_t> dims = fft_dims(ctx, raw, rank, op);
+  if (dims.empty()) ctx.fail("index_error", std::string(op) + ": dim must name at least one dimension");
+  return dims;
+}
+
+void require_complex(OpContext& ctx, const TensorMeta& self, const char* op) {
+  if (!is_complex(self.dtype))
+    ctx.fail("type_error", std::string(op) + ": expected a complex input, got " + torch_dtype(self.dtype));
+}
+
 // use_optimized_cufft_path: one cuFFT plan over all dims, unless there are
 // more than cuFFT takes or the dims (as given, unwrapped) start 0, 1.
 bool cufft_takes_all(const std::vector<int64_t>& raw) {
@@ -126,8 +139,6 @@ Layout c2c_layout(OpContext& ctx, const TensorMeta& self, const std::vector<int6
   return exec_fft(ctx, {self.sizes, self.strides}, self.sizes, dims, "_fft_c2c");
 }
 
-std::string torch_dtype(DType t) { return "torch." + std::string(dtype_name(t)); }
-
 // _fft_r2c(self, dim, normalization, onesided): real -> complex; the last
 // dim of `dim` keeps n // 2 + 1 entries when onesided.
 void fft_r2c(OpContext& ctx) {
@@ -140,8 +151,7 @@ void fft_r2c(OpContext& ctx) {
   const DType out_dtype = to_complex(self.dtype);
   if (!is_complex(out_dtype))
     ctx.fail("type_error", "_fft_r2c: " + torch_dtype(self.dtype) + " has no corresponding complex dtype");
-  const std::vector<int64_t> dims = fft_dims(ctx, raw, self.dim(), op);
-  if (dims.empty()) ctx.fail("index_error", "_fft_r2c: dim must name at least one dimension");
+  const std::vector<int64_t> dims = transform_dims(ctx, raw, self.dim(), op);
   const auto last = static_cast<size_t>(dims.back());
   SymShape out_sizes = self.sizes;
   SymShape onesided_sizes = self.sizes;
@@ -186,10 +196,8 @@ void fft_c2r(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<int64_t> raw = static_int_list(ctx, 1, "dim");
   const SymInt last_size = ctx.int_arg(3, "last_dim_size");
-  if (!is_complex(self.dtype))
-    ctx.fail("type_error", "_fft_c2r: expected a complex input, got " + torch_dtype(self.dtype));
-  const std::vector<int64_t> dims = fft_dims(ctx, raw, self.dim(), op);
-  if (dims.empty()) ctx.fail("index_error", "_fft_c2r: dim must name at least one dimension");
+  require_complex(ctx, self, op);
+  const std::vector<int64_t> dims = transform_dims(ctx, raw, self.dim(), op);
   const auto last = static_cast<size_t>(dims.back());
   SymShape out_sizes = self.sizes;
   out_sizes[last] = last_size;
@@ -214,8 +222,7 @@ void fft_c2r(OpContext& ctx) {
 void fft_c2c(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<int64_t> raw = static_int_list(ctx, 1, "dim");
-  if (!is_complex(self.dtype))
-    ctx.fail("type_error", "_fft_c2c: expected a complex input, got " + torch_dtype(self.dtype));
+  require_complex(ctx, self, "_fft_c2c");
   const std::vector<int64_t> dims = fft_dims(ctx, raw, self.dim(), "_fft_c2c");
   const Layout out = c2c_layout(ctx, self, dims);
   set_tensor(ctx, empty_strided(ctx, out.sizes, out.strides, self.dtype, self.device));
