@@ -109,7 +109,7 @@ class Comparer {
   }
 
   static bool is_empty_optional(const Value& v) {
-    return v.kind == Value::Kind::Opaque && v.opaque.rfind("optional(none)", 0) == 0;
+    return v.kind == Value::Kind::Opaque && v.opaque_text().rfind("optional(none)", 0) == 0;
   }
 
  private:
@@ -118,7 +118,7 @@ class Comparer {
       case Value::Kind::None: return "no value";
       case Value::Kind::Tensor: return "a tensor " + got_shape_text(v.tensor->meta, env_);
       case Value::Kind::List: return "a sequence";
-      case Value::Kind::Opaque: return "an unknown value (" + v.opaque + ")";
+      case Value::Kind::Opaque: return "an unknown value (" + v.opaque_text() + ")";
       default: return "a scalar";
     }
   }
@@ -300,7 +300,7 @@ class NonTensorInputs {
       onnx::Attribute type;
       type.name = "type";
       type.type = onnx::Attribute::Type::TypeProto;
-      type.tp = std::make_shared<onnx::TypeInfo>(declared.elem ? *declared.elem : onnx::TypeInfo{});
+      type.rare.get_or_create().tp = std::make_shared<onnx::TypeInfo>(declared.elem ? *declared.elem : onnx::TypeInfo{});
       add_node("Optional", {}, name, {type});
       return;
     }

@@ -149,7 +149,7 @@ struct Comparison {
       ++values;
       return;
     }
-    if (!v.is_tensor()) return fail(where, "expected a tensor, got " + (v.opaque.empty() ? "another value" : v.opaque));
+    if (!v.is_tensor()) return fail(where, "expected a tensor, got " + (v.opaque_text().empty() ? "another value" : v.opaque_text()));
     tensor(where, *v.tensor, want);
   }
 };

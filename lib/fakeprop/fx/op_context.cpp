@@ -51,7 +51,7 @@ const Value& OpContext::value(size_t pos, std::string_view name) const {
 const TensorValue& OpContext::tensor_value(size_t pos, std::string_view name) const {
   const Value& v = value(pos, name);
   if (!v.is_tensor()) {
-    if (v.kind == Value::Kind::Opaque) fail("unknown_input", arg_label(pos, name) + " has no known value (" + v.opaque + ")");
+    if (v.kind == Value::Kind::Opaque) fail("unknown_input", arg_label(pos, name) + " has no known value (" + v.opaque_text() + ")");
     fail("type_error", target() + ": " + arg_label(pos, name) + " must be a Tensor");
   }
   return *v.tensor;

@@ -9,6 +9,7 @@
 
 #include "fakeprop/sym/sym_int.h"
 #include "fakeprop/tensor/tensor_meta.h"
+#include "fakeprop/util/boxed.h"
 
 namespace fakeprop {
 
@@ -23,7 +24,7 @@ struct KnownData {
 
 struct TensorValue {
   TensorMeta meta;
-  std::optional<KnownData> data;  // set when every element is known
+  Boxed<KnownData> data;  // set when every element is known (boxed: most tensors have none)
 };
 
 struct Value;
@@ -32,6 +33,9 @@ using ValueList = std::vector<Value>;
 struct Value {
   enum class Kind : uint8_t { None, Tensor, Int, Bool, Float, List, Opaque };
   Kind kind = Kind::None;
+  // An ONNX optional that may be empty; the rest of the value describes its
+  // element when present. (A surely empty optional is of_opaque("optional(none)").)
+  bool maybe_none = false;
   std::shared_ptr<const TensorValue> tensor;
   SymInt i;     // Int
   SymBool b;    // Bool
@@ -40,7 +44,7 @@ struct Value {
   // (item() of a float tensor); `f` is then meaningless.
   ExprRef float_sym = nullptr;
   std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
-  std::string opaque;  // Opaque: a description ("map", "optional(none)")
+  Boxed<std::string> opaque;  // Opaque: a description ("map", "optional(none)"); read it with opaque_text()
   // A list described by one template element and its length, used when the
   // elements are not individually known (an ONNX sequence from
   // SplitToSequence with a symbolic split, a Loop's sequence output): `list`
@@ -48,9 +52,6 @@ struct Value {
   // symbol may differ between elements) and this is the length. Unset for
   // ordinary lists.
   std::optional<SymInt> list_length;
-  // An ONNX optional that may be empty; the rest of the value describes its
-  // element when present. (A surely empty optional is of_opaque("optional(none)").)
-  bool maybe_none = false;
 
   static Value none() { return {}; }
   static Value of_tensor(TensorValue t) {
@@ -103,6 +104,10 @@ struct Value {
   bool is_tensor() const { return kind == Kind::Tensor; }
   bool is_none() const { return kind == Kind::None; }
   bool is_symbolic_float() const { return kind == Kind::Float && float_sym; }
+  const std::string& opaque_text() const {
+    static const std::string kNone;
+    return opaque ? *opaque : kNone;
+  }
 };
 
 }  // namespace fakeprop

@@ -116,16 +116,16 @@ bool put_attribute(std::string& k, const Attribute& a) {
     case Attribute::Type::Int: put<int64_t>(k, a.i); return true;
     case Attribute::Type::String: put_str(k, a.s); return true;
     case Attribute::Type::Floats:
-      put<uint64_t>(k, a.floats.size());
-      put_raw(k, a.floats.data(), a.floats.size() * sizeof(float));
+      put<uint64_t>(k, a.floats().size());
+      put_raw(k, a.floats().data(), a.floats().size() * sizeof(float));
       return true;
     case Attribute::Type::Ints:
       put<uint64_t>(k, a.ints.size());
       put_raw(k, a.ints.data(), a.ints.size() * sizeof(int64_t));
       return true;
     case Attribute::Type::Strings:
-      put<uint64_t>(k, a.strings.size());
-      for (const auto& x : a.strings) put_str(k, x);
+      put<uint64_t>(k, a.strings().size());
+      for (const auto& x : a.strings()) put_str(k, x);
       return true;
     case Attribute::Type::Tensor: {
       if (!a.t) return false;
@@ -194,7 +194,7 @@ bool Interpreter::dispatch_key(const Node& node, const std::string& domain, int6
   for (const auto& o : node.outputs) put<bool>(key, o.empty());
   put<uint32_t>(key, static_cast<uint32_t>(node.attributes.size()));
   for (const auto& a : node.attributes)
-    if (!a.ref_attr_name.empty() || !put_attribute(key, a)) return false;
+    if (!a.ref_attr_name().empty() || !put_attribute(key, a)) return false;
   put<uint32_t>(key, static_cast<uint32_t>(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value* v = inputs[i];
@@ -295,17 +295,17 @@ void Interpreter::run_function(const Function& fn, const Node& call, Scope& scop
   for (Node n : fn.nodes) {
     std::vector<Attribute> resolved;
     for (auto& a : n.attributes) {
-      if (a.ref_attr_name.empty()) {
+      if (a.ref_attr_name().empty()) {
         resolved.push_back(std::move(a));
         continue;
       }
-      if (const Attribute* actual = call.attr(a.ref_attr_name)) {
+      if (const Attribute* actual = call.attr(a.ref_attr_name())) {
         Attribute copy = *actual;
         copy.name = a.name;
         resolved.push_back(std::move(copy));
       } else {
         for (const auto& d : fn.attribute_defaults)
-          if (d.name == a.ref_attr_name) {
+          if (d.name == a.ref_attr_name()) {
             Attribute copy = d;
             copy.name = a.name;
             resolved.push_back(std::move(copy));

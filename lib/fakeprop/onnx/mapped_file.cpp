@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -66,6 +67,14 @@ std::shared_ptr<MappedFile> MappedFile::borrow(std::string_view bytes, std::stri
 
 void MappedFile::release_pages() const {
   if (mapping_ != nullptr) ::madvise(mapping_, mapping_size_, MADV_DONTNEED);  // advice: failure is harmless
+}
+
+void MappedFile::release_pages(uint64_t begin, uint64_t end) const {
+  if (mapping_ == nullptr) return;
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  end = std::min<uint64_t>(end, mapping_size_);
+  const uint64_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (last > first) ::madvise(static_cast<char*>(mapping_) + first, last - first, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

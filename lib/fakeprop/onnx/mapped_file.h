@@ -28,6 +28,9 @@ class MappedFile {
   // a model's structure scattered between its weights otherwise holds
   // megabytes of weight pages in the resident set for the whole run.
   void release_pages() const;
+  // The same for the whole pages inside [begin, end) (byte offsets), so
+  // that a pass over the file can drop what it has read as it goes.
+  void release_pages(uint64_t begin, uint64_t end) const;
   const std::string& path() const { return path_; }
 
  private:

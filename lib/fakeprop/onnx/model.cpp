@@ -10,6 +10,7 @@
 
 #include "fakeprop/onnx/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
+#include "fakeprop/util/byte_arena.h"
 #include "fakeprop/util/string_ids.h"
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/utf8.h"
@@ -259,10 +260,17 @@ std::optional<ElementLayout> readable_layout(const TensorRef& tensor, int64_t ma
 
 // ---------------------------------------------------------------- parsing
 
+// Tensor payloads copied out of the file (Parser::parse_tensor): any size a
+// rule folds or the dispatch cache keys for a Constant, and an initializer
+// the size of a shape vector.
+constexpr size_t kCopiedAttributeTensorBytes = 4096;
+constexpr size_t kCopiedInitializerBytes = 256;
+
 class Parser {
  public:
-  Parser(std::string_view file, std::string path, size_t max_nodes)
-      : file_(file), path_(std::move(path)), max_nodes_(max_nodes) {
+  // `mapped`, when given, holds `file`: pages are released as parsing moves on.
+  Parser(std::string_view file, std::string path, size_t max_nodes, const MappedFile* mapped = nullptr)
+      : file_(file), path_(std::move(path)), max_nodes_(max_nodes), mapped_(mapped) {
     const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
     base_dir_ = parent.empty() ? std::string(".") : parent.string();
   }
@@ -291,6 +299,7 @@ class Parser {
       throw InputError(path_ + ": unsupported IR version " + std::to_string(model.ir_version));
     }
     if (!has_graph) throw InputError(path_ + ": not an ONNX model (ModelProto has no graph)");
+    model.keepalive.push_back(small_payloads_);
     return model;
   }
 
@@ -310,6 +319,17 @@ class Parser {
    private:
     Parser& parser_;
   };
+
+  // The structure of a large model lies between its weights: each header
+  // read maps the 64 KB of cached pages around it. Dropping them every few
+  // hundred KB read keeps the load's resident set near the node section's.
+  void release_read_pages(const char* read_to) {
+    constexpr uint64_t kStride = 256 * 1024;
+    const uint64_t to = static_cast<uint64_t>(read_to - file_.data());
+    if (mapped_ == nullptr || to < released_to_ + kStride) return;
+    mapped_->release_pages(released_to_, to);
+    released_to_ = to;
+  }
 
   uint64_t offset_of(std::string_view inside) const { return static_cast<uint64_t>(inside.data() - file_.data()); }
 
@@ -385,7 +405,10 @@ class Parser {
       switch (field.number) {
         case 1: graph.nodes.push_back(parse_node(payload_of(field, "GraphProto.node"))); break;
         case 2: graph.name = string_of(field, "GraphProto.name"); break;
-        case 5: graph.initializers.push_back(parse_tensor(payload_of(field, "GraphProto.initializer"))); break;
+        case 5:
+          graph.initializers.push_back(
+              parse_tensor(payload_of(field, "GraphProto.initializer"), kCopiedInitializerBytes));
+          break;
         case 11: graph.inputs.push_back(parse_value_info(payload_of(field, "GraphProto.input"))); break;
         case 12: graph.outputs.push_back(parse_value_info(payload_of(field, "GraphProto.output"))); break;
         case 13: graph.value_info.push_back(parse_value_info(payload_of(field, "GraphProto.value_info"))); break;
@@ -394,6 +417,7 @@ class Parser {
           break;
         default: break;
       }
+      release_read_pages(field.encoded.data() + field.encoded.size());
     }
     name_nodes(graph.nodes);
   }
@@ -432,7 +456,7 @@ class Parser {
     while (reader.next(field)) {
       switch (field.number) {
         case 1: attr.name = string_of(field, "AttributeProto.name"); break;
-        case 21: attr.ref_attr_name = string_of(field, "AttributeProto.ref_attr_name"); break;
+        case 21: attr.rare.get_or_create().ref_attr_name = string_of(field, "AttributeProto.ref_attr_name"); break;
         case 20: {
           const int64_t type = wire::as_int64(expect(field, WireType::Varint, "AttributeProto.type"));
           attr.type = type >= 0 && type <= 14 ? static_cast<Attribute::Type>(type) : Attribute::Type::Undefined;
@@ -452,7 +476,7 @@ class Parser {
           seen = Attribute::Type::String;
           break;
         case 5:
-          attr.t = parse_tensor(payload_of(field, "AttributeProto.t"));
+          attr.t = parse_tensor(payload_of(field, "AttributeProto.t"), kCopiedAttributeTensorBytes);
           seen = Attribute::Type::Tensor;
           break;
         case 6:
@@ -465,11 +489,11 @@ class Parser {
           seen = Attribute::Type::SparseTensor;
           break;
         case 14:
-          attr.tp = std::make_shared<TypeInfo>(parse_type(payload_of(field, "AttributeProto.tp")));
+          attr.rare.get_or_create().tp = std::make_shared<TypeInfo>(parse_type(payload_of(field, "AttributeProto.tp")));
           seen = Attribute::Type::TypeProto;
           break;
         case 7:
-          append_floats(field, attr.floats, "AttributeProto.floats");
+          append_floats(field, attr.rare.get_or_create().floats, "AttributeProto.floats");
           seen = Attribute::Type::Floats;
           break;
         case 8:
@@ -477,22 +501,23 @@ class Parser {
           seen = Attribute::Type::Ints;
           break;
         case 9:
-          attr.strings.push_back(bytes_of(field, "AttributeProto.strings"));
+          attr.rare.get_or_create().strings.push_back(bytes_of(field, "AttributeProto.strings"));
           seen = Attribute::Type::Strings;
           break;
         case 10:
-          attr.tensors.push_back(parse_tensor(payload_of(field, "AttributeProto.tensors")));
+          attr.rare.get_or_create().tensors.push_back(
+              parse_tensor(payload_of(field, "AttributeProto.tensors"), kCopiedAttributeTensorBytes));
           seen = Attribute::Type::Tensors;
           break;
         case 11: {
           auto graph = std::make_shared<Graph>();
           parse_graph(payload_of(field, "AttributeProto.graphs"), *graph);
-          attr.graphs.push_back(std::move(graph));
+          attr.rare.get_or_create().graphs.push_back(std::move(graph));
           seen = Attribute::Type::Graphs;
           break;
         }
         case 23:
-          attr.tensors.push_back(parse_sparse_tensor(payload_of(field, "AttributeProto.sparse_tensors")));
+          attr.rare.get_or_create().tensors.push_back(parse_sparse_tensor(payload_of(field, "AttributeProto.sparse_tensors")));
           seen = Attribute::Type::SparseTensors;
           break;
         case 15:
@@ -548,9 +573,11 @@ class Parser {
     }
   }
 
-  std::shared_ptr<TensorRef> parse_tensor(std::string_view bytes) {
+  // Payloads up to `copy_limit` bytes are copied out of the mapping: rules
+  // read small tensors (shapes, axes, scalars) during the walk, and each read
+  // of the released mapping would fault back in the 64 KB around it.
+  std::shared_ptr<TensorRef> parse_tensor(std::string_view bytes, size_t copy_limit) {
     auto tensor = std::make_shared<TensorRef>();
-    tensor->base_dir = base_dir_;
     // Typed fields, picked by data_type once the whole message is read.
     struct TypedField {
       std::vector<std::string_view> chunks;
@@ -597,6 +624,7 @@ class Parser {
     check_dims(*tensor);
     if (external) {
       tensor->storage = TensorRef::Storage::External;
+      tensor->base_dir = base_dir_;
       bool has_location = false;
       for (const auto& [key, value] : external_entries) {
         if (key == "location") {
@@ -612,15 +640,20 @@ class Parser {
       check_external_location(tensor->external_location, tensor->name);
     } else if (raw) {
       tensor->storage = TensorRef::Storage::Raw;
-      tensor->bytes = *raw;
+      tensor->bytes = raw->size() <= copy_limit ? small_payloads_->copy(*raw) : *raw;
     } else if (const auto layout = element_layout(tensor->data_type)) {
       auto it = typed.find(layout->typed_field);
       if (it != typed.end()) {
         tensor->storage = TensorRef::Storage::Typed;
         tensor->typed_field = layout->typed_field;
         tensor->typed_packed = it->second.packed;
-        tensor->bytes = it->second.chunks.front();
-        if (it->second.chunks.size() > 1) tensor->typed_chunks = std::move(it->second.chunks);
+        std::vector<std::string_view>& chunks = it->second.chunks;
+        size_t total = 0;
+        for (std::string_view c : chunks) total += c.size();
+        if (total <= copy_limit)
+          for (std::string_view& c : chunks) c = small_payloads_->copy(c);
+        tensor->bytes = chunks.front();
+        if (chunks.size() > 1) tensor->typed_chunks = std::move(chunks);
       }
     }
     return tensor;
@@ -629,16 +662,15 @@ class Parser {
   // SparseTensorProto kept densely: name, dims and type only.
   std::shared_ptr<TensorRef> parse_sparse_tensor(std::string_view bytes) {
     auto tensor = std::make_shared<TensorRef>();
-    tensor->base_dir = base_dir_;
     Reader reader(file_.data(), bytes);
     Field field;
     while (reader.next(field)) {
       if (field.number == 1) {
-        const auto values = parse_tensor(payload_of(field, "SparseTensorProto.values"));
+        const auto values = parse_tensor(payload_of(field, "SparseTensorProto.values"), 0);
         tensor->name = values->name;
         tensor->data_type = values->data_type;
       } else if (field.number == 2) {
-        parse_tensor(payload_of(field, "SparseTensorProto.indices"));
+        parse_tensor(payload_of(field, "SparseTensorProto.indices"), 0);
       } else if (field.number == 3) {
         append_varints(field, tensor->dims, "SparseTensorProto.dims");
       }
@@ -819,6 +851,9 @@ class Parser {
   int depth_ = 0;
   size_t max_nodes_;
   size_t node_count_ = 0;
+  std::shared_ptr<ByteArena> small_payloads_ = std::make_shared<ByteArena>();
+  const MappedFile* mapped_;
+  uint64_t released_to_ = 0;
 };
 
 }  // namespace
@@ -873,6 +908,8 @@ std::optional<std::vector<double>> TensorRef::read_doubles(int64_t max_elements)
   return out;
 }
 
+const Attribute::Rare Attribute::kNoRare{};
+
 const Attribute* Node::attr(std::string_view name) const {
   for (const Attribute& a : attributes) {
     if (a.name == name) return &a;
@@ -907,8 +944,9 @@ bool looks_like_onnx(std::string_view head) {
   }
 }
 
-Model parse_model(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes) {
-  const std::string& path = path_for_errors;
+namespace {
+
+Model parse_bytes(std::string_view bytes, const std::string& path, size_t max_nodes, const MappedFile* mapped) {
   if (bytes.empty()) throw InputError(path + ": not an ONNX model (empty file)");
   if (!looks_like_onnx(bytes.substr(0, 1 << 16))) {
     const size_t first = bytes.find_first_not_of(" \t\r\n");
@@ -917,17 +955,23 @@ Model parse_model(std::string_view bytes, const std::string& path_for_errors, si
                      (json ? std::string("looks like JSON") : std::string("does not start with a ModelProto field")) + ")");
   }
   try {
-    Model model = Parser(bytes, path, max_nodes).parse();
-    model.file = MappedFile::borrow(bytes, path);
-    return model;
+    return Parser(bytes, path, max_nodes, mapped).parse();
   } catch (const ParseError& e) {
     throw InputError(path + ": invalid ONNX protobuf: " + e.what() + " (at byte offset " + std::to_string(e.offset()) + ")");
   }
 }
 
+}  // namespace
+
+Model parse_model(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes) {
+  Model model = parse_bytes(bytes, path_for_errors, max_nodes, nullptr);
+  model.file = MappedFile::borrow(bytes, path_for_errors);
+  return model;
+}
+
 Model load_model(const std::string& path, size_t max_nodes) {
   std::shared_ptr<MappedFile> file = MappedFile::open(path);
-  Model model = parse_model(file->bytes(), path, max_nodes);
+  Model model = parse_bytes(file->bytes(), path, max_nodes, file.get());
   file->release_pages();
   model.file = std::move(file);
   return model;

@@ -12,6 +12,7 @@
 
 #include "fakeprop/graph/limits.h"
 #include "fakeprop/tensor/dtype.h"
+#include "fakeprop/util/boxed.h"
 
 namespace fakeprop::onnx {
 
@@ -25,7 +26,7 @@ struct TensorRef {
   // Where the elements are: raw_data bytes in the file, a typed repeated
   // field (packed or not) in the file, or an external file.
   enum class Storage : uint8_t { None, Raw, Typed, External } storage = Storage::None;
-  std::string_view bytes;      // Raw / Typed: the field payload inside the mapping
+  std::string_view bytes;      // Raw / Typed: the field payload (in the mapping, or copied when small)
   int typed_field = 0;         // Typed: proto field number (4 float, 5 int32, 6 string, 7 int64, 10 double, 11 uint64)
   bool typed_packed = true;    // Typed: packed encoding (else: one varint/fixed per tag)
   std::vector<std::string_view> typed_chunks;  // Typed, unpacked or split packed runs
@@ -73,18 +74,33 @@ struct Attribute {
   };
   std::string name;
   Type type = Type::Undefined;
-  std::string ref_attr_name;  // inside functions: refers to the caller's attribute
   float f = 0;
   int64_t i = 0;
   std::string s;
-  std::vector<float> floats;
   std::vector<int64_t> ints;
-  std::vector<std::string> strings;
   std::shared_ptr<TensorRef> t;
-  std::vector<std::shared_ptr<TensorRef>> tensors;
   std::shared_ptr<Graph> g;
-  std::vector<std::shared_ptr<Graph>> graphs;
-  std::shared_ptr<TypeInfo> tp;
+  // The fields few attributes use, boxed: a model holds one Attribute per
+  // attribute of every node, and most are an int, ints or a Constant's tensor.
+  struct Rare {
+    std::string ref_attr_name;  // inside functions: refers to the caller's attribute
+    std::vector<float> floats;
+    std::vector<std::string> strings;
+    std::vector<std::shared_ptr<TensorRef>> tensors;
+    std::vector<std::shared_ptr<Graph>> graphs;
+    std::shared_ptr<TypeInfo> tp;
+  };
+  Boxed<Rare> rare;  // write through rare.get_or_create()
+
+  const std::string& ref_attr_name() const { return rare ? rare->ref_attr_name : kNoRare.ref_attr_name; }
+  const std::vector<float>& floats() const { return rare ? rare->floats : kNoRare.floats; }
+  const std::vector<std::string>& strings() const { return rare ? rare->strings : kNoRare.strings; }
+  const std::vector<std::shared_ptr<TensorRef>>& tensors() const { return rare ? rare->tensors : kNoRare.tensors; }
+  const std::vector<std::shared_ptr<Graph>>& graphs() const { return rare ? rare->graphs : kNoRare.graphs; }
+  const std::shared_ptr<TypeInfo>& tp() const { return rare ? rare->tp : kNoRare.tp; }
+
+ private:
+  static const Rare kNoRare;
 };
 
 struct Node {
@@ -127,7 +143,7 @@ struct Model {
   std::vector<Function> functions;
   std::string path;
   std::shared_ptr<MappedFile> file;  // keeps every TensorRef::bytes alive
-  std::vector<std::shared_ptr<const void>> keepalive;  // in-memory tensor bytes (ModelBuilder)
+  std::vector<std::shared_ptr<const void>> keepalive;  // tensor bytes held in memory (small payloads, ModelBuilder)
 
   int64_t opset(std::string_view domain) const;  // 0 when not imported
 };

@@ -140,16 +140,16 @@ void expect_attribute(const Attribute& attr, const json& want, const std::string
       ASSERT_NE(attr.g, nullptr);
       expect_graph(*attr.g, want.at("g"), where + "/" + attr.name);
       break;
-    case Attribute::Type::Floats: EXPECT_EQ(attr.floats, want.at("floats").get<std::vector<float>>()); break;
+    case Attribute::Type::Floats: EXPECT_EQ(attr.floats(), want.at("floats").get<std::vector<float>>()); break;
     case Attribute::Type::Ints: EXPECT_EQ(attr.ints, want.at("ints").get<std::vector<int64_t>>()); break;
-    case Attribute::Type::Strings: EXPECT_EQ(attr.strings, want.at("strings").get<std::vector<std::string>>()); break;
+    case Attribute::Type::Strings: EXPECT_EQ(attr.strings(), want.at("strings").get<std::vector<std::string>>()); break;
     case Attribute::Type::Tensors:
-      ASSERT_EQ(attr.tensors.size(), want.at("tensors").size());
-      for (size_t i = 0; i < attr.tensors.size(); ++i) expect_tensor(*attr.tensors[i], want.at("tensors")[i], where);
+      ASSERT_EQ(attr.tensors().size(), want.at("tensors").size());
+      for (size_t i = 0; i < attr.tensors().size(); ++i) expect_tensor(*attr.tensors()[i], want.at("tensors")[i], where);
       break;
     case Attribute::Type::Graphs:
-      ASSERT_EQ(attr.graphs.size(), want.at("graphs").size());
-      for (size_t i = 0; i < attr.graphs.size(); ++i) expect_graph(*attr.graphs[i], want.at("graphs")[i], where);
+      ASSERT_EQ(attr.graphs().size(), want.at("graphs").size());
+      for (size_t i = 0; i < attr.graphs().size(); ++i) expect_graph(*attr.graphs()[i], want.at("graphs")[i], where);
       break;
     case Attribute::Type::SparseTensor:
       ASSERT_NE(attr.t, nullptr);
@@ -158,8 +158,8 @@ void expect_attribute(const Attribute& attr, const json& want, const std::string
       EXPECT_EQ(attr.t->data_type, want.at("sparse").at("data_type").get<int32_t>());
       break;
     case Attribute::Type::TypeProto:
-      ASSERT_NE(attr.tp, nullptr);
-      expect_type(*attr.tp, want.at("tp"), where);
+      ASSERT_NE(attr.tp(), nullptr);
+      expect_type(*attr.tp(), want.at("tp"), where);
       break;
     default: ADD_FAILURE() << "attribute type not in the fixtures: " << static_cast<int>(attr.type);
   }

@@ -31,7 +31,7 @@ const TensorValue& OpContext::tensor(size_t i) const {
   if (!v.is_tensor()) {
     const std::string& name = node_.inputs[i];
     if (v.kind == Value::Kind::Opaque)
-      fail("unknown_input", "input '" + name + "' has no known shape (" + v.opaque + ")");
+      fail("unknown_input", "input '" + name + "' has no known shape (" + v.opaque_text() + ")");
     fail("type_error", "input '" + name + "' of " + op_type() + " is not a tensor");
   }
   return *v.tensor;
@@ -147,7 +147,7 @@ std::optional<std::vector<float>> OpContext::attr_floats(std::string_view name) 
   const Attribute* a = attr(name);
   if (!a) return std::nullopt;
   FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Floats);
-  return a->floats;
+  return a->floats();
 }
 
 #undef FP_EXPECT_ATTR_TYPE

@@ -21,7 +21,7 @@ void collect_outer_reads(const Graph& g, std::unordered_set<std::string>& out) {
     for (const auto& a : n.attributes) {
       std::unordered_set<std::string> inner;
       if (a.g) collect_outer_reads(*a.g, inner);
-      for (const auto& sg : a.graphs) collect_outer_reads(*sg, inner);
+      for (const auto& sg : a.graphs()) collect_outer_reads(*sg, inner);
       for (const auto& name : inner) read(name);
     }
   }
@@ -45,7 +45,7 @@ ValueNumbering::ValueNumbering(const Graph& g)
     std::unordered_set<std::string> reads;
     for (const auto& a : n.attributes) {
       if (a.g) collect_outer_reads(*a.g, reads);
-      for (const auto& sg : a.graphs) collect_outer_reads(*sg, reads);
+      for (const auto& sg : a.graphs()) collect_outer_reads(*sg, reads);
     }
     for (const auto& name : reads) {
       uint32_t id = ids_.find(name);

@@ -31,7 +31,7 @@ json value_summary(const Value& v, const ShapeEnv& env) {
     for (const Value& x : *v.list) a.push_back(value_summary(x, env));
     return a;
   }
-  if (v.kind == Value::Kind::Opaque) return {{"unknown", v.opaque}};
+  if (v.kind == Value::Kind::Opaque) return {{"unknown", v.opaque_text()}};
   return nullptr;
 }
 

@@ -339,7 +339,7 @@ std::string describe_value(const Value& v, const ShapeEnv& env) {
       return s + ")";
     }
     case Value::Kind::None: return "None";
-    case Value::Kind::Opaque: return "<" + v.opaque + ">";
+    case Value::Kind::Opaque: return "<" + v.opaque_text() + ">";
   }
   return "?";
 }

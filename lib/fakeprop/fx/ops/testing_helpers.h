@@ -71,7 +71,7 @@ struct Ran {
   const TensorMeta& tensor(const std::string& name, size_t index = 0) const {
     const Value& v = value(name);
     if (v.kind == Value::Kind::List) return (*v.list).at(index).tensor->meta;
-    if (!v.is_tensor()) throw std::runtime_error(name + " is not a tensor: " + v.opaque);
+    if (!v.is_tensor()) throw std::runtime_error(name + " is not a tensor: " + v.opaque_text());
     return v.tensor->meta;
   }
   std::string error(const std::string& name) const {

@@ -42,7 +42,7 @@ constexpr int64_t kMaxExplicitSequence = 4096;
 // Generalization passes of a loop body before giving up.
 constexpr int kMaxBodyPasses = 8;
 
-bool is_empty_optional(const Value& v) { return v.kind == Value::Kind::Opaque && v.opaque == kEmptyOptional; }
+bool is_empty_optional(const Value& v) { return v.kind == Value::Kind::Opaque && v.opaque_text() == kEmptyOptional; }
 bool is_sequence(const Value& v) { return v.kind == Value::Kind::List; }
 bool is_templated(const Value& v) { return is_sequence(v) && v.list_length.has_value(); }
 
@@ -71,7 +71,7 @@ std::string describe_kind(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Tensor: return "a tensor";
     case Value::Kind::List: return "a sequence";
-    case Value::Kind::Opaque: return v.opaque;
+    case Value::Kind::Opaque: return v.opaque_text();
     case Value::Kind::None: return "no value";
     default: return "a scalar";
   }
@@ -580,7 +580,7 @@ const Value& sequence_input(OpContext& ctx, size_t i) {
   const Value& v = ctx.input(i);
   if (!is_sequence(v)) {
     if (v.kind == Value::Kind::Opaque)
-      ctx.fail("unknown_input", ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is unknown (" + v.opaque + ")");
+      ctx.fail("unknown_input", ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is unknown (" + v.opaque_text() + ")");
     ctx.fail("type_error", ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is not a sequence");
   }
   return v;

@@ -395,9 +395,9 @@ void add_typed_optional(ModelBuilder& b, const std::string& out) {
   Attribute a;
   a.name = "type";
   a.type = Attribute::Type::TypeProto;
-  a.tp = std::make_shared<TypeInfo>();
-  a.tp->kind = TypeInfo::Kind::Tensor;
-  a.tp->elem_type = kFloat;
+  a.rare.get_or_create().tp = std::make_shared<TypeInfo>();
+  a.tp()->kind = TypeInfo::Kind::Tensor;
+  a.tp()->elem_type = kFloat;
   b.graph().nodes.back().attributes.push_back(a);
 }
 

@@ -269,7 +269,7 @@ void string_normalizer_rule(OpContext& ctx) {
   if (mode != "NONE" && mode != "LOWER" && mode != "UPPER")
     ctx.fail("invalid_attribute", "StringNormalizer: unknown case_change_action '" + mode + "'");
   const Attribute* stop = ctx.attr("stopwords");
-  if (!stop || stop->strings.empty()) {
+  if (!stop || stop->strings().empty()) {
     same_as_input(ctx);
     return;
   }

@@ -94,7 +94,7 @@ Attribute strings_attr(const std::string& name, std::vector<std::string> xs) {
   Attribute a;
   a.name = name;
   a.type = Attribute::Type::Strings;
-  a.strings = std::move(xs);
+  a.rare.get_or_create().strings = std::move(xs);
   return a;
 }
 

@@ -76,13 +76,13 @@ void constant_rule(OpContext& ctx) {
   }
   if (const Attribute* a = ctx.attr("value_float")) return ctx.set_tensor(0, DType::Float32, {}, float_data({a->f}));
   if (const Attribute* a = ctx.attr("value_floats")) {
-    std::vector<double> xs(a->floats.begin(), a->floats.end());
+    std::vector<double> xs(a->floats().begin(), a->floats().end());
     const int64_t n = static_cast<int64_t>(xs.size());
     return ctx.set_tensor(0, DType::Float32, {n}, float_data(std::move(xs)));
   }
   if (ctx.attr("value_string")) return ctx.set_tensor(0, DType::String, {});
   if (const Attribute* a = ctx.attr("value_strings"))
-    return ctx.set_tensor(0, DType::String, {static_cast<int64_t>(a->strings.size())});
+    return ctx.set_tensor(0, DType::String, {static_cast<int64_t>(a->strings().size())});
   ctx.fail("missing_attribute", "Constant has no value attribute");
 }
 
