@@ -261,11 +261,12 @@ class NonTensorInputs {
 
   void add_node(const std::string& op, std::vector<std::string> inputs, const std::string& output,
                 std::vector<onnx::Attribute> attrs = {}) {
+    NamePool& names = *model_.names;
     onnx::Node n;
-    n.name = "conformance_input_" + output;
-    n.op_type = op;
-    n.inputs = std::move(inputs);
-    n.outputs = {output};
+    n.name = names.intern("conformance_input_" + output);
+    n.op_type = names.intern(op);
+    for (const auto& i : inputs) n.inputs.push_back(names.intern(i));
+    n.outputs = {names.intern(output)};
     n.attributes = std::move(attrs);
     model_.graph.nodes.insert(model_.graph.nodes.begin(), std::move(n));
   }

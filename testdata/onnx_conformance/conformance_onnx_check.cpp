@@ -93,9 +93,9 @@ std::vector<std::string> cross_check_with_onnx(const std::filesystem::path& mode
   // fakeprop's main-graph values by name (subgraph node records contain '/').
   std::map<std::string, const Value*> values;
   for (const auto& rec : result.nodes)
-    if (rec.name.find('/') == std::string::npos)
-      for (const auto& o : rec.outputs) values[o.name] = &o.val;
-  for (const auto& o : result.outputs) values[o.name] = &o.val;
+    if (rec.name.view().find('/') == std::string_view::npos)
+      for (const auto& o : rec.outputs) values[o.name.str()] = &o.val;
+  for (const auto& o : result.outputs) values[o.name.str()] = &o.val;
 
   auto compare = [&](const ::onnx::ValueInfoProto& vi) {
     auto want = static_dims(vi.type());

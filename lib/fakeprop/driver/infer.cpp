@@ -85,11 +85,11 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
   const ShapeEnv& env = *result.env;
   std::vector<onnx::OutputValueInfo> infos;
   for (const auto& n : result.nodes) {
-    if (n.name.find('/') != std::string::npos) continue;  // values inside subgraphs stay local
+    if (n.name.view().find('/') != std::string::npos) continue;  // values inside subgraphs stay local
     for (const auto& o : n.outputs) {
       if (!o.val.is_tensor()) continue;
       onnx::OutputValueInfo vi;
-      vi.name = o.name;
+      vi.name = o.name.str();
       vi.elem_type = dtype_to_onnx(o.val.tensor->meta.dtype);
       std::vector<std::variant<int64_t, std::string>> dims;
       for (const SymInt& d : o.val.tensor->meta.sizes) {

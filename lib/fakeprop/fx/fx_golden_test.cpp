@@ -168,7 +168,7 @@ GoldenRun run_golden(const json& doc, const std::string& label, const InferOptio
   g.graph = parse_graph(doc.dump(), label);
   g.result = run_graph(g.graph, options);
   std::map<std::string, const NodeRecord*> records;
-  for (const NodeRecord& r : g.result.nodes) records[r.name] = &r;
+  for (const NodeRecord& r : g.result.nodes) records[r.name.str()] = &r;
   std::map<std::string, const ErrorRecord*> node_errors;
   for (const ErrorRecord& e : g.result.errors) node_errors.emplace(e.node, &e);
   Comparison cmp{g.result, at, {}, {}, 0};

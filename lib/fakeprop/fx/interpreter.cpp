@@ -33,8 +33,8 @@ bool is_inplace(const std::string& name) { return name.size() > 1 && name.back()
 
 bool differentiable_dtype(DType t) { return is_floating(t) || is_complex(t); }
 
-// Built in place: a NamedValue temporary would copy the name and move the value twice.
-void add_output(NodeRecord& rec, const std::string& name, Value v) {
+// Built in place: a NamedValue temporary would move the value twice.
+void add_output(NodeRecord& rec, Name name, Value v) {
   NamedValue& out = rec.outputs.emplace_back();
   out.name = name;
   out.val = std::move(v);
@@ -349,7 +349,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
           for (const auto& o : result_.nodes[r].outputs)
             if (o.val.is_tensor() && o.val.tensor->meta.storage == self_storage &&
                 identity_[record_positions_[r]] == identity_[mutated])
-              m.stale_nodes.push_back(result_.nodes[r].name);
+              m.stale_nodes.push_back(result_.nodes[r].name.str());
         result_.mutations.push_back(std::move(m));
         values_[mutated] = &replaced_values_.emplace_back(out);
       } else {
@@ -393,8 +393,8 @@ void Interpreter::run() {
     current_ = &n;
     e.set_current_node(n.name);
     NodeRecord rec;
-    rec.name = n.name;
-    rec.op = n.op == "call_function" ? n.target : n.op;
+    rec.name = result_.names.intern(n.name);
+    rec.op = result_.names.intern(n.op == "call_function" ? n.target : n.op);
     if (e.extended_debug_enabled()) {  // the causal chain's node part
       std::vector<std::string> lines{"op " + rec.op};
       for (const Arg& a : n.args)
@@ -414,7 +414,7 @@ void Interpreter::run() {
         input.source = std::move(source);
         input.val = v;
       }
-      add_output(rec, n.name, std::move(v));
+      add_output(rec, rec.name, std::move(v));
       leaves_.push_back(position);
     } else if (n.op == "output") {
       if (!n.args.empty()) {
@@ -424,27 +424,28 @@ void Interpreter::run() {
           for (size_t k = 0; k < out.list->size(); ++k) {
             const std::string name = k < a.list.size() && a.list[k].kind == Arg::Kind::Node ? a.list[k].s
                                                                                             : "output_" + std::to_string(k);
-            result_.outputs.push_back({name, (*out.list)[k]});
+            result_.outputs.push_back({result_.names.intern(name), (*out.list)[k]});
           }
         } else {
-          result_.outputs.push_back({n.args[0].kind == Arg::Kind::Node ? n.args[0].s : "output", out});
+          result_.outputs.push_back(
+              {result_.names.intern(n.args[0].kind == Arg::Kind::Node ? n.args[0].s : "output"), out});
         }
       }
       continue;  // the output node is not recorded as a node
     } else {
       try {
-        add_output(rec, n.name, run_call(n, position, rec));
+        add_output(rec, rec.name, run_call(n, position, rec));
       } catch (const DataDependentError& err) {
         result_.errors.push_back({n.name, "data_dependent", err.what(), err.suggested_fixes()});
-        rec.outputs.push_back({n.name, Value::of_opaque("unknown: data-dependent decision at node '" + n.name + "'")});
+        rec.outputs.push_back({rec.name, Value::of_opaque("unknown: data-dependent decision at node '" + n.name + "'")});
       } catch (const OpError& err) {
         result_.errors.push_back({n.name, err.kind(), err.what()});
-        rec.outputs.push_back({n.name, Value::of_opaque("unknown: " + err.kind() + " at node '" + n.name + "'")});
+        rec.outputs.push_back({rec.name, Value::of_opaque("unknown: " + err.kind() + " at node '" + n.name + "'")});
       } catch (const InputError&) {
         throw;
       } catch (const Error& err) {
         result_.errors.push_back({n.name, "error", err.what()});
-        rec.outputs.push_back({n.name, Value::of_opaque("unknown: error at node '" + n.name + "'")});
+        rec.outputs.push_back({rec.name, Value::of_opaque("unknown: error at node '" + n.name + "'")});
       }
       // Oversized output expressions become fresh unbacked symbols (graph/expr_cap.h).
       Value& produced = rec.outputs.back().val;

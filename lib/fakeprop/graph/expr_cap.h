@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakeprop/graph/limits.h"
@@ -28,7 +29,7 @@ bool has_oversized_expression(const Value& v, size_t max_nodes);
 // warning of kind "expression_too_large" naming `node` is appended to
 // `warnings`. Returns the number of expressions replaced. The new symbols are
 // unbacked, so ShapeEnv::take_new_unbacked reports them for unbacked_bindings.
-size_t cap_expression_size(std::vector<Value>& values, ShapeEnv& env, size_t max_nodes, const std::string& node,
+size_t cap_expression_size(std::vector<Value>& values, ShapeEnv& env, size_t max_nodes, std::string_view node,
                            std::vector<ErrorRecord>& warnings);
 
 }  // namespace fakeprop

@@ -8,11 +8,14 @@
 
 #include "fakeprop/graph/value.h"
 #include "fakeprop/sym/shape_env.h"
+#include "fakeprop/util/name_pool.h"
 
 namespace fakeprop {
 
+// Names in records are RunResult::names' or a pool it keeps (the model's):
+// a graph's node and value names are stored once, not once per record.
 struct NamedValue {
-  std::string name;
+  Name name;
   Value val;
 };
 
@@ -23,8 +26,8 @@ struct InputRecord {
 };
 
 struct NodeRecord {
-  std::string name;
-  std::string op;  // "Conv", "com.microsoft.Attention", "aten.add.Tensor"
+  Name name;
+  Name op;  // "Conv", "com.microsoft.Attention", "aten.add.Tensor"
   std::vector<NamedValue> outputs;
   // unbacked symbol name -> key path (".size()[0]", "", "[1].size()[0]")
   std::vector<std::pair<std::string, std::string>> unbacked_bindings;
@@ -98,6 +101,8 @@ struct RunResult {
   std::vector<SpecializedRun> specialized;
   std::unique_ptr<ShapeEnv> env;
   DispatchStats dispatch;
+  NamePool names;  // of the records
+  std::vector<std::shared_ptr<const NamePool>> borrowed_names;  // other pools records point into
 };
 
 }  // namespace fakeprop

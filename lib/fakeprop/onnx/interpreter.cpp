@@ -31,10 +31,11 @@ void Scope::set(std::string_view name, Value v) {
 
 namespace {
 
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+bool is_default_domain(std::string_view d) { return d.empty() || d == "ai.onnx"; }
 
-std::string qualified_op(const Node& n) {
-  return is_default_domain(n.domain) ? n.op_type : n.domain + "." + n.op_type;
+// "Conv", or "com.microsoft.Attention" outside the default domain.
+Name qualified_op(const Node& n, NamePool& pool) {
+  return is_default_domain(n.domain) ? n.op_type : pool.intern(n.domain + "." + n.op_type);
 }
 
 // ---- dispatch cache helpers ----
@@ -251,7 +252,7 @@ Interpreter::~Interpreter() = default;
 
 size_t Interpreter::cache_entries() const { return cache_ ? cache_->entries.size() : 0; }
 
-const KnownData* Interpreter::initializer_data(const std::string& name) {
+const KnownData* Interpreter::initializer_data(std::string_view name) {
   auto cached = initializer_cache_.find(name);
   if (cached != initializer_cache_.end()) return cached->second.get();
   auto it = initializers_.find(name);
@@ -272,11 +273,11 @@ const KnownData* Interpreter::initializer_data(const std::string& name) {
     }
   }
   const KnownData* out = data.get();
-  initializer_cache_[name] = std::move(data);
+  initializer_cache_.insert_or_assign(std::string(name), std::move(data));
   return out;
 }
 
-Value Interpreter::fallback_value(const std::string& value_name, const Graph& g, const std::string& why) {
+Value Interpreter::fallback_value(std::string_view value_name, const Graph& g, const std::string& why) {
   return ops::fallback_value(value_name, g, env(), storage_, options_.device, why);
 }
 
@@ -330,13 +331,13 @@ void Interpreter::run_function(const Function& fn, const Node& call, Scope& scop
 }
 
 void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids,
-                           std::span<const uint32_t> output_ids, Scope& scope, const std::string& record_name,
+                           std::span<const uint32_t> output_ids, Scope& scope, Name record_name,
                            const Graph& g, size_t depth) {
   ShapeEnv& e = env();
   e.set_current_node(record_name);
   NodeRecord rec;
   rec.name = record_name;
-  rec.op = qualified_op(node);
+  rec.op = qualified_op(node, result_.names);
 
   std::vector<const Value*> inputs;
   inputs.reserve(node.inputs.size());
@@ -351,7 +352,7 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
   std::vector<Value> outputs;
   bool from_cache = false;
   std::string failure;  // why outputs fall back, for errors and lost-precision notes
-  std::string domain = is_default_domain(node.domain) ? "" : node.domain;
+  std::string domain = is_default_domain(node.domain) ? "" : node.domain.str();
   try {
     const Function* fn = nullptr;
     if (!functions_.empty())
@@ -410,7 +411,7 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
           throw;
         }
         outputs = ctx.outputs();
-        for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name, "precision_lost", note});
+        for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name.str(), "precision_lost", note});
         for (size_t k = 0; k < outputs.size(); ++k)
           if (outputs[k].is_none() && ctx.wants_output(k))
             throw OpError("internal", "rule for " + rec.op + " produced no value for output '" + node.outputs[k] + "'");
@@ -453,22 +454,22 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
     } else {
       std::string what = domain.empty() ? "no shape rule for operator " + node.op_type
                                         : "no shape rule for operator " + node.op_type + " of domain '" + domain + "'";
-      result_.errors.push_back({record_name, "unsupported_op", what});
+      result_.errors.push_back({record_name.str(), "unsupported_op", what});
       failure = "unsupported operator " + rec.op;
     }
   } catch (const DataDependentError& err) {
-    result_.errors.push_back({record_name, "data_dependent", err.what(), err.suggested_fixes()});
+    result_.errors.push_back({record_name.str(), "data_dependent", err.what(), err.suggested_fixes()});
     failure = "data-dependent decision at node '" + record_name + "'";
   } catch (const OpError& err) {
-    result_.errors.push_back({record_name, err.kind(), err.what()});
+    result_.errors.push_back({record_name.str(), err.kind(), err.what()});
     failure = err.kind() + " at node '" + record_name + "': " + err.what();
   } catch (const OverflowError& err) {
-    result_.errors.push_back({record_name, "overflow", err.what()});
+    result_.errors.push_back({record_name.str(), "overflow", err.what()});
     failure = "overflow at node '" + record_name + "'";
   } catch (const InputError&) {
     throw;
   } catch (const Error& err) {
-    result_.errors.push_back({record_name, "error", err.what()});
+    result_.errors.push_back({record_name.str(), "error", err.what()});
     failure = "error at node '" + record_name + "': " + err.what();
   }
   if (!failure.empty()) {
@@ -522,7 +523,8 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
       if (!available[id] && scope.find(id)) available[id] = true;
   for (size_t i : topological_order(g, names, available, model_.path)) {
     const Node& node = g.nodes[i];
-    run_node(node, names.inputs(i), names.outputs(i), scope, prefix + node.name, g, depth);
+    run_node(node, names.inputs(i), names.outputs(i), scope, prefix.empty() ? node.name : result_.names.intern(prefix + node.name),
+             g, depth);
   }
 }
 
@@ -553,7 +555,7 @@ void Interpreter::run_main_graph() {
   env().set_current_node("");
   for (const auto& o : g.outputs) {
     const Value* v = scope.find(o.name);
-    result_.outputs.push_back({o.name, v ? *v : Value::of_opaque("not computed")});
+    result_.outputs.push_back({result_.names.intern(o.name), v ? *v : Value::of_opaque("not computed")});
   }
   ops::check_declared_types(g, result_, env());
 }
@@ -564,6 +566,7 @@ RunResult run_model(const Model& model, const InferOptions& options, const RunCo
   result.model_kind = "onnx";
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
+  result.borrowed_names.push_back(model.names);  // records point at the model's node and value names
   configure_shape_env(*result.env, options);
   const auto start = std::chrono::steady_clock::now();
   Interpreter interp(model, options, result, control);

@@ -15,6 +15,7 @@
 #include "fakeprop/graph/infer_options.h"
 #include "fakeprop/onnx/model.h"
 #include "fakeprop/onnx/value_numbering.h"
+#include "fakeprop/util/string_map.h"
 
 namespace fakeprop::onnx {
 
@@ -75,7 +76,7 @@ class Interpreter {
                                   const std::string& parent_node);
 
   // Known integer elements of initializer `name`, decoded once on demand.
-  const KnownData* initializer_data(const std::string& name);
+  const KnownData* initializer_data(std::string_view name);
   const InferOptions& options() const { return options_; }
   // The scope of the node whose rule is running (If / Loop / Scan pass it to
   // run_subgraph as the outer scope). Read it before running a subgraph: the
@@ -89,10 +90,10 @@ class Interpreter {
   // Runs g's nodes in `scope`, whose numbering is g's.
   void run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth);
   void run_node(const Node& node, std::span<const uint32_t> input_ids, std::span<const uint32_t> output_ids,
-                Scope& scope, const std::string& record_name, const Graph& g, size_t depth);
+                Scope& scope, Name record_name, const Graph& g, size_t depth);
   void run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
                     size_t depth);
-  Value fallback_value(const std::string& value_name, const Graph& g, const std::string& why);
+  Value fallback_value(std::string_view value_name, const Graph& g, const std::string& why);
   void record_unbacked_bindings(NodeRecord& rec, const std::vector<Value>& outputs);
   struct DispatchCache;
   // The cache key of a rule run, or false when the node is not cacheable.
@@ -103,9 +104,9 @@ class Interpreter {
   const InferOptions& options_;
   RunResult& result_;
   StorageIds storage_;
-  std::unordered_map<std::string, const TensorRef*> initializers_;
-  std::unordered_map<std::string, std::unique_ptr<KnownData>> initializer_cache_;
-  std::unordered_map<std::string, const Function*> functions_;  // "domain::name"
+  StringMap<const TensorRef*> initializers_;
+  StringMap<std::unique_ptr<KnownData>> initializer_cache_;
+  StringMap<const Function*> functions_;  // "domain::name"
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
   RunControl control_;

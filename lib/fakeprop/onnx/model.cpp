@@ -300,6 +300,7 @@ class Parser {
     }
     if (!has_graph) throw InputError(path_ + ": not an ONNX model (ModelProto has no graph)");
     model.keepalive.push_back(small_payloads_);
+    model.names = names_;
     return model;
   }
 
@@ -350,12 +351,14 @@ class Parser {
   }
   // A `string` field: protobuf requires UTF-8, and names end up in JSON
   // reports, so anything else is refused here with its offset.
-  std::string string_of(const Field& field, const char* what) const {
+  std::string_view text_of(const Field& field, const char* what) const {
     const std::string_view text = payload_of(field, what);
     if (const size_t bad = invalid_utf8_at(text); bad != std::string_view::npos)
       throw ParseError(std::string(what) + " is not valid UTF-8", offset_of(text) + bad);
-    return std::string(text);
+    return text;
   }
+  std::string string_of(const Field& field, const char* what) const { return std::string(text_of(field, what)); }
+  Name name_of(const Field& field, const char* what) { return names_->intern(text_of(field, what)); }
   // A `bytes` field (AttributeProto.s and .strings): any bytes.
   std::string bytes_of(const Field& field, const char* what) const { return std::string(payload_of(field, what)); }
 
@@ -434,12 +437,12 @@ class Parser {
     Field field;
     while (reader.next(field)) {
       switch (field.number) {
-        case 1: node.inputs.push_back(string_of(field, "NodeProto.input")); break;
-        case 2: node.outputs.push_back(string_of(field, "NodeProto.output")); break;
-        case 3: node.name = string_of(field, "NodeProto.name"); break;
-        case 4: node.op_type = string_of(field, "NodeProto.op_type"); break;
+        case 1: node.inputs.push_back(name_of(field, "NodeProto.input")); break;
+        case 2: node.outputs.push_back(name_of(field, "NodeProto.output")); break;
+        case 3: node.name = name_of(field, "NodeProto.name"); break;
+        case 4: node.op_type = name_of(field, "NodeProto.op_type"); break;
         case 5: node.attributes.push_back(parse_attribute(payload_of(field, "NodeProto.attribute"))); break;
-        case 7: node.domain = normalize_domain(string_of(field, "NodeProto.domain")); break;
+        case 7: node.domain = names_->intern(normalize_domain(string_of(field, "NodeProto.domain"))); break;
         default: break;
       }
     }
@@ -812,7 +815,7 @@ class Parser {
 
   // Empty names become "<op_type>_<index>"; every name ends up unique in its
   // graph (a later duplicate gets "_1", "_2", ...).
-  static void name_nodes(std::vector<Node>& nodes) {
+  void name_nodes(std::vector<Node>& nodes) {
     {  // Exporters name every node uniquely: then there is nothing to do.
       StringIds names(nodes.size());
       bool named = true;
@@ -824,24 +827,24 @@ class Parser {
       if (named) return;
     }
     // Hash sets: a 1M-node graph spent most of its load time in ordered-set string compares.
-    std::unordered_set<std::string> taken;
+    std::unordered_set<std::string_view> taken;
     taken.reserve(nodes.size() * 2);
     for (const Node& node : nodes) {
       if (!node.name.empty()) taken.insert(node.name);
     }
-    std::unordered_set<std::string> seen;
+    std::unordered_set<std::string_view> seen;
     seen.reserve(nodes.size());
     for (size_t index = 0; index < nodes.size(); ++index) {
       Node& node = nodes[index];
-      std::string base = node.name.empty() ? node.op_type + "_" + std::to_string(index) : node.name;
+      const std::string base = node.name.empty() ? node.op_type + "_" + std::to_string(index) : node.name.str();
       std::string name = base;
       const bool clashes = node.name.empty() ? taken.count(name) > 0 : seen.count(name) > 0;
       for (int suffix = 1; clashes && (taken.count(name) > 0 || seen.count(name) > 0); ++suffix) {
         name = base + "_" + std::to_string(suffix);
       }
-      seen.insert(name);
-      taken.insert(name);
-      node.name = std::move(name);
+      node.name = names_->intern(name);  // the sets hold views of pooled names
+      seen.insert(node.name);
+      taken.insert(node.name);
     }
   }
 
@@ -852,6 +855,7 @@ class Parser {
   size_t max_nodes_;
   size_t node_count_ = 0;
   std::shared_ptr<ByteArena> small_payloads_ = std::make_shared<ByteArena>();
+  std::shared_ptr<NamePool> names_ = std::make_shared<NamePool>();
   const MappedFile* mapped_;
   uint64_t released_to_ = 0;
 };

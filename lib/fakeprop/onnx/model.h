@@ -13,6 +13,7 @@
 #include "fakeprop/graph/limits.h"
 #include "fakeprop/tensor/dtype.h"
 #include "fakeprop/util/boxed.h"
+#include "fakeprop/util/name_pool.h"
 
 namespace fakeprop::onnx {
 
@@ -103,12 +104,14 @@ struct Attribute {
   static const Rare kNoRare;
 };
 
+// Names are the model's (Model::names): a node costs one pointer per name,
+// and run records point at them instead of copying.
 struct Node {
-  std::string name;     // may be empty in the file; the loader fills "<op_type>_<index>"
-  std::string op_type;
-  std::string domain;   // "" and "ai.onnx" both mean the default domain
-  std::vector<std::string> inputs;   // "" marks an omitted optional input
-  std::vector<std::string> outputs;
+  Name name;     // may be empty in the file; the loader fills "<op_type>_<index>"
+  Name op_type;
+  Name domain;   // "" and "ai.onnx" both mean the default domain
+  std::vector<Name> inputs;   // "" marks an omitted optional input
+  std::vector<Name> outputs;
   std::vector<Attribute> attributes;
 
   const Attribute* attr(std::string_view name) const;
@@ -143,7 +146,8 @@ struct Model {
   std::vector<Function> functions;
   std::string path;
   std::shared_ptr<MappedFile> file;  // keeps every TensorRef::bytes alive
-  std::vector<std::shared_ptr<const void>> keepalive;  // tensor bytes held in memory (small payloads, ModelBuilder)
+  std::vector<std::shared_ptr<const void>> keepalive;
+  std::shared_ptr<NamePool> names = std::make_shared<NamePool>();  // every Node's names  // tensor bytes held in memory (small payloads, ModelBuilder)
 
   int64_t opset(std::string_view domain) const;  // 0 when not imported
 };

@@ -130,12 +130,13 @@ ModelBuilder& ModelBuilder::weight(const std::string& name, int32_t elem_type, c
 ModelBuilder& ModelBuilder::node(const std::string& op_type, const std::vector<std::string>& inputs,
                                  const std::vector<std::string>& outputs, const std::string& name,
                                  const std::string& domain) {
+  NamePool& names = *model_.names;
   Node n;
-  n.op_type = op_type;
-  n.inputs = inputs;
-  n.outputs = outputs;
-  n.domain = domain;
-  n.name = name.empty() ? op_type + "_" + std::to_string(model_.graph.nodes.size()) : name;
+  n.op_type = names.intern(op_type);
+  for (const auto& i : inputs) n.inputs.push_back(names.intern(i));
+  for (const auto& o : outputs) n.outputs.push_back(names.intern(o));
+  n.domain = names.intern(domain);
+  n.name = names.intern(name.empty() ? op_type + "_" + std::to_string(model_.graph.nodes.size()) : name);
   model_.graph.nodes.push_back(std::move(n));
   return *this;
 }

@@ -165,6 +165,8 @@ void expect_attribute(const Attribute& attr, const json& want, const std::string
   }
 }
 
+std::vector<std::string> strings(const std::vector<Name>& names) { return {names.begin(), names.end()}; }
+
 void expect_nodes(const std::vector<Node>& nodes, const json& want, const std::string& where) {
   ASSERT_EQ(nodes.size(), want.size()) << where;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -175,8 +177,8 @@ void expect_nodes(const std::vector<Node>& nodes, const json& want, const std::s
     EXPECT_EQ(node.name, file_name.empty() ? w.at("op_type").get<std::string>() + "_" + std::to_string(i) : file_name);
     EXPECT_EQ(node.op_type, w.at("op_type").get<std::string>());
     EXPECT_EQ(node.domain, w.at("domain").get<std::string>());
-    EXPECT_EQ(node.inputs, w.at("inputs").get<std::vector<std::string>>());
-    EXPECT_EQ(node.outputs, w.at("outputs").get<std::vector<std::string>>());
+    EXPECT_EQ(strings(node.inputs), w.at("inputs").get<std::vector<std::string>>());
+    EXPECT_EQ(strings(node.outputs), w.at("outputs").get<std::vector<std::string>>());
     ASSERT_EQ(node.attributes.size(), w.at("attributes").size());
     for (size_t a = 0; a < node.attributes.size(); ++a) {
       expect_attribute(node.attributes[a], w.at("attributes")[a], where + "/" + node.name);
@@ -238,7 +240,7 @@ TEST(OnnxLoader, AddConvStructure) {
   ASSERT_EQ(model.graph.nodes.size(), 2u);
   const Node& conv = model.graph.nodes[0];
   EXPECT_EQ(conv.name, "conv0");
-  EXPECT_EQ(conv.inputs, (std::vector<std::string>{"X", "W", "B"}));
+  EXPECT_EQ(strings(conv.inputs), (std::vector<std::string>{"X", "W", "B"}));
   ASSERT_NE(conv.attr("kernel_shape"), nullptr);
   EXPECT_EQ(conv.attr("kernel_shape")->ints, (std::vector<int64_t>{3, 3}));
   EXPECT_EQ(conv.attr("pads")->ints, (std::vector<int64_t>{1, 1, 1, 1}));
@@ -585,7 +587,7 @@ TEST(OnnxLoader, NodeNamesAreFilledAndUnique) {
   const std::string file = Proto().varint(1, 8).msg(7, graph).bytes();
   const Model m = parse_model(file, "names.onnx");
   std::vector<std::string> names;
-  for (const Node& n : m.graph.nodes) names.push_back(n.name);
+  for (const Node& n : m.graph.nodes) names.push_back(n.name.str());
   EXPECT_EQ(names, (std::vector<std::string>{"Add_0_1", "Add_0", "m", "m_2", "Neg_4", "m_1"}));
 }
 
@@ -607,7 +609,7 @@ TEST(OnnxLoader, SkipsUnknownFieldsOfEveryWireType) {
   EXPECT_EQ(m.ir_version, 9);
   ASSERT_EQ(m.graph.nodes.size(), 1u);
   EXPECT_EQ(m.graph.nodes[0].op_type, "Neg");
-  EXPECT_EQ(m.graph.nodes[0].inputs, (std::vector<std::string>{"w"}));
+  EXPECT_EQ(strings(m.graph.nodes[0].inputs), (std::vector<std::string>{"w"}));
   EXPECT_EQ(*m.graph.initializers[0]->read_int64s(1), (std::vector<int64_t>{0x0101010101010101}));
 }
 

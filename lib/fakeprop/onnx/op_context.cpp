@@ -29,7 +29,7 @@ const Value& OpContext::input(size_t i) const {
 const TensorValue& OpContext::tensor(size_t i) const {
   const Value& v = input(i);
   if (!v.is_tensor()) {
-    const std::string& name = node_.inputs[i];
+    const Name name = node_.inputs[i];
     if (v.kind == Value::Kind::Opaque)
       fail("unknown_input", "input '" + name + "' has no known shape (" + v.opaque_text() + ")");
     fail("type_error", "input '" + name + "' of " + op_type() + " is not a tensor");

@@ -22,7 +22,7 @@ class OpContext {
             std::vector<const Value*> inputs, Interpreter* interp);
 
   const Node& node() const { return node_; }
-  const std::string& op_type() const { return node_.op_type; }
+  Name op_type() const { return node_.op_type; }
   int64_t opset() const { return opset_; }  // of the node's domain
   ShapeEnv& env() { return env_; }
   Device device() const { return device_; }

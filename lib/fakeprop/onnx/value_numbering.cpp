@@ -8,13 +8,13 @@
 namespace fakeprop::onnx {
 
 void collect_outer_reads(const Graph& g, std::unordered_set<std::string>& out) {
-  std::unordered_set<std::string> defined;
+  std::unordered_set<std::string_view> defined;
   for (const auto& vi : g.inputs) defined.insert(vi.name);
   for (const auto& t : g.initializers) defined.insert(t->name);
   for (const auto& n : g.nodes)
     for (const auto& o : n.outputs) defined.insert(o);
-  auto read = [&](const std::string& name) {
-    if (!name.empty() && !defined.count(name)) out.insert(name);
+  auto read = [&](std::string_view name) {
+    if (!name.empty() && !defined.count(name)) out.emplace(name);
   };
   for (const auto& n : g.nodes) {
     for (const auto& i : n.inputs) read(i);

@@ -52,11 +52,12 @@ TEST(ValueNumbering, TopologicalOrderKeepsFileOrderAmongReadyNodes) {
 // A value a node's subgraph reads from the enclosing graph orders its producer first.
 TEST(ValueNumbering, SubgraphReadsAreImplicitInputs) {
   auto branch = std::make_shared<Graph>();
+  NamePool pool;  // outlives the run below
   Node n;
-  n.op_type = "Identity";
-  n.name = "inner";
-  n.inputs = {"late"};
-  n.outputs = {"o"};
+  n.op_type = pool.intern("Identity");
+  n.name = pool.intern("inner");
+  n.inputs = {pool.intern("late")};
+  n.outputs = {pool.intern("o")};
   branch->nodes.push_back(n);
   branch->outputs.push_back({"o", {}});
   ModelBuilder b;

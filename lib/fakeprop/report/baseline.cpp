@@ -66,7 +66,7 @@ json make_baseline(const RunResult& r, bool with_nodes) {
   json b;
   b["format"] = "fakeprop.baseline/1";
   json outputs = json::object();
-  for (const auto& o : r.outputs) outputs[o.name] = value_summary(o.val, env);
+  for (const auto& o : r.outputs) outputs[o.name.str()] = value_summary(o.val, env);
   b["outputs"] = std::move(outputs);
 
   std::set<std::string> guards;
@@ -100,8 +100,8 @@ json make_baseline(const RunResult& r, bool with_nodes) {
     json nodes = json::object();
     for (const auto& n : r.nodes) {
       json outs = json::object();
-      for (const auto& o : n.outputs) outs[o.name] = value_summary(o.val, env);
-      nodes[n.name] = std::move(outs);
+      for (const auto& o : n.outputs) outs[o.name.str()] = value_summary(o.val, env);
+      nodes[n.name.str()] = std::move(outs);
     }
     b["nodes"] = std::move(nodes);
   }

@@ -91,7 +91,7 @@ class ReportWriter {
   void named_values(const std::vector<NamedValue>& xs) {
     w_.begin_array();
     for (const auto& o : xs) {
-      w_.begin_object().field("name", o.name).key("val");
+      w_.begin_object().field("name", o.name.view()).key("val");
       value(o.val);
       w_.end_object();
     }
@@ -161,7 +161,7 @@ class ReportWriter {
   void nodes(const std::vector<NodeRecord>& ns) {
     w_.begin_array();
     for (const auto& n : ns) {
-      w_.begin_object().field("name", n.name).field("op", n.op).key("outputs");
+      w_.begin_object().field("name", n.name.view()).field("op", n.op.view()).key("outputs");
       named_values(n.outputs);
       w_.key("unbacked_bindings").begin_object();
       if (!n.unbacked_bindings.empty()) {

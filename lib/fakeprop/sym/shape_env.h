@@ -139,7 +139,7 @@ class ShapeEnv {
   std::vector<ExprRef> take_new_unbacked();
 
   // ---- where decisions come from ----
-  void set_current_node(std::string node) { current_node_ = std::move(node); }
+  void set_current_node(std::string_view node) { current_node_.assign(node); }  // reuses the buffer
   // TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED / _CREATE_SYMBOL: print the causal
   // chain (node, rule, the node's inputs, the symbols' origins) when the guard
   // with this sympy text is added, or when one of these symbols is created.

@@ -122,7 +122,7 @@ TEST(ControlFlowIf, UnknownConditionMergesBranches) {
   EXPECT_TRUE(bound_on_if);
   // Both branches were evaluated.
   int branch_nodes = 0;
-  for (const auto& n : r.nodes) branch_nodes += n.name.rfind("if0/", 0) == 0;
+  for (const auto& n : r.nodes) branch_nodes += n.name.view().starts_with("if0/");
   EXPECT_EQ(branch_nodes, 2);
 }
 

@@ -4,7 +4,7 @@
 
 namespace fakeprop::onnx::ops {
 
-const TypeInfo* declared_type(const Graph& g, const std::string& value_name) {
+const TypeInfo* declared_type(const Graph& g, std::string_view value_name) {
   for (const auto& vi : g.value_info)
     if (vi.name == value_name) return &vi.type;
   for (const auto& vi : g.outputs)
@@ -12,7 +12,7 @@ const TypeInfo* declared_type(const Graph& g, const std::string& value_name) {
   return nullptr;
 }
 
-Value fallback_value(const std::string& value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
+Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
                      Device device, const std::string& why) {
   const TypeInfo* t = declared_type(g, value_name);
   if (!t || t->kind != TypeInfo::Kind::Tensor || !t->shape) return Value::of_opaque("unknown: " + why);
@@ -49,7 +49,7 @@ std::string declared_shape_string(const TypeInfo& t) {
 void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
   // Only declared names are looked up: one probe per node output, no copies.
   struct Found {
-    const std::string* node = nullptr;
+    const Name* node = nullptr;
     const Value* value = nullptr;
   };
   std::unordered_map<std::string_view, Found> declared_values;
@@ -63,7 +63,7 @@ void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
     if (!v.is_tensor() || vi.type.kind != TypeInfo::Kind::Tensor) return;
     const TensorMeta& m = v.tensor->meta;
     const Found& found = declared_values.at(vi.name);
-    const std::string node = found.node ? *found.node : "";
+    const std::string node = found.node ? found.node->str() : "";
     auto declared = dtype_from_onnx(vi.type.elem_type);
     std::string problem;
     if (vi.type.elem_type != 0 && declared && *declared != m.dtype)

@@ -10,11 +10,11 @@ namespace fakeprop::onnx::ops {
 
 // Rank and dtype from the graph's value_info / outputs when declared, with
 // fresh unbacked sizes; otherwise an opaque value that says why it is unknown.
-Value fallback_value(const std::string& value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
+Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
                      Device device, const std::string& why);
 
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
-const TypeInfo* declared_type(const Graph& g, const std::string& value_name);
+const TypeInfo* declared_type(const Graph& g, std::string_view value_name);
 
 // Errors of kind "value_info_conflict" where a computed tensor provably
 // contradicts the model's declared element type, rank or static dims.

@@ -171,7 +171,7 @@ void group_query_attention_rule(OpContext& ctx) {
   auto total = [&]() -> SymInt {
     return total_length ? *total_length
                         : ctx.unknown_size("GroupQueryAttention total_sequence_length '" +
-                                           (ctx.num_inputs() > 6 ? ctx.node().inputs[6] : std::string()) +
+                                           (ctx.num_inputs() > 6 ? ctx.node().inputs[6].str() : std::string()) +
                                            "' is not known");
   };
   if (ctx.wants_output(1) || ctx.wants_output(2)) {
