@@ -29,8 +29,7 @@ RunResult run_once(const std::string& path, const InferOptions& options) {
   try {
     switch (detect_format(path)) {
       case ModelFormat::Onnx: {
-        onnx::Model model = onnx::load_model(path, options.max_nodes);
-        return onnx::run_model(model, options);
+        return onnx::run_model(onnx::load_model(path, options.max_nodes), options);
       }
       case ModelFormat::FxJson:
         return fx::run_graph(fx::load_graph(path, options.max_nodes), options);

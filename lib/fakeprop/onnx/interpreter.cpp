@@ -525,6 +525,12 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
     const Node& node = g.nodes[i];
     run_node(node, names.inputs(i), names.outputs(i), scope, prefix.empty() ? node.name : result_.names.intern(prefix + node.name),
              g, depth);
+    if (&g == releasable_) {  // nothing reads a main-graph node once it ran: records hold pooled names
+      Node& done = releasable_->nodes[i];
+      done.attributes = {};
+      done.inputs = {};
+      done.outputs = {};
+    }
   }
 }
 
@@ -560,7 +566,9 @@ void Interpreter::run_main_graph() {
   ops::check_declared_types(g, result_, env());
 }
 
-RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control) {
+namespace {
+
+RunResult run(const Model& model, Graph* release_as_run, const InferOptions& options, const RunControl& control) {
   RunResult result;
   result.model_path = model.path;
   result.model_kind = "onnx";
@@ -570,11 +578,22 @@ RunResult run_model(const Model& model, const InferOptions& options, const RunCo
   configure_shape_env(*result.env, options);
   const auto start = std::chrono::steady_clock::now();
   Interpreter interp(model, options, result, control);
+  if (release_as_run) interp.release_nodes_as_run(*release_as_run);
   interp.run_main_graph();
   result.dispatch = interp.dispatch_stats();
   result.dispatch.entries = interp.cache_entries();
   result.dispatch.propagate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace
+
+RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control) {
+  return run(model, nullptr, options, control);
+}
+
+RunResult run_model(Model&& model, const InferOptions& options, const RunControl& control) {
+  return run(model, &model.graph, options, control);
 }
 
 }  // namespace fakeprop::onnx

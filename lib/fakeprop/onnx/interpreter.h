@@ -70,6 +70,10 @@ class Interpreter {
   size_t cache_entries() const;
 
   void run_main_graph();
+  // Frees each node's attributes and input/output lists once it has run
+  // (`g` must be the model's main graph, owned by the caller for this run):
+  // records keep only pooled names, so the peak holds records or nodes, not both.
+  void release_nodes_as_run(Graph& g) { releasable_ = &g; }
   // Run a subgraph (If branch, Loop/Scan body) with its formal inputs bound
   // to `inputs`; nodes are recorded as "<parent>/<node>". Returns its outputs.
   std::vector<Value> run_subgraph(const Graph& g, const std::vector<Value>& inputs, const Scope& outer,
@@ -113,8 +117,12 @@ class Interpreter {
   DispatchStats stats_;
   std::unique_ptr<DispatchCache> cache_;
   std::string key_buffer_;
+  Graph* releasable_ = nullptr;
 };
 
 RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control = {});
+// The same, consuming the model: its main graph's nodes are freed as they run
+// (the model's names live on in the result).
+RunResult run_model(Model&& model, const InferOptions& options, const RunControl& control = {});
 
 }  // namespace fakeprop::onnx

@@ -300,6 +300,7 @@ class Parser {
     }
     if (!has_graph) throw InputError(path_ + ": not an ONNX model (ModelProto has no graph)");
     model.keepalive.push_back(small_payloads_);
+    names_->release_index();  // every name is in; runs intern new ones in their own pool
     model.names = names_;
     return model;
   }

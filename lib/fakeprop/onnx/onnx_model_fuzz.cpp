@@ -27,7 +27,7 @@ int onnx_model(const uint8_t* data, size_t size) {
   options.max_subgraph_depth = 8;
   options.max_fold_elements = 4096;
   try {
-    const RunResult result = onnx::run_model(model, options);
+    const RunResult result = onnx::run_model(std::move(model), options);
     std::ostringstream out;
     print_summary(result, out);
     (void)report_json(result);

@@ -14,9 +14,11 @@ namespace fakeprop {
 // integer when static, else Python text over symbol names.
 std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohmann::json::object());
 // The same text, streamed to `sink` in chunks of about `chunk` bytes, ending
-// with a newline.
+// with a newline. The default is small enough for malloc to place the buffer
+// in memory the freed model left (a larger one is a fresh mapping that adds
+// its size to the peak), large enough that writes cost nothing.
 void stream_report_json(const RunResult& r, const nlohmann::json& extra, const TextSink& sink,
-                        size_t chunk = size_t{1} << 20);
+                        size_t chunk = size_t{64} << 10);
 void print_summary(const RunResult& r, std::ostream& out);
 
 // "float32[s0, 3, 224, 224]" for a value.

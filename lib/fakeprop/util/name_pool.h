@@ -31,8 +31,7 @@ class Name {
     return n;
   }
 
-  // Names of one pool are equal exactly when their pointers are; names of
-  // different pools compare by content.
+  // Equal pointers are equal names; otherwise the contents decide.
   friend bool operator==(Name a, Name b) { return a.p_ == b.p_ || a.view() == b.view(); }
   friend bool operator==(Name a, std::string_view b) { return a.view() == b; }
   friend std::string operator+(const std::string& a, Name b) { return a + std::string(b.view()); }
@@ -58,7 +57,11 @@ class NamePool {
 
   // The pool's Name for `s` (the empty Name for ""), stored on first use.
   Name intern(std::string_view s);
-  // Names this pool holds; bytes of character storage they take.
+  // Drops the table that finds a stored string (about 24 bytes per name):
+  // for a pool whose strings are all in. Names stay valid; a later intern
+  // stores its string again, so equal Names may then differ in pointer.
+  void release_index() { ids_ = StringIds(); }
+  // Names this pool finds; bytes of character storage they take.
   size_t size() const { return ids_.size(); }
   size_t bytes() const { return arena_.used(); }
 

@@ -45,5 +45,17 @@ TEST(NamePool, NamesReadAsStrings) {
   EXPECT_EQ(a.intern(long_name).view(), long_name);
 }
 
+TEST(NamePool, ReleasingTheIndexKeepsNamesAndStillInterns) {
+  NamePool pool;
+  const Name a = pool.intern("Reshape_output_0");
+  const size_t stored = pool.bytes();
+  pool.release_index();
+  EXPECT_EQ(a.view(), "Reshape_output_0");
+  const Name again = pool.intern("Reshape_output_0");  // stored a second time
+  EXPECT_EQ(again.view(), "Reshape_output_0");
+  EXPECT_TRUE(a == again);
+  EXPECT_GT(pool.bytes(), stored);
+}
+
 }  // namespace
 }  // namespace fakeprop
