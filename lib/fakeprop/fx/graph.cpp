@@ -284,7 +284,10 @@ class GraphReader {
     g.nodes.reserve(nodes->size);
     names_.reserve(nodes->size);
     doc_.for_each_child(*nodes, [&](const Json& jn) {
-      read_node(jn, g.nodes.emplace_back());
+      Node& n = g.nodes.emplace_back();
+      read_node(jn, n);
+      n.record_name = g.names->intern(n.name);
+      n.record_op = g.names->intern(n.op == "call_function" ? n.target : n.op);
       node_count_ = g.nodes.size();
     });
     node_.clear();

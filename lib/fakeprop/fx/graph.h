@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "fakeprop/graph/limits.h"
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/tensor/tensor_meta.h"
+#include "fakeprop/util/name_pool.h"
 
 namespace fakeprop::fx {
 
@@ -57,6 +59,10 @@ struct Node {
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
   ExampleValue example;  // placeholder / get_attr
+  // The name and operator ("aten.add.Tensor", or op for non-calls) its run
+  // record shows, interned in Graph::names at load: a run copies pointers.
+  Name record_name;
+  Name record_op;
 
   const Arg* kwarg(std::string_view name) const;
 };
@@ -71,6 +77,7 @@ struct Graph {
   std::string path;
   std::vector<Node> nodes;
   std::map<std::string, SymbolDecl> symbols;  // optional hints/ranges of symbols named in examples
+  std::shared_ptr<NamePool> names = std::make_shared<NamePool>();
 };
 
 // Throws InputError naming the file and node for anything malformed.

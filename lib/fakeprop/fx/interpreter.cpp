@@ -393,8 +393,8 @@ void Interpreter::run() {
     current_ = &n;
     e.set_current_node(n.name);
     NodeRecord rec;
-    rec.name = result_.names.intern(n.name);
-    rec.op = result_.names.intern(n.op == "call_function" ? n.target : n.op);
+    rec.name = n.record_name;
+    rec.op = n.record_op;
     if (e.extended_debug_enabled()) {  // the causal chain's node part
       std::vector<std::string> lines{"op " + rec.op};
       for (const Arg& a : n.args)
@@ -485,6 +485,7 @@ RunResult run_graph(const Graph& g, const InferOptions& options) {
   result.model_kind = "fx";
   result.device = options.device;
   result.env = std::make_unique<ShapeEnv>(options.settings);
+  result.borrowed_names.push_back(g.names);  // records point at the graph's names
   configure_shape_env(*result.env, options);
   // The rule table is built once per process (on first use): setup, like the
   // operator registrations torch makes at import, not part of walking this
