@@ -80,7 +80,9 @@ TEST(ReportJson, StreamedInChunksIsTheSameText) {
       ++calls;
     }, chunk);
     EXPECT_EQ(streamed, report_json(r, extra) + "\n") << "chunk " << chunk;
-    if (chunk == 64) EXPECT_GT(calls, 10u);
+    if (chunk == 64) {
+      EXPECT_GT(calls, 10u);
+    }
   }
 }
 
