@@ -7,12 +7,12 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/graph/value.h"
 #include "fakeprop/sym/shape_env.h"
+#include "fakeprop/util/string_map.h"
 
 namespace fakeprop::fx {
 
@@ -132,11 +132,7 @@ class OpRegistry {
  private:
   // Keyed by target, looked up by string_view without a copy (lookups are
   // few: the interpreter keeps each target's entry).
-  struct TargetHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, OpEntry, TargetHash, std::equal_to<>> rules_;
+  StringMap<OpEntry> rules_;
 };
 
 }  // namespace fakeprop::fx

@@ -146,8 +146,8 @@ struct Model {
   std::vector<Function> functions;
   std::string path;
   std::shared_ptr<MappedFile> file;  // keeps every TensorRef::bytes alive
-  std::vector<std::shared_ptr<const void>> keepalive;
-  std::shared_ptr<NamePool> names = std::make_shared<NamePool>();  // every Node's names  // tensor bytes held in memory (small payloads, ModelBuilder)
+  std::vector<std::shared_ptr<const void>> keepalive;  // tensor bytes held in memory (small payloads, ModelBuilder)
+  std::shared_ptr<NamePool> names = std::make_shared<NamePool>();  // every Node's names
 
   int64_t opset(std::string_view domain) const;  // 0 when not imported
 };
