@@ -126,8 +126,11 @@ bool node_equals(const Expr& n, ExprKind kind, int64_t value, std::string_view n
 // from every worker, and one table-wide mutex serialized them.
 class Interner {
  public:
+  static constexpr uint64_t kFreshId = UINT64_MAX;
+
+  // `id`: a number reserve_ids handed out, or kFreshId for the next one.
   ExprRef intern(ExprKind kind, int64_t value, std::string_view name, std::span<const Term> terms,
-                 std::span<const ExprRef> args) {
+                 std::span<const ExprRef> args, uint64_t id = kFreshId) {
     const size_t h = node_hash(kind, value, name, terms, args);
     Shard& shard = shards_[(h >> 7) % kShards];
     std::lock_guard<std::mutex> lock(shard.mu);
@@ -136,10 +139,12 @@ class Interner {
       if (node_equals(*it->second, kind, value, name, terms, args)) return it->second;
     auto* node = new Expr(kind, value, std::string(name), std::vector<Term>(terms.begin(), terms.end()),
                           std::vector<ExprRef>(args.begin(), args.end()));
-    node->set_identity(h, next_id_.fetch_add(1, std::memory_order_relaxed));
+    node->set_identity(h, id != kFreshId ? id : next_id_.fetch_add(1, std::memory_order_relaxed));
     shard.table.emplace(h, node);
     return node;
   }
+  // The first of `n` consecutive ids, for nodes created later in that order.
+  uint64_t reserve_ids(uint64_t n) { return next_id_.fetch_add(n, std::memory_order_relaxed); }
   size_t size() {
     size_t n = 0;
     for (Shard& shard : shards_) {
@@ -179,13 +184,35 @@ ExprRef make_node(ExprKind kind, int64_t value, std::span<const Term> terms) {
 constexpr int64_t kSmallIntLo = -256;
 constexpr int64_t kSmallIntHi = 1024;
 
-const std::vector<ExprRef>& small_integers() {
-  static const std::vector<ExprRef> table = [] {
-    std::vector<ExprRef> t;
-    for (int64_t v = kSmallIntLo; v <= kSmallIntHi; ++v) t.push_back(make_node(ExprKind::Integer, v, {}, {}, {}));
+// Small constants are looked up by value, not hashed. Their ids are reserved
+// together on first use, so canonical order (by id) is the same whichever of
+// them a run creates, but a node is only built when first asked for: building
+// all 1,281 up front cost 145 KB of every run's peak.
+struct SmallIntegers {
+  static constexpr size_t kCount = static_cast<size_t>(kSmallIntHi - kSmallIntLo + 1);
+  uint64_t first_id = 0;
+  std::array<std::atomic<ExprRef>, kCount> nodes{};
+};
+
+SmallIntegers& small_integers() {
+  static SmallIntegers* table = [] {
+    auto* t = new SmallIntegers();
+    t->first_id = interner().reserve_ids(SmallIntegers::kCount);
     return t;
   }();
-  return table;
+  return *table;
+}
+
+ExprRef small_integer(int64_t v) {
+  SmallIntegers& t = small_integers();
+  const auto i = static_cast<size_t>(v - kSmallIntLo);
+  ExprRef e = t.nodes[i].load(std::memory_order_acquire);
+  if (!e) {
+    // Racing threads get the same node from the interner.
+    e = interner().intern(ExprKind::Integer, v, {}, {}, {}, t.first_id + i);
+    t.nodes[i].store(e, std::memory_order_release);
+  }
+  return e;
 }
 
 bool ref_by_id(ExprRef a, ExprRef b) { return a->id() < b->id(); }
@@ -470,7 +497,7 @@ ExprRef and_or(ExprKind kind, std::span<const ExprRef> xs) {
 // ---------------------------------------------------------------------------
 
 ExprRef integer(int64_t v) {
-  if (v >= kSmallIntLo && v <= kSmallIntHi) return small_integers()[static_cast<size_t>(v - kSmallIntLo)];
+  if (v >= kSmallIntLo && v <= kSmallIntHi) return small_integer(v);
   return make_node(ExprKind::Integer, v, {}, {}, {});
 }
 
