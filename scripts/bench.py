@@ -88,18 +88,25 @@ def run_measured(cmd, env=None, capture_stdout=False):
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
-def peak_rss_kb(cmd, env=None, fallback_kb=0):
-    """The command's peak RSS in KB through GNU time, or fallback_kb without it."""
+def peak_rss_kb(cmd, env=None, fallback_kb=0, runs=1):
+    """The command's largest peak RSS in KB over `runs` runs through GNU time,
+    or fallback_kb without it. The kernel maps code pages in 64 KB windows
+    whose alignment moves with address randomization, so one run of a small
+    process varies by about 100 KB."""
     if not GNU_TIME:
         return fallback_kb
-    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
-        subprocess.run([GNU_TIME, "-q", "-f", "%M", "-o", rss.name] + list(cmd), env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        words = rss.read().split()
-        return int(words[-1]) if words and words[-1].isdigit() else fallback_kb
+    peak = None
+    for _ in range(runs):
+        with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+            subprocess.run([GNU_TIME, "-q", "-f", "%M", "-o", rss.name] + list(cmd), env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            words = rss.read().split()
+            if words and words[-1].isdigit():
+                peak = max(peak or 0, int(words[-1]))
+    return peak if peak is not None else fallback_kb
 
 
-def best_of(n, cmd, env=None, capture_stdout=False, what=""):
+def best_of(n, cmd, env=None, capture_stdout=False, what="", rss_runs=1):
     """Best wall time of n runs, the largest peak RSS, and the last run's outputs."""
     best = None
     for _ in range(n):
@@ -114,7 +121,7 @@ def best_of(n, cmd, env=None, capture_stdout=False, what=""):
                 best.update(wall_s=wall, out=out, err=err)
             best["cpu_s"] = min(best["cpu_s"], cpu)
             best["peak_rss_kb"] = max(best["peak_rss_kb"], ru.ru_maxrss)
-    best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"])
+    best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"], rss_runs)
     return best
 
 
@@ -151,7 +158,7 @@ def fakeprop_run(opts, model, hints, repeat, cache=True):
     env = dict(os.environ)
     env.pop("TORCH_LOGS", None)
     env["FAKEPROP_DISPATCH_CACHE"] = "1" if cache else "0"
-    r = best_of(repeat, cmd, env=env, what="fakeprop")
+    r = best_of(repeat, cmd, env=env, what="fakeprop", rss_runs=max(1, repeat))
     r["stats"] = [line for line in r.pop("err").decode().splitlines() if line.startswith("stats:")]
     r.pop("out")
     return r
@@ -204,7 +211,7 @@ def fakeprop_fx_run(opts, graph, repeat):
                 best[k] = min(best[k], run[k])
             best["peak_rss_kb"] = max(best["peak_rss_kb"], run["peak_rss_kb"])
         best["runs_propagate_ms"].append(run["propagate_ms"])
-    best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"])
+    best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"], rss_runs)
     return best
 
 

@@ -268,7 +268,11 @@ class NonTensorInputs {
     for (const auto& i : inputs) n.inputs.push_back(names.intern(i));
     n.outputs = {names.intern(output)};
     n.attributes = std::move(attrs);
-    model_.graph.nodes.insert(model_.graph.nodes.begin(), std::move(n));
+    // Before the nodes that read it (the list only appends).
+    decltype(model_.graph.nodes) nodes;
+    nodes.push_back(std::move(n));
+    for (onnx::Node& x : model_.graph.nodes) nodes.push_back(std::move(x));
+    model_.graph.nodes = std::move(nodes);
   }
 
   void produce(const std::string& name, const json& entry, const onnx::TypeInfo& declared) {

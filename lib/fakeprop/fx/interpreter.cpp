@@ -370,7 +370,6 @@ void Interpreter::run() {
   values_.assign(count, nullptr);
   identity_.resize(count);
   for (uint32_t p = 0; p < count; ++p) identity_[p] = p;
-  result_.nodes.reserve(result_.nodes.size() + count);  // values_ points into it
   record_positions_.reserve(count);
 
   std::vector<std::string> sources;  // of the placeholders, in order

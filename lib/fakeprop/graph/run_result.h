@@ -1,14 +1,20 @@
 // What one run of fakeprop over a graph produced; the reports are built from it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fakeprop/graph/value.h"
 #include "fakeprop/sym/shape_env.h"
+#include "fakeprop/util/chunked_vector.h"
 #include "fakeprop/util/name_pool.h"
+#include "fakeprop/util/thin_vector.h"
 
 namespace fakeprop {
 
@@ -25,12 +31,74 @@ struct InputRecord {
   Value val;
 };
 
+// A node's outputs: the first inline (nearly every node has exactly one),
+// the rest in a ThinVector. Outputs do not move once the list is complete and
+// stays where it is (records live in a ChunkedVector; the interpreters point
+// into them).
+class OutputList {
+  template <bool kConst>
+  class Iter {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = NamedValue;
+    using difference_type = std::ptrdiff_t;
+    using pointer = std::conditional_t<kConst, const NamedValue*, NamedValue*>;
+    using reference = std::conditional_t<kConst, const NamedValue&, NamedValue&>;
+    using Owner = std::conditional_t<kConst, const OutputList, OutputList>;
+
+    Iter() = default;
+    Iter(Owner* list, size_t i) : list_(list), i_(i) {}
+    reference operator*() const { return (*list_)[i_]; }
+    pointer operator->() const { return &(*list_)[i_]; }
+    Iter& operator++() {
+      ++i_;
+      return *this;
+    }
+    Iter operator++(int) {
+      Iter old = *this;
+      ++i_;
+      return old;
+    }
+    bool operator==(const Iter& o) const { return i_ == o.i_; }
+
+   private:
+    Owner* list_ = nullptr;
+    size_t i_ = 0;
+  };
+
+ public:
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  NamedValue& operator[](size_t i) { return i == 0 ? first_ : more_[i - 1]; }
+  const NamedValue& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
+  const NamedValue& at(size_t i) const {
+    if (i >= count_) throw std::out_of_range("OutputList::at");
+    return (*this)[i];
+  }
+  NamedValue& front() { return first_; }
+  const NamedValue& front() const { return first_; }
+  NamedValue& back() { return (*this)[count_ - 1]; }
+  const NamedValue& back() const { return (*this)[count_ - 1]; }
+  Iter<false> begin() { return {this, 0}; }
+  Iter<false> end() { return {this, count_}; }
+  Iter<true> begin() const { return {this, 0}; }
+  Iter<true> end() const { return {this, count_}; }
+
+  NamedValue& emplace_back() { return count_++ == 0 ? first_ : more_.emplace_back(); }
+  void push_back(NamedValue v) { emplace_back() = std::move(v); }
+
+ private:
+  NamedValue first_;
+  ThinVector<NamedValue> more_;
+  size_t count_ = 0;
+};
+
 struct NodeRecord {
   Name name;
   Name op;  // "Conv", "com.microsoft.Attention", "aten.add.Tensor"
-  std::vector<NamedValue> outputs;
+  OutputList outputs;
   // unbacked symbol name -> key path (".size()[0]", "", "[1].size()[0]")
-  std::vector<std::pair<std::string, std::string>> unbacked_bindings;
+  ThinVector<std::pair<std::string, std::string>> unbacked_bindings;
 };
 
 struct ErrorRecord {
@@ -92,7 +160,7 @@ struct RunResult {
   Device device;
   std::vector<InputRecord> inputs;
   std::vector<NamedValue> outputs;
-  std::vector<NodeRecord> nodes;
+  ChunkedVector<NodeRecord> nodes;  // chunked: records never move, and interpreters point into them
   std::vector<ErrorRecord> errors;
   std::vector<ErrorRecord> warnings;
   std::vector<InputSpecialization> input_specializations;

@@ -48,7 +48,10 @@ class Scope {
     return parent_ ? parent_->find(names_.name(id)) : nullptr;
   }
   // `v` must outlive the scope (a value in a node's record).
-  void bind(uint32_t id, const Value* v) { values_[id] = v; }
+  void bind(uint32_t id, Value* v) { values_[id] = v; }
+  // The scope's own value for `id` (not an enclosing scope's), or null: a
+  // consuming run trims the values nothing will read again.
+  Value* local(uint32_t id) { return id == ValueNumbering::kNone ? nullptr : values_[id]; }
   // A value the scope keeps (graph inputs, initializers).
   void set(uint32_t id, Value v) { values_[id] = &owned_.emplace_back(std::move(v)); }
   void set(std::string_view name, Value v);
@@ -57,7 +60,7 @@ class Scope {
  private:
   const ValueNumbering& names_;
   const Scope* parent_;
-  std::vector<const Value*> values_;
+  std::vector<Value*> values_;
   std::deque<Value> owned_;  // never moves its elements
   std::unordered_map<std::string, Value> unnumbered_;  // names the graph never mentions
 };

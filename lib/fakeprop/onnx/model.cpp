@@ -816,7 +816,8 @@ class Parser {
 
   // Empty names become "<op_type>_<index>"; every name ends up unique in its
   // graph (a later duplicate gets "_1", "_2", ...).
-  void name_nodes(std::vector<Node>& nodes) {
+  template <class Nodes>
+  void name_nodes(Nodes& nodes) {
     {  // Exporters name every node uniquely: then there is nothing to do.
       StringIds names(nodes.size());
       bool named = true;

@@ -13,6 +13,7 @@
 #include "fakeprop/graph/limits.h"
 #include "fakeprop/tensor/dtype.h"
 #include "fakeprop/util/boxed.h"
+#include "fakeprop/util/chunked_vector.h"
 #include "fakeprop/util/name_pool.h"
 
 namespace fakeprop::onnx {
@@ -119,7 +120,7 @@ struct Node {
 
 struct Graph {
   std::string name;
-  std::vector<Node> nodes;
+  ChunkedVector<Node> nodes;  // chunked: a consuming run frees them as it goes
   std::vector<std::shared_ptr<TensorRef>> initializers;
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;

@@ -167,7 +167,8 @@ void expect_attribute(const Attribute& attr, const json& want, const std::string
 
 std::vector<std::string> strings(const std::vector<Name>& names) { return {names.begin(), names.end()}; }
 
-void expect_nodes(const std::vector<Node>& nodes, const json& want, const std::string& where) {
+template <class Nodes>  // a graph's (ChunkedVector) or a function's (std::vector)
+void expect_nodes(const Nodes& nodes, const json& want, const std::string& where) {
   ASSERT_EQ(nodes.size(), want.size()) << where;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];

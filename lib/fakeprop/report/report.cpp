@@ -88,7 +88,8 @@ class ReportWriter {
     w_.null();
   }
 
-  void named_values(const std::vector<NamedValue>& xs) {
+  template <class NamedValues>  // a run's outputs (std::vector) or a record's (OutputList)
+  void named_values(const NamedValues& xs) {
     w_.begin_array();
     for (const auto& o : xs) {
       w_.begin_object().field("name", o.name.view()).key("val");
@@ -158,7 +159,7 @@ class ReportWriter {
     w_.end_array();
   }
 
-  void nodes(const std::vector<NodeRecord>& ns) {
+  void nodes(const ChunkedVector<NodeRecord>& ns) {
     w_.begin_array();
     for (const auto& n : ns) {
       w_.begin_object().field("name", n.name.view()).field("op", n.op.view()).key("outputs");

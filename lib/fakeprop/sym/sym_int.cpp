@@ -36,15 +36,21 @@ SymInt::SymInt(ExprRef e) {
   require_expr(e, "SymInt");
   if (e->is_bool()) throw Error("SymInt from a boolean expression: " + to_sympy_string(e));
   if (e->is_integer()) {
-    value_ = e->value();
+    *this = SymInt(e->value());
   } else {
-    expr_ = e;
+    bits_ = reinterpret_cast<uint64_t>(e) | kSymbolic;
   }
 }
 
-ExprRef SymInt::expr() const { return expr_ ? expr_ : integer(value_); }
-std::string SymInt::to_python() const { return expr_ ? to_python_string(expr_) : std::to_string(value_); }
-std::string SymInt::to_sympy() const { return expr_ ? to_sympy_string(expr_) : std::to_string(value_); }
+uint64_t SymInt::boxed(int64_t v) {
+  const auto p = reinterpret_cast<uint64_t>(integer(v));
+  if (p & kTagMask) throw Error("SymInt: an expression node is not 4-byte aligned");
+  return p | kBoxed;
+}
+
+ExprRef SymInt::expr() const { return (bits_ & kTagMask) ? node() : integer(value()); }
+std::string SymInt::to_python() const { return is_symbolic() ? to_python_string(node()) : std::to_string(value()); }
+std::string SymInt::to_sympy() const { return is_symbolic() ? to_sympy_string(node()) : std::to_string(value()); }
 
 SymInt operator+(const SymInt& a, const SymInt& b) {
   return int_op(a, b, checked_add, [](ExprRef x, ExprRef y) { return add(x, y); });
@@ -81,15 +87,15 @@ SymBool::SymBool(ExprRef e) {
   require_expr(e, "SymBool");
   if (!e->is_bool()) throw Error("SymBool from an integer expression: " + to_sympy_string(e));
   if (e->kind() == ExprKind::BoolConst) {
-    value_ = e->value() != 0;
+    bits_ = e->value() != 0 ? kTrue : 0;
   } else {
-    expr_ = e;
+    bits_ = reinterpret_cast<uint64_t>(e) | kSymbolic;
   }
 }
 
-ExprRef SymBool::expr() const { return expr_ ? expr_ : bool_const(value_); }
-std::string SymBool::to_python() const { return expr_ ? to_python_string(expr_) : (value_ ? "True" : "False"); }
-std::string SymBool::to_sympy() const { return expr_ ? to_sympy_string(expr_) : (value_ ? "True" : "False"); }
+ExprRef SymBool::expr() const { return is_static() ? bool_const(value()) : node(); }
+std::string SymBool::to_python() const { return is_static() ? (value() ? "True" : "False") : to_python_string(node()); }
+std::string SymBool::to_sympy() const { return is_static() ? (value() ? "True" : "False") : to_sympy_string(node()); }
 
 SymBool sym_eq(const SymInt& a, const SymInt& b) {
   return compare_op(a, b, [](int64_t x, int64_t y) { return x == y; }, [](ExprRef x, ExprRef y) { return eq(x, y); });

@@ -26,8 +26,8 @@ std::optional<Device> Device::parse(std::string_view s) {
   if (digits.empty() || digits.front() == '+' || digits.front() == '-') return std::nullopt;
   int index = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return cuda(index);
+  if (ec != std::errc() || end != digits.data() + digits.size() || index > kMaxIndex) return std::nullopt;
+  return cuda(static_cast<int8_t>(index));
 }
 
 }  // namespace fakeprop

@@ -21,6 +21,8 @@ TEST(TensorDevice, ParseAndPrint) {
       {"cuda:-1", std::nullopt, ""},
       {"cuda:1x", std::nullopt, ""},
       {"cuda:99999999999", std::nullopt, ""},
+      {"cuda:127", Device::cuda(127), "cuda:127"},  // c10's DeviceIndex is int8_t
+      {"cuda:128", std::nullopt, ""},
       {"gpu", std::nullopt, ""},
       {"CPU", std::nullopt, ""},
   };

@@ -29,13 +29,15 @@ class StorageIds {
   int64_t next_ = 0;
 };
 
+// Ordered so the small fields share one word (72 bytes): every recorded
+// tensor has one.
 struct TensorMeta {
   SymShape sizes;
   SymShape strides;
   SymInt storage_offset = 0;
+  int64_t storage = -1;  // storage id; equal ids alias
   DType dtype = DType::Float32;
   Device device;
-  int64_t storage = -1;  // storage id; equal ids alias
   bool requires_grad = false;
   bool is_leaf = true;
 

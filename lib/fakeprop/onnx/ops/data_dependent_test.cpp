@@ -36,7 +36,7 @@ ValueRange range_of(const RunResult& r, const std::string& name, size_t dim) {
 
 Bindings bindings_of(const RunResult& r, const std::string& node) {
   for (const auto& n : r.nodes)
-    if (n.name == node) return n.unbacked_bindings;
+    if (n.name == node) return n.unbacked_bindings.to_vector();
   return {{"<no node>", node}};
 }
 
