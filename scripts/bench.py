@@ -211,7 +211,7 @@ def fakeprop_fx_run(opts, graph, repeat):
                 best[k] = min(best[k], run[k])
             best["peak_rss_kb"] = max(best["peak_rss_kb"], run["peak_rss_kb"])
         best["runs_propagate_ms"].append(run["propagate_ms"])
-    best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"], rss_runs)
+    best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"], max(1, repeat))
     return best
 
 
