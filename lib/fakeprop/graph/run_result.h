@@ -2,8 +2,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
-#include <type_traits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -13,6 +11,7 @@
 #include "fakeprop/graph/value.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/chunked_vector.h"
+#include "fakeprop/util/index_iterator.h"
 #include "fakeprop/util/name_pool.h"
 #include "fakeprop/util/thin_vector.h"
 
@@ -36,37 +35,11 @@ struct InputRecord {
 // stays where it is (records live in a ChunkedVector; the interpreters point
 // into them).
 class OutputList {
-  template <bool kConst>
-  class Iter {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = NamedValue;
-    using difference_type = std::ptrdiff_t;
-    using pointer = std::conditional_t<kConst, const NamedValue*, NamedValue*>;
-    using reference = std::conditional_t<kConst, const NamedValue&, NamedValue&>;
-    using Owner = std::conditional_t<kConst, const OutputList, OutputList>;
-
-    Iter() = default;
-    Iter(Owner* list, size_t i) : list_(list), i_(i) {}
-    reference operator*() const { return (*list_)[i_]; }
-    pointer operator->() const { return &(*list_)[i_]; }
-    Iter& operator++() {
-      ++i_;
-      return *this;
-    }
-    Iter operator++(int) {
-      Iter old = *this;
-      ++i_;
-      return old;
-    }
-    bool operator==(const Iter& o) const { return i_ == o.i_; }
-
-   private:
-    Owner* list_ = nullptr;
-    size_t i_ = 0;
-  };
-
  public:
+  using value_type = NamedValue;
+  using iterator = IndexIterator<OutputList, false>;
+  using const_iterator = IndexIterator<OutputList, true>;
+
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   NamedValue& operator[](size_t i) { return i == 0 ? first_ : more_[i - 1]; }
@@ -79,10 +52,10 @@ class OutputList {
   const NamedValue& front() const { return first_; }
   NamedValue& back() { return (*this)[count_ - 1]; }
   const NamedValue& back() const { return (*this)[count_ - 1]; }
-  Iter<false> begin() { return {this, 0}; }
-  Iter<false> end() { return {this, count_}; }
-  Iter<true> begin() const { return {this, 0}; }
-  Iter<true> end() const { return {this, count_}; }
+  iterator begin() { return {this, 0}; }
+  iterator end() { return {this, count_}; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, count_}; }
 
   NamedValue& emplace_back() { return count_++ == 0 ? first_ : more_.emplace_back(); }
   void push_back(NamedValue v) { emplace_back() = std::move(v); }

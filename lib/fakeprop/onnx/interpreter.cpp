@@ -101,7 +101,7 @@ void put(std::string& k, T v) {
   put_raw(k, &v, sizeof v);
 }
 // Counts and sizes as LEB128 varints: most are small, and the keys of 900
-// entries were 0.7 MB of swin_t's 11 MB peak at 9 bytes per size.
+// entries were 0.7 MB of swin_t's peak at 9 bytes per size.
 void put_varint(std::string& k, uint64_t v) {
   for (; v >= 0x80; v >>= 7) k.push_back(static_cast<char>(v | 0x80));
   k.push_back(static_cast<char>(v));

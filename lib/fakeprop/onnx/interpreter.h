@@ -73,9 +73,10 @@ class Interpreter {
   size_t cache_entries() const;
 
   void run_main_graph();
-  // Frees each node's attributes and input/output lists once it has run
-  // (`g` must be the model's main graph, owned by the caller for this run):
-  // records keep only pooled names, so the peak holds records or nodes, not both.
+  // Frees each node once it has run, a chunk of g.nodes at a time, and each
+  // value's known elements once its last reader has run (`g` must be the
+  // model's main graph, owned by the caller for this run): records keep only
+  // pooled names, so the peak holds records or nodes, not both.
   void release_nodes_as_run(Graph& g) { releasable_ = &g; }
   // Run a subgraph (If branch, Loop/Scan body) with its formal inputs bound
   // to `inputs`; nodes are recorded as "<parent>/<node>". Returns its outputs.
@@ -125,7 +126,9 @@ class Interpreter {
 
 RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control = {});
 // The same, consuming the model: its main graph's nodes are freed as they run
-// (the model's names live on in the result).
+// (the model's names live on in the result), a value's known elements once
+// its last reader ran (reports never print them), and the freed heap pages
+// are handed back to the system every few hundred nodes (malloc_trim on glibc).
 RunResult run_model(Model&& model, const InferOptions& options, const RunControl& control = {});
 
 }  // namespace fakeprop::onnx

@@ -4,9 +4,10 @@
 // array shrinks while the records grow instead of peaking beside them.
 #pragma once
 #include <cstddef>
-#include <iterator>
 #include <utility>
 #include <vector>
+
+#include "fakeprop/util/index_iterator.h"
 
 namespace fakeprop {
 
@@ -17,40 +18,10 @@ class ChunkedVector {
     size_t live = 0;       // elements not yet released
   };
 
-  template <bool kConst>
-  class Iter {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = T;
-    using difference_type = std::ptrdiff_t;
-    using pointer = std::conditional_t<kConst, const T*, T*>;
-    using reference = std::conditional_t<kConst, const T&, T&>;
-    using Owner = std::conditional_t<kConst, const ChunkedVector, ChunkedVector>;
-
-    Iter() = default;
-    Iter(Owner* v, size_t i) : v_(v), i_(i) {}
-    reference operator*() const { return (*v_)[i_]; }
-    pointer operator->() const { return &(*v_)[i_]; }
-    Iter& operator++() {
-      ++i_;
-      return *this;
-    }
-    Iter operator++(int) {
-      Iter old = *this;
-      ++i_;
-      return old;
-    }
-    bool operator==(const Iter& o) const { return i_ == o.i_; }
-
-   private:
-    Owner* v_ = nullptr;
-    size_t i_ = 0;
-  };
-
  public:
   using value_type = T;
-  using iterator = Iter<false>;
-  using const_iterator = Iter<true>;
+  using iterator = IndexIterator<ChunkedVector, false>;
+  using const_iterator = IndexIterator<ChunkedVector, true>;
 
   ChunkedVector() = default;
   // A copy's chunks get their full capacity too, so its elements never move either.
