@@ -29,26 +29,30 @@ void collect_outer_reads(const Graph& g, std::unordered_set<std::string>& out) {
 }
 
 namespace {
-// Values a graph defines, and the ids it reads and writes: each value is
-// defined once, so sizing by these is exact where twice the node count
-// (the old guess) was double the table swin_t needed, 230 KB of its peak.
-size_t defined_values(const Graph& g) {
-  size_t n = g.inputs.size() + g.initializers.size() + g.outputs.size();
-  for (const auto& node : g.nodes) n += node.outputs.size();
-  return n;
-}
-size_t node_refs(const Graph& g) {
-  size_t n = 0;
-  for (const auto& node : g.nodes) n += node.inputs.size() + node.outputs.size();
-  return n;
+// How many values a graph defines and how many ids its nodes read and write,
+// counted in one pass: each value is defined once, so sizing by these is
+// exact where twice the node count (the old guess) was double the table
+// swin_t needed, 230 KB of its peak.
+struct Counts {
+  size_t values = 0, refs = 0;
+};
+Counts count_values(const Graph& g) {
+  Counts c{g.inputs.size() + g.initializers.size() + g.outputs.size(), 0};
+  for (const auto& node : g.nodes) {
+    c.values += node.outputs.size();
+    c.refs += node.inputs.size() + node.outputs.size();
+  }
+  return c;
 }
 }  // namespace
 
-ValueNumbering::ValueNumbering(const Graph& g) : ids_(defined_values(g)) {
+ValueNumbering::ValueNumbering(const Graph& g) {
+  const Counts counts = count_values(g);
+  ids_ = StringIds(counts.values);
   for (const auto& vi : g.inputs) number(vi.name);
   for (const auto& t : g.initializers) number(t->name);
   nodes_.resize(g.nodes.size());
-  refs_.reserve(node_refs(g));
+  refs_.reserve(counts.refs);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeRefs& r = nodes_[i];
