@@ -12,6 +12,11 @@
 namespace fakeprop {
 
 namespace {
+// Creation order: the one order of expressions that does not depend on memory layout.
+bool by_id(ExprRef a, ExprRef b) { return a->id() < b->id(); }
+}  // namespace
+
+namespace {
 
 constexpr int64_t kObliviousLowerBound = 2;  // size-oblivious sizes are never 0 or 1
 
@@ -456,11 +461,17 @@ struct ShapeEnvInternals {
     std::vector<ExprRef> stale;
     for (ExprRef f : env.known_true_)
       if (mentions(f, x)) stale.push_back(f);
+    // Rewritten in creation order, not the hash tables' (which follows where
+    // the allocator put the nodes): the order decides which new expressions
+    // are interned first, and so canonical order.
+    std::sort(stale.begin(), stale.end(), by_id);
     for (ExprRef f : stale) env.known_true_.erase(f);
     for (ExprRef f : stale) add_fact(env, simplify(env, f, false));
     std::vector<std::pair<ExprRef, int64_t>> stale_divisors;
     for (const auto& [p, d] : env.divisible_)
       if (mentions(p, x)) stale_divisors.emplace_back(p, d);
+    std::sort(stale_divisors.begin(), stale_divisors.end(),
+              [](const auto& a, const auto& b) { return by_id(a.first, b.first); });
     for (const auto& [p, d] : stale_divisors) {
       env.divisible_.erase(p);
       ExprRef np = apply_replacements(env, p);
@@ -591,8 +602,11 @@ struct ShapeEnvInternals {
     FP_LOG_INFO(env.log(), "set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" + reason +
                                ") VR" + tgt_bound.to_string());
     Substitution step{{x, target}};
-    for (auto& [sym, tgt] : env.replacements_)
-      if (mentions(tgt, x)) tgt = substitute(tgt, step);
+    std::vector<ExprRef> rewritten;  // in creation order, as above
+    for (const auto& [sym, tgt] : env.replacements_)
+      if (mentions(tgt, x)) rewritten.push_back(sym);
+    std::sort(rewritten.begin(), rewritten.end(), by_id);
+    for (ExprRef sym : rewritten) env.replacements_[sym] = substitute(env.replacements_[sym], step);
     env.replacements_[x] = target;
     if (auto value = as_integer(target))
       env.specializations_.push_back({x, *value, env.current_node_, cause.empty() ? reason : cause});

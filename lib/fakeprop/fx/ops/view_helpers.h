@@ -17,9 +17,14 @@ inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
     if (b.value() == 0 || a.value() % b.value() != 0) return std::nullopt;
     return SymInt(a.value() / b.value());
   }
+  // Bases by id, not by address: the quotient's factors are interned in
+  // this order, and interning order decides canonical order.
+  struct ById {
+    bool operator()(ExprRef a, ExprRef b) const { return a->id() < b->id(); }
+  };
   struct Monomial {
     int64_t coeff = 1;
-    std::map<ExprRef, int64_t> powers;
+    std::map<ExprRef, int64_t, ById> powers;
   };
   auto split = [](const SymInt& v) {
     Monomial m;
