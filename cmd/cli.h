@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/infer_options.h"
+#include "fakeprop/options/infer_options.h"
 
 namespace fakeprop::cli {
 

@@ -27,7 +27,8 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd) {
   sub->add_option("--recompile-limit", cmd.recompile_limit, "Dynamo's recompile_limit for --call/--workload")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--stats", cmd.stats,
-                "Print per-phase times (load, propagate, report) and dispatch-cache hit/miss counts on stderr, "
+                "Print per-phase times (load, propagate, report) and dispatch-cache counts (hits, misses, bypasses by "
+                "reason) on stderr, "
                 "and add them to the JSON report as \"stats\"");
   return sub;
 }
@@ -51,6 +52,9 @@ nlohmann::json stats_json(const RunResult& r, double infer_ms, double report_ms)
   phases["report_ms"] = report_ms;
   nlohmann::json cache = {{"enabled", d.enabled},   {"hits", d.hits},         {"misses", d.misses},
                           {"bypasses", d.bypasses}, {"not_stored", d.not_stored}, {"entries", d.entries}};
+  nlohmann::json reasons = nlohmann::json::object();
+  for (const auto& [reason, count] : d.bypass_reasons) reasons[std::string(reason)] = count;
+  cache["bypass_reasons"] = reasons;
   return {{"nodes", r.nodes.size()}, {"phases", phases}, {"dispatch_cache", cache}};
 }
 
@@ -77,6 +81,10 @@ void print_stats(const nlohmann::json& s, std::ostream& err) {
                   static_cast<unsigned long long>(c["not_stored"].get<uint64_t>()),
                   static_cast<unsigned long long>(c["entries"].get<uint64_t>()));
     err << line;
+    std::string by_reason;
+    for (const auto& [reason, count] : c["bypass_reasons"].items())
+      if (count.get<uint64_t>() > 0) by_reason += (by_reason.empty() ? "" : ", ") + reason + " " + count.dump();
+    if (!by_reason.empty()) err << "stats: dispatch cache bypasses: " << by_reason << "\n";
   } else {
     err << "stats: dispatch cache: off\n";
   }

@@ -10,7 +10,8 @@ the op-level FX goldens (testdata/fx_goldens/ops_*.json) and the model goldens,
 ONNX's backend node tests when --node-tests names their directory
 (scripts/gen_onnx_node_tests.py writes it) and the exports in --models-dir
 (scripts/export_models.py, bench.py). Each runs in three modes: `--json`,
-`--json --no-assume-static-by-default`, and the `--log +dynamic` trace. The
+`--json --no-assume-static-by-default`, and the `--log +dynamic` trace (each
+line without its time, thread id and C++ source line). The
 exit code of each run is compared too. `--rename old=new` lists documented
 renames of error kinds: the old binary's `"kind": "old"` is read as "new".
 Prints one line per differing run (up to --show) and a summary; exit 1 when
@@ -21,6 +22,7 @@ import concurrent.futures
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -59,11 +61,17 @@ def collect(args, tmp):
     return models
 
 
+# The trace's line prefix: glog's level, date, time and thread id, and the
+# line number of the C++ source that logged (it moves with any edit there).
+TRACE_PREFIX = re.compile(rb"^[DIWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ([\w.]+):\d+\]", re.M)
+
+
 def run(binary, model, mode):
     p = subprocess.run([binary, model] + MODES[mode], capture_output=True, timeout=600)
-    text = p.stderr if mode == "trace" else p.stdout
+    if mode == "trace":
+        return p.returncode, TRACE_PREFIX.sub(rb"\1]", p.stderr)
     # The model path is the same for both binaries; stats are not requested.
-    return p.returncode, text
+    return p.returncode, p.stdout
 
 
 def compare(job):

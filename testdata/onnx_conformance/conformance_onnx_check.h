@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/value/run_result.h"
 
 namespace conformance {
 

@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 
-#include "fakeprop/graph/infer_options.h"
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/limits.h"
+#include "fakeprop/options/limits.h"
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/tensor/tensor_meta.h"
 #include "fakeprop/util/name_pool.h"

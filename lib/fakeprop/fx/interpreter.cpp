@@ -5,10 +5,8 @@
 #include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
-#include "fakeprop/graph/expr_cap.h"
-#include "fakeprop/graph/unbacked_bindings.h"
-#include "fakeprop/report/report.h"
 #include "fakeprop/sym/parse.h"
+#include "fakeprop/value/describe_value.h"
 
 namespace fakeprop::fx {
 
@@ -33,13 +31,6 @@ bool is_inplace(const std::string& name) { return name.size() > 1 && name.back()
 
 bool differentiable_dtype(DType t) { return is_floating(t) || is_complex(t); }
 
-// Built in place: a NamedValue temporary would move the value twice.
-void add_output(NodeRecord& rec, Name name, Value v) {
-  NamedValue& out = rec.outputs.emplace_back();
-  out.name = name;
-  out.val = std::move(v);
-}
-
 // "147" -> 147: the plain non-negative decimal integers examples are mostly
 // made of, read without the expression parser (which gives the same SymInt).
 std::optional<int64_t> plain_integer(const std::string& text) {
@@ -55,7 +46,11 @@ std::optional<int64_t> plain_integer(const std::string& text) {
 }  // namespace
 
 Interpreter::Interpreter(const Graph& g, const InferOptions& options, RunResult& result)
-    : graph_(g), options_(options), result_(result), input_dims_(*result.env, result.input_specializations, result.warnings) {}
+    : graph_(g),
+      options_(options),
+      result_(result),
+      runner_(result, options),
+      input_dims_(*result.env, result.input_specializations, result.warnings) {}
 
 int64_t Interpreter::version_of(int64_t storage) const {
   auto it = versions_.find(storage);
@@ -264,7 +259,7 @@ Value eval_operator(const std::string& target, std::string_view op, std::span<co
 
 }  // namespace
 
-Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
+Value Interpreter::run_call(const Node& n, uint32_t position) {
   const TargetInfo& info = target_info(n.target);
   // Arguments point at the live values they name, or at values built from
   // literals in call_values_ (reserved, so the pointers stay valid).
@@ -273,95 +268,116 @@ Value Interpreter::run_call(const Node& n, uint32_t position, NodeRecord& rec) {
   call_args_.clear();
   for (const Arg& a : n.args) call_args_.push_back(argument(a));
   const std::span<const Value* const> args(call_args_);
-  // Operators take no part in the unbacked-symbol bookkeeping below.
   if (info.is_operator) return eval_operator(n.target, info.op, args, env());
   const OpEntry* entry = info.entry;
   Value out;
-  if (!entry) {
-    result_.errors.push_back({n.name, "unsupported_op", "no shape rule for " + n.target});
-    // An unknown target with example meta continues with fresh unbacked sizes.
-    if (n.example.kind == ExampleValue::Kind::Tensor) {
-      TensorValue tv;
-      for (size_t d = 0; d < n.example.tensor.shape.size(); ++d) {
-        const std::string& t = n.example.tensor.shape[d];
-        char* end = nullptr;
-        const long long lit = std::strtoll(t.c_str(), &end, 10);
-        tv.meta.sizes.push_back(*end == '\0' && lit >= 0 ? SymInt(static_cast<int64_t>(lit))
-                                                         : SymInt(env().create_unbacked_symint(true)));
-      }
-      tv.meta.strides = contiguous_strides(tv.meta.sizes, &env());
-      tv.meta.dtype = n.example.tensor.dtype;
-      tv.meta.device = n.example.tensor.device.value_or(options_.device);
-      tv.meta.storage = storage_.next();
-      out = Value::of_tensor(std::move(tv));
-    } else {
-      out = Value::of_opaque("unknown: unsupported target " + n.target);
-    }
-  } else {
-    // requires_grad flows from inputs that require grad to the outputs the
-    // op is differentiable for (the rule's OutputGrad) that are floating.
-    bool any_grad = false;
-    for (const Value* a : args) {
-      if (a->is_tensor()) any_grad |= a->tensor->meta.requires_grad;
-      if (a->kind == Value::Kind::List)
-        for (const Value& x : *a->list) any_grad |= x.is_tensor() && x.tensor->meta.requires_grad;
-    }
-    const bool self_is_tensor = !args.empty() && args[0]->is_tensor();
-    const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
-    call_kwargs_.clear();
-    for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
-    OpContext ctx(n, args, call_kwargs_, env(), storage_, options_.device, this);
-    entry->rule(ctx);
-    out = ctx.take_result();
-    // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
-    auto grad_changes = [&](const Value& v, size_t output) {
-      if (!v.is_tensor()) return false;
-      const TensorMeta& m = v.tensor->meta;
-      const bool wanted = any_grad && entry->grad.differentiable(output) && differentiable_dtype(m.dtype);
-      return m.requires_grad != wanted || (wanted && m.is_leaf);
-    };
-    auto set_grad = [&](Value& v, size_t output) {
-      if (!v.is_tensor()) return;
-      TensorValue t = *v.tensor;
-      t.meta.requires_grad = any_grad && entry->grad.differentiable(output) && differentiable_dtype(t.meta.dtype);
-      if (t.meta.requires_grad) t.meta.is_leaf = false;
-      v = Value::of_tensor(std::move(t));
-    };
-    if (out.kind == Value::Kind::List) {
-      // A list is rebuilt (as of_list, dropping any length template) only when an element changes or it has one.
-      bool rebuild = out.list_length.has_value() || out.maybe_none;
-      for (size_t i = 0; i < out.list->size() && !rebuild; ++i) rebuild = grad_changes((*out.list)[i], i);
-      if (rebuild) {
-        ValueList xs = *out.list;
-        for (size_t i = 0; i < xs.size(); ++i)
-          if (grad_changes(xs[i], i)) set_grad(xs[i], i);
-        out = Value::of_list(std::move(xs));
-      }
-    } else if (grad_changes(out, 0)) {
-      set_grad(out, 0);
-    }
-    // Aliasing and mutation bookkeeping for in-place ops.
-    if (info.inplace && self_is_tensor && !n.args.empty() && n.args[0].kind == Arg::Kind::Node) {
-      const uint32_t mutated = position_of(n.args[0]);  // resolved above, so it has a value
-      if (info.metadata_mutating && out.is_tensor()) {
-        MutationRecord m{n.name, n.target, n.args[0].s, {}};
-        for (size_t r = 0; r < result_.nodes.size(); ++r)
-          for (const auto& o : result_.nodes[r].outputs)
-            if (o.val.is_tensor() && o.val.tensor->meta.storage == self_storage &&
-                identity_[record_positions_[r]] == identity_[mutated])
-              m.stale_nodes.push_back(result_.nodes[r].name.str());
-        result_.mutations.push_back(std::move(m));
-        values_[mutated] = &replaced_values_.emplace_back(out);
-      } else {
-        note_data_mutation(self_storage);
-      }
-      identity_[position] = identity_[mutated];
-    }
+  if (!entry) throw OpError("unsupported_op", "no shape rule for " + n.target);
+  // requires_grad flows from inputs that require grad to the outputs the
+  // op is differentiable for (the rule's OutputGrad) that are floating.
+  bool any_grad = false;
+  for (const Value* a : args) {
+    if (a->is_tensor()) any_grad |= a->tensor->meta.requires_grad;
+    if (a->kind == Value::Kind::List)
+      for (const Value& x : *a->list) any_grad |= x.is_tensor() && x.tensor->meta.requires_grad;
   }
-  if (std::vector<ExprRef> fresh = env().take_new_unbacked(); !fresh.empty())
-    bind_unbacked_symbols(rec, fresh, {out});
+  const bool self_is_tensor = !args.empty() && args[0]->is_tensor();
+  const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
+  call_kwargs_.clear();
+  for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
+  OpContext ctx(n, args, call_kwargs_, env(), storage_, options_.device, this);
+  entry->rule(ctx);
+  out = ctx.take_result();
+  // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
+  auto grad_changes = [&](const Value& v, size_t output) {
+    if (!v.is_tensor()) return false;
+    const TensorMeta& m = v.tensor->meta;
+    const bool wanted = any_grad && entry->grad.differentiable(output) && differentiable_dtype(m.dtype);
+    return m.requires_grad != wanted || (wanted && m.is_leaf);
+  };
+  auto set_grad = [&](Value& v, size_t output) {
+    if (!v.is_tensor()) return;
+    TensorValue t = *v.tensor;
+    t.meta.requires_grad = any_grad && entry->grad.differentiable(output) && differentiable_dtype(t.meta.dtype);
+    if (t.meta.requires_grad) t.meta.is_leaf = false;
+    v = Value::of_tensor(std::move(t));
+  };
+  if (out.kind == Value::Kind::List) {
+    // A list is rebuilt (as of_list, dropping any length template) only when an element changes or it has one.
+    bool rebuild = out.list_length.has_value() || out.maybe_none;
+    for (size_t i = 0; i < out.list->size() && !rebuild; ++i) rebuild = grad_changes((*out.list)[i], i);
+    if (rebuild) {
+      ValueList xs = *out.list;
+      for (size_t i = 0; i < xs.size(); ++i)
+        if (grad_changes(xs[i], i)) set_grad(xs[i], i);
+      out = Value::of_list(std::move(xs));
+    }
+  } else if (grad_changes(out, 0)) {
+    set_grad(out, 0);
+  }
+  // Aliasing and mutation bookkeeping for in-place ops.
+  if (info.inplace && self_is_tensor && !n.args.empty() && n.args[0].kind == Arg::Kind::Node) {
+    const uint32_t mutated = position_of(n.args[0]);  // resolved above, so it has a value
+    if (info.metadata_mutating && out.is_tensor()) {
+      MutationRecord m{n.name, n.target, n.args[0].s, {}};
+      for (size_t r = 0; r < result_.nodes.size(); ++r)
+        for (const auto& o : result_.nodes[r].outputs)
+          if (o.val.is_tensor() && o.val.tensor->meta.storage == self_storage &&
+              identity_[record_positions_[r]] == identity_[mutated])
+            m.stale_nodes.push_back(result_.nodes[r].name.str());
+      result_.mutations.push_back(std::move(m));
+      values_[mutated] = &replaced_values_.emplace_back(out);
+    } else {
+      note_data_mutation(self_storage);
+    }
+    identity_[position] = identity_[mutated];
+  }
   return out;
 }
+
+Value Interpreter::example_fallback(const Node& n, const std::string& why) {
+  // Static dims of the example stay; symbolic ones become fresh unbacked sizes.
+  if (n.example.kind != ExampleValue::Kind::Tensor) return Value::of_opaque("unknown: " + why);
+  TensorValue tv;
+  for (const std::string& t : n.example.tensor.shape) {
+    const std::optional<int64_t> lit = plain_integer(t);
+    tv.meta.sizes.push_back(lit ? SymInt(*lit) : SymInt(env().create_unbacked_symint(true)));
+  }
+  tv.meta.strides = contiguous_strides(tv.meta.sizes, &env());
+  tv.meta.dtype = n.example.tensor.dtype;
+  tv.meta.device = n.example.tensor.device.value_or(options_.device);
+  tv.meta.storage = storage_.next();
+  return Value::of_tensor(std::move(tv));
+}
+
+// A node for the NodeRunner: a placeholder or get_attr becomes its example
+// value (a failure there ends the run: it is the user's input), a call runs
+// its rule and falls back to the node's example meta.
+class Interpreter::Step final : public NodeStep {
+ public:
+  Step(Interpreter& in, const Node& n, uint32_t position, std::string* source)
+      : in_(in), node_(n), position_(position), source_(source) {
+    recoverable = source == nullptr;
+  }
+
+  void describe_inputs(std::vector<std::string>& lines) const override {
+    for (const Arg& a : node_.args)
+      if (a.kind == Arg::Kind::Node)
+        if (const uint32_t p = in_.position_of(a); p != Arg::kNoNode)
+          lines.push_back("input " + a.s + ": " + describe_value(*in_.values_[p], in_.env()));
+  }
+  void run(std::vector<Value>& outputs) override {
+    outputs.push_back(source_ ? in_.example_to_value(node_, *source_) : in_.run_call(node_, position_));
+  }
+  void fallback(std::vector<Value>& outputs, const std::string& why) override {
+    outputs.push_back(in_.example_fallback(node_, why));
+  }
+
+ private:
+  Interpreter& in_;
+  const Node& node_;
+  uint32_t position_;
+  std::string* source_;  // a leaf's source; null for a call
+};
 
 void Interpreter::run() {
   ShapeEnv& e = env();
@@ -372,13 +388,12 @@ void Interpreter::run() {
   for (uint32_t p = 0; p < count; ++p) identity_[p] = p;
   record_positions_.reserve(count);
 
-  std::vector<std::string> sources;  // of the placeholders, in order
+  std::vector<std::string> input_names;  // of the placeholders, in order
   for (const Node& n : graph_.nodes)
-    if (n.op == "placeholder") sources.push_back(SourceSpecs::input_source(n.target.empty() ? n.name : n.target));
-  options_.specs.check_all_matched(sources);
-  options_.marks.check_all_matched(sources);
-  result_.inputs.reserve(result_.inputs.size() + sources.size());
-  size_t next_source = 0;
+    if (n.op == "placeholder") input_names.push_back(n.target.empty() ? n.name : n.target);
+  check_inputs_named(options_, input_names);
+  result_.inputs.reserve(result_.inputs.size() + input_names.size());
+  size_t next_input = 0;
 
   bool inputs_done = false;
   for (uint32_t position = 0; position < count; ++position) {
@@ -390,75 +405,25 @@ void Interpreter::run() {
       inputs_done = true;
     }
     current_ = &n;
-    e.set_current_node(n.name);
-    NodeRecord rec;
-    rec.name = n.record_name;
-    rec.op = n.record_op;
-    if (e.extended_debug_enabled()) {  // the causal chain's node part
-      std::vector<std::string> lines{"op " + rec.op};
-      for (const Arg& a : n.args)
-        if (a.kind == Arg::Kind::Node)
-          if (const uint32_t p = position_of(a); p != Arg::kNoNode)
-            lines.push_back("input " + a.s + ": " + describe_value(*values_[p], e));
-      e.set_node_context([lines] { return lines; });
-    }
-    if (is_leaf) {
-      const std::string& leaf_name = n.target.empty() ? n.name : n.target;
-      std::string source = is_placeholder ? std::move(sources[next_source++]) : "L['self']." + leaf_name;
-      Value v = example_to_value(n, source);
-      if (std::vector<ExprRef> fresh = e.take_new_unbacked(); !fresh.empty()) bind_unbacked_symbols(rec, fresh, {v});
-      if (is_placeholder) {
-        InputRecord& input = result_.inputs.emplace_back();
-        input.name = n.name;
-        input.source = std::move(source);
-        input.val = v;
-      }
-      add_output(rec, rec.name, std::move(v));
-      leaves_.push_back(position);
-    } else if (n.op == "output") {
-      if (!n.args.empty()) {
-        Value out = resolve(n.args[0]);
-        if (out.kind == Value::Kind::List) {
-          const Arg& a = n.args[0];
-          for (size_t k = 0; k < out.list->size(); ++k) {
-            const std::string name = k < a.list.size() && a.list[k].kind == Arg::Kind::Node ? a.list[k].s
-                                                                                            : "output_" + std::to_string(k);
-            result_.outputs.push_back({result_.names.intern(name), (*out.list)[k]});
-          }
-        } else {
-          result_.outputs.push_back(
-              {result_.names.intern(n.args[0].kind == Arg::Kind::Node ? n.args[0].s : "output"), out});
-        }
-      }
+    if (n.op == "output") {
+      record_outputs(n);
       continue;  // the output node is not recorded as a node
-    } else {
-      try {
-        add_output(rec, rec.name, run_call(n, position, rec));
-      } catch (const DataDependentError& err) {
-        result_.errors.push_back({n.name, "data_dependent", err.what(), err.suggested_fixes()});
-        rec.outputs.push_back({rec.name, Value::of_opaque("unknown: data-dependent decision at node '" + n.name + "'")});
-      } catch (const OpError& err) {
-        result_.errors.push_back({n.name, err.kind(), err.what()});
-        rec.outputs.push_back({rec.name, Value::of_opaque("unknown: " + err.kind() + " at node '" + n.name + "'")});
-      } catch (const InputError&) {
-        throw;
-      } catch (const Error& err) {
-        result_.errors.push_back({n.name, "error", err.what()});
-        rec.outputs.push_back({rec.name, Value::of_opaque("unknown: error at node '" + n.name + "'")});
-      }
-      // Oversized output expressions become fresh unbacked symbols (graph/expr_cap.h).
-      Value& produced = rec.outputs.back().val;
-      if (options_.max_expr_nodes > 0 && has_oversized_expression(produced, options_.max_expr_nodes)) {
-        std::vector<Value> outs{produced};
-        if (cap_expression_size(outs, e, options_.max_expr_nodes, n.name, result_.warnings) > 0) {
-          bind_unbacked_symbols(rec, e.take_new_unbacked(), outs);
-          produced = outs[0];
-        }
-      }
     }
+    std::string source;
+    if (is_leaf)
+      source = is_placeholder ? SourceSpecs::input_source(input_names[next_input++])
+                              : "L['self']." + (n.target.empty() ? n.name : n.target);
+    Step step(*this, n, position, is_leaf ? &source : nullptr);
+    const NodeRecord& rec = runner_.run(n.record_name, n.record_op, {&n.record_name, 1}, step);
+    if (is_placeholder) {
+      InputRecord& input = result_.inputs.emplace_back();
+      input.name = n.name;
+      input.source = std::move(source);
+      input.val = rec.outputs[0].val;
+    }
+    if (is_leaf) leaves_.push_back(position);
     record_positions_.push_back(position);
-    result_.nodes.push_back(std::move(rec));
-    values_[position] = &result_.nodes.back().outputs.back().val;
+    values_[position] = &rec.outputs[0].val;
   }
   e.set_current_node("");
   current_ = nullptr;
@@ -478,14 +443,24 @@ void Interpreter::run() {
   }
 }
 
+void Interpreter::record_outputs(const Node& n) {
+  if (n.args.empty()) return;
+  Value out = resolve(n.args[0]);
+  if (out.kind != Value::Kind::List) {
+    result_.outputs.push_back({result_.names.intern(n.args[0].kind == Arg::Kind::Node ? n.args[0].s : "output"), out});
+    return;
+  }
+  const Arg& a = n.args[0];
+  for (size_t k = 0; k < out.list->size(); ++k) {
+    const std::string name =
+        k < a.list.size() && a.list[k].kind == Arg::Kind::Node ? a.list[k].s : "output_" + std::to_string(k);
+    result_.outputs.push_back({result_.names.intern(name), (*out.list)[k]});
+  }
+}
+
 RunResult run_graph(const Graph& g, const InferOptions& options) {
-  RunResult result;
-  result.model_path = g.path;
-  result.model_kind = "fx";
-  result.device = options.device;
-  result.env = std::make_unique<ShapeEnv>(options.settings);
+  RunResult result = begin_run("fx", g.path, options);
   result.borrowed_names.push_back(g.names);  // records point at the graph's names
-  configure_shape_env(*result.env, options);
   // The rule table is built once per process (on first use): setup, like the
   // operator registrations torch makes at import, not part of walking this
   // graph's nodes, so it is done before the propagate clock starts.

@@ -1,4 +1,6 @@
-// Runs a JSON FX graph under fake mode, as FakeTensorProp does: each node's
+// The FX front end's walk, as FakeTensorProp's: each node runs through the
+// NodeRunner (runner/node_runner.h) with its ATen rule, or operator.* on
+// SymInts, and its example meta as a failed node's fallback. Each node's
 // meta['val'] is an immutable snapshot; views alias their base's storage;
 // in-place ops bump versions; metadata mutations are reported with the
 // earlier nodes whose recorded value no longer describes the live tensor.
@@ -12,8 +14,9 @@
 #include <vector>
 
 #include "fakeprop/fx/graph.h"
-#include "fakeprop/graph/infer_options.h"
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/runner/node_runner.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop::fx {
 
@@ -57,11 +60,17 @@ class Interpreter {
   Value resolve(const Arg& a) const;
   const Value& resolve_node(const Arg& a) const;  // InputError unless it names an earlier node
   const Value* argument(const Arg& a);            // for the call being run (see call_values_)
-  Value run_call(const Node& n, uint32_t position, NodeRecord& rec);
+  Value run_call(const Node& n, uint32_t position);
+  // A failed call's value: its example meta's dtype, device and static dims,
+  // fresh unbacked sizes for the others; opaque without an example tensor.
+  Value example_fallback(const Node& n, const std::string& why);
+  void record_outputs(const Node& output_node);
+  class Step;  // one node for the NodeRunner
 
   const Graph& graph_;
   const InferOptions& options_;
   RunResult& result_;
+  NodeRunner runner_;
   StorageIds storage_;
   // The live value of each node, by position in graph_.nodes: its record's
   // output in result_.nodes (reserved, so it stays put), or after a metadata

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fakeprop/fx/graph.h"
-#include "fakeprop/graph/value.h"
+#include "fakeprop/value/value.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/string_map.h"
 

@@ -133,6 +133,35 @@ TEST(DispatchCache, HitsGetFreshStorage) {
       }
 }
 
+uint64_t bypassed_for(const RunResult& r, std::string_view reason) {
+  for (const auto& [name, count] : r.dispatch.bypass_reasons)
+    if (name == reason) return count;
+  ADD_FAILURE() << "no bypass reason " << reason;
+  return 0;
+}
+
+TEST(DispatchCache, CountsBypassesByReason) {
+  // An If (its branches are graph attributes) is never looked up; the Relu
+  // after it and the branch's Identity are.
+  ModelBuilder branch(17);
+  branch.node("Identity", {"x"}, {"b_y"}).output("b_y");
+  auto body = std::make_shared<Graph>(branch.graph());
+  ModelBuilder b(17);
+  b.input("x", kFloat, {std::string("n"), int64_t{3}});
+  b.initializer_ints("c", {}, {1}, /*bool=*/9);
+  b.node("If", {"c"}, {"y"}, "if0").attr_graph("then_branch", body).attr_graph("else_branch", body);
+  b.node("Relu", {"y"}, {"z"}, "relu");
+  b.output("z");
+  const RunResult r = run_with(b, {}, true);
+  EXPECT_EQ(bypassed_for(r, "graph_attribute"), 1u);
+  EXPECT_EQ(bypassed_for(r, "sequence_or_optional"), 0u);
+  EXPECT_EQ(r.dispatch.bypasses, 1u);
+  uint64_t total = 0;
+  for (const auto& [name, count] : r.dispatch.bypass_reasons) total += count;
+  EXPECT_EQ(total, r.dispatch.bypasses);
+  EXPECT_EQ(r.dispatch.bypass_reasons.size(), 4u);  // every reason, counted or not
+}
+
 TEST(DispatchCache, OffWhileTheDynamicTraceIsOn) {
   InferOptions options;
   options.log_level = LogLevel::Info;

@@ -60,21 +60,11 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
   std::unordered_set<std::string> init_names;
   for (const auto& t : g.initializers) init_names.insert(t->name);
 
-  std::vector<std::string> sources;
+  std::vector<std::string> names;
   for (const auto& vi : g.inputs)
-    if (!init_names.count(vi.name)) sources.push_back(SourceSpecs::input_source(vi.name));
-  options_.specs.check_all_matched(sources);
-  options_.marks.check_all_matched(sources);
+    if (!init_names.count(vi.name)) names.push_back(vi.name);
+  check_inputs_named(options_, names);
   InputDimFactory dims(e, result_.input_specializations, result_.warnings);
-  for (const auto& [name, dims] : options_.input_hints) {
-    bool found = false;
-    for (const auto& vi : g.inputs) found |= vi.name == name && !init_names.count(vi.name);
-    if (!found) {
-      std::string known;
-      for (const auto& s : sources) known += (known.empty() ? "" : ", ") + s;
-      throw InputError("--input " + name + ": the model has no such input; the inputs are: " + known);
-    }
-  }
 
   std::unordered_map<std::string, SymInt> by_param;
   std::unordered_map<std::string, int64_t> param_hint;

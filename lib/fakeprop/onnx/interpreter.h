@@ -1,76 +1,40 @@
-// Runs an ONNX graph under fake mode: creates the input symbols, walks nodes
-// in topological order, applies each operator's rule, and records values,
-// unbacked bindings and per-node errors (never aborting on one node).
+// The ONNX front end's walk: creates the input symbols, runs each graph's
+// nodes in topological order through the NodeRunner (runner/node_runner.h),
+// with the operator's rule, a model function's body, or the dispatch cache's
+// earlier result, and the model's declared types as a failed node's fallback.
 #pragma once
-#include <deque>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "fakeprop/graph/run_result.h"
-#include "fakeprop/graph/infer_options.h"
+#include "fakeprop/onnx/dispatch_cache.h"
 #include "fakeprop/onnx/model.h"
+#include "fakeprop/onnx/scope.h"
 #include "fakeprop/onnx/value_numbering.h"
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/runner/node_runner.h"
 #include "fakeprop/util/string_map.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop::onnx {
 
 using fakeprop::InferOptions;
 
-// The dispatch cache (see Interpreter::run_node): a hit reuses the outputs a
-// rule computed for the same operator, attributes and input metadata under
-// the same ShapeEnv state; only runs that left the ShapeEnv untouched (no
-// guard, assert, specialization, replacement or symbol) are stored. On unless
-// FAKEPROP_DISPATCH_CACHE=0 is set; off while the dynamic trace is on (a hit
-// would drop the trace's lines for statically known decisions).
-bool dispatch_cache_enabled_by_environment();
-
+// The dispatch cache (onnx/dispatch_cache.h) is on unless
+// FAKEPROP_DISPATCH_CACHE=0 is set, and off while the dynamic trace is on (a
+// hit would drop the trace's lines for statically known decisions).
 struct RunControl {
   bool dispatch_cache = dispatch_cache_enabled_by_environment();
-};
-
-// Values visible to a graph: its own, by the graph's value ids, then the
-// enclosing graphs' (outer scope), found by name. A node's outputs are not
-// copied: the scope points at them in the node's record.
-class Scope {
- public:
-  explicit Scope(const ValueNumbering& names, const Scope* parent = nullptr)
-      : names_(names), parent_(parent), values_(names.size(), nullptr) {}
-  const ValueNumbering& names() const { return names_; }
-  const Value* find(std::string_view name) const;
-  const Value* find(uint32_t id) const {
-    if (id == ValueNumbering::kNone) return nullptr;
-    if (values_[id]) return values_[id];
-    return parent_ ? parent_->find(names_.name(id)) : nullptr;
-  }
-  // `v` must outlive the scope (a value in a node's record).
-  void bind(uint32_t id, Value* v) { values_[id] = v; }
-  // The scope's own value for `id` (not an enclosing scope's), or null: a
-  // consuming run trims the values nothing will read again.
-  Value* local(uint32_t id) { return id == ValueNumbering::kNone ? nullptr : values_[id]; }
-  // A value the scope keeps (graph inputs, initializers).
-  void set(uint32_t id, Value v) { values_[id] = &owned_.emplace_back(std::move(v)); }
-  void set(std::string_view name, Value v);
-  bool has_local(uint32_t id) const { return id != ValueNumbering::kNone && values_[id]; }
-
- private:
-  const ValueNumbering& names_;
-  const Scope* parent_;
-  std::vector<Value*> values_;
-  std::deque<Value> owned_;  // never moves its elements
-  std::unordered_map<std::string, Value> unnumbered_;  // names the graph never mentions
 };
 
 class Interpreter {
  public:
   Interpreter(const Model& model, const InferOptions& options, RunResult& result, RunControl control = {});
   ~Interpreter();
-  const DispatchStats& dispatch_stats() const { return stats_; }
-  size_t cache_entries() const;
+  // Zeros and enabled = false when the cache is off.
+  DispatchStats dispatch_stats() const;
 
   void run_main_graph();
   // Frees each node once it has run, a chunk of g.nodes at a time, and each
@@ -97,30 +61,23 @@ class Interpreter {
   void create_inputs(const Graph& g, Scope& scope);
   // Runs g's nodes in `scope`, whose numbering is g's.
   void run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth);
+  class Step;  // one node for the NodeRunner
   void run_node(const Node& node, std::span<const uint32_t> input_ids, std::span<const uint32_t> output_ids,
                 Scope& scope, Name record_name, const Graph& g, size_t depth);
   void run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
                     size_t depth);
-  Value fallback_value(std::string_view value_name, const Graph& g, const std::string& why);
-  void record_unbacked_bindings(NodeRecord& rec, const std::vector<Value>& outputs);
-  struct DispatchCache;
-  // The cache key of a rule run, or false when the node is not cacheable.
-  bool dispatch_key(const Node& node, const std::string& domain, int64_t opset,
-                    const std::vector<const Value*>& inputs, std::string& key);
 
   const Model& model_;
   const InferOptions& options_;
   RunResult& result_;
+  NodeRunner runner_;
   StorageIds storage_;
   StringMap<const TensorRef*> initializers_;
   StringMap<std::unique_ptr<KnownData>> initializer_cache_;
   StringMap<const Function*> functions_;  // "domain::name"
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
-  RunControl control_;
-  DispatchStats stats_;
-  std::unique_ptr<DispatchCache> cache_;
-  std::string key_buffer_;
+  std::unique_ptr<DispatchCache> cache_;  // null when off
   Graph* releasable_ = nullptr;
 };
 

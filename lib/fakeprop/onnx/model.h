@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fakeprop/graph/limits.h"
+#include "fakeprop/options/limits.h"
 #include "fakeprop/tensor/dtype.h"
 #include "fakeprop/util/boxed.h"
 #include "fakeprop/util/chunked_vector.h"

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fakeprop/graph/value.h"
+#include "fakeprop/value/value.h"
 #include "fakeprop/onnx/model.h"
 #include "fakeprop/sym/shape_env.h"
 

@@ -31,8 +31,7 @@ void collect_outer_reads(const Graph& g, std::unordered_set<std::string>& out) {
 namespace {
 // How many values a graph defines and how many ids its nodes read and write,
 // counted in one pass: each value is defined once, so sizing by these is
-// exact where twice the node count (the old guess) was double the table
-// swin_t needed, 230 KB of its peak.
+// exact where twice the node count would double the table.
 struct Counts {
   size_t values = 0, refs = 0;
 };

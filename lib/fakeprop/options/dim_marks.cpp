@@ -1,11 +1,11 @@
-#include "fakeprop/graph/dim_marks.h"
+#include "fakeprop/options/dim_marks.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
-#include "fakeprop/graph/infer_options.h"
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/value/run_result.h"
 #include "fakeprop/sym/parse.h"
 #include "fakeprop/util/error.h"
 

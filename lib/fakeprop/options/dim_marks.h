@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/options/source_spec.h"
 #include "fakeprop/sym/shape_env.h"
 
 namespace fakeprop {

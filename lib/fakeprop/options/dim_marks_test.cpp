@@ -1,9 +1,9 @@
-#include "fakeprop/graph/dim_marks.h"
+#include "fakeprop/options/dim_marks.h"
 
 #include <gtest/gtest.h>
 
-#include "fakeprop/graph/infer_options.h"
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/value/run_result.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/dim_marks.h"
-#include "fakeprop/graph/limits.h"
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/options/dim_marks.h"
+#include "fakeprop/options/limits.h"
+#include "fakeprop/options/source_spec.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/tensor/device.h"
 
@@ -28,11 +28,5 @@ struct InferOptions {
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (graph/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
 };
-
-// The run's ShapeEnv settings that live outside ShapeEnvSettings: trace level, extended debug.
-inline void configure_shape_env(ShapeEnv& env, const InferOptions& o) {
-  env.log().set_level(o.log_level);
-  if (!o.explain_guard.empty() || !o.explain_symbols.empty()) env.set_extended_debug(o.explain_guard, o.explain_symbols);
-}
 
 }  // namespace fakeprop

@@ -7,8 +7,8 @@
 
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/fx/interpreter.h"
-#include "fakeprop/graph/expr_cap.h"
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/runner/expr_cap.h"
+#include "fakeprop/options/source_spec.h"
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/loader_test_util.h"
 #include "fakeprop/onnx/model.h"

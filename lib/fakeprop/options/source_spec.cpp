@@ -1,4 +1,4 @@
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/options/source_spec.h"
 
 #include <algorithm>
 #include <cctype>

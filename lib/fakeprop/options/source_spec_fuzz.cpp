@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/options/source_spec.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fuzz {

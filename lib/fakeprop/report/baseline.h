@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/graph/infer_options.h"
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop {
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/value/run_result.h"
 #include "fakeprop/util/json_writer.h"
 
 namespace fakeprop {
@@ -20,8 +20,5 @@ std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohma
 void stream_report_json(const RunResult& r, const nlohmann::json& extra, const TextSink& sink,
                         size_t chunk = size_t{64} << 10);
 void print_summary(const RunResult& r, std::ostream& out);
-
-// "float32[s0, 3, 224, 224]" for a value.
-std::string describe_value(const Value& v, const ShapeEnv& env);
 
 }  // namespace fakeprop

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "fakeprop/graph/source_spec.h"
+#include "fakeprop/options/source_spec.h"
 
 namespace fakeprop {
 

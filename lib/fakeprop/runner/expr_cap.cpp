@@ -1,4 +1,4 @@
-#include "fakeprop/graph/expr_cap.h"
+#include "fakeprop/runner/expr_cap.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fakeprop/graph/limits.h"
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/options/limits.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop {
 

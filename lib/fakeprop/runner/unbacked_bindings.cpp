@@ -1,4 +1,4 @@
-#include "fakeprop/graph/unbacked_bindings.h"
+#include "fakeprop/runner/unbacked_bindings.h"
 
 #include <functional>
 #include <unordered_set>

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/value/run_result.h"
 
 namespace fakeprop {
 

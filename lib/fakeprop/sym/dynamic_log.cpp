@@ -65,7 +65,7 @@ LogLevel parse_torch_logs(std::string_view spec) {
 }
 
 // The stderr logger is made on the first line: a run that logs nothing (the
-// default) never touches spdlog's code, 130 KB of resident pages.
+// default) never touches spdlog's code, so its pages never become resident.
 DynamicLog::DynamicLog() = default;
 
 void DynamicLog::capture_to(std::ostream& out) {

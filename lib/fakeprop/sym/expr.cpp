@@ -186,8 +186,8 @@ constexpr int64_t kSmallIntHi = 1024;
 
 // Small constants are looked up by value, not hashed. Their ids are reserved
 // together on first use, so canonical order (by id) is the same whichever of
-// them a run creates, but a node is only built when first asked for: building
-// all 1,281 up front cost 145 KB of every run's peak.
+// them a run creates, but a node is only built when first asked for: most
+// runs use few of them, and every run would pay for building them all.
 struct SmallIntegers {
   static constexpr size_t kCount = static_cast<size_t>(kSmallIntHi - kSmallIntLo + 1);
   uint64_t first_id = 0;

@@ -146,6 +146,7 @@ class ShapeEnv {
   void set_extended_debug(std::string guard_added, std::vector<std::string> create_symbol);
   // Lines describing the node being run (its op and inputs), from the front end.
   void set_node_context(std::function<std::vector<std::string>()> context) { node_context_ = std::move(context); }
+  std::vector<std::string> node_context() const { return node_context_ ? node_context_() : std::vector<std::string>{}; }
   bool extended_debug_enabled() const { return !debug_guard_.empty() || !debug_symbols_.empty(); }
   const std::string& current_node() const { return current_node_; }
 

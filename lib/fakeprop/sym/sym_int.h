@@ -14,8 +14,8 @@ namespace fakeprop {
 //   01  a symbolic expression: its interned pointer | 1
 //   10  a static value too large to inline: its interned Integer node | 2
 // Every value has exactly one encoding, so equal words mean the same value.
-// Sizes and strides of every recorded tensor are SymInts: halving them took
-// 0.4 MB off swin_t's peak.
+// Sizes and strides of every recorded tensor are SymInts, so their size is a
+// large share of a run's memory.
 class SymInt {
  public:
   SymInt() = default;

@@ -5,10 +5,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "fakeprop/graph/value.h"
+#include "fakeprop/value/value.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/chunked_vector.h"
 #include "fakeprop/util/index_iterator.h"
@@ -113,6 +114,7 @@ struct DispatchStats {
   uint64_t hits = 0;
   uint64_t misses = 0;      // looked up, not found, rule run
   uint64_t bypasses = 0;    // not cacheable: subgraphs, sequences, large constant attributes
+  std::vector<std::pair<std::string_view, uint64_t>> bypass_reasons;  // the bypasses by reason
   uint64_t not_stored = 0;  // misses whose rule touched the ShapeEnv, failed or noted lost precision
   uint64_t entries = 0;     // entries alive at the end
   double propagate_ms = -1;  // < 0: not measured separately from loading

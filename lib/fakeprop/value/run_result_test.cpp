@@ -1,4 +1,4 @@
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/value/run_result.h"
 
 #include <gtest/gtest.h>
 

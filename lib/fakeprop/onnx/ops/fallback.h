@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "fakeprop/graph/run_result.h"
+#include "fakeprop/value/run_result.h"
 #include "fakeprop/onnx/model.h"
 
 namespace fakeprop::onnx::ops {

@@ -1,0 +1,94 @@
+#include "fakeprop/runner/node_runner.h"
+
+#include <algorithm>
+
+#include "fakeprop/runner/expr_cap.h"
+#include "fakeprop/runner/unbacked_bindings.h"
+#include "fakeprop/value/describe_value.h"
+
+namespace fakeprop {
+
+RunResult begin_run(std::string_view model_kind, std::string model_path, const InferOptions& options) {
+  RunResult result;
+  result.model_path = std::move(model_path);
+  result.model_kind = model_kind;
+  result.device = options.device;
+  result.env = std::make_unique<ShapeEnv>(options.settings);
+  result.env->log().set_level(options.log_level);
+  if (!options.explain_guard.empty() || !options.explain_symbols.empty())
+    result.env->set_extended_debug(options.explain_guard, options.explain_symbols);
+  return result;
+}
+
+void check_inputs_named(const InferOptions& options, std::span<const std::string> names) {
+  std::vector<std::string> sources;
+  sources.reserve(names.size());
+  for (const std::string& n : names) sources.push_back(SourceSpecs::input_source(n));
+  options.specs.check_all_matched(sources);
+  options.marks.check_all_matched(sources);
+  for (const auto& [name, dims] : options.input_hints) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    std::string known;
+    for (const auto& s : sources) known += (known.empty() ? "" : ", ") + s;
+    throw InputError("--input " + name + ": the model has no such input; the inputs are: " + known);
+  }
+}
+
+NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_names, NodeStep& step) {
+  ShapeEnv& e = env();
+  e.set_current_node(name);
+  if (e.extended_debug_enabled()) {  // copied: nodes nest (an If's branch runs inside it)
+    std::vector<std::string> lines{"op " + op};
+    step.describe_inputs(lines);
+    e.set_node_context([lines] { return lines; });
+  }
+
+  std::vector<Value> outputs;
+  std::string failure;  // why the outputs fall back
+  const std::string node = name.str();
+  step.reused = false;
+  if (!step.recoverable) {
+    step.run(outputs);
+  } else try {
+    step.run(outputs);
+  } catch (const DataDependentError& err) {
+    result_.errors.push_back({node, "data_dependent", err.what(), err.suggested_fixes()});
+    failure = "data-dependent decision at node '" + node + "'";
+  } catch (const OpError& err) {
+    result_.errors.push_back({node, err.kind(), err.what()});
+    failure = err.kind() == "unsupported_op" ? "unsupported operator " + op.str()
+                                             : err.kind() + " at node '" + node + "': " + err.what();
+  } catch (const OverflowError& err) {
+    result_.errors.push_back({node, "overflow", err.what()});
+    failure = "overflow at node '" + node + "'";
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& err) {
+    result_.errors.push_back({node, "error", err.what()});
+    failure = "error at node '" + node + "': " + err.what();
+  }
+  if (!failure.empty()) {
+    outputs.clear();
+    step.reused = false;
+    step.fallback(outputs, failure);
+  }
+  outputs.resize(output_names.size());
+  // Reused outputs never need the cap: capping adds a symbol, and a new
+  // symbol invalidates what a cache holds. A graph input's value is the
+  // user's, not a rule's: it is never capped.
+  if (step.recoverable && !step.reused) cap_expression_size(outputs, e, options_.max_expr_nodes, node, result_.warnings);
+
+  NodeRecord& rec = result_.nodes.emplace_back();
+  rec.name = name;
+  rec.op = op;
+  bind_unbacked_symbols(rec, e.take_new_unbacked(), outputs);
+  for (size_t k = 0; k < output_names.size(); ++k) {
+    if (output_names[k].empty()) continue;
+    NamedValue& out = rec.outputs.emplace_back();
+    out.name = output_names[k];
+    out.val = std::move(outputs[k]);
+  }
+  return rec;
+}
+
+}  // namespace fakeprop

@@ -1,0 +1,26 @@
+#include "fakeprop/value/describe_value.h"
+
+namespace fakeprop {
+
+std::string describe_value(const Value& v, const ShapeEnv& env) {
+  switch (v.kind) {
+    case Value::Kind::Tensor: {
+      SymShape dims;
+      for (const SymInt& d : v.tensor->meta.sizes) dims.push_back(env.simplify(d));
+      return std::string(dtype_name(v.tensor->meta.dtype)) + shape_to_string(dims);
+    }
+    case Value::Kind::Int: return "int " + env.simplify(v.i).to_python();
+    case Value::Kind::Bool: return "bool " + v.b.to_python();
+    case Value::Kind::Float: return v.float_sym ? "float " + v.float_sym->name() : "float";
+    case Value::Kind::List: {
+      std::string s = "(";
+      for (size_t i = 0; i < v.list->size(); ++i) s += (i ? ", " : "") + describe_value((*v.list)[i], env);
+      return s + ")";
+    }
+    case Value::Kind::None: return "None";
+    case Value::Kind::Opaque: return "<" + v.opaque_text() + ">";
+  }
+  return "?";
+}
+
+}  // namespace fakeprop
