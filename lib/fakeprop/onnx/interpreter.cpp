@@ -454,10 +454,10 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
           throw;
         }
         outputs = ctx.outputs();
-        for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name.str(), "precision_lost", note});
+        for (const auto& note : ctx.precision_notes()) result_.warnings.push_back({record_name.str(), ErrorKind::PrecisionLost, note});
         for (size_t k = 0; k < outputs.size(); ++k)
           if (outputs[k].is_none() && ctx.wants_output(k))
-            throw OpError("internal", "rule for " + rec.op + " produced no value for output '" + node.outputs[k] + "'");
+            throw OpError(ErrorKind::Internal, "rule for " + rec.op + " produced no value for output '" + node.outputs[k] + "'");
         if (cacheable) {
           const int64_t after_storage = peek_storage(storage_);
           CacheEntry entry;
@@ -499,22 +499,22 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
     } else {
       std::string what = domain.empty() ? "no shape rule for operator " + node.op_type
                                         : "no shape rule for operator " + node.op_type + " of domain '" + domain + "'";
-      result_.errors.push_back({record_name.str(), "unsupported_op", what});
+      result_.errors.push_back({record_name.str(), ErrorKind::UnsupportedOp, what});
       failure = "unsupported operator " + rec.op;
     }
   } catch (const DataDependentError& err) {
-    result_.errors.push_back({record_name.str(), "data_dependent", err.what(), err.suggested_fixes()});
+    result_.errors.push_back({record_name.str(), ErrorKind::DataDependent, err.what(), err.suggested_fixes()});
     failure = "data-dependent decision at node '" + record_name + "'";
   } catch (const OpError& err) {
     result_.errors.push_back({record_name.str(), err.kind(), err.what()});
-    failure = err.kind() + " at node '" + record_name + "': " + err.what();
+    failure = std::string(error_kind_name(err.kind())) + " at node '" + record_name + "': " + err.what();
   } catch (const OverflowError& err) {
-    result_.errors.push_back({record_name.str(), "overflow", err.what()});
+    result_.errors.push_back({record_name.str(), ErrorKind::Overflow, err.what()});
     failure = "overflow at node '" + record_name + "'";
   } catch (const InputError&) {
     throw;
   } catch (const Error& err) {
-    result_.errors.push_back({record_name.str(), "error", err.what()});
+    result_.errors.push_back({record_name.str(), ErrorKind::Error, err.what()});
     failure = "error at node '" + record_name + "': " + err.what();
   }
   if (!failure.empty()) {

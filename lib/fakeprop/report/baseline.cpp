@@ -89,11 +89,12 @@ json make_baseline(const RunResult& r, bool with_nodes) {
   b["unbacked_symbols"] = unbacked;
 
   std::set<std::string> errors;
-  for (const auto& e : r.errors) errors.insert((e.node.empty() ? "" : e.node + ": ") + e.kind);
+  for (const auto& e : r.errors)
+    errors.insert((e.node.empty() ? "" : e.node + ": ") + std::string(error_kind_name(e.kind)));
   b["errors"] = errors;
   std::set<std::string> lost;
   for (const auto& w : r.warnings)
-    if (w.kind == "precision_lost") lost.insert(w.node);
+    if (w.kind == ErrorKind::PrecisionLost) lost.insert(w.node);
   b["precision_lost"] = lost;
 
   if (with_nodes) {
