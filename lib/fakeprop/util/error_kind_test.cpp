@@ -2,11 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 namespace fakeprop {
 namespace {
+
+nlohmann::json report_schema() {
+  std::ifstream in(FAKEPROP_TESTDATA "/../schemas/report.schema.json");
+  EXPECT_TRUE(in) << "no schemas/report.schema.json";
+  return nlohmann::json::parse(in);
+}
 
 TEST(ErrorKind, TableIsInEnumeratorOrder) {
   const auto kinds = error_kinds();
@@ -44,6 +53,28 @@ TEST(ErrorKind, StrictPolicyAndWarnings) {
   }
   EXPECT_EQ(strict, (std::set<std::string_view>{"constraint_violation", "data_dependent", "unsupported_op"}));
   EXPECT_EQ(warnings, (std::set<std::string_view>{"expression_too_large", "precision_lost", "specialized_input"}));
+}
+
+// The schema's problem kinds are the table's, with the same descriptions.
+TEST(ErrorKind, SchemaListsEveryKind) {
+  const nlohmann::json schema = report_schema();
+  const nlohmann::json& one_of = schema["$defs"]["problem"]["properties"]["kind"]["oneOf"];
+  ASSERT_TRUE(one_of.is_array());
+  std::map<std::string, std::string> listed;
+  for (const auto& entry : one_of) {
+    const std::string name = entry.at("const").get<std::string>();
+    EXPECT_TRUE(listed.emplace(name, entry.at("description").get<std::string>()).second) << "listed twice: " << name;
+    EXPECT_TRUE(parse_error_kind(name)) << "the schema lists " << name << ", which is no ErrorKind";
+  }
+  for (const ErrorKindInfo& k : error_kinds()) {
+    auto it = listed.find(std::string(k.name));
+    if (it == listed.end()) {
+      ADD_FAILURE() << "the schema does not list " << k.name;
+      continue;
+    }
+    EXPECT_EQ(it->second, k.description) << k.name;
+  }
+  EXPECT_EQ(listed.size(), error_kinds().size());
 }
 
 }  // namespace
