@@ -130,7 +130,9 @@ int run_check(const CheckCommand& cmd) {
     regressed |= o.regressed();
     if (cmd.json) {
       nlohmann::json changes = nlohmann::json::array();
-      for (const auto& c : o.changes) changes.push_back({{"regression", c.regression}, {"kind", c.kind}, {"what", c.what}});
+      for (const auto& c : o.changes)
+        changes.push_back(
+            {{"regression", c.regression}, {"kind", std::string(change_kind_name(c.kind))}, {"what", c.what}});
       report.push_back({{"model", o.model},
                         {"baseline", o.baseline_path},
                         {"status", !o.error.empty() ? "error" : o.updated ? "updated" : o.regressed() ? "regressed" : "ok"},
@@ -149,7 +151,8 @@ int run_check(const CheckCommand& cmd) {
     std::cout << o.model << ": " << (o.regressed() ? "REGRESSED" : "ok");
     if (!o.changes.empty()) std::cout << " (" << o.changes.size() << " change" << (o.changes.size() > 1 ? "s" : "") << ")";
     std::cout << "\n";
-    for (const auto& c : o.changes) std::cout << "  " << (c.regression ? "- " : "+ ") << c.kind << ": " << c.what << "\n";
+    for (const auto& c : o.changes)
+      std::cout << "  " << (c.regression ? "- " : "+ ") << change_kind_name(c.kind) << ": " << c.what << "\n";
   }
   if (cmd.json) std::cout << report.dump(2) << "\n";
   if (bad_input) return 2;

@@ -160,10 +160,10 @@ int run_infer(const InferCommand& cmd) {
     print_stats(stats, std::cerr);
   }
   for (const auto& e : result.errors)
-    if (e.kind == "constraint_violation") return 1;  // a --mark dynamic/strict promise broken
+    if (e.kind == ErrorKind::ConstraintViolation) return 1;  // a --mark dynamic/strict promise broken
   if (cmd.flags.strict)
     for (const auto& e : result.errors)
-      if (e.kind == "data_dependent" || e.kind == "unsupported_op") return 1;
+      if (fails_strict(e.kind)) return 1;
   return 0;
 }
 

@@ -392,8 +392,8 @@ CaseResult run_case(const fs::path& case_dir, const json& manifest, const Option
     }
     RunResult r = onnx::run_model(model, options);
     for (const auto& e : r.errors)
-      res.problems.push_back("error" + (e.node.empty() ? std::string() : " at node '" + e.node + "'") + " [" + e.kind +
-                             "]: " + e.message);
+      res.problems.push_back("error" + (e.node.empty() ? std::string() : " at node '" + e.node + "'") + " [" +
+                             std::string(error_kind_name(e.kind)) + "]: " + e.message);
     Comparer cmp(*r.env);
     const json& outs = manifest["outputs"];
     for (size_t k = 0; k < outs.size(); ++k) {

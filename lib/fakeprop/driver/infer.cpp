@@ -45,7 +45,7 @@ RunResult run_once(const std::string& path, const InferOptions& options) {
 // mark_dynamic's promise broken: PyTorch raises ConstraintViolationError.
 void check_constraints(RunResult& r) {
   const std::string violations = r.env->constraint_violations();
-  if (!violations.empty()) r.errors.push_back({"", "constraint_violation", violations});
+  if (!violations.empty()) r.errors.push_back({"", ErrorKind::ConstraintViolation, violations});
 }
 
 // "L['x']:0" -> "L['x'].size()[0]"; a spec without one dim stays as written.

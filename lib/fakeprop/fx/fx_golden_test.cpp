@@ -187,7 +187,7 @@ GoldenRun run_golden(const json& doc, const std::string& label, const InferOptio
       continue;
     }
     if (err != node_errors.end()) {
-      cmp.fail(where, err->second->kind + ": " + err->second->message);
+      cmp.fail(where, std::string(error_kind_name(err->second->kind)) + ": " + err->second->message);
       continue;
     }
     cmp.value(where, records.at(name)->outputs.at(0).val, want);

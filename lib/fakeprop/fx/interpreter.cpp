@@ -221,23 +221,23 @@ std::optional<SymInt> int_of(const Value& v) {
 // rules. `op` is the target's name after "operator.".
 Value eval_operator(const std::string& target, std::string_view op, std::span<const Value* const> args, ShapeEnv& env) {
   if (op == "getitem") {
-    if (args.size() != 2) throw OpError("type_error", "operator.getitem takes 2 arguments");
+    if (args.size() != 2) throw OpError(ErrorKind::TypeError, "operator.getitem takes 2 arguments");
     auto idx = int_of(*args[1]);
     if (args[0]->kind != Value::Kind::List || !idx || !idx->is_static())
-      throw OpError("type_error", "operator.getitem needs a tuple and a constant index");
+      throw OpError(ErrorKind::TypeError, "operator.getitem needs a tuple and a constant index");
     const auto n = static_cast<int64_t>(args[0]->list->size());
     int64_t i = idx->value() < 0 ? idx->value() + n : idx->value();
-    if (i < 0 || i >= n) throw OpError("index_error", "tuple index out of range");
+    if (i < 0 || i >= n) throw OpError(ErrorKind::IndexError, "tuple index out of range");
     return (*args[0]->list)[static_cast<size_t>(i)];
   }
   if (op == "neg" && args.size() == 1) {
     auto a = int_of(*args[0]);
-    if (!a) throw OpError("type_error", "operator.neg needs an int");
+    if (!a) throw OpError(ErrorKind::TypeError, "operator.neg needs an int");
     return Value::of_int(-*a);
   }
-  if (args.size() != 2) throw OpError("type_error", target + " takes 2 arguments");
+  if (args.size() != 2) throw OpError(ErrorKind::TypeError, target + " takes 2 arguments");
   auto a = int_of(*args[0]), b = int_of(*args[1]);
-  if (!a || !b) throw OpError("type_error", target + " is supported on ints and SymInts only");
+  if (!a || !b) throw OpError(ErrorKind::TypeError, target + " is supported on ints and SymInts only");
   auto simplified = [&](SymInt x) { return Value::of_int(env.simplify(x)); };
   if (op == "add") return simplified(*a + *b);
   if (op == "sub") return simplified(*a - *b);
@@ -254,7 +254,7 @@ Value eval_operator(const std::string& target, std::string_view op, std::span<co
   if (op == "le") return rel(sym_le(*a, *b));
   if (op == "gt") return rel(sym_gt(*a, *b));
   if (op == "ge") return rel(sym_ge(*a, *b));
-  throw OpError("unsupported_op", "no rule for " + target);
+  throw OpError(ErrorKind::UnsupportedOp, "no rule for " + target);
 }
 
 }  // namespace
@@ -271,7 +271,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   if (info.is_operator) return eval_operator(n.target, info.op, args, env());
   const OpEntry* entry = info.entry;
   Value out;
-  if (!entry) throw OpError("unsupported_op", "no shape rule for " + n.target);
+  if (!entry) throw OpError(ErrorKind::UnsupportedOp, "no shape rule for " + n.target);
   // requires_grad flows from inputs that require grad to the outputs the
   // op is differentiable for (the rule's OutputGrad) that are floating.
   bool any_grad = false;

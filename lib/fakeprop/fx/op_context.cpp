@@ -18,7 +18,7 @@ OpContext::OpContext(const Node& node, std::span<const Value* const> args,
       default_device_(default_device),
       interp_(interp) {}
 
-void OpContext::fail(const std::string& kind, const std::string& message) const { throw OpError(kind, message); }
+void OpContext::fail(ErrorKind kind, const std::string& message) const { throw OpError(kind, message); }
 
 const Value* OpContext::lookup(size_t pos, std::string_view name) const {
   if (pos < args_.size()) return args_[pos];
@@ -51,8 +51,9 @@ const Value& OpContext::value(size_t pos, std::string_view name) const {
 const TensorValue& OpContext::tensor_value(size_t pos, std::string_view name) const {
   const Value& v = value(pos, name);
   if (!v.is_tensor()) {
-    if (v.kind == Value::Kind::Opaque) fail("unknown_input", arg_label(pos, name) + " has no known value (" + v.opaque_text() + ")");
-    fail("type_error", target() + ": " + arg_label(pos, name) + " must be a Tensor");
+    if (v.kind == Value::Kind::Opaque)
+      fail(ErrorKind::UnknownInput, arg_label(pos, name) + " has no known value (" + v.opaque_text() + ")");
+    fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a Tensor");
   }
   return *v.tensor;
 }
@@ -65,14 +66,15 @@ const TensorMeta* OpContext::optional_tensor(size_t pos, std::string_view name) 
 
 std::vector<const TensorMeta*> OpContext::tensor_list(size_t pos, std::string_view name) const {
   const Value& v = value(pos, name);
-  if (v.kind != Value::Kind::List) fail("type_error", target() + ": " + arg_label(pos, name) + " must be a list of Tensors");
+  if (v.kind != Value::Kind::List)
+    fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a list of Tensors");
   std::vector<const TensorMeta*> out;
   for (const Value& x : *v.list) {
     if (x.is_none()) {
       out.push_back(nullptr);
       continue;
     }
-    if (!x.is_tensor()) fail("type_error", target() + ": " + arg_label(pos, name) + " must hold Tensors");
+    if (!x.is_tensor()) fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must hold Tensors");
     out.push_back(&x.tensor->meta);
   }
   return out;
@@ -89,10 +91,10 @@ std::optional<SymInt> as_symint(const Value& v) {
 SymInt OpContext::int_arg(size_t pos, std::string_view name, std::optional<SymInt> dflt) const {
   if (!has(pos, name)) {
     if (dflt) return *dflt;
-    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+    fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   auto i = as_symint(value(pos, name));
-  if (!i) fail("type_error", target() + ": " + arg_label(pos, name) + " must be an int");
+  if (!i) fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be an int");
   return *i;
 }
 
@@ -105,15 +107,16 @@ std::vector<SymInt> OpContext::int_list(size_t pos, std::string_view name, std::
                                         size_t expand_to) const {
   if (!has(pos, name)) {
     if (dflt) return *dflt;
-    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+    fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
   if (auto single = as_symint(v)) return std::vector<SymInt>(expand_to ? expand_to : 1, *single);
-  if (v.kind != Value::Kind::List) fail("type_error", target() + ": " + arg_label(pos, name) + " must be a list of ints");
+  if (v.kind != Value::Kind::List)
+    fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a list of ints");
   std::vector<SymInt> out;
   for (const Value& x : *v.list) {
     auto i = as_symint(x);
-    if (!i) fail("type_error", target() + ": " + arg_label(pos, name) + " must hold ints");
+    if (!i) fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must hold ints");
     out.push_back(*i);
   }
   if (expand_to && out.size() == 1) out.assign(expand_to, out[0]);
@@ -128,33 +131,34 @@ std::optional<std::vector<SymInt>> OpContext::optional_int_list(size_t pos, std:
 double OpContext::float_arg(size_t pos, std::string_view name, std::optional<double> dflt) const {
   if (!has(pos, name)) {
     if (dflt) return *dflt;
-    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+    fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
   if (v.is_symbolic_float()) env_.raise_data_dependent_float(v.float_sym);
   if (v.kind == Value::Kind::Float) return v.f;
   if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
-  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a float");
+  fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a float");
 }
 
 bool OpContext::bool_arg(size_t pos, std::string_view name, std::optional<bool> dflt) const {
   if (!has(pos, name)) {
     if (dflt) return *dflt;
-    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+    fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
   if (v.kind == Value::Kind::Bool && v.b.is_static()) return v.b.value();
   if (v.kind == Value::Kind::Int && v.i.is_static()) return v.i.value() != 0;
-  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a bool");
+  fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a bool");
 }
 
 std::string OpContext::string_arg(size_t pos, std::string_view name, std::optional<std::string> dflt) const {
   const Arg* a = raw_arg(node_, pos, name);
   if (!a || a->is_none()) {
     if (dflt) return *dflt;
-    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+    fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
-  if (a->kind != Arg::Kind::String) fail("type_error", target() + ": " + arg_label(pos, name) + " must be a string");
+  if (a->kind != Arg::Kind::String)
+    fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a string");
   return a->s;
 }
 
@@ -163,7 +167,7 @@ std::optional<DType> OpContext::dtype_arg(size_t pos, std::string_view name) con
   if (!a || a->is_none()) return std::nullopt;
   if (a->kind == Arg::Kind::DType) return a->dtype;
   // ScalarType passed as its integer code is not supported: exporters write names.
-  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a dtype");
+  fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a dtype");
 }
 
 std::optional<Device> OpContext::device_arg(size_t pos, std::string_view name) const {
@@ -173,27 +177,27 @@ std::optional<Device> OpContext::device_arg(size_t pos, std::string_view name) c
     auto d = Device::parse(a->s);
     if (d) return d;
   }
-  fail("type_error", target() + ": " + arg_label(pos, name) + " must be a device");
+  fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a device");
 }
 
 std::optional<MemoryFormat> OpContext::memory_format_arg(size_t pos, std::string_view name) const {
   const Arg* a = raw_arg(node_, pos, name);
   if (!a || a->is_none()) return std::nullopt;
   if (a->kind != Arg::Kind::MemoryFormat && a->kind != Arg::Kind::String)
-    fail("type_error", target() + ": " + arg_label(pos, name) + " must be a memory format");
+    fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a memory format");
   std::string s = a->s;
   if (s.rfind("torch.", 0) == 0) s = s.substr(6);
   if (s == "contiguous_format") return MemoryFormat::Contiguous;
   if (s == "channels_last") return MemoryFormat::ChannelsLast;
   if (s == "channels_last_3d") return MemoryFormat::ChannelsLast3d;
   if (s == "preserve_format") return MemoryFormat::Preserve;
-  fail("type_error", target() + ": unknown memory format '" + a->s + "'");
+  fail(ErrorKind::TypeError, target() + ": unknown memory format '" + a->s + "'");
 }
 
 Scalar OpContext::scalar_arg(size_t pos, std::string_view name, std::optional<Scalar> dflt) const {
   if (!has(pos, name)) {
     if (dflt) return *dflt;
-    fail("missing_argument", target() + " needs " + arg_label(pos, name));
+    fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
   Scalar s;
@@ -210,7 +214,7 @@ Scalar OpContext::scalar_arg(size_t pos, std::string_view name, std::optional<Sc
       s.kind = Scalar::Kind::Float;
       s.f = v.f;
       return s;
-    default: fail("type_error", target() + ": " + arg_label(pos, name) + " must be a number");
+    default: fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a number");
   }
 }
 

@@ -12,6 +12,7 @@
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/value/value.h"
 #include "fakeprop/sym/shape_env.h"
+#include "fakeprop/util/error_kind.h"
 #include "fakeprop/util/string_map.h"
 
 namespace fakeprop::fx {
@@ -72,7 +73,7 @@ class OpContext {
   Value tensor_result(TensorValue t) { return Value::of_tensor(std::move(t)); }
 
   // ---- decisions ----
-  [[noreturn]] void fail(const std::string& kind, const std::string& message) const;
+  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const;
   bool check(const SymBool& cond, const char* why);   // guard (backed) / DataDependentError (unbacked)
   bool expect(const SymBool& cond, const char* why);  // torch._check: guard or runtime assert
   SymInt new_unbacked_size(ValueRange range);

@@ -91,7 +91,8 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     const std::vector<int64_t>* hints = hints_it == options_.input_hints.end() ? nullptr : &hints_it->second;
     if (!vi.type.shape && !hints) {
       val = Value::of_opaque("input '" + vi.name + "' has no shape in the model; give one with --input " + vi.name + "=...");
-      result_.errors.push_back({"", "unknown_rank", "input '" + vi.name + "' has unknown rank; pass --input " + vi.name + "=d0,d1,..."});
+      result_.errors.push_back({"", ErrorKind::UnknownRank,
+                                "input '" + vi.name + "' has unknown rank; pass --input " + vi.name + "=d0,d1,..."});
       scope.set(vi.name, val);
       result_.inputs.push_back({vi.name, src, val});
       continue;

@@ -140,7 +140,7 @@ class Interpreter::Step final : public NodeStep {
     const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
     const OpRule rule = OpRegistry::instance().find(domain, node_.op_type);
     if (!rule)
-      throw OpError("unsupported_op", domain.empty() ? "no shape rule for operator " + node_.op_type
+      throw OpError(ErrorKind::UnsupportedOp, domain.empty() ? "no shape rule for operator " + node_.op_type
                                                      : "no shape rule for operator " + node_.op_type +
                                                            " of domain '" + domain + "'");
     const int64_t opset = in_.model_.opset(domain);
@@ -165,10 +165,10 @@ class Interpreter::Step final : public NodeStep {
     }
     outputs = ctx.outputs();
     for (const auto& note : ctx.precision_notes())
-      in_.result_.warnings.push_back({record_name_.str(), "precision_lost", note});
+      in_.result_.warnings.push_back({record_name_.str(), ErrorKind::PrecisionLost, note});
     for (size_t k = 0; k < outputs.size(); ++k)
       if (outputs[k].is_none() && ctx.wants_output(k))
-        throw OpError("internal", "rule for " + qualified_op(node_, in_.result_.names) +
+        throw OpError(ErrorKind::Internal, "rule for " + qualified_op(node_, in_.result_.names) +
                                       " produced no value for output '" + node_.outputs[k] + "'");
     if (cache) cache->store(visit, inputs_, outputs, ctx.precision_notes().empty(), e, in_.storage_);
   }

@@ -17,12 +17,12 @@ OpContext::OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds&
       outputs_(node.outputs.size()),
       interp_(interp) {}
 
-void OpContext::fail(const std::string& kind, const std::string& message) const { throw OpError(kind, message); }
+void OpContext::fail(ErrorKind kind, const std::string& message) const { throw OpError(kind, message); }
 
 bool OpContext::has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
 
 const Value& OpContext::input(size_t i) const {
-  if (!has_input(i)) fail("missing_input", op_type() + " needs input " + std::to_string(i));
+  if (!has_input(i)) fail(ErrorKind::MissingInput, op_type() + " needs input " + std::to_string(i));
   return *inputs_[i];
 }
 
@@ -31,8 +31,8 @@ const TensorValue& OpContext::tensor(size_t i) const {
   if (!v.is_tensor()) {
     const Name name = node_.inputs[i];
     if (v.kind == Value::Kind::Opaque)
-      fail("unknown_input", "input '" + name + "' has no known shape (" + v.opaque_text() + ")");
-    fail("type_error", "input '" + name + "' of " + op_type() + " is not a tensor");
+      fail(ErrorKind::UnknownInput, "input '" + name + "' has no known shape (" + v.opaque_text() + ")");
+    fail(ErrorKind::TypeError, "input '" + name + "' of " + op_type() + " is not a tensor");
   }
   return *v.tensor;
 }
@@ -105,8 +105,8 @@ const char* attr_type_name(Attribute::Type t) {
 
 #define FP_EXPECT_ATTR_TYPE(a, want)                                                                     \
   if ((a)->type != (want))                                                                               \
-  fail("attribute_type", "attribute '" + (a)->name + "' of " + op_type() + " must be " + attr_type_name(want) + \
-                             ", got " + attr_type_name((a)->type))
+  fail(ErrorKind::InvalidAttribute, "attribute '" + (a)->name + "' of " + op_type() + " must be " +      \
+                                        attr_type_name(want) + ", got " + attr_type_name((a)->type))
 
 int64_t OpContext::attr_int(std::string_view name, int64_t dflt) const {
   const Attribute* a = attr(name);
@@ -117,7 +117,7 @@ int64_t OpContext::attr_int(std::string_view name, int64_t dflt) const {
 
 int64_t OpContext::required_attr_int(std::string_view name) const {
   const Attribute* a = attr(name);
-  if (!a) fail("missing_attribute", op_type() + " needs attribute '" + std::string(name) + "'");
+  if (!a) fail(ErrorKind::MissingAttribute, op_type() + " needs attribute '" + std::string(name) + "'");
   FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Int);
   return a->i;
 }

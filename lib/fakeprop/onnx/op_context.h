@@ -11,6 +11,7 @@
 #include "fakeprop/value/value.h"
 #include "fakeprop/onnx/model.h"
 #include "fakeprop/sym/shape_env.h"
+#include "fakeprop/util/error_kind.h"
 
 namespace fakeprop::onnx {
 
@@ -65,7 +66,7 @@ class OpContext {
   const std::vector<Value>& outputs() const { return outputs_; }
 
   // ---- errors and decisions ----
-  [[noreturn]] void fail(const std::string& kind, const std::string& message) const;
+  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const;
   // Decide a condition through the ShapeEnv with this rule's name as origin.
   bool check(const SymBool& cond, const char* why);   // evaluate(): guard on backed symbols
   bool expect(const SymBool& cond, const char* why);  // expect_true(): runtime assert on unbacked
@@ -73,10 +74,10 @@ class OpContext {
   // (-1: the value itself) for unbacked_bindings.
   SymInt new_unbacked_size(ValueRange range);
   // A size this rule cannot compute: a fresh size-like unbacked symbol, and a
-  // "precision_lost" warning on this node saying why (the first place a dim
+  // ErrorKind::PrecisionLost warning on this node saying why (the first place a dim
   // became unknown is what users need to find).
   SymInt unknown_size(const std::string& why);
-  // A "precision_lost" warning on this node without a new symbol (e.g. a dim
+  // An ErrorKind::PrecisionLost warning on this node without a new symbol (e.g. a dim
   // kept because it may or may not be 1).
   void note_precision(const std::string& why) { precision_notes_.push_back(why); }
   const std::vector<std::string>& precision_notes() const { return precision_notes_; }

@@ -49,7 +49,7 @@ inline std::vector<std::string> data_of(const RunResult& r, const std::string& n
 inline std::vector<std::string> error_kinds(const RunResult& r, const std::string& node = "") {
   std::vector<std::string> out;
   for (const auto& e : r.errors)
-    if (node.empty() || e.node == node) out.push_back(e.kind);
+    if (node.empty() || e.node == node) out.push_back(std::string(error_kind_name(e.kind)));
   return out;
 }
 

@@ -220,8 +220,8 @@ void InputDimFactory::record_zero_one(const std::string& tensor_source, int64_t 
                               "0/1 specialization: the size is " + std::to_string(value) +
                                   ", and sizes 0 and 1 are specialized (as PyTorch does); use --unbacked " + spec +
                                   " to keep it symbolic, or give a hint of 2 or more with --input"});
-  warnings_.push_back(
-      {"", "specialized_input", dsrc + " stays " + std::to_string(value) + ": " + specializations_.back().reason});
+  warnings_.push_back({"", ErrorKind::SpecializedInput,
+                       dsrc + " stays " + std::to_string(value) + ": " + specializations_.back().reason});
 }
 
 // Assumes the run's specialize_on predicate: `x == c` makes the dim c (true

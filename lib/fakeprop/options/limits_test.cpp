@@ -127,7 +127,7 @@ TEST(Limits, CapReplacesLargeOutputExpressions) {
   EXPECT_TRUE(env.info(sizes[0].expr()).unbacked);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].node, "grow");
-  EXPECT_EQ(warnings[0].kind, "expression_too_large");
+  EXPECT_EQ(warnings[0].kind, ErrorKind::ExpressionTooLarge);
   EXPECT_NE(warnings[0].message.find("past 2000 operations"), std::string::npos) << warnings[0].message;
   // Nothing to replace: no warning. A cap of 0 disables the check.
   std::vector<Value> fine{Value::of_int(small)};
@@ -154,7 +154,7 @@ TEST(Limits, FxInterpreterCapsGrowingSymInts) {
   const RunResult r = fx::run_graph(g, options);
   ASSERT_FALSE(r.warnings.empty());
   const ErrorRecord& w = r.warnings.front();
-  EXPECT_EQ(w.kind, "expression_too_large");
+  EXPECT_EQ(w.kind, ErrorKind::ExpressionTooLarge);
   // The first node whose output passed 50 operations.
   size_t first = 0;
   for (size_t i = 0; i < r.nodes.size(); ++i)

@@ -1,6 +1,7 @@
 #include "fakeprop/report/baseline.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -11,6 +12,34 @@ namespace fakeprop {
 using nlohmann::json;
 
 namespace {
+
+using C = ChangeKind;
+constexpr std::array kChangeKinds = {
+    ChangeKindInfo{C::OutputRemoved, "output_removed"},
+    ChangeKindInfo{C::OutputAdded, "output_added"},
+    ChangeKindInfo{C::OutputDtype, "output_dtype"},
+    ChangeKindInfo{C::OutputShape, "output_shape"},
+    ChangeKindInfo{C::NodeDtype, "node_dtype"},
+    ChangeKindInfo{C::NodeShape, "node_shape"},
+    ChangeKindInfo{C::NewGuard, "new_guard"},
+    ChangeKindInfo{C::RemovedGuard, "removed_guard"},
+    ChangeKindInfo{C::NewSpecialization, "new_specialization"},
+    ChangeKindInfo{C::RemovedSpecialization, "removed_specialization"},
+    ChangeKindInfo{C::NewError, "new_error"},
+    ChangeKindInfo{C::FixedError, "fixed_error"},
+    ChangeKindInfo{C::PrecisionLost, "precision_lost"},
+    ChangeKindInfo{C::PrecisionRegained, "precision_regained"},
+    ChangeKindInfo{C::SpecializedInput, "specialized_input"},
+    ChangeKindInfo{C::NarrowerRange, "narrower_range"},
+    ChangeKindInfo{C::WiderRange, "wider_range"},
+    ChangeKindInfo{C::NewUnbacked, "new_unbacked"},
+};
+constexpr bool change_kinds_in_order() {
+  for (size_t i = 0; i < kChangeKinds.size(); ++i)
+    if (static_cast<size_t>(kChangeKinds[i].kind) != i) return false;
+  return kChangeKinds.back().kind == C::NewUnbacked;
+}
+static_assert(change_kinds_in_order(), "kChangeKinds is indexed by ChangeKind and lists every kind");
 
 // Dims printed over sources: L['x'].size()[0] instead of s0 (names are not stable across edits).
 std::string dim_text(const SymInt& d, const ShapeEnv& env) {
@@ -89,11 +118,12 @@ json make_baseline(const RunResult& r, bool with_nodes) {
   b["unbacked_symbols"] = unbacked;
 
   std::set<std::string> errors;
-  for (const auto& e : r.errors) errors.insert((e.node.empty() ? "" : e.node + ": ") + e.kind);
+  for (const auto& e : r.errors)
+    errors.insert((e.node.empty() ? "" : e.node + ": ") + std::string(error_kind_name(e.kind)));
   b["errors"] = errors;
   std::set<std::string> lost;
   for (const auto& w : r.warnings)
-    if (w.kind == "precision_lost") lost.insert(w.node);
+    if (w.kind == ErrorKind::PrecisionLost) lost.insert(w.node);
   b["precision_lost"] = lost;
 
   if (with_nodes) {
@@ -127,8 +157,8 @@ std::pair<int64_t, int64_t> parse_range(const std::string& s) {
   return {parse_end(s.substr(1, comma - 1), true), parse_end(s.substr(comma + 1, s.size() - comma - 2), false)};
 }
 
-void diff_sets(const json& before, const json& after, const std::string& field, const std::string& added_kind,
-               const std::string& removed_kind, bool added_regresses, std::vector<BaselineChange>& out) {
+void diff_sets(const json& before, const json& after, const std::string& field, ChangeKind added_kind,
+               ChangeKind removed_kind, bool added_regresses, std::vector<BaselineChange>& out) {
   const auto a = as_set(before.value(field, json::array()));
   const auto b = as_set(after.value(field, json::array()));
   for (const auto& x : b)
@@ -137,18 +167,18 @@ void diff_sets(const json& before, const json& after, const std::string& field, 
     if (!b.count(x)) out.push_back({!added_regresses, removed_kind, x});
 }
 
-void diff_values(const std::string& where, const json& before, const json& after, const std::string& kind_prefix,
-                 std::vector<BaselineChange>& out) {
+void diff_values(const std::string& where, const json& before, const json& after, ChangeKind dtype_kind,
+                 ChangeKind shape_kind, std::vector<BaselineChange>& out) {
   if (before == after) return;
   if (before.is_object() && after.is_object() && before.contains("dtype") && after.contains("dtype") &&
       before["dtype"] != after["dtype"])
-    out.push_back({true, kind_prefix + "_dtype",
+    out.push_back({true, dtype_kind,
                    where + ": dtype " + before["dtype"].get<std::string>() + " -> " + after["dtype"].get<std::string>()});
   const json bs = before.is_object() ? before.value("shape", json()) : json();
   const json as = after.is_object() ? after.value("shape", json()) : json();
   if (bs != as || !before.is_object() || !after.is_object()) {
     const bool lost = mentions_unbacked(after) && !mentions_unbacked(before);
-    out.push_back({true, lost ? "precision_lost" : kind_prefix + "_shape",
+    out.push_back({true, lost ? C::PrecisionLost : shape_kind,
                    where + ": " + (bs.is_null() ? before.dump() : bs.dump()) + " -> " +
                        (as.is_null() ? after.dump() : as.dump())});
   }
@@ -156,39 +186,42 @@ void diff_values(const std::string& where, const json& before, const json& after
 
 }  // namespace
 
+std::span<const ChangeKindInfo> change_kinds() { return kChangeKinds; }
+std::string_view change_kind_name(ChangeKind k) { return kChangeKinds[static_cast<size_t>(k)].name; }
+
 std::vector<BaselineChange> compare_baselines(const json& before, const json& after) {
   std::vector<BaselineChange> out;
   const json bo = before.value("outputs", json::object()), ao = after.value("outputs", json::object());
   for (const auto& [name, v] : bo.items()) {
     if (!ao.contains(name))
-      out.push_back({true, "output_removed", "output '" + name + "' is gone"});
+      out.push_back({true, C::OutputRemoved, "output '" + name + "' is gone"});
     else
-      diff_values("output '" + name + "'", v, ao[name], "output", out);
+      diff_values("output '" + name + "'", v, ao[name], C::OutputDtype, C::OutputShape, out);
   }
   for (const auto& [name, v] : ao.items())
-    if (!bo.contains(name)) out.push_back({false, "output_added", "output '" + name + "': " + v.dump()});
+    if (!bo.contains(name)) out.push_back({false, C::OutputAdded, "output '" + name + "': " + v.dump()});
 
-  diff_sets(before, after, "guards", "new_guard", "removed_guard", true, out);
-  diff_sets(before, after, "specializations", "new_specialization", "removed_specialization", true, out);
-  diff_sets(before, after, "errors", "new_error", "fixed_error", true, out);
-  diff_sets(before, after, "precision_lost", "precision_lost", "precision_regained", true, out);
+  diff_sets(before, after, "guards", C::NewGuard, C::RemovedGuard, true, out);
+  diff_sets(before, after, "specializations", C::NewSpecialization, C::RemovedSpecialization, true, out);
+  diff_sets(before, after, "errors", C::NewError, C::FixedError, true, out);
+  diff_sets(before, after, "precision_lost", C::PrecisionLost, C::PrecisionRegained, true, out);
 
   const json br = before.value("ranges", json::object()), ar = after.value("ranges", json::object());
   for (const auto& [src, r] : br.items()) {
     if (!ar.contains(src)) {
-      out.push_back({true, "specialized_input", src + " was " + r.get<std::string>() + ", now static"});
+      out.push_back({true, C::SpecializedInput, src + " was " + r.get<std::string>() + ", now static"});
       continue;
     }
     auto [blo, bhi] = parse_range(r.get<std::string>());
     auto [alo, ahi] = parse_range(ar[src].get<std::string>());
     if (alo > blo || ahi < bhi)
-      out.push_back({true, "narrower_range", src + ": " + r.get<std::string>() + " -> " + ar[src].get<std::string>()});
+      out.push_back({true, C::NarrowerRange, src + ": " + r.get<std::string>() + " -> " + ar[src].get<std::string>()});
     else if (alo < blo || ahi > bhi)
-      out.push_back({false, "wider_range", src + ": " + r.get<std::string>() + " -> " + ar[src].get<std::string>()});
+      out.push_back({false, C::WiderRange, src + ": " + r.get<std::string>() + " -> " + ar[src].get<std::string>()});
   }
   const int64_t bu = before.value("unbacked_symbols", 0), au = after.value("unbacked_symbols", 0);
   if (au > bu)
-    out.push_back({true, "new_unbacked", std::to_string(bu) + " -> " + std::to_string(au) + " data-dependent sizes"});
+    out.push_back({true, C::NewUnbacked, std::to_string(bu) + " -> " + std::to_string(au) + " data-dependent sizes"});
 
   if (before.contains("nodes") && after.contains("nodes")) {
     const json& bn = before["nodes"];
@@ -196,7 +229,8 @@ std::vector<BaselineChange> compare_baselines(const json& before, const json& af
     for (const auto& [node, outs] : bn.items()) {
       if (!an.contains(node)) continue;  // structural edits are not shape regressions by themselves
       for (const auto& [name, v] : outs.items())
-        if (an[node].contains(name)) diff_values("node '" + node + "' value '" + name + "'", v, an[node][name], "node", out);
+        if (an[node].contains(name))
+          diff_values("node '" + node + "' value '" + name + "'", v, an[node][name], C::NodeDtype, C::NodeShape, out);
     }
   }
   return out;

@@ -1,8 +1,11 @@
 // `fakeprop check`: a normalized summary of a run (the baseline) and the
 // comparison that decides whether a new run regressed against it.
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakeprop/value/run_result.h"
@@ -14,10 +17,37 @@ namespace fakeprop {
 // output shapes and dtypes.
 nlohmann::json make_baseline(const RunResult& r, bool with_nodes);
 
+// What changed against a baseline; the names are `check`'s `kind` text.
+enum class ChangeKind : uint8_t {
+  OutputRemoved,
+  OutputAdded,
+  OutputDtype,
+  OutputShape,
+  NodeDtype,
+  NodeShape,
+  NewGuard,
+  RemovedGuard,
+  NewSpecialization,
+  RemovedSpecialization,
+  NewError,
+  FixedError,
+  PrecisionLost,
+  PrecisionRegained,
+  SpecializedInput,
+  NarrowerRange,
+  WiderRange,
+  NewUnbacked,
+};
+struct ChangeKindInfo {
+  ChangeKind kind;
+  std::string_view name;
+};
+std::span<const ChangeKindInfo> change_kinds();  // every kind, in enumerator order
+std::string_view change_kind_name(ChangeKind k);
+
 struct BaselineChange {
-  bool regression;   // false: an improvement or a neutral change
-  std::string kind;  // output_shape, output_dtype, new_guard, removed_guard, new_specialization,
-                     // narrower_range, wider_range, new_error, fixed_error, precision_lost, node_shape, ...
+  bool regression;  // false: an improvement or a neutral change
+  ChangeKind kind;
   std::string what;  // one readable line
 };
 

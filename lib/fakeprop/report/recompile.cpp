@@ -1,6 +1,7 @@
 #include "fakeprop/report/recompile.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "fakeprop/sym/parse.h"
@@ -177,11 +178,31 @@ std::string first_failure(const Entry& e, const Call& call) {
 
 }  // namespace
 
+namespace {
+
+constexpr std::array kCallStatuses = {
+    CallStatusInfo{CallStatus::Hit, "hit"},
+    CallStatusInfo{CallStatus::Compiled, "compiled"},
+    CallStatusInfo{CallStatus::LimitReached, "limit_reached"},
+    CallStatusInfo{CallStatus::CompileError, "compile_error"},
+};
+constexpr bool statuses_in_order() {
+  for (size_t i = 0; i < kCallStatuses.size(); ++i)
+    if (static_cast<size_t>(kCallStatuses[i].status) != i) return false;
+  return kCallStatuses.back().status == CallStatus::CompileError;
+}
+static_assert(statuses_in_order(), "kCallStatuses is indexed by CallStatus and lists every status");
+
+}  // namespace
+
+std::span<const CallStatusInfo> call_statuses() { return kCallStatuses; }
+std::string_view call_status_name(CallStatus s) { return kCallStatuses[static_cast<size_t>(s)].name; }
+
 json RecompileReport::to_json() const {
   json calls_j = json::array();
   for (const auto& c : calls)
     calls_j.push_back({{"call", c.call},
-                       {"status", c.status},
+                       {"status", std::string(call_status_name(c.status))},
                        {"entry", c.entry},
                        {"failures", c.failures},
                        {"zero_one_specialized", c.zero_one_specialized}});
@@ -210,23 +231,25 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     CallOutcome out;
     out.call = static_cast<int>(ci);
     std::vector<std::string> failures;
+    bool hit = false;
     for (size_t k = entries.size(); k-- > 0;) {
       const std::string why = first_failure(entries[k], call);
       if (why.empty()) {
-        out.status = "hit";
+        hit = true;
+        out.status = CallStatus::Hit;
         out.entry = entries[k].id;
         break;
       }
       failures.push_back(entries[k].id + ": " + why);
     }
-    if (out.status == "hit") {
+    if (hit) {
       ++rep.hits;
       rep.calls.push_back(std::move(out));
       continue;
     }
     out.failures = failures;
     if (static_cast<int>(entries.size()) >= options.recompile_limit) {
-      out.status = "limit_reached";
+      out.status = CallStatus::LimitReached;
       if (!limit_hit)
         log += "torch._dynamo hit config.recompile_limit (" + std::to_string(options.recompile_limit) + ")\n" +
                "   function: '" + options.function_name + "' (" + options.location + ")\n" +
@@ -258,7 +281,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
       r = infer(opts);
     } catch (const Error& err) {
       // Dynamo would trace the new shapes; a model with fixed ranks cannot take them.
-      out.status = "compile_error";
+      out.status = CallStatus::CompileError;
       log += "    compile failed: " + std::string(err.what()) + "\n";
       rep.calls.push_back(std::move(out));
       continue;
@@ -280,7 +303,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     }
     e.guards = r.env->produce_guards();
     for (const auto& g : e.guards) e.parsed.push_back(parse_over_sources(g.expr, e.source_vars));
-    out.status = "compiled";
+    out.status = CallStatus::Compiled;
     out.entry = e.id;
     if (out.zero_one_specialized) rep.zero_one_recompiles.push_back(e.id);
     entries.push_back(std::move(e));

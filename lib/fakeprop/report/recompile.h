@@ -2,11 +2,14 @@
 // compiled entries (tensor checks, then shape guards), recompiling with
 // automatic dynamic on a miss, as Dynamo does.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakeprop/options/infer_options.h"
@@ -33,9 +36,23 @@ struct RecompileOptions {
   std::string location;  // "model.onnx"
 };
 
+// What a replayed call met; the names are the report's `status` text.
+enum class CallStatus : uint8_t {
+  Hit,           // an entry's guards passed
+  Compiled,      // a new entry
+  LimitReached,  // a miss with recompile_limit entries already compiled
+  CompileError,  // the new shapes could not be propagated
+};
+struct CallStatusInfo {
+  CallStatus status;
+  std::string_view name;
+};
+std::span<const CallStatusInfo> call_statuses();  // every status, in enumerator order
+std::string_view call_status_name(CallStatus s);
+
 struct CallOutcome {
   int call = 0;                        // 0-based
-  std::string status;                  // hit, compiled, limit_reached
+  CallStatus status = CallStatus::Hit;
   std::string entry;                   // "0/k" that served it
   std::vector<std::string> failures;   // "0/1: tensor 'x' size mismatch at index 0. expected 5, actual 7"
   bool zero_one_specialized = false;   // the new entry specialized a dynamic dim to 0/1

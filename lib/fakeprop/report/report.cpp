@@ -120,7 +120,7 @@ class ReportWriter {
     for (const auto& e : xs) {
       w_.begin_object();
       if (!e.fixes.empty()) w_.field("fixes", e.fixes);
-      w_.field("kind", e.kind).field("message", e.message);
+      w_.field("kind", error_kind_name(e.kind)).field("message", e.message);
       optional_text("node", e.node);
       w_.end_object();
     }
@@ -394,7 +394,8 @@ void print_summary(const RunResult& r, std::ostream& out) {
   if (!r.errors.empty()) {
     out << "errors (" << r.errors.size() << "):\n";
     for (const auto& e : r.errors) {
-      out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << e.kind << ": " << e.message << "\n";
+      out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << error_kind_name(e.kind) << ": " << e.message
+          << "\n";
       if (!e.fixes.empty()) {
         out << "    candidate fixes:";
         for (size_t i = 0; i < e.fixes.size(); ++i) out << (i ? " or " : " ") << e.fixes[i];
@@ -405,7 +406,8 @@ void print_summary(const RunResult& r, std::ostream& out) {
   if (!r.warnings.empty()) {
     out << "warnings (" << r.warnings.size() << "):\n";
     for (const auto& e : r.warnings)
-      out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << e.kind << ": " << e.message << "\n";
+      out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << error_kind_name(e.kind) << ": " << e.message
+          << "\n";
   }
   for (const auto& s : r.specialized) {
     out << "specialize_on " << s.predicate << "  (--mark " << s.mark << "):\n";
@@ -413,7 +415,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
     auto sg = s.run->env->produce_guards();
     out << "  guards (" << sg.size() << "):\n";
     for (const auto& g : sg) out << "    " << g.expr << "\n";
-    for (const auto& e : s.run->errors) out << "  error: " << e.kind << ": " << e.message << "\n";
+    for (const auto& e : s.run->errors) out << "  error: " << error_kind_name(e.kind) << ": " << e.message << "\n";
   }
 }
 

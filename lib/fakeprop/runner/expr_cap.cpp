@@ -114,7 +114,7 @@ size_t cap_expression_size(std::vector<Value>& values, ShapeEnv& env, size_t max
   if (capper.replaced() == 0) return 0;
   std::string fresh;
   for (const auto& name : capper.names()) fresh += (fresh.empty() ? "" : ", ") + name;
-  warnings.push_back({std::string(node), "expression_too_large",
+  warnings.push_back({std::string(node), ErrorKind::ExpressionTooLarge,
                       "an output expression grew past " + std::to_string(max_nodes) +
                           " operations and was replaced by the fresh unbacked symbol" +
                           (capper.names().size() > 1 ? "s " : " ") + fresh +

@@ -26,7 +26,7 @@ bool has_oversized_expression(const Value& v, size_t max_nodes);
 // element and SymInt in `values` whose expression exceeds `max_nodes` by a
 // fresh unbacked symbol (size-like where the value is a size), the same
 // symbol wherever the same expression occurs. When anything was replaced, a
-// warning of kind "expression_too_large" naming `node` is appended to
+// warning of kind ErrorKind::ExpressionTooLarge naming `node` is appended to
 // `warnings`. Returns the number of expressions replaced. The new symbols are
 // unbacked, so ShapeEnv::take_new_unbacked reports them for unbacked_bindings.
 size_t cap_expression_size(std::vector<Value>& values, ShapeEnv& env, size_t max_nodes, std::string_view node,

@@ -52,19 +52,20 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
   } else try {
     step.run(outputs);
   } catch (const DataDependentError& err) {
-    result_.errors.push_back({node, "data_dependent", err.what(), err.suggested_fixes()});
+    result_.errors.push_back({node, ErrorKind::DataDependent, err.what(), err.suggested_fixes()});
     failure = "data-dependent decision at node '" + node + "'";
   } catch (const OpError& err) {
     result_.errors.push_back({node, err.kind(), err.what()});
-    failure = err.kind() == "unsupported_op" ? "unsupported operator " + op.str()
-                                             : err.kind() + " at node '" + node + "': " + err.what();
+    failure = err.kind() == ErrorKind::UnsupportedOp
+                  ? "unsupported operator " + op.str()
+                  : std::string(error_kind_name(err.kind())) + " at node '" + node + "': " + err.what();
   } catch (const OverflowError& err) {
-    result_.errors.push_back({node, "overflow", err.what()});
+    result_.errors.push_back({node, ErrorKind::Overflow, err.what()});
     failure = "overflow at node '" + node + "'";
   } catch (const InputError&) {
     throw;
   } catch (const Error& err) {
-    result_.errors.push_back({node, "error", err.what()});
+    result_.errors.push_back({node, ErrorKind::Error, err.what()});
     failure = "error at node '" + node + "': " + err.what();
   }
   if (!failure.empty()) {

@@ -79,30 +79,32 @@ TEST(NodeRunner, RecordsOutputsByNameAndSkipsAbsentOnes) {
 TEST(NodeRunner, EachFailureKindBecomesAnErrorOnTheNodeAndTheFallback) {
   struct Case {
     std::function<void()> thrower;
-    std::string kind;
+    ErrorKind kind;
     std::string why;
   };
   const std::vector<Case> cases = {
-      {[] { throw OpError("shape_mismatch", "2 != 3"); }, "shape_mismatch", "shape_mismatch at node 'n': 2 != 3"},
-      {[] { throw OpError("unsupported_op", "no shape rule for operator Op"); }, "unsupported_op",
+      {[] { throw OpError(ErrorKind::ShapeMismatch, "2 != 3"); }, ErrorKind::ShapeMismatch,
+       "shape_mismatch at node 'n': 2 != 3"},
+      {[] { throw OpError(ErrorKind::UnsupportedOp, "no shape rule for operator Op"); }, ErrorKind::UnsupportedOp,
        "unsupported operator Op"},
-      {[] { throw OverflowError("integer overflow in 2 * 4611686018427387904"); }, "overflow", "overflow at node 'n'"},
+      {[] { throw OverflowError("integer overflow in 2 * 4611686018427387904"); }, ErrorKind::Overflow,
+       "overflow at node 'n'"},
       {[] { throw DataDependentError("could not guard on u0 == 1", nullptr, {"torch._check(u0 == 1)"}); },
-       "data_dependent", "data-dependent decision at node 'n'"},
-      {[] { throw Error("something else"); }, "error", "error at node 'n': something else"},
+       ErrorKind::DataDependent, "data-dependent decision at node 'n'"},
+      {[] { throw Error("something else"); }, ErrorKind::Error, "error at node 'n': something else"},
   };
   for (const Case& c : cases) {
     Fixture f;
     TestStep step;
     step.rule = [&](std::vector<Value>&) { c.thrower(); };
     const NodeRecord& rec = f.run("n", step);
-    ASSERT_EQ(f.result.errors.size(), 1u) << c.kind;
+    ASSERT_EQ(f.result.errors.size(), 1u) << error_kind_name(c.kind);
     EXPECT_EQ(f.result.errors[0].node, "n");
     EXPECT_EQ(f.result.errors[0].kind, c.kind);
     EXPECT_EQ(step.fallback_why, c.why);
     ASSERT_EQ(rec.outputs.size(), 1u);
     EXPECT_EQ(rec.outputs[0].val.opaque_text(), "fell back");
-    if (c.kind == "data_dependent") {
+    if (c.kind == ErrorKind::DataDependent) {
       ASSERT_EQ(f.result.errors[0].fixes.size(), 1u);
       EXPECT_EQ(f.result.errors[0].fixes[0], "torch._check(u0 == 1)");
     }
@@ -136,7 +138,7 @@ TEST(NodeRunner, BindsTheUnbackedSymbolsANodeCreated) {
   TestStep failing;
   failing.rule = [&](std::vector<Value>&) {
     f.result.env->create_unbacked_symint(true);
-    throw OpError("invalid_argument", "no");
+    throw OpError(ErrorKind::InvalidArgument, "no");
   };
   const NodeRecord& failed = f.run("failing", failing);
   ASSERT_EQ(failed.unbacked_bindings.size(), 1u);
@@ -164,7 +166,7 @@ TEST(NodeRunner, CapsOversizedOutputsUnlessReused) {
       EXPECT_TRUE(f.result.warnings.empty());
     } else {
       ASSERT_EQ(f.result.warnings.size(), 1u);
-      EXPECT_EQ(f.result.warnings[0].kind, "expression_too_large");
+      EXPECT_EQ(f.result.warnings[0].kind, ErrorKind::ExpressionTooLarge);
       EXPECT_EQ(rec.outputs[0].val.i.to_python(), "u0");
     }
   }

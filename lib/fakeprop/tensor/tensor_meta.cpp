@@ -265,7 +265,7 @@ SymShape contiguous_strides(std::span<const SymInt> sizes, const ShapeEnv* env) 
 SymShape channels_last_strides(std::span<const SymInt> sizes, const ShapeEnv* /*env*/) {
   const std::span<const size_t> order = channels_last_order(static_cast<int64_t>(sizes.size()));
   if (order.empty()) {
-    throw OpError("invalid_memory_format",
+    throw OpError(ErrorKind::InvalidMemoryFormat,
                   "no channels last format strides exist in " + std::to_string(sizes.size()) + " dimensions");
   }
   // Unlike contiguous strides, PyTorch multiplies by the plain sizes here.
@@ -282,11 +282,12 @@ SymShape strides_for(std::span<const SymInt> sizes, MemoryFormat format, const S
   switch (format) {
     case MemoryFormat::Contiguous: return contiguous_strides(sizes, env);
     case MemoryFormat::ChannelsLast:
-      if (sizes.size() != 4) throw OpError("invalid_memory_format", "required rank 4 tensor to use channels_last format");
+      if (sizes.size() != 4)
+        throw OpError(ErrorKind::InvalidMemoryFormat, "required rank 4 tensor to use channels_last format");
       return channels_last_strides(sizes, env);
     case MemoryFormat::ChannelsLast3d:
       if (sizes.size() != 5) {
-        throw OpError("invalid_memory_format", "required rank 5 tensor to use channels_last_3d format");
+        throw OpError(ErrorKind::InvalidMemoryFormat, "required rank 5 tensor to use channels_last_3d format");
       }
       return channels_last_strides(sizes, env);
     case MemoryFormat::Preserve: break;
@@ -435,9 +436,9 @@ SymShape broadcast_shapes(const SymShape& a, const SymShape& b, ShapeEnv& env) {
     const SymBool equal = rel(size_a, Rel::Eq, size_b);
     const bool ok = equal.is_static() ? equal.value() : env.expect_true(equal, kRule);
     if (!ok) {
-      throw OpError("shape_mismatch", "The size of tensor a (" + size_text(size_a) +
-                                          ") must match the size of tensor b (" + size_text(size_b) +
-                                          ") at non-singleton dimension " + std::to_string(i));
+      throw OpError(ErrorKind::ShapeMismatch, "The size of tensor a (" + size_text(size_a) +
+                                                  ") must match the size of tensor b (" + size_text(size_b) +
+                                                  ") at non-singleton dimension " + std::to_string(i));
     }
   }
   return out;
@@ -450,17 +451,19 @@ SymShape broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env) {
 }
 
 int64_t canonical_dim(int64_t dim, int64_t rank, bool wrap_scalar) {
-  if (rank < 0) throw OpError("index_error", "Rank cannot be negative but got " + std::to_string(rank));
+  if (rank < 0) throw OpError(ErrorKind::IndexError, "Rank cannot be negative but got " + std::to_string(rank));
   if (rank == 0) {
     if (!wrap_scalar) {
-      throw OpError("index_error", "Dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
+      throw OpError(ErrorKind::IndexError, "Dimension specified as " + std::to_string(dim) +
+                                               " but tensor has no dimensions");
     }
     rank = 1;
   }
   // -rank <= dim < rank, written so that no extreme `dim` can overflow.
   if (dim < -rank || dim >= rank) {
-    throw OpError("index_error", "Dimension out of range (expected to be in range of [" + std::to_string(-rank) +
-                                     ", " + std::to_string(rank - 1) + "], but got " + std::to_string(dim) + ")");
+    throw OpError(ErrorKind::IndexError, "Dimension out of range (expected to be in range of [" +
+                                             std::to_string(-rank) + ", " + std::to_string(rank - 1) + "], but got " +
+                                             std::to_string(dim) + ")");
   }
   return dim < 0 ? dim + rank : dim;
 }
@@ -486,8 +489,9 @@ Device common_device(std::span<const TensorMeta* const> operands, const std::str
       common_is_cpu_scalar = false;
       continue;
     }
-    throw OpError("device_mismatch", "Unhandled FakeTensor Device Propagation for " + op +
-                                         ", found two different devices " + common->str() + ", " + t->device.str());
+    throw OpError(ErrorKind::DeviceMismatch, "Unhandled FakeTensor Device Propagation for " + op +
+                                                 ", found two different devices " + common->str() + ", " +
+                                                 t->device.str());
   }
   // Only Python numbers: the result lives on the CPU.
   return common.value_or(Device::cpu());

@@ -68,7 +68,7 @@ SymShape strides_like(const TensorMeta& like, std::span<const SymInt> sizes, Sha
 // ---- shapes ----
 // torch.broadcast_shapes: guards (or size-oblivious runtime asserts for
 // unbacked sizes) exactly where PyTorch's infer_size does. Throws OpError
-// ("shape_mismatch") on a provable mismatch, naming both shapes.
+// (ErrorKind::ShapeMismatch) on a provable mismatch, naming both shapes.
 SymShape broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env);
 SymShape broadcast_shapes(const SymShape& a, const SymShape& b, ShapeEnv& env);
 // Wrap a possibly negative dim into [0, rank); OpError when out of range.
@@ -76,7 +76,7 @@ int64_t canonical_dim(int64_t dim, int64_t rank, bool wrap_scalar = true);
 
 // ---- devices ----
 // The op's output device: first non-CPU-scalar device; CPU zero-dim tensors
-// yield. Throws OpError("device_mismatch") with PyTorch's FakeTensor text
+// yield. Throws OpError(ErrorKind::DeviceMismatch) with PyTorch's FakeTensor text
 // naming `op` on any other mix.
 Device common_device(std::span<const TensorMeta* const> operands, const std::string& op);
 

@@ -71,7 +71,7 @@ TEST_F(TensorMetaSymbolic, BroadcastBackedMismatchNamesSymbols) {
     broadcast_shapes(SymShape{s0}, SymShape{s1}, env);
     ADD_FAILURE() << "no error";
   } catch (const OpError& e) {
-    EXPECT_EQ(e.kind(), "shape_mismatch");
+    EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
     EXPECT_EQ(std::string(e.what()), "The size of tensor a (" + s0.to_python() + ") must match the size of tensor b (" +
                                          s1.to_python() + ") at non-singleton dimension 0");
   }

@@ -141,7 +141,7 @@ TEST(TensorMetaBroadcast, Oracle) {
         broadcast_shapes(shapes, env);
         ADD_FAILURE() << "no error";
       } catch (const OpError& e) {
-        EXPECT_EQ(e.kind(), "shape_mismatch");
+        EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
         EXPECT_EQ(e.what(), c["expected"]["error"].get<std::string>());
       }
     } else {
@@ -176,7 +176,7 @@ TEST(TensorMetaDevice, Oracle) {
         common_device(operands, op);
         ADD_FAILURE() << "no error";
       } catch (const OpError& e) {
-        EXPECT_EQ(e.kind(), "device_mismatch");
+        EXPECT_EQ(e.kind(), ErrorKind::DeviceMismatch);
         EXPECT_EQ(e.what(), c["expected"]["error"].get<std::string>());
       }
     } else {
@@ -201,7 +201,7 @@ TEST(TensorMetaDims, Oracle) {
         canonical_dim(dim, rank, wrap);
         ADD_FAILURE() << "no error";
       } catch (const OpError& e) {
-        EXPECT_EQ(e.kind(), "index_error");
+        EXPECT_EQ(e.kind(), ErrorKind::IndexError);
         EXPECT_EQ(e.what(), c["expected"]["error"].get<std::string>());
       }
     } else {

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "fakeprop/util/error_kind.h"
+
 namespace fakeprop {
 
 // Base of everything fakeprop throws on purpose.
@@ -28,11 +30,11 @@ class OverflowError : public Error {
 // attribute, ...). Recorded on the node; propagation continues.
 class OpError : public Error {
  public:
-  OpError(std::string kind, const std::string& what) : Error(what), kind_(std::move(kind)) {}
-  const std::string& kind() const { return kind_; }
+  OpError(ErrorKind kind, const std::string& what) : Error(what), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
 
  private:
-  std::string kind_;
+  ErrorKind kind_;
 };
 
 }  // namespace fakeprop

@@ -12,6 +12,7 @@
 #include "fakeprop/value/value.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/chunked_vector.h"
+#include "fakeprop/util/error_kind.h"
 #include "fakeprop/util/index_iterator.h"
 #include "fakeprop/util/name_pool.h"
 #include "fakeprop/util/thin_vector.h"
@@ -77,7 +78,7 @@ struct NodeRecord {
 
 struct ErrorRecord {
   std::string node;  // "" when not tied to a node
-  std::string kind;  // unsupported_op, data_dependent, shape_mismatch, ...
+  ErrorKind kind;
   std::string message;
   std::vector<std::string> fixes{};  // data_dependent: torch._check(...) calls that would let it continue
 };

@@ -29,7 +29,7 @@ inline bool same_size(OpContext& ctx, const SymInt& a, const SymInt& b, const ch
   return decide(ctx, sym_eq(a, b), why);
 }
 // torch._check: a runtime assert when unbacked; fails with `message` when false.
-inline void require(OpContext& ctx, const SymBool& c, const char* why, const std::string& kind,
+inline void require(OpContext& ctx, const SymBool& c, const char* why, ErrorKind kind,
                     const std::string& message) {
   if (auto v = c.maybe_value()) {
     if (!*v) ctx.fail(kind, message);
@@ -91,7 +91,7 @@ inline std::vector<bool> reduction_mask(OpContext& ctx, const std::vector<int64_
   for (int64_t d : dims) {
     const int64_t w = canonical_dim(d, rank);
     if (rank > 0 && mask[static_cast<size_t>(w)] && !dims.empty())
-      ctx.fail("invalid_argument", "dim " + std::to_string(w) + " appears multiple times in the list of dims");
+      ctx.fail(ErrorKind::InvalidArgument, "dim " + std::to_string(w) + " appears multiple times in the list of dims");
     mask[static_cast<size_t>(w)] = true;
   }
   return mask;
@@ -101,7 +101,7 @@ inline std::vector<bool> reduction_mask(OpContext& ctx, const std::vector<int64_
 inline void check_non_negative(OpContext& ctx, const SymShape& sizes) {
   for (const SymInt& s : sizes)
     if (s.is_static() && s.value() < 0)
-      ctx.fail("invalid_argument",
+      ctx.fail(ErrorKind::InvalidArgument,
                "Trying to create tensor with negative dimension " + std::to_string(s.value()) + ": " + text(sizes));
 }
 

@@ -25,14 +25,19 @@ Device device_of(OpContext& ctx, std::initializer_list<const TensorMeta*> ts) {
 void cdist_forward(OpContext& ctx) {
   const TensorMeta& x1 = ctx.tensor(0, "x1");
   const TensorMeta& x2 = ctx.tensor(1, "x2");
-  if (x1.dim() < 2) ctx.fail("invalid_argument", "cdist only supports at least 2D tensors, X1 got: " + std::to_string(x1.dim()) + "D");
-  if (x2.dim() < 2) ctx.fail("invalid_argument", "cdist only supports at least 2D tensors, X2 got: " + std::to_string(x2.dim()) + "D");
+  if (x1.dim() < 2)
+    ctx.fail(ErrorKind::InvalidArgument, "cdist only supports at least 2D tensors, X1 got: " +
+                                             std::to_string(x1.dim()) + "D");
+  if (x2.dim() < 2)
+    ctx.fail(ErrorKind::InvalidArgument, "cdist only supports at least 2D tensors, X2 got: " +
+                                             std::to_string(x2.dim()) + "D");
   if (!same_size(ctx, x1.sizes.back(), x2.sizes.back(), "cdist"))
-    ctx.fail("shape_mismatch", "X1 and X2 must have the same number of columns. X1: " + text(x1.sizes.back()) +
-                                   " X2: " + text(x2.sizes.back()));
-  if (!is_floating(x1.dtype)) ctx.fail("type_error", "cdist only supports floating-point dtypes, X1 got: " + dtype_title(x1.dtype));
-  if (x1.dtype != x2.dtype) ctx.fail("type_error", "cdist: X1 and X2 must have the same dtype");
-  if (ctx.float_arg(2, "p") < 0) ctx.fail("invalid_argument", "cdist only supports non-negative p values");
+    ctx.fail(ErrorKind::ShapeMismatch, "X1 and X2 must have the same number of columns. X1: " + text(x1.sizes.back()) +
+                                           " X2: " + text(x2.sizes.back()));
+  if (!is_floating(x1.dtype))
+    ctx.fail(ErrorKind::TypeError, "cdist only supports floating-point dtypes, X1 got: " + dtype_title(x1.dtype));
+  if (x1.dtype != x2.dtype) ctx.fail(ErrorKind::TypeError, "cdist: X1 and X2 must have the same dtype");
+  if (ctx.float_arg(2, "p") < 0) ctx.fail(ErrorKind::InvalidArgument, "cdist only supports non-negative p values");
   const Device device = device_of(ctx, {&x1, &x2});
   SymShape b1(x1.sizes.begin(), x1.sizes.end() - 2), b2(x2.sizes.begin(), x2.sizes.end() - 2);
   SymShape out = broadcast_shapes(b1, b2, ctx.env());
@@ -44,8 +49,9 @@ void cdist_forward(OpContext& ctx) {
 // _pdist_forward(self [N, M], p=2) -> [N * (N - 1) / 2], contiguous.
 void pdist_forward(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dim() != 2) ctx.fail("invalid_argument", "pdist only supports 2D tensors, got: " + std::to_string(self.dim()) + "D");
-  if (ctx.float_arg(1, "p", 2.0) < 0) ctx.fail("invalid_argument", "pdist only supports non-negative p values");
+  if (self.dim() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "pdist only supports 2D tensors, got: " + std::to_string(self.dim()) + "D");
+  if (ctx.float_arg(1, "p", 2.0) < 0) ctx.fail(ErrorKind::InvalidArgument, "pdist only supports non-negative p values");
   const SymInt n = self.sizes[0];
   const SymInt pairs = decide(ctx, sym_le(n, SymInt(1)), "pdist of one row") ? SymInt(0) : floordiv(n * (n - 1), 2);
   set_tensor(ctx, empty_tensor(ctx, {simplified(ctx, pairs)}, self.dtype, self.device));
@@ -63,7 +69,8 @@ SymInt pool_out(OpContext& ctx, const SymInt& in, int64_t k, int64_t pad, int64_
 
 int64_t single(OpContext& ctx, size_t pos, std::string_view name, const char* op, std::optional<int64_t> dflt) {
   const auto v = static_int_list(ctx, pos, name, dflt ? std::optional<std::vector<SymInt>>({SymInt(*dflt)}) : std::nullopt);
-  if (v.size() != 1) ctx.fail("invalid_argument", std::string(op) + ": " + std::string(name) + " must be a single int");
+  if (v.size() != 1)
+    ctx.fail(ErrorKind::InvalidArgument, std::string(op) + ": " + std::string(name) + " must be a single int");
   return v[0];
 }
 
@@ -71,18 +78,21 @@ void avg_pool1d(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const char* op = "avg_pool1d";
   if (self.dim() != 2 && self.dim() != 3)
-    ctx.fail("invalid_argument", "avg_pool1d() Expected 2D or 3D input tensor, but got " + text(self.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "avg_pool1d() Expected 2D or 3D input tensor, but got " + text(self.sizes));
   const int64_t k = single(ctx, 1, "kernel_size", op, std::nullopt);
   const auto stride_list = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
   const int64_t stride = stride_list.empty() ? k : stride_list[0];
   const int64_t pad = single(ctx, 3, "padding", op, 0);
   const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
-  if (k <= 0 || stride <= 0) ctx.fail("invalid_argument", "avg_pool1d: kernel size and stride should be greater than zero");
-  if (pad > k / 2) ctx.fail("invalid_argument", "pad should be at most half of effective kernel size, but got pad=" +
-                                                    std::to_string(pad) + ", kernel_size=" + std::to_string(k));
+  if (k <= 0 || stride <= 0)
+    ctx.fail(ErrorKind::InvalidArgument, "avg_pool1d: kernel size and stride should be greater than zero");
+  if (pad > k / 2)
+    ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of effective kernel size, but got pad=" +
+                                             std::to_string(pad) + ", kernel_size=" + std::to_string(k));
   const SymInt out = pool_out(ctx, self.sizes.back(), k, pad, stride, ceil_mode);
   if (decide(ctx, sym_le(out, SymInt(0)), "avg_pool1d output size"))
-    ctx.fail("invalid_argument", "Given input size: " + text(self.sizes) + ". Calculated output size is too small");
+    ctx.fail(ErrorKind::InvalidArgument, "Given input size: " + text(self.sizes) +
+                                             ". Calculated output size is too small");
   SymShape sizes = self.sizes;
   sizes.back() = out;
   set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
@@ -91,9 +101,10 @@ void avg_pool1d(OpContext& ctx) {
 void adaptive_avg_pool1d(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   if (self.dim() != 2 && self.dim() != 3)
-    ctx.fail("invalid_argument", "adaptive_avg_pool1d() argument 'input' must be 2D or 3D, but got " + text(self.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool1d() argument 'input' must be 2D or 3D, but got " +
+                                             text(self.sizes));
   const auto out = ctx.int_list(1, "output_size");
-  if (out.size() != 1) ctx.fail("invalid_argument", "adaptive_avg_pool1d: output_size must be 1");
+  if (out.size() != 1) ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool1d: output_size must be 1");
   SymShape sizes = self.sizes;
   sizes.back() = out[0];
   set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
@@ -109,23 +120,29 @@ void col2im(OpContext& ctx) {
   const auto p = static_int_list(ctx, 4, "padding");
   const auto s = static_int_list(ctx, 5, "stride");
   if (out.size() != 2 || k.size() != 2 || d.size() != 2 || p.size() != 2 || s.size() != 2)
-    ctx.fail("invalid_argument", "col2im: output_size, kernel_size, dilation, padding and stride must each have 2 entries");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "col2im: output_size, kernel_size, dilation, padding and stride must each have 2 entries");
   if (self.dim() != 2 && self.dim() != 3)
-    ctx.fail("invalid_argument", "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: " + text(self.sizes));
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: " +
+                 text(self.sizes));
   const bool batched = self.dim() == 3;
   const SymInt cols = self.sizes[batched ? 1 : 0];
   const SymInt blocks = self.sizes[batched ? 2 : 1];
   const int64_t kernel = k[0] * k[1];
   if (decide(ctx, sym_ne(mod(cols, SymInt(kernel)), SymInt(0)), "col2im channels"))
-    ctx.fail("invalid_argument", "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=" +
-                                     text(cols) + " and kernel_size=(" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ")");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=" +
+                 text(cols) + " and kernel_size=(" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ")");
   SymInt expected(1);
   for (int i = 0; i < 2; ++i)
     expected = expected * (floordiv(out[static_cast<size_t>(i)] + 2 * p[i] - (d[i] * (k[i] - 1) + 1), SymInt(s[i])) + 1);
   if (!same_size(ctx, blocks, simplified(ctx, expected), "col2im blocks"))
-    ctx.fail("shape_mismatch", "Given output_size=(" + text(out[0]) + ", " + text(out[1]) + "), kernel_size=(" +
-                                   std::to_string(k[0]) + ", " + std::to_string(k[1]) + "), expected size of input's dimension 2 to match the calculated number of sliding blocks " +
-                                   text(simplified(ctx, expected)) + ", but got input.size(2)=" + text(blocks) + ".");
+    ctx.fail(ErrorKind::ShapeMismatch,
+             "Given output_size=(" + text(out[0]) + ", " + text(out[1]) + "), kernel_size=(" + std::to_string(k[0]) +
+                 ", " + std::to_string(k[1]) +
+                 "), expected size of input's dimension 2 to match the calculated number of sliding blocks " +
+                 text(simplified(ctx, expected)) + ", but got input.size(2)=" + text(blocks) + ".");
   SymShape sizes;
   if (batched) sizes.push_back(self.sizes[0]);
   sizes.push_back(simplified(ctx, floordiv(cols, SymInt(kernel))));
@@ -145,7 +162,8 @@ void copy_functional(OpContext& ctx) {
   bool same = b.size() == self.sizes.size();
   for (size_t i = 0; same && i < b.size(); ++i) same = same_size(ctx, b[i], self.sizes[i], "copy broadcast");
   if (!same)
-    ctx.fail("shape_mismatch", "The size of tensor a (" + text(self.sizes) + ") must match the broadcast shape " + text(b));
+    ctx.fail(ErrorKind::ShapeMismatch, "The size of tensor a (" + text(self.sizes) +
+                                           ") must match the broadcast shape " + text(b));
   bool same_shape = src.sizes.size() == self.sizes.size();
   for (size_t i = 0; same_shape && i < self.sizes.size(); ++i) same_shape = same_size(ctx, src.sizes[i], self.sizes[i], "copy");
   if (same_shape) {
@@ -164,10 +182,11 @@ void masked_scatter(OpContext& ctx) {
   const TensorMeta& mask = ctx.tensor(1, "mask");
   const TensorMeta& source = ctx.tensor(2, "source");
   if (mask.dtype != DType::Bool)
-    ctx.fail("type_error", "masked_scatter_ only supports boolean masks, but got mask with dtype " + dtype_title(mask.dtype));
+    ctx.fail(ErrorKind::TypeError, "masked_scatter_ only supports boolean masks, but got mask with dtype " +
+                                       dtype_title(mask.dtype));
   if (source.dtype != self.dtype)
-    ctx.fail("type_error", "masked_scatter: expected self and source to have same dtypes but got " + dtype_title(self.dtype) +
-                               " and " + dtype_title(source.dtype));
+    ctx.fail(ErrorKind::TypeError, "masked_scatter: expected self and source to have same dtypes but got " +
+                                       dtype_title(self.dtype) + " and " + dtype_title(source.dtype));
   const Device device = device_of(ctx, {&self, &mask, &source});
   const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
   set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, device));
@@ -179,20 +198,21 @@ void check_src_matches(OpContext& ctx, const SymShape& view, const TensorMeta& s
   bool same = view.size() == src.sizes.size();
   for (size_t i = 0; same && i < view.size(); ++i) same = same_size(ctx, view[i], src.sizes[i], op);
   if (!same)
-    ctx.fail("shape_mismatch", std::string(op) + ": expected src to have a size equal to the slice of self. src size = " +
-                                   text(src.sizes) + ", slice size = " + text(view));
+    ctx.fail(ErrorKind::ShapeMismatch, std::string(op) +
+                                           ": expected src to have a size equal to the slice of self. src size = " +
+                                           text(src.sizes) + ", slice size = " + text(view));
 }
 
 void select_scatter(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& src = ctx.tensor(1, "src");
-  if (self.dim() == 0) ctx.fail("index_error", "select() cannot be applied to a 0-dim tensor.");
+  if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "select() cannot be applied to a 0-dim tensor.");
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim());
   const SymInt index = ctx.int_arg(3, "index");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   if (decide(ctx, sym_or(sym_lt(index, -size), sym_ge(index, size)), "select_scatter index in range"))
-    ctx.fail("index_error", "select(): index " + text(index) + " out of range for tensor of size " + text(self.sizes) +
-                                " at dimension " + std::to_string(dim));
+    ctx.fail(ErrorKind::IndexError, "select(): index " + text(index) + " out of range for tensor of size " +
+                                        text(self.sizes) + " at dimension " + std::to_string(dim));
   SymShape view = self.sizes;
   view.erase(view.begin() + dim);
   check_src_matches(ctx, view, src, "select_scatter");
@@ -202,11 +222,12 @@ void select_scatter(OpContext& ctx) {
 void slice_scatter(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& src = ctx.tensor(1, "src");
-  if (self.dim() == 0) ctx.fail("index_error", "slice() cannot be applied to a 0-dim tensor.");
+  if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "slice() cannot be applied to a 0-dim tensor.");
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   const SymInt step = ctx.int_arg(5, "step", SymInt(1));
-  if (decide(ctx, sym_le(step, SymInt(0)), "slice step")) ctx.fail("invalid_argument", "slice step must be positive");
+  if (decide(ctx, sym_le(step, SymInt(0)), "slice step"))
+    ctx.fail(ErrorKind::InvalidArgument, "slice step must be positive");
   auto clamp = [&](std::optional<SymInt> v, const SymInt& dflt) {
     SymInt x = v.value_or(dflt);
     if (decide(ctx, sym_lt(x, SymInt(0)), "slice bound negative")) x = x + size;
@@ -234,7 +255,7 @@ void native_group_norm_backward(OpContext& ctx) {
   const SymInt c = ctx.int_arg(6, "C");
   const Value& mask_v = ctx.value(9, "output_mask");
   if (mask_v.kind != Value::Kind::List || mask_v.list->size() != 3)
-    ctx.fail("invalid_argument", "native_group_norm_backward: output_mask must be 3 bools");
+    ctx.fail(ErrorKind::InvalidArgument, "native_group_norm_backward: output_mask must be 3 bools");
   std::array<bool, 3> mask{};
   for (size_t i = 0; i < 3; ++i) {
     const Value& b = (*mask_v.list)[i];
@@ -260,16 +281,20 @@ void grid_sampler_2d(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
   const TensorMeta& grid = ctx.tensor(1, "grid");
   if (input.dim() != 4 || grid.dim() != 4)
-    ctx.fail("invalid_argument", "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with sizes " +
-                                     text(input.sizes) + " and grid with sizes " + text(grid.sizes));
+    ctx.fail(ErrorKind::InvalidArgument,
+             "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with sizes " +
+                 text(input.sizes) + " and grid with sizes " + text(grid.sizes));
   if (!same_size(ctx, input.sizes[0], grid.sizes[0], "grid_sampler batch"))
-    ctx.fail("shape_mismatch", "grid_sampler(): expected grid and input to have same batch size, but got input with sizes " +
-                                   text(input.sizes) + " and grid with sizes " + text(grid.sizes));
+    ctx.fail(ErrorKind::ShapeMismatch,
+             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes " +
+                 text(input.sizes) + " and grid with sizes " + text(grid.sizes));
   if (!same_size(ctx, grid.sizes[3], SymInt(2), "grid_sampler last dim"))
-    ctx.fail("shape_mismatch", "grid_sampler(): expected grid to have size 2 in last dimension, but got grid with sizes " + text(grid.sizes));
+    ctx.fail(ErrorKind::ShapeMismatch,
+             "grid_sampler(): expected grid to have size 2 in last dimension, but got grid with sizes " +
+                 text(grid.sizes));
   if (input.dtype != grid.dtype)
-    ctx.fail("type_error", "grid_sampler(): expected input and grid to have same dtype, but input has " + dtype_title(input.dtype) +
-                               " and grid has " + dtype_title(grid.dtype));
+    ctx.fail(ErrorKind::TypeError, "grid_sampler(): expected input and grid to have same dtype, but input has " +
+                                       dtype_title(input.dtype) + " and grid has " + dtype_title(grid.dtype));
   const Device device = device_of(ctx, {&input, &grid});
   set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}, input.dtype, device));
 }
@@ -313,25 +338,28 @@ void embedding_bag_outputs(OpContext& ctx, int64_t padding_idx, bool forward_onl
   const bool include_last_offset = ctx.bool_arg(7, "include_last_offset", false);
 
   if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
-    ctx.fail("type_error", "expected indices to be long or int, got " + torch_dtype(indices.dtype));
+    ctx.fail(ErrorKind::TypeError, "expected indices to be long or int, got " + torch_dtype(indices.dtype));
   if (offsets.dtype != DType::Int64 && offsets.dtype != DType::Int32)
-    ctx.fail("type_error", "expected offsets to be long or int, got " + torch_dtype(offsets.dtype));
+    ctx.fail(ErrorKind::TypeError, "expected offsets to be long or int, got " + torch_dtype(offsets.dtype));
   if (!is_floating(weight.dtype))
-    ctx.fail("type_error", "expected weight to be floating point type, got " + torch_dtype(weight.dtype));
+    ctx.fail(ErrorKind::TypeError, "expected weight to be floating point type, got " + torch_dtype(weight.dtype));
   canonical_dim(0, offsets.dim(), /*wrap_scalar=*/false);  // offsets.size(0)
   SymInt num_bags = offsets.sizes[0];
   if (include_last_offset) {
-    require(ctx, sym_ge(num_bags, SymInt(1)), "embedding_bag include_last_offset", "invalid_argument",
+    require(ctx, sym_ge(num_bags, SymInt(1)), "embedding_bag include_last_offset", ErrorKind::InvalidArgument,
             "include_last_offset: numBags should be at least 1");
     num_bags = simplified(ctx, num_bags - 1);
   }
   canonical_dim(1, weight.dim(), /*wrap_scalar=*/false);  // weight.size(1)
   const SymInt features = weight.sizes[1];
   if (psw) {
-    if (mode != kModeSum) ctx.fail("invalid_argument", "embedding_bag: per_sample_weights only supported with mode='sum'");
+    if (mode != kModeSum)
+      ctx.fail(ErrorKind::InvalidArgument, "embedding_bag: per_sample_weights only supported with mode='sum'");
     if (psw->dim() != 1)
-      ctx.fail("invalid_argument", "expected per_sample_weights to be 1D tensor, got " + std::to_string(psw->dim()) + "D");
-    require(ctx, sym_eq(psw->numel(), indices.numel()), "embedding_bag per_sample_weights numel", "shape_mismatch",
+      ctx.fail(ErrorKind::InvalidArgument, "expected per_sample_weights to be 1D tensor, got " +
+                                               std::to_string(psw->dim()) + "D");
+    require(ctx, sym_eq(psw->numel(), indices.numel()), "embedding_bag per_sample_weights numel",
+            ErrorKind::ShapeMismatch,
             "expected per_sample_weights.numel() (" + text(psw->numel()) + " to be the same as indices.numel() (" +
                 text(indices.numel()) + ")");
   }
@@ -383,8 +411,8 @@ void embedding_bag_composite(OpContext& ctx) {
     canonical_dim(0, weight.dim(), /*wrap_scalar=*/false);  // weight.size(0)
     const SymInt n = weight.sizes[0];
     if (!decide(ctx, sym_and(sym_ge(idx, -n), sym_lt(idx, n)), "embedding_bag padding_idx in range"))
-      ctx.fail("invalid_argument", "padding_idx must be within the number of embeddings, -" + text(n) + " through " +
-                                       text(simplified(ctx, n - 1)) + ", but got " + text(idx));
+      ctx.fail(ErrorKind::InvalidArgument, "padding_idx must be within the number of embeddings, -" + text(n) +
+                                               " through " + text(simplified(ctx, n - 1)) + ", but got " + text(idx));
     padding_idx = 0;  // wrapped into [0, num_embeddings): only its sign matters from here on
   }
   embedding_bag_outputs(ctx, padding_idx, !weight.requires_grad);

@@ -20,7 +20,8 @@ void nonzero(OpContext& ctx) {
 void local_scalar_dense(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   if (!same_size(ctx, self.numel(), 1, "item"))
-    ctx.fail("invalid_argument", "a Tensor with " + text(self.numel()) + " elements cannot be converted to Scalar");
+    ctx.fail(ErrorKind::InvalidArgument, "a Tensor with " + text(self.numel()) +
+                                             " elements cannot be converted to Scalar");
   bool fresh = false;
   Value* slot = memo_slot(ctx, "item", self, &fresh);
   if (slot && !fresh) {
@@ -46,7 +47,7 @@ void local_scalar_dense(OpContext& ctx) {
 void masked_select(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& mask = ctx.tensor(1, "mask");
-  if (mask.dtype != DType::Bool) ctx.fail("type_error", "masked_select: expected BoolTensor for mask");
+  if (mask.dtype != DType::Bool) ctx.fail(ErrorKind::TypeError, "masked_select: expected BoolTensor for mask");
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask}, ctx.target());
   const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
   const SymInt count = data_dependent_count(ctx, simplified(ctx, product(shape)));
@@ -76,7 +77,7 @@ void unique2(OpContext& ctx) {
 // repeat_interleave.Tensor(repeats, *, output_size=None): indices into repeats.
 void repeat_interleave(OpContext& ctx) {
   const TensorMeta& repeats = ctx.tensor(0, "repeats");
-  if (repeats.dim() > 1) ctx.fail("invalid_argument", "repeat_interleave only accept 1D vector as repeat");
+  if (repeats.dim() > 1) ctx.fail(ErrorKind::InvalidArgument, "repeat_interleave only accept 1D vector as repeat");
   SymInt count;
   if (auto given = ctx.optional_int(1000, "output_size")) count = *given;
   else count = ctx.new_unbacked_size(ValueRange{0, kIntOo - 1});
@@ -87,7 +88,8 @@ void repeat_interleave(OpContext& ctx) {
 // (max + 1) unless given.
 void one_hot(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dtype != DType::Int64) ctx.fail("type_error", "one_hot is only applicable to index tensor of type LongTensor.");
+  if (self.dtype != DType::Int64)
+    ctx.fail(ErrorKind::TypeError, "one_hot is only applicable to index tensor of type LongTensor.");
   SymInt classes = ctx.int_arg(1, "num_classes", SymInt(-1));
   if (classes.is_static() && classes.value() == -1) {
     bool fresh = false;
@@ -99,7 +101,7 @@ void one_hot(OpContext& ctx) {
       if (slot) *slot = Value::of_int(classes);
     }
   } else if (classes.is_static() && classes.value() < -1) {
-    ctx.fail("invalid_argument", "num_classes should be positive");
+    ctx.fail(ErrorKind::InvalidArgument, "num_classes should be positive");
   }
   SymShape out = self.sizes;
   out.push_back(classes);

@@ -18,7 +18,7 @@ Device device_or(OpContext& ctx, Device dflt) { return ctx.device_arg(kKw, "devi
 MemoryFormat factory_format(OpContext& ctx) {
   const MemoryFormat f = ctx.memory_format_arg(kKw, "memory_format").value_or(MemoryFormat::Contiguous);
   if (f == MemoryFormat::Preserve)
-    ctx.fail("invalid_argument", "Unsupported memory format torch.preserve_format for " + ctx.target());
+    ctx.fail(ErrorKind::InvalidArgument, "Unsupported memory format torch.preserve_format for " + ctx.target());
   return f;
 }
 
@@ -34,7 +34,7 @@ void empty_strided_op(OpContext& ctx) {
   SymShape size = ctx.int_list(0, "size");
   SymShape stride = ctx.int_list(1, "stride");
   if (size.size() != stride.size())
-    ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+    ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, size);
   set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, DType::Float32),
                                 device_or(ctx, ctx.default_device())));
@@ -65,7 +65,7 @@ void new_empty_strided(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   SymShape size = ctx.int_list(1, "size");
   SymShape stride = ctx.int_list(2, "stride");
-  if (size.size() != stride.size()) ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+  if (size.size() != stride.size()) ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, size);
   set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, self.dtype),
                                 device_or(ctx, self.device)));
@@ -86,10 +86,10 @@ void arange(OpContext& ctx) {
   if (all_int) {
     auto as_int = [](const Value& v) { return v.kind == Value::Kind::Int ? v.i : SymInt(v.b.value() ? 1 : 0); };
     const SymInt start = as_int(start_v), end = as_int(end_v), step = as_int(step_v);
-    if (step.is_static() && step.value() == 0) ctx.fail("invalid_argument", "step must be nonzero");
+    if (step.is_static() && step.value() == 0) ctx.fail(ErrorKind::InvalidArgument, "step must be nonzero");
     const bool up = !step.is_static() || step.value() > 0;
     if (!decide(ctx, up ? sym_ge(end, start) : sym_le(end, start), "arange"))
-      ctx.fail("invalid_argument", "upper bound and larger bound inconsistent with step sign");
+      ctx.fail(ErrorKind::InvalidArgument, "upper bound and larger bound inconsistent with step sign");
     length = simplified(ctx, ceildiv(end - start, step));
   } else {
     auto as_double = [&](const Value& v) -> double {
@@ -97,14 +97,14 @@ void arange(OpContext& ctx) {
       if (v.kind == Value::Kind::Float) return v.f;
       if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
       if (v.kind == Value::Kind::Bool && v.b.is_static()) return v.b.value() ? 1.0 : 0.0;
-      ctx.fail("unknown_input", "arange with a symbolic bound mixed with floats is not supported");
+      ctx.fail(ErrorKind::UnknownInput, "arange with a symbolic bound mixed with floats is not supported");
     };
     const double start = as_double(start_v), end = as_double(end_v), step = as_double(step_v);
-    if (step == 0) ctx.fail("invalid_argument", "step must be nonzero");
+    if (step == 0) ctx.fail(ErrorKind::InvalidArgument, "step must be nonzero");
     if ((step > 0 && end < start) || (step < 0 && end > start))
-      ctx.fail("invalid_argument", "upper bound and larger bound inconsistent with step sign");
+      ctx.fail(ErrorKind::InvalidArgument, "upper bound and larger bound inconsistent with step sign");
     const double n = std::ceil((end - start) / step);
-    if (!(n >= 0 && n < 9.2e18)) ctx.fail("invalid_argument", "arange: invalid number of elements");
+    if (!(n >= 0 && n < 9.2e18)) ctx.fail(ErrorKind::InvalidArgument, "arange: invalid number of elements");
     length = static_cast<int64_t>(n);
   }
   set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.default_device())));
@@ -120,7 +120,7 @@ void contiguous(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const MemoryFormat f = ctx.memory_format_arg(kKw, "memory_format").value_or(MemoryFormat::Contiguous);
   if (f == MemoryFormat::Preserve)
-    ctx.fail("invalid_argument", "preserve memory format is unsupported by the contiguous operator");
+    ctx.fail(ErrorKind::InvalidArgument, "preserve memory format is unsupported by the contiguous operator");
   const bool already = f == MemoryFormat::Contiguous ? is_contiguous(self, ctx.env())
                                                      : (self.dim() == (f == MemoryFormat::ChannelsLast ? 4 : 5) &&
                                                         is_channels_last_contiguous(self, ctx.env()));
@@ -144,13 +144,14 @@ void copy_inplace(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& src = ctx.tensor(1, "src");
   if (overlaps_itself(ctx, self))
-    ctx.fail("invalid_argument", "more than one element of the written-to tensor refers to a single memory location");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "more than one element of the written-to tensor refers to a single memory location");
   const SymShape shape = broadcast_shapes(self.sizes, src.sizes, ctx.env());
   bool same = shape.size() == self.sizes.size();
   for (size_t i = 0; same && i < shape.size(); ++i) same = same_size(ctx, shape[i], self.sizes[i], "copy_");
   if (!same)
-    ctx.fail("shape_mismatch", "output with shape " + text(self.sizes) + " doesn't match the broadcast shape " +
-                                   text(shape));
+    ctx.fail(ErrorKind::ShapeMismatch, "output with shape " + text(self.sizes) + " doesn't match the broadcast shape " +
+                                           text(shape));
   set_tensor(ctx, same_view(ctx, self));
 }
 
@@ -211,7 +212,7 @@ void randint(OpContext& ctx) {
 // randperm(n): [n] int64.
 void randperm(OpContext& ctx) {
   const SymInt n = ctx.int_arg(0, "n");
-  if (n.is_static() && n.value() < 0) ctx.fail("invalid_argument", "n must be non-negative, got" + text(n));
+  if (n.is_static() && n.value() < 0) ctx.fail(ErrorKind::InvalidArgument, "n must be non-negative, got" + text(n));
   set_tensor(ctx, empty_tensor(ctx, {n}, dtype_or(ctx, DType::Int64), device_or(ctx, ctx.default_device())));
 }
 
@@ -223,7 +224,7 @@ void random_like(OpContext& ctx) {
 // multinomial(self, num_samples, replacement): [*, num_samples] int64.
 void multinomial(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dim() < 1 || self.dim() > 2) ctx.fail("invalid_argument", "prob_dist must be 1 or 2 dim");
+  if (self.dim() < 1 || self.dim() > 2) ctx.fail(ErrorKind::InvalidArgument, "prob_dist must be 1 or 2 dim");
   SymShape out(self.sizes.begin(), self.sizes.end() - 1);
   out.push_back(ctx.int_arg(1, "num_samples"));
   set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));

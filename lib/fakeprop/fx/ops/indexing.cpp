@@ -26,18 +26,19 @@ MemoryFormat cat_memory_format(OpContext& ctx, const std::vector<const TensorMet
 }
 
 TensorValue cat_of(OpContext& ctx, const std::vector<const TensorMeta*>& ts, int64_t dim_arg_value) {
-  if (ts.empty()) ctx.fail("invalid_argument", "torch.cat(): expected a non-empty list of Tensors");
+  if (ts.empty()) ctx.fail(ErrorKind::InvalidArgument, "torch.cat(): expected a non-empty list of Tensors");
   for (size_t i = 0; i < ts.size(); ++i) {
-    if (!ts[i]) ctx.fail("type_error", "torch.cat(): expected Tensors, got None at position " + std::to_string(i));
+    if (!ts[i])
+      ctx.fail(ErrorKind::TypeError, "torch.cat(): expected Tensors, got None at position " + std::to_string(i));
     if (ts[i]->dim() == 0)
-      ctx.fail("invalid_argument",
+      ctx.fail(ErrorKind::InvalidArgument,
                "zero-dimensional tensor (at position " + std::to_string(i) + ") cannot be concatenated");
   }
   const Device device = common_device(ts, ctx.target());
   std::vector<PromotionOperand> dtypes;
   for (const TensorMeta* t : ts) dtypes.push_back({t->dtype, OperandKind::Tensor});
   const auto dtype = result_type(dtypes);
-  if (!dtype) ctx.fail("type_error", "torch.cat(): no common dtype for the inputs");
+  if (!dtype) ctx.fail(ErrorKind::TypeError, "torch.cat(): no common dtype for the inputs");
   const MemoryFormat format = cat_memory_format(ctx, ts);
   // The first tensor that is not skipped decides the rank and wraps dim.
   const TensorMeta* valid = nullptr;
@@ -54,15 +55,16 @@ TensorValue cat_of(OpContext& ctx, const std::vector<const TensorMeta*>& ts, int
     const TensorMeta& t = *ts[i];
     if (cat_skips(ctx, t)) continue;
     if (t.dim() != valid->dim())
-      ctx.fail("shape_mismatch", "Tensors must have same number of dimensions: got " + std::to_string(valid->dim()) +
-                                     " and " + std::to_string(t.dim()));
+      ctx.fail(ErrorKind::ShapeMismatch, "Tensors must have same number of dimensions: got " +
+                                             std::to_string(valid->dim()) + " and " + std::to_string(t.dim()));
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (d == dim) continue;
       const auto ud = static_cast<size_t>(d);
       if (!same_size(ctx, t.sizes[ud], valid->sizes[ud], "cat"))
-        ctx.fail("shape_mismatch", "Sizes of tensors must match except in dimension " + std::to_string(dim) +
-                                       ". Expected size " + text(valid->sizes[ud]) + " but got size " +
-                                       text(t.sizes[ud]) + " for tensor number " + std::to_string(i) + " in the list.");
+        ctx.fail(ErrorKind::ShapeMismatch, "Sizes of tensors must match except in dimension " + std::to_string(dim) +
+                                               ". Expected size " + text(valid->sizes[ud]) + " but got size " +
+                                               text(t.sizes[ud]) + " for tensor number " + std::to_string(i) +
+                                               " in the list.");
     }
     total = total + t.sizes[static_cast<size_t>(dim)];
   }
@@ -79,17 +81,17 @@ void cat(OpContext& ctx) {
 // that splits it; at the end, cat of the inputs unsqueezed there.
 void stack(OpContext& ctx) {
   const std::vector<const TensorMeta*> ts = ctx.tensor_list(0, "tensors");
-  if (ts.empty()) ctx.fail("invalid_argument", "stack expects a non-empty TensorList");
+  if (ts.empty()) ctx.fail(ErrorKind::InvalidArgument, "stack expects a non-empty TensorList");
   for (const TensorMeta* t : ts)
-    if (!t) ctx.fail("type_error", "stack expects Tensors");
+    if (!t) ctx.fail(ErrorKind::TypeError, "stack expects Tensors");
   const int64_t dim = dim_arg(ctx, 1, "dim", ts[0]->dim() + 1, 0);
   for (size_t i = 0; i < ts.size(); ++i) {
     const TensorMeta& t = *ts[i];
     bool same = t.dim() == ts[0]->dim();
     for (size_t d = 0; same && d < t.sizes.size(); ++d) same = same_size(ctx, t.sizes[d], ts[0]->sizes[d], "stack");
     if (!same)
-      ctx.fail("shape_mismatch", "stack expects each tensor to be equal size, but got " + text(ts[0]->sizes) +
-                                     " at entry 0 and " + text(t.sizes) + " at entry " + std::to_string(i));
+      ctx.fail(ErrorKind::ShapeMismatch, "stack expects each tensor to be equal size, but got " + text(ts[0]->sizes) +
+                                             " at entry 0 and " + text(t.sizes) + " at entry " + std::to_string(i));
   }
   if (dim < ts[0]->dim()) {
     TensorValue joined = cat_of(ctx, ts, dim);
@@ -97,7 +99,7 @@ void stack(OpContext& ctx) {
     sizes.insert(sizes.begin() + dim, SymInt(static_cast<int64_t>(ts.size())));
     auto strides = view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
     // Splitting one dim into two is always a view.
-    if (!strides) ctx.fail("view_error", "stack: the concatenated result cannot be viewed");
+    if (!strides) ctx.fail(ErrorKind::ViewError, "stack: the concatenated result cannot be viewed");
     joined.meta.sizes = sizes;
     joined.meta.strides = *strides;
     set_tensor(ctx, std::move(joined));
@@ -119,7 +121,7 @@ bool is_index_dtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
 void check_index_dtype(OpContext& ctx, const TensorMeta& index, const char* op) {
   if (index.dtype != DType::Int64)
-    ctx.fail("type_error", std::string(op) + "(): Expected dtype int64 for index");
+    ctx.fail(ErrorKind::TypeError, std::string(op) + "(): Expected dtype int64 for index");
 }
 
 // index_select(self, dim, index): self with dim resized to index.numel().
@@ -143,14 +145,14 @@ void gather(OpContext& ctx) {
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &index}, ctx.target());
   if (!known_true(ctx, sym_eq(index.numel(), 0))) {
     if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(self.dim(), 1))
-      ctx.fail("invalid_argument", "Index tensor must have the same number of dimensions as input tensor");
+      ctx.fail(ErrorKind::InvalidArgument, "Index tensor must have the same number of dimensions as input tensor");
     for (int64_t d = 0; d < self.dim() && d < index.dim(); ++d) {
       if (d == dim) continue;
       const auto ud = static_cast<size_t>(d);
       if (decide(ctx, sym_gt(index.sizes[ud], self.sizes[ud]), "gather"))
-        ctx.fail("shape_mismatch", "Size does not match at dimension " + std::to_string(d) + " expected index " +
-                                       text(index.sizes) + " to be smaller than self " + text(self.sizes) +
-                                       " apart from dimension " + std::to_string(dim));
+        ctx.fail(ErrorKind::ShapeMismatch, "Size does not match at dimension " + std::to_string(d) +
+                                               " expected index " + text(index.sizes) + " to be smaller than self " +
+                                               text(self.sizes) + " apart from dimension " + std::to_string(dim));
     }
   }
   set_tensor(ctx, empty_tensor(ctx, index.sizes, self.dtype, device));
@@ -161,18 +163,18 @@ void check_scatter(OpContext& ctx, const TensorMeta& self, int64_t dim, const Te
                    const TensorMeta* src, const char* op) {
   check_index_dtype(ctx, index, op);
   if (src && src->dtype != self.dtype)
-    ctx.fail("type_error", std::string(op) + "(): Expected self.dtype to be equal to src.dtype");
+    ctx.fail(ErrorKind::TypeError, std::string(op) + "(): Expected self.dtype to be equal to src.dtype");
   if (known_true(ctx, sym_eq(index.numel(), 0))) return;
   if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(self.dim(), 1))
-    ctx.fail("invalid_argument", "Index tensor must have the same number of dimensions as self tensor");
+    ctx.fail(ErrorKind::InvalidArgument, "Index tensor must have the same number of dimensions as self tensor");
   for (int64_t d = 0; d < index.dim(); ++d) {
     const auto ud = static_cast<size_t>(d);
     if (d != dim && self.dim() > d && decide(ctx, sym_gt(index.sizes[ud], self.sizes[ud]), op))
-      ctx.fail("shape_mismatch", "Expected index " + text(index.sizes) + " to be smaller than self " +
-                                     text(self.sizes) + " apart from dimension " + std::to_string(dim));
+      ctx.fail(ErrorKind::ShapeMismatch, "Expected index " + text(index.sizes) + " to be smaller than self " +
+                                             text(self.sizes) + " apart from dimension " + std::to_string(dim));
     if (src && src->dim() > d && decide(ctx, sym_gt(index.sizes[ud], src->sizes[ud]), op))
-      ctx.fail("shape_mismatch", "Expected index " + text(index.sizes) + " to be smaller than src " +
-                                     text(src->sizes));
+      ctx.fail(ErrorKind::ShapeMismatch, "Expected index " + text(index.sizes) + " to be smaller than src " +
+                                             text(src->sizes));
   }
 }
 
@@ -204,18 +206,19 @@ void index_func(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
   const TensorMeta& index = ctx.tensor(2, "index");
-  if (index.dim() > 1) ctx.fail("invalid_argument", "Index is supposed to be a vector");
-  if (!is_index_dtype(index.dtype)) ctx.fail("type_error", "index_add_(): Expected dtype int32/int64 for index");
+  if (index.dim() > 1) ctx.fail(ErrorKind::InvalidArgument, "Index is supposed to be a vector");
+  if (!is_index_dtype(index.dtype))
+    ctx.fail(ErrorKind::TypeError, "index_add_(): Expected dtype int32/int64 for index");
   const Value& source_v = ctx.value(3, "source");
   if (source_v.is_tensor()) {
     const TensorMeta& source = source_v.tensor->meta;
     if (source.dtype != self.dtype)
-      ctx.fail("type_error", "index_add_(): self (" + dtype_title(self.dtype) + ") and source (" +
-                                 dtype_title(source.dtype) + ") must have the same scalar type");
+      ctx.fail(ErrorKind::TypeError, "index_add_(): self (" + dtype_title(self.dtype) + ") and source (" +
+                                         dtype_title(source.dtype) + ") must have the same scalar type");
     if (source.dim() > 0 && self.dim() > 0 &&
         !same_size(ctx, source.sizes[static_cast<size_t>(std::min(dim, source.dim() - 1))], index.numel(), "index_add"))
-      ctx.fail("shape_mismatch", "index_add_(): Number of indices (" + text(index.numel()) +
-                                     ") should be equal to source.size(dim)");
+      ctx.fail(ErrorKind::ShapeMismatch, "index_add_(): Number of indices (" + text(index.numel()) +
+                                             ") should be equal to source.size(dim)");
   }
   if constexpr (Inplace) {
     check_writable(ctx, self);
@@ -240,19 +243,19 @@ std::vector<std::optional<TensorMeta>> expand_masks(OpContext& ctx, const Tensor
     }
     if (index->dtype != DType::Int64 && index->dtype != DType::Int32 && index->dtype != DType::Bool &&
         index->dtype != DType::UInt8 && index->dtype != DType::Int8)
-      ctx.fail("index_error", "tensors used as indices must be long, int, byte or bool tensors");
+      ctx.fail(ErrorKind::IndexError, "tensors used as indices must be long, int, byte or bool tensors");
     if (index->dtype != DType::Bool && index->dtype != DType::UInt8) {
       out.emplace_back(*index);
       continue;
     }
     const size_t k = out.size();
     if (k + index->sizes.size() > self.sizes.size())
-      ctx.fail("index_error", "too many indices for tensor of dimension " + std::to_string(self.dim()));
+      ctx.fail(ErrorKind::IndexError, "too many indices for tensor of dimension " + std::to_string(self.dim()));
     for (size_t j = 0; j < index->sizes.size(); ++j)
       if (!same_size(ctx, index->sizes[j], self.sizes[k + j], "index mask"))
-        ctx.fail("index_error", "The shape of the mask " + text(index->sizes) + " at index " + std::to_string(i) +
-                                    " does not match the shape of the indexed tensor " + text(self.sizes) +
-                                    " at index " + std::to_string(k + j));
+        ctx.fail(ErrorKind::IndexError, "The shape of the mask " + text(index->sizes) + " at index " +
+                                            std::to_string(i) + " does not match the shape of the indexed tensor " +
+                                            text(self.sizes) + " at index " + std::to_string(k + j));
     const SymInt count = nonzero_count(ctx, *index);
     TensorMeta column = *index;
     column.sizes = {count};
@@ -261,8 +264,8 @@ std::vector<std::optional<TensorMeta>> expand_masks(OpContext& ctx, const Tensor
     for (size_t j = 0; j < index->sizes.size(); ++j) out.emplace_back(column);
   }
   if (out.size() > self.sizes.size())
-    ctx.fail("index_error", "too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got " +
-                                std::to_string(out.size()) + ")");
+    ctx.fail(ErrorKind::IndexError, "too many indices for tensor of dimension " + std::to_string(self.dim()) +
+                                        " (got " + std::to_string(out.size()) + ")");
   return out;
 }
 
@@ -272,7 +275,7 @@ std::vector<std::optional<TensorMeta>> expand_masks(OpContext& ctx, const Tensor
 void index_tensor(OpContext& ctx) {
   const TensorMeta& self0 = ctx.tensor(0, "self");
   const std::vector<const TensorMeta*> given = ctx.tensor_list(1, "indices");
-  if (given.empty()) ctx.fail("invalid_argument", "at least one index must be provided");
+  if (given.empty()) ctx.fail(ErrorKind::InvalidArgument, "at least one index must be provided");
   std::vector<const TensorMeta*> all{&self0};
   for (const TensorMeta* t : given)
     if (t) all.push_back(t);
@@ -339,9 +342,9 @@ void index_put(OpContext& ctx) {
   const TensorMeta& values = ctx.tensor(2, "values");
   const std::vector<const TensorMeta*> given = ctx.tensor_list(1, "indices");
   if (values.dtype != self.dtype)
-    ctx.fail("type_error", "Index put requires the source and destination dtypes match, got " +
-                               dtype_title(self.dtype) + " for the destination and " + dtype_title(values.dtype) +
-                               " for the source.");
+    ctx.fail(ErrorKind::TypeError, "Index put requires the source and destination dtypes match, got " +
+                                       dtype_title(self.dtype) + " for the destination and " +
+                                       dtype_title(values.dtype) + " for the source.");
   (void)expand_masks(ctx, self, given);
   if constexpr (Inplace) {
     check_writable(ctx, self);
@@ -356,14 +359,14 @@ void repeat(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<SymInt> repeats = ctx.int_list(1, "repeats");
   if (static_cast<int64_t>(repeats.size()) < self.dim())
-    ctx.fail("invalid_argument",
+    ctx.fail(ErrorKind::InvalidArgument,
              "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
   const size_t lead = repeats.size() - self.sizes.size();
   SymShape out;
   for (size_t i = 0; i < repeats.size(); ++i) {
     if (repeats[i].is_static() && repeats[i].value() < 0)
-      ctx.fail("invalid_argument", "Trying to create tensor with negative dimension " +
-                                       std::to_string(repeats[i].value()) + ": " + text(repeats));
+      ctx.fail(ErrorKind::InvalidArgument, "Trying to create tensor with negative dimension " +
+                                               std::to_string(repeats[i].value()) + ": " + text(repeats));
     out.push_back(i < lead ? repeats[i] : self.sizes[i - lead] * repeats[i]);
   }
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
@@ -375,7 +378,8 @@ void flip(OpContext& ctx) {
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
   for (int64_t d : static_int_list(ctx, 1, "dims")) {
     const auto w = static_cast<size_t>(canonical_dim(d, self.dim()));
-    if (seen[w]) ctx.fail("invalid_argument", "dims has duplicates, original flip dims size=" + std::to_string(w));
+    if (seen[w])
+      ctx.fail(ErrorKind::InvalidArgument, "dims has duplicates, original flip dims size=" + std::to_string(w));
     seen[w] = true;
   }
   set_tensor(ctx, empty_like(ctx, self));
@@ -394,7 +398,7 @@ void topk(OpContext& ctx) {
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), -1);
   const SymInt size = self.dim() > 0 ? self.sizes[static_cast<size_t>(dim)] : SymInt(1);
   if (decide(ctx, sym_or(sym_lt(k, 0), sym_gt(k, size)), "topk"))
-    ctx.fail("index_error", "selected index k out of range");
+    ctx.fail(ErrorKind::IndexError, "selected index k out of range");
   SymShape out = self.sizes;
   if (self.dim() > 0) out[static_cast<size_t>(dim)] = k;
   set_tuple(ctx, {empty_tensor(ctx, out, self.dtype, self.device), empty_tensor(ctx, out, DType::Int64, self.device)});
@@ -420,21 +424,22 @@ void sort(OpContext& ctx) {
 void constant_pad_nd(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<SymInt> pad = ctx.int_list(1, "pad");
-  if (pad.size() % 2 != 0) ctx.fail("invalid_argument", "Length of pad must be even but instead it equals " +
-                                                            std::to_string(pad.size()));
+  if (pad.size() % 2 != 0) ctx.fail(ErrorKind::InvalidArgument, "Length of pad must be even but instead it equals " +
+                                                                    std::to_string(pad.size()));
   if (static_cast<int64_t>(pad.size() / 2) > self.dim())
-    ctx.fail("invalid_argument", "Length of pad should be no more than twice the number of dimensions of the input. "
-                                 "Pad length is " + std::to_string(pad.size()) + " while the input has " +
-                                 std::to_string(self.dim()) + " dimensions.");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Length of pad should be no more than twice the number of dimensions of the input. "
+             "Pad length is " + std::to_string(pad.size()) + " while the input has " + std::to_string(self.dim()) +
+             " dimensions.");
   SymShape out = self.sizes;
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const size_t d = out.size() - 1 - i;
     out[d] = simplified(ctx, out[d] + pad[2 * i] + pad[2 * i + 1]);
     if (decide(ctx, sym_lt(out[d], 0), "constant_pad_nd"))
-      ctx.fail("invalid_argument", "The input size " + text(self.sizes[d]) + ", plus negative padding " +
-                                       text(pad[2 * i]) + " and " + text(pad[2 * i + 1]) +
-                                       " resulted in a negative output size, which is invalid. Check dimension " +
-                                       std::to_string(d) + " of your input.");
+      ctx.fail(ErrorKind::InvalidArgument,
+               "The input size " + text(self.sizes[d]) + ", plus negative padding " + text(pad[2 * i]) + " and " +
+                   text(pad[2 * i + 1]) + " resulted in a negative output size, which is invalid. Check dimension " +
+                   std::to_string(d) + " of your input.");
   }
   const MemoryFormat format = suggest_memory_format(self, ctx.env());
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, format));

@@ -24,8 +24,8 @@ std::vector<SymInt> per_dim(OpContext& ctx, size_t pos, std::string_view name, s
   std::vector<SymInt> v = ctx.int_list(pos, name, std::move(dflt));
   if (v.size() == 1 && n > 1) v.assign(n, v[0]);
   if (v.size() != n)
-    ctx.fail("invalid_argument", ctx.target() + ": expected " + std::string(name) + " to have " + std::to_string(n) +
-                                     " elements, got " + std::to_string(v.size()));
+    ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": expected " + std::string(name) + " to have " +
+                                             std::to_string(n) + " elements, got " + std::to_string(v.size()));
   return v;
 }
 
@@ -41,28 +41,28 @@ void convolution(OpContext& ctx) {
   const TensorMeta& weight = ctx.tensor(1, "weight");
   const TensorMeta* bias = ctx.optional_tensor(2, "bias");
   if (input.dim() < 3 || weight.dim() != input.dim())
-    ctx.fail("invalid_argument", "convolution: expected input and weight of the same rank >= 3, got input " +
-                                     text(input.sizes) + " and weight " + text(weight.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "convolution: expected input and weight of the same rank >= 3, got input " +
+                                             text(input.sizes) + " and weight " + text(weight.sizes));
   const size_t spatial = static_cast<size_t>(input.dim() - 2);
   const std::vector<SymInt> stride = per_dim(ctx, 3, "stride", spatial);
   const std::vector<SymInt> padding = per_dim(ctx, 4, "padding", spatial);
   const std::vector<SymInt> dilation = per_dim(ctx, 5, "dilation", spatial);
   const bool transposed = ctx.bool_arg(6, "transposed");
   const int64_t groups = static_int(ctx, 8, "groups", 1);
-  if (groups <= 0) ctx.fail("invalid_argument", "non-positive groups is not supported");
+  if (groups <= 0) ctx.fail(ErrorKind::InvalidArgument, "non-positive groups is not supported");
   const Device device = common_device(present({&input, &weight, bias}), ctx.target());
   if (weight.dtype != input.dtype)
-    ctx.fail("type_error", "Input type (" + dtype_title(input.dtype) + ") and weight type (" +
-                               dtype_title(weight.dtype) + ") should be the same");
+    ctx.fail(ErrorKind::TypeError, "Input type (" + dtype_title(input.dtype) + ") and weight type (" +
+                                       dtype_title(weight.dtype) + ") should be the same");
 
   SymShape out{input.sizes[0]};
   const char* why = "convolution";
   if (!transposed) {
     if (!same_size(ctx, weight.sizes[1] * groups, input.sizes[1], why))
-      ctx.fail("shape_mismatch", "Given groups=" + std::to_string(groups) + ", weight of size " + text(weight.sizes) +
-                                     ", expected input" + text(input.sizes) + " to have " +
-                                     text(weight.sizes[1] * groups) + " channels, but got " + text(input.sizes[1]) +
-                                     " channels instead");
+      ctx.fail(ErrorKind::ShapeMismatch, "Given groups=" + std::to_string(groups) + ", weight of size " +
+                                             text(weight.sizes) + ", expected input" + text(input.sizes) + " to have " +
+                                             text(weight.sizes[1] * groups) + " channels, but got " +
+                                             text(input.sizes[1]) + " channels instead");
     out.push_back(weight.sizes[0]);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
@@ -71,9 +71,10 @@ void convolution(OpContext& ctx) {
   } else {
     const std::vector<SymInt> output_padding = per_dim(ctx, 7, "output_padding", spatial);
     if (!same_size(ctx, weight.sizes[0], input.sizes[1], why))
-      ctx.fail("shape_mismatch", "Given transposed=1, weight of size " + text(weight.sizes) + ", expected input" +
-                                     text(input.sizes) + " to have " + text(weight.sizes[0]) +
-                                     " channels, but got " + text(input.sizes[1]) + " channels instead");
+      ctx.fail(ErrorKind::ShapeMismatch, "Given transposed=1, weight of size " + text(weight.sizes) +
+                                             ", expected input" + text(input.sizes) + " to have " +
+                                             text(weight.sizes[0]) + " channels, but got " + text(input.sizes[1]) +
+                                             " channels instead");
     out.push_back(weight.sizes[1] * groups);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
@@ -84,7 +85,8 @@ void convolution(OpContext& ctx) {
   out = simplified(ctx, std::move(out));
   check_non_negative(ctx, out);
   for (const SymInt& s : out)
-    if (!s.is_static()) require(ctx, sym_ge(s, 0), why, "invalid_argument", "convolution output size is negative");
+    if (!s.is_static())
+      require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
   // meta_conv: channels_last when the input suggests it; on CUDA also when the weight does.
   const bool channels_last = suggests_channels_last(ctx, input) ||
                              (device.is_cuda() && suggests_channels_last(ctx, weight));
@@ -96,19 +98,20 @@ void convolution(OpContext& ctx) {
 
 void check_same_dtype(OpContext& ctx, const TensorMeta& a, const TensorMeta& b, const char* what) {
   if (a.dtype != b.dtype)
-    ctx.fail("type_error", std::string("expected ") + what + " to have the same dtype, but got: " +
-                               std::string(dtype_name(a.dtype)) + " != " + std::string(dtype_name(b.dtype)));
+    ctx.fail(ErrorKind::TypeError, std::string("expected ") + what + " to have the same dtype, but got: " +
+                                       std::string(dtype_name(a.dtype)) + " != " + std::string(dtype_name(b.dtype)));
 }
 
 void mm(OpContext& ctx) {
   const TensorMeta& a = ctx.tensor(0, "self");
   const TensorMeta& b = ctx.tensor(1, "mat2");
   const Device device = common_device(present({&a, &b}), ctx.target());
-  if (a.dim() != 2) ctx.fail("invalid_argument", "self must be a matrix");
-  if (b.dim() != 2) ctx.fail("invalid_argument", "mat2 must be a matrix");
+  if (a.dim() != 2) ctx.fail(ErrorKind::InvalidArgument, "self must be a matrix");
+  if (b.dim() != 2) ctx.fail(ErrorKind::InvalidArgument, "mat2 must be a matrix");
   if (!same_size(ctx, a.sizes[1], b.sizes[0], "mm"))
-    ctx.fail("shape_mismatch", "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes[0]) + "x" +
-                                   text(a.sizes[1]) + " and " + text(b.sizes[0]) + "x" + text(b.sizes[1]) + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes[0]) + "x" +
+                                           text(a.sizes[1]) + " and " + text(b.sizes[0]) + "x" + text(b.sizes[1]) +
+                                           ")");
   check_same_dtype(ctx, a, b, "mat1 and mat2");
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], b.sizes[1]}, a.dtype, device));
 }
@@ -120,11 +123,14 @@ void addmm(OpContext& ctx) {
   const TensorMeta& a = ctx.tensor(1, "mat1");
   const TensorMeta& b = ctx.tensor(2, "mat2");
   const Device device = common_device(present({&self, &a, &b}), ctx.target());
-  if (a.dim() != 2) ctx.fail("invalid_argument", "mat1 must be a matrix, got " + std::to_string(a.dim()) + "-D tensor");
-  if (b.dim() != 2) ctx.fail("invalid_argument", "mat2 must be a matrix, got " + std::to_string(b.dim()) + "-D tensor");
+  if (a.dim() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "mat1 must be a matrix, got " + std::to_string(a.dim()) + "-D tensor");
+  if (b.dim() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "mat2 must be a matrix, got " + std::to_string(b.dim()) + "-D tensor");
   if (!same_size(ctx, a.sizes[1], b.sizes[0], "addmm"))
-    ctx.fail("shape_mismatch", "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes[0]) + "x" +
-                                   text(a.sizes[1]) + " and " + text(b.sizes[0]) + "x" + text(b.sizes[1]) + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes[0]) + "x" +
+                                           text(a.sizes[1]) + " and " + text(b.sizes[0]) + "x" + text(b.sizes[1]) +
+                                           ")");
   check_same_dtype(ctx, a, b, "mat1 and mat2");
   check_same_dtype(ctx, self, a, "self and mat2");
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], b.sizes[1]}, a.dtype, device));
@@ -133,12 +139,12 @@ void addmm(OpContext& ctx) {
 // bmm(self, mat2) and baddbmm(self, batch1, batch2).
 void bmm_like(OpContext& ctx, const TensorMeta& a, const TensorMeta& b, std::vector<const TensorMeta*> all) {
   const Device device = common_device(all, ctx.target());
-  if (a.dim() != 3) ctx.fail("invalid_argument", "batch1 must be a 3D tensor");
-  if (b.dim() != 3) ctx.fail("invalid_argument", "batch2 must be a 3D tensor");
+  if (a.dim() != 3) ctx.fail(ErrorKind::InvalidArgument, "batch1 must be a 3D tensor");
+  if (b.dim() != 3) ctx.fail(ErrorKind::InvalidArgument, "batch2 must be a 3D tensor");
   if (!same_size(ctx, a.sizes[0], b.sizes[0], "bmm") || !same_size(ctx, a.sizes[2], b.sizes[1], "bmm"))
-    ctx.fail("shape_mismatch", "Expected size for first two dimensions of batch2 tensor to be: [" + text(a.sizes[0]) +
-                                   ", " + text(a.sizes[2]) + "] but got: [" + text(b.sizes[0]) + ", " +
-                                   text(b.sizes[1]) + "].");
+    ctx.fail(ErrorKind::ShapeMismatch, "Expected size for first two dimensions of batch2 tensor to be: [" +
+                                           text(a.sizes[0]) + ", " + text(a.sizes[2]) + "] but got: [" +
+                                           text(b.sizes[0]) + ", " + text(b.sizes[1]) + "].");
   check_same_dtype(ctx, a, b, "batch1 and batch2");
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], a.sizes[1], b.sizes[2]}, a.dtype, device));
 }
@@ -160,14 +166,14 @@ void matmul(OpContext& ctx) {
   const TensorMeta& b = ctx.tensor(1, "other");
   const Device device = common_device(present({&a, &b}), ctx.target());
   if (a.dim() == 0 || b.dim() == 0)
-    ctx.fail("invalid_argument", "both arguments to matmul need to be at least 1D, but they are " +
-                                     std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D");
+    ctx.fail(ErrorKind::InvalidArgument, "both arguments to matmul need to be at least 1D, but they are " +
+                                             std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D");
   check_same_dtype(ctx, a, b, "both arguments to matmul");
   const SymInt& k_a = a.sizes.back();
   const SymInt& k_b = b.dim() == 1 ? b.sizes[0] : b.sizes[static_cast<size_t>(b.dim() - 2)];
   if (!same_size(ctx, k_a, k_b, "matmul"))
-    ctx.fail("shape_mismatch", "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes) + " and " +
-                                   text(b.sizes) + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes) + " and " +
+                                           text(b.sizes) + ")");
   SymShape batch_a(a.sizes.begin(), a.sizes.end() - std::min<int64_t>(a.dim(), 2));
   SymShape batch_b(b.sizes.begin(), b.sizes.end() - std::min<int64_t>(b.dim(), 2));
   SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
@@ -183,11 +189,12 @@ void linear(OpContext& ctx) {
   const TensorMeta* bias = ctx.optional_tensor(2, "bias");
   const Device device = common_device(present({&input, &weight, bias}), ctx.target());
   if (input.dim() == 0 || weight.dim() < 1 || weight.dim() > 2)
-    ctx.fail("invalid_argument", "linear: bad ranks, input " + text(input.sizes) + " and weight " + text(weight.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "linear: bad ranks, input " + text(input.sizes) + " and weight " +
+                                             text(weight.sizes));
   const SymInt& in_features = weight.sizes.back();
   if (!same_size(ctx, input.sizes.back(), in_features, "linear"))
-    ctx.fail("shape_mismatch", "mat1 and mat2 shapes cannot be multiplied (" + text(input.sizes) + " and " +
-                                   text(weight.sizes) + "^T)");
+    ctx.fail(ErrorKind::ShapeMismatch, "mat1 and mat2 shapes cannot be multiplied (" + text(input.sizes) + " and " +
+                                           text(weight.sizes) + "^T)");
   check_same_dtype(ctx, input, weight, "input and weight");
   SymShape out(input.sizes.begin(), input.sizes.end() - 1);
   if (weight.dim() == 2) out.push_back(weight.sizes[0]);
@@ -215,15 +222,16 @@ std::vector<TensorValue> batch_norm_outputs(OpContext& ctx, const TensorMeta& in
                                             const TensorMeta* bias, const TensorMeta* running_mean,
                                             const TensorMeta* running_var, bool training, bool functional) {
   if (input.dim() < 2)
-    ctx.fail("invalid_argument", "batch_norm: expected at least 2D input (got " + std::to_string(input.dim()) + "D)");
+    ctx.fail(ErrorKind::InvalidArgument, "batch_norm: expected at least 2D input (got " + std::to_string(input.dim()) +
+                                             "D)");
   const Device device = common_device(present({&input, weight, bias, running_mean, running_var}), ctx.target());
   if (!training && (!running_mean || !running_var))
-    ctx.fail("invalid_argument", "running_mean and running_var must not be None in eval mode");
+    ctx.fail(ErrorKind::InvalidArgument, "running_mean and running_var must not be None in eval mode");
   const SymInt channels = input.sizes[1];
   for (const TensorMeta* p : {weight, bias, running_mean, running_var})
     if (p && (p->dim() != 1 || !same_size(ctx, p->sizes[0], channels, "batch_norm")))
-      ctx.fail("shape_mismatch", "batch_norm: expected a parameter of shape [" + text(channels) + "], got " +
-                                     text(p->sizes));
+      ctx.fail(ErrorKind::ShapeMismatch, "batch_norm: expected a parameter of shape [" + text(channels) + "], got " +
+                                             text(p->sizes));
   const DType compute = computation_dtype(input.dtype);
   const DType stats_dtype = device.is_cpu() ? input.dtype : compute;
   std::vector<TensorValue> outs;
@@ -281,8 +289,9 @@ void native_layer_norm(OpContext& ctx) {
   const Device device = common_device(present({&input, weight, bias}), ctx.target());
   const auto n = static_cast<int64_t>(normalized.size());
   if (n < 1)
-    ctx.fail("invalid_argument", "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
-                                 "one element, but got normalized_shape = " + text(normalized));
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+             "one element, but got normalized_shape = " + text(normalized));
   auto matches = [&](const SymShape& s, size_t from) {
     if (s.size() < from || s.size() - from != normalized.size()) return false;
     for (size_t i = 0; i < normalized.size(); ++i)
@@ -290,14 +299,16 @@ void native_layer_norm(OpContext& ctx) {
     return true;
   };
   if (weight && !matches(weight->sizes, 0))
-    ctx.fail("shape_mismatch", "Expected weight to be of same shape as normalized_shape, but got weight of shape " +
-                                   text(weight->sizes) + " and normalized_shape = " + text(normalized));
+    ctx.fail(ErrorKind::ShapeMismatch,
+             "Expected weight to be of same shape as normalized_shape, but got weight of shape " + text(weight->sizes) +
+                 " and normalized_shape = " + text(normalized));
   if (bias && !matches(bias->sizes, 0))
-    ctx.fail("shape_mismatch", "Expected bias to be of same shape as normalized_shape, but got bias of shape " +
-                                   text(bias->sizes) + " and normalized_shape = " + text(normalized));
+    ctx.fail(ErrorKind::ShapeMismatch, "Expected bias to be of same shape as normalized_shape, but got bias of shape " +
+                                           text(bias->sizes) + " and normalized_shape = " + text(normalized));
   if (input.dim() < n || !matches(input.sizes, static_cast<size_t>(input.dim() - n)))
-    ctx.fail("shape_mismatch", "Given normalized_shape=" + text(normalized) + ", expected input with shape [*, " +
-                                   text(normalized).substr(1) + ", but got input of size" + text(input.sizes));
+    ctx.fail(ErrorKind::ShapeMismatch, "Given normalized_shape=" + text(normalized) +
+                                           ", expected input with shape [*, " + text(normalized).substr(1) +
+                                           ", but got input of size" + text(input.sizes));
   SymShape stats(input.sizes.begin(), input.sizes.end() - n);
   stats.resize(input.sizes.size(), SymInt(1));
   const DType stats_dtype = device.is_cpu() ? input.dtype : computation_dtype(input.dtype);
@@ -323,8 +334,8 @@ std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_vie
                                      std::optional<std::vector<SymInt>> dflt = std::nullopt) {
   const std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
   if (v.size() != 1 && v.size() != 2)
-    ctx.fail("invalid_argument", std::string(op) + ": " + std::string(name) +
-                                     " must either be a single int, or a tuple of two ints");
+    ctx.fail(ErrorKind::InvalidArgument, std::string(op) + ": " + std::string(name) +
+                                             " must either be a single int, or a tuple of two ints");
   return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
@@ -335,7 +346,8 @@ void max_pool2d_with_indices(OpContext& ctx) {
   const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
   std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
   if (stride.size() > 2)
-    ctx.fail("invalid_argument", "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
   const int64_t dh = stride.empty() ? kh : stride[0];
   const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
   const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
@@ -343,31 +355,32 @@ void max_pool2d_with_indices(OpContext& ctx) {
   const bool ceil_mode = ctx.bool_arg(5, "ceil_mode", false);
   const MemoryFormat format = suggest_memory_format(input, ctx.env());
   if (format == MemoryFormat::ChannelsLast && input.dim() != 4)
-    ctx.fail("invalid_argument", "non-empty 4D (batch mode) tensor expected for input with channels_last layout");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "non-empty 4D (batch mode) tensor expected for input with channels_last layout");
   if (input.dim() != 3 && input.dim() != 4)
-    ctx.fail("invalid_argument", "non-empty 3D or 4D (batch mode) tensor expected for input");
+    ctx.fail(ErrorKind::InvalidArgument, "non-empty 3D or 4D (batch mode) tensor expected for input");
   if (kh <= 0 || kw <= 0)
-    ctx.fail("invalid_argument", "kernel size should be greater than zero, but got kH: " + std::to_string(kh) +
-                                     ", kW: " + std::to_string(kw));
+    ctx.fail(ErrorKind::InvalidArgument, "kernel size should be greater than zero, but got kH: " + std::to_string(kh) +
+                                             ", kW: " + std::to_string(kw));
   if (dh <= 0 || dw <= 0)
-    ctx.fail("invalid_argument", "stride should be greater than zero, but got dH: " + std::to_string(dh) +
-                                     ", dW: " + std::to_string(dw));
+    ctx.fail(ErrorKind::InvalidArgument, "stride should be greater than zero, but got dH: " + std::to_string(dh) +
+                                             ", dW: " + std::to_string(dw));
   if (dilh <= 0 || dilw <= 0)
-    ctx.fail("invalid_argument", "dilation should be greater than zero");
+    ctx.fail(ErrorKind::InvalidArgument, "dilation should be greater than zero");
   for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
     if (p < 0 || p > k / 2)
-      ctx.fail("invalid_argument", "pad should be at most half of kernel size, but got pad=" + std::to_string(p) +
-                                       " and kernel_size=" + std::to_string(k));
+      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
+                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
   const int64_t r = input.dim();
   const SymInt& in_h = input.sizes[static_cast<size_t>(r - 2)];
   const SymInt& in_w = input.sizes[static_cast<size_t>(r - 1)];
   const SymInt out_h = pooled_size(ctx, in_h, kh, ph, dh, dilh, ceil_mode);
   const SymInt out_w = pooled_size(ctx, in_w, kw, pw, dw, dilw, ceil_mode);
   if (decide(ctx, sym_or(sym_lt(out_h, 1), sym_lt(out_w, 1)), "max_pool2d output size"))
-    ctx.fail("invalid_argument", "Given input size: (" + text(input.sizes[static_cast<size_t>(r - 3)]) + "x" +
-                                     text(in_h) + "x" + text(in_w) + "). Calculated output size: (" +
-                                     text(input.sizes[static_cast<size_t>(r - 3)]) + "x" + text(out_h) + "x" +
-                                     text(out_w) + "). Output size is too small");
+    ctx.fail(ErrorKind::InvalidArgument, "Given input size: (" + text(input.sizes[static_cast<size_t>(r - 3)]) + "x" +
+                                             text(in_h) + "x" + text(in_w) + "). Calculated output size: (" +
+                                             text(input.sizes[static_cast<size_t>(r - 3)]) + "x" + text(out_h) + "x" +
+                                             text(out_w) + "). Output size is too small");
   SymShape out(input.sizes.begin(), input.sizes.end() - 2);
   out.push_back(out_h);
   out.push_back(out_w);
@@ -382,27 +395,28 @@ void avg_pool2d(OpContext& ctx) {
   const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
   std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
   if (stride.size() > 2)
-    ctx.fail("invalid_argument", "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
   const int64_t dh = stride.empty() ? kh : stride[0];
   const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
   const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
   const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
   if (ctx.has(6, "divisor_override") && static_int(ctx, 6, "divisor_override") == 0)
-    ctx.fail("invalid_argument", "divisor must be not zero");
+    ctx.fail(ErrorKind::InvalidArgument, "divisor must be not zero");
   if (input.dim() != 3 && input.dim() != 4)
-    ctx.fail("invalid_argument", "non-empty 3D or 4D (batch mode) tensor expected for input");
+    ctx.fail(ErrorKind::InvalidArgument, "non-empty 3D or 4D (batch mode) tensor expected for input");
   if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0)
-    ctx.fail("invalid_argument", "avg_pool2d: kernel size and stride should be greater than zero");
+    ctx.fail(ErrorKind::InvalidArgument, "avg_pool2d: kernel size and stride should be greater than zero");
   for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
     if (p < 0 || p > k / 2)
-      ctx.fail("invalid_argument", "pad should be at most half of kernel size, but got pad=" + std::to_string(p) +
-                                       " and kernel_size=" + std::to_string(k));
+      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
+                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
   const int64_t r = input.dim();
   const SymInt out_h = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 2)], kh, ph, dh, 1, ceil_mode);
   const SymInt out_w = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 1)], kw, pw, dw, 1, ceil_mode);
   if (decide(ctx, sym_or(sym_lt(out_h, 1), sym_lt(out_w, 1)), "avg_pool2d output size"))
-    ctx.fail("invalid_argument", "Given input size: " + text(input.sizes) + ". Calculated output size: (" +
-                                     text(out_h) + "x" + text(out_w) + "). Output size is too small");
+    ctx.fail(ErrorKind::InvalidArgument, "Given input size: " + text(input.sizes) + ". Calculated output size: (" +
+                                             text(out_h) + "x" + text(out_w) + "). Output size is too small");
   SymShape out(input.sizes.begin(), input.sizes.end() - 2);
   out.push_back(out_h);
   out.push_back(out_w);
@@ -416,10 +430,10 @@ void adaptive_avg_pool(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
   const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", Spatial);
   if (input.dim() != Spatial + 1 && input.dim() != Spatial + 2)
-    ctx.fail("invalid_argument", "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
-                                     "D tensor, but got " + text(input.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 1) + "D or " +
+                                             std::to_string(Spatial + 2) + "D tensor, but got " + text(input.sizes));
   for (const SymInt& s : size)
-    if (s.is_static() && s.value() < 0) ctx.fail("invalid_argument", "adaptive pooling: negative output size");
+    if (s.is_static() && s.value() < 0) ctx.fail(ErrorKind::InvalidArgument, "adaptive pooling: negative output size");
   SymShape out(input.sizes.begin(), input.sizes.end() - Spatial);
   out.insert(out.end(), size.begin(), size.end());
   const MemoryFormat format = Spatial == 2 ? suggest_memory_format(input, ctx.env()) : MemoryFormat::Contiguous;
@@ -431,7 +445,8 @@ void adaptive_max_pool2d(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
   const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", 2);
   if (input.dim() != 3 && input.dim() != 4)
-    ctx.fail("invalid_argument", "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got " + text(input.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got " +
+                                             text(input.sizes));
   SymShape out(input.sizes.begin(), input.sizes.end() - 2);
   out.insert(out.end(), size.begin(), size.end());
   const MemoryFormat format = suggest_memory_format(input, ctx.env());
@@ -447,7 +462,8 @@ SymInt scaled_size(OpContext& ctx, const SymInt& size, double scale) {
     if (p == std::floor(p) && std::fabs(p) < 1e15) return simplified(ctx, floordiv(size * static_cast<int64_t>(p), q));
   }
   if (size.is_static()) return static_cast<int64_t>(std::floor(static_cast<double>(size.value()) * scale));
-  ctx.fail("unknown_input", "upsample: scale " + std::to_string(scale) + " of a symbolic size is not a small ratio");
+  ctx.fail(ErrorKind::UnknownInput, "upsample: scale " + std::to_string(scale) +
+                                        " of a symbolic size is not a small ratio");
 }
 
 // upsample_{nearest,bilinear,bicubic}Nd: [N, C, *output_size] in the input's
@@ -456,7 +472,8 @@ template <int Spatial>
 void upsample(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
   if (input.dim() != Spatial + 2)
-    ctx.fail("invalid_argument", "Expected " + std::to_string(Spatial + 2) + "D input, got " + text(input.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 2) + "D input, got " +
+                                             text(input.sizes));
   const bool vec = ctx.target().ends_with(".vec");
   std::vector<SymInt> size;
   if (ctx.has(1, "output_size")) {
@@ -465,7 +482,7 @@ void upsample(OpContext& ctx) {
     const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
     const Value& scales = ctx.value(scale_pos, "scale_factors");
     if (scales.kind != Value::Kind::List || scales.list->size() != static_cast<size_t>(Spatial))
-      ctx.fail("invalid_argument", "Must specify exactly one of output_size and scale_factors");
+      ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
     for (int i = 0; i < Spatial; ++i) {
       const Value& f = (*scales.list)[static_cast<size_t>(i)];
       if (f.is_symbolic_float()) ctx.env().raise_data_dependent_float(f.float_sym);
@@ -474,11 +491,12 @@ void upsample(OpContext& ctx) {
     }
   }
   if (size.size() != static_cast<size_t>(Spatial))
-    ctx.fail("invalid_argument", "It is expected output_size equals to " + std::to_string(Spatial) + ", but got size " +
-                                     std::to_string(size.size()));
+    ctx.fail(ErrorKind::InvalidArgument, "It is expected output_size equals to " + std::to_string(Spatial) +
+                                             ", but got size " + std::to_string(size.size()));
   for (const SymInt& s : size)
     if (s.is_static() && s.value() <= 0)
-      ctx.fail("invalid_argument", "Input and output sizes should be greater than 0, but got output size " + text(size));
+      ctx.fail(ErrorKind::InvalidArgument, "Input and output sizes should be greater than 0, but got output size " +
+                                               text(size));
   SymShape out{input.sizes[0], input.sizes[1]};
   out.insert(out.end(), size.begin(), size.end());
   set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, suggest_memory_format(input, ctx.env())));
@@ -488,10 +506,11 @@ void upsample(OpContext& ctx) {
 void embedding(OpContext& ctx) {
   const TensorMeta& weight = ctx.tensor(0, "weight");
   const TensorMeta& indices = ctx.tensor(1, "indices");
-  if (weight.dim() != 2) ctx.fail("invalid_argument", "'weight' must be 2-D");
+  if (weight.dim() != 2) ctx.fail(ErrorKind::InvalidArgument, "'weight' must be 2-D");
   if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
-    ctx.fail("type_error", "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
-                           "Int; but got " + dtype_title(indices.dtype) + " instead");
+    ctx.fail(ErrorKind::TypeError,
+             "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+             "Int; but got " + dtype_title(indices.dtype) + " instead");
   const Device device = common_device(present({&weight, &indices}), ctx.target());
   SymShape out = indices.sizes;
   out.push_back(weight.sizes[1]);
@@ -505,8 +524,9 @@ void native_group_norm(OpContext& ctx) {
   const SymInt c = ctx.int_arg(4, "C");
   const SymInt group = ctx.int_arg(6, "group");
   if (!decide(ctx, sym_eq(mod(c, group), 0), "group_norm"))
-    ctx.fail("invalid_argument", "Expected number of channels in input to be divisible by num_groups, but got input of "
-                                 "shape " + text(input.sizes) + " and num_groups=" + text(group));
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Expected number of channels in input to be divisible by num_groups, but got input of "
+             "shape " + text(input.sizes) + " and num_groups=" + text(group));
   std::vector<TensorValue> outs;
   outs.push_back(empty_like(ctx, input));
   outs.push_back(empty_tensor(ctx, {n, group}, input.dtype, input.device));
@@ -522,7 +542,8 @@ void native_dropout(OpContext& ctx) {
   const bool train = !ctx.has(2, "train") || ctx.bool_arg(2, "train");
   if (train && p != 0) {
     if (p != 1 && !is_floating(input.dtype))
-      ctx.fail("type_error", "result type Float can't be cast to the desired output type " + dtype_title(input.dtype));
+      ctx.fail(ErrorKind::TypeError, "result type Float can't be cast to the desired output type " +
+                                         dtype_title(input.dtype));
     set_tuple(ctx, {empty_like(ctx, input), empty_like(ctx, input, DType::Bool)});
     return;
   }
@@ -535,12 +556,14 @@ void pixel_shuffle(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const int64_t r = static_int(ctx, 1, "upscale_factor");
   if (self.dim() < 3 || r <= 0)
-    ctx.fail("invalid_argument", "pixel_shuffle expects input to have at least 3 dimensions and a positive factor");
+    ctx.fail(ErrorKind::InvalidArgument,
+             "pixel_shuffle expects input to have at least 3 dimensions and a positive factor");
   const auto c = static_cast<size_t>(self.dim() - 3);
   if (!decide(ctx, sym_eq(mod(self.sizes[c], r * r), 0), "pixel_shuffle"))
-    ctx.fail("invalid_argument", "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
-                                 "of upscale_factor, but input.size(-3)=" + text(self.sizes[c]) + " is not divisible by " +
-                                 std::to_string(r * r));
+    ctx.fail(ErrorKind::InvalidArgument,
+             "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+             "of upscale_factor, but input.size(-3)=" + text(self.sizes[c]) + " is not divisible by " +
+             std::to_string(r * r));
   SymShape out(self.sizes.begin(), self.sizes.begin() + static_cast<int64_t>(c));
   out.push_back(simplified(ctx, floordiv(self.sizes[c], r * r)));
   out.push_back(self.sizes[c + 1] * r);
@@ -553,10 +576,10 @@ void pixel_shuffle(OpContext& ctx) {
 
 void check_sdpa_inputs(OpContext& ctx, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
-    ctx.fail("invalid_argument", "scaled_dot_product_attention kernels expect 4-D query, key and value, got " +
-                                     text(q.sizes) + ", " + text(k.sizes) + ", " + text(v.sizes));
+    ctx.fail(ErrorKind::InvalidArgument, "scaled_dot_product_attention kernels expect 4-D query, key and value, got " +
+                                             text(q.sizes) + ", " + text(k.sizes) + ", " + text(v.sizes));
   if (q.dtype != k.dtype || q.dtype != v.dtype)
-    ctx.fail("type_error", "Expected query, key, and value to have the same dtype");
+    ctx.fail(ErrorKind::TypeError, "Expected query, key, and value to have the same dtype");
 }
 
 TensorValue meta_scalar(OpContext& ctx, SymShape shape, DType dtype) {
@@ -669,10 +692,10 @@ void sdpa(OpContext& ctx) {
   const TensorMeta& k = ctx.tensor(1, "key");
   const TensorMeta& v = ctx.tensor(2, "value");
   if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2)
-    ctx.fail("invalid_argument", "scaled_dot_product_attention expects query, key and value of rank >= 2");
+    ctx.fail(ErrorKind::InvalidArgument, "scaled_dot_product_attention expects query, key and value of rank >= 2");
   if (!same_size(ctx, q.sizes.back(), k.sizes.back(), "sdpa"))
-    ctx.fail("shape_mismatch", "scaled_dot_product_attention: query and key embedding sizes differ: " + text(q.sizes) +
-                                   " and " + text(k.sizes));
+    ctx.fail(ErrorKind::ShapeMismatch, "scaled_dot_product_attention: query and key embedding sizes differ: " +
+                                           text(q.sizes) + " and " + text(k.sizes));
   const Device device = common_device(present({&q, &k, &v}), ctx.target());
   SymShape out(q.sizes.begin(), q.sizes.end() - 1);
   out.push_back(v.sizes.back());
@@ -689,13 +712,19 @@ void nll_loss2d_forward(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& target = ctx.tensor(1, "target");
   const int64_t reduction = static_int(ctx, 3, "reduction", 1);
-  if (self.dim() != 4) ctx.fail("invalid_argument", "only batches of spatial inputs supported (4D tensors), but got input of dimension: " + std::to_string(self.dim()));
-  if (target.dim() != 3) ctx.fail("invalid_argument", "only batches of spatial targets supported (3D tensors) but got targets of dimension: " + std::to_string(target.dim()));
+  if (self.dim() != 4)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "only batches of spatial inputs supported (4D tensors), but got input of dimension: " +
+                 std::to_string(self.dim()));
+  if (target.dim() != 3)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "only batches of spatial targets supported (3D tensors) but got targets of dimension: " +
+                 std::to_string(target.dim()));
   const char* why = "nll_loss2d";
   if (!same_size(ctx, self.sizes[0], target.sizes[0], why) || !same_size(ctx, self.sizes[2], target.sizes[1], why) ||
       !same_size(ctx, self.sizes[3], target.sizes[2], why))
-    ctx.fail("shape_mismatch", "input and target batch or spatial sizes don't match: target " + text(target.sizes) +
-                                   ", input " + text(self.sizes));
+    ctx.fail(ErrorKind::ShapeMismatch, "input and target batch or spatial sizes don't match: target " +
+                                           text(target.sizes) + ", input " + text(self.sizes));
   const Device device = common_device(present({&self, &target}), ctx.target());
   SymShape out;
   if (reduction == 0) out = {self.sizes[0], self.sizes[2], self.sizes[3]};
@@ -706,13 +735,14 @@ void nll_loss_forward(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& target = ctx.tensor(1, "target");
   const int64_t reduction = static_int(ctx, 3, "reduction", 1);
-  if (self.dim() < 1 || self.dim() > 2) ctx.fail("invalid_argument", "input tensor should be 1D or 2D");
+  if (self.dim() < 1 || self.dim() > 2) ctx.fail(ErrorKind::InvalidArgument, "input tensor should be 1D or 2D");
   if (target.dim() > 1)
-    ctx.fail("invalid_argument", "0D or 1D target tensor expected, multi-target not supported");
+    ctx.fail(ErrorKind::InvalidArgument, "0D or 1D target tensor expected, multi-target not supported");
   const bool no_batch = self.dim() == 1 && target.dim() == 0;
   if (!no_batch && !same_size(ctx, self.sizes[0], target.sizes.empty() ? SymInt(1) : target.sizes[0], "nll_loss"))
-    ctx.fail("shape_mismatch", "Expected input batch_size (" + text(self.sizes[0]) + ") to match target batch_size (" +
-                                   text(target.sizes.empty() ? SymInt(1) : target.sizes[0]) + ").");
+    ctx.fail(ErrorKind::ShapeMismatch, "Expected input batch_size (" + text(self.sizes[0]) +
+                                           ") to match target batch_size (" +
+                                           text(target.sizes.empty() ? SymInt(1) : target.sizes[0]) + ").");
   const Device device = common_device(present({&self, &target}), ctx.target());
   SymShape out;
   if (reduction == 0 && self.dim() == 2) out.push_back(self.sizes[0]);
@@ -766,7 +796,7 @@ void convolution_backward(OpContext& ctx) {
   const Value& mask_v = ctx.value(10, "output_mask");
   auto wanted = [&](size_t i) {
     if (mask_v.kind != Value::Kind::List || mask_v.list->size() != 3)
-      ctx.fail("invalid_argument", "convolution_backward: output_mask must hold 3 bools");
+      ctx.fail(ErrorKind::InvalidArgument, "convolution_backward: output_mask must hold 3 bools");
     const Value& m = (*mask_v.list)[i];
     return m.kind == Value::Kind::Bool ? m.b.value() : m.i.value() != 0;
   };
@@ -784,7 +814,7 @@ void convolution_backward(OpContext& ctx) {
 
 bool mask_bit(OpContext& ctx, size_t pos, std::string_view name, size_t i) {
   const Value& m = ctx.value(pos, name);
-  if (m.kind != Value::Kind::List || m.list->size() <= i) ctx.fail("invalid_argument", "bad output_mask");
+  if (m.kind != Value::Kind::List || m.list->size() <= i) ctx.fail(ErrorKind::InvalidArgument, "bad output_mask");
   const Value& b = (*m.list)[i];
   return b.kind == Value::Kind::Bool ? b.b.value() : b.i.value() != 0;
 }
@@ -847,11 +877,11 @@ void mv(OpContext& ctx) {
   const TensorMeta& a = ctx.tensor(0, "self");
   const TensorMeta& v = ctx.tensor(1, "vec");
   if (a.dim() != 2 || v.dim() != 1)
-    ctx.fail("invalid_argument", "vector + matrix @ vector expected, got " + std::to_string(a.dim()) + ", " +
-                                     std::to_string(v.dim()));
+    ctx.fail(ErrorKind::InvalidArgument, "vector + matrix @ vector expected, got " + std::to_string(a.dim()) + ", " +
+                                             std::to_string(v.dim()));
   if (!same_size(ctx, a.sizes[1], v.sizes[0], "mv"))
-    ctx.fail("shape_mismatch", "size mismatch, got input (" + text(a.sizes[0]) + "), mat (" + text(a.sizes[0]) + "x" +
-                                   text(a.sizes[1]) + "), vec (" + text(v.sizes[0]) + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, "size mismatch, got input (" + text(a.sizes[0]) + "), mat (" + text(a.sizes[0]) +
+                                           "x" + text(a.sizes[1]) + "), vec (" + text(v.sizes[0]) + ")");
   check_same_dtype(ctx, a, v, "self and vec");
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0]}, a.dtype, common_device(present({&a, &v}), ctx.target())));
 }
@@ -859,8 +889,8 @@ void dot(OpContext& ctx) {
   const TensorMeta& a = ctx.tensor(0, "self");
   const TensorMeta& b = ctx.tensor(1, "tensor");
   if (a.dim() != 1 || b.dim() != 1)
-    ctx.fail("invalid_argument", "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
-                                     std::to_string(b.dim()) + "D tensors");
+    ctx.fail(ErrorKind::InvalidArgument, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
+                                             std::to_string(b.dim()) + "D tensors");
   // meta_dot checks the ranks only; dtypes and lengths are the kernel's to check.
   set_tensor(ctx, empty_tensor(ctx, {}, a.dtype, common_device(present({&a, &b}), ctx.target())));
 }
@@ -898,12 +928,13 @@ void pad_nd(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<SymInt> pad = ctx.int_list(1, "padding");
   if (pad.size() != static_cast<size_t>(2 * Spatial))
-    ctx.fail("invalid_argument", "padding size is expected to be " + std::to_string(2 * Spatial) + ", but got: " +
-                                     std::to_string(pad.size()));
+    ctx.fail(ErrorKind::InvalidArgument, "padding size is expected to be " + std::to_string(2 * Spatial) +
+                                             ", but got: " + std::to_string(pad.size()));
   if (self.dim() != Spatial + 1 && self.dim() != Spatial + 2)
-    ctx.fail("invalid_argument", "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
-                                     "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
-                                     "for input, but got: " + text(self.sizes));
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
+             "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+             "for input, but got: " + text(self.sizes));
   const bool reflection = ctx.target().find("reflection") != std::string::npos;
   SymShape out = self.sizes;
   for (int i = 0; i < Spatial; ++i) {
@@ -911,12 +942,14 @@ void pad_nd(OpContext& ctx) {
     const SymInt& l = pad[2 * static_cast<size_t>(i)];
     const SymInt& r = pad[2 * static_cast<size_t>(i) + 1];
     if (reflection && decide(ctx, sym_or(sym_ge(l, self.sizes[d]), sym_ge(r, self.sizes[d])), "reflection_pad"))
-      ctx.fail("invalid_argument", "Argument #4: Padding size should be less than the corresponding input dimension, "
-                                   "but got: padding (" + text(l) + ", " + text(r) + ") at dimension " +
-                                   std::to_string(d) + " of input " + text(self.sizes));
+      ctx.fail(ErrorKind::InvalidArgument,
+               "Argument #4: Padding size should be less than the corresponding input dimension, "
+               "but got: padding (" + text(l) + ", " + text(r) + ") at dimension " + std::to_string(d) + " of input " +
+               text(self.sizes));
     out[d] = simplified(ctx, out[d] + l + r);
     if (decide(ctx, sym_lt(out[d], 1), "pad output size"))
-      ctx.fail("invalid_argument", "input (" + text(self.sizes) + ") is too small. Calculated output " + text(out));
+      ctx.fail(ErrorKind::InvalidArgument, "input (" + text(self.sizes) + ") is too small. Calculated output " +
+                                               text(out));
   }
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
 }
@@ -928,7 +961,8 @@ void pool3d(OpContext& ctx) {
   auto triple = [&](size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt) {
     std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
     if (v.size() == 1) v.assign(3, v[0]);
-    if (v.size() != 3) ctx.fail("invalid_argument", std::string(name) + " must be a single int or a tuple of three ints");
+    if (v.size() != 3)
+      ctx.fail(ErrorKind::InvalidArgument, std::string(name) + " must be a single int or a tuple of three ints");
     return v;
   };
   const std::vector<int64_t> k = triple(1, "kernel_size", std::nullopt);
@@ -939,14 +973,15 @@ void pool3d(OpContext& ctx) {
   const std::vector<int64_t> dil = is_max ? triple(4, "dilation", std::vector<SymInt>{1}) : std::vector<int64_t>{1, 1, 1};
   const bool ceil_mode = ctx.bool_arg(is_max ? 5 : 4, "ceil_mode", false);
   if (input.dim() != 4 && input.dim() != 5)
-    ctx.fail("invalid_argument", "non-empty 4D or 5D (batch mode) tensor expected for input");
+    ctx.fail(ErrorKind::InvalidArgument, "non-empty 4D or 5D (batch mode) tensor expected for input");
   SymShape out(input.sizes.begin(), input.sizes.end() - 3);
   for (size_t i = 0; i < 3; ++i) {
     if (pad[i] > k[i] / 2)
-      ctx.fail("invalid_argument", "pad should be smaller than or equal to half of kernel size");
+      ctx.fail(ErrorKind::InvalidArgument, "pad should be smaller than or equal to half of kernel size");
     const SymInt o = pooled_size(ctx, input.sizes[input.sizes.size() - 3 + i], k[i], pad[i], st[i], dil[i], ceil_mode);
     if (decide(ctx, sym_lt(o, 1), "pool3d output size"))
-      ctx.fail("invalid_argument", "Given input size " + text(input.sizes) + ": calculated output size is too small");
+      ctx.fail(ErrorKind::InvalidArgument, "Given input size " + text(input.sizes) +
+                                               ": calculated output size is too small");
     out.push_back(o);
   }
   // avg_pool3d allocates contiguous results; max_pool3d keeps channels_last_3d

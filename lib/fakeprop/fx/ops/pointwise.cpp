@@ -15,14 +15,14 @@ using PK = PromotionKind;
 template <PK Kind, Layout L = Layout::Elementwise>
 void unary(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
-  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind), L));
 }
 
 template <PK Kind>
 void unary_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
-  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
@@ -30,14 +30,14 @@ void unary_inplace(OpContext& ctx) {
 template <PK Kind, Layout L = Layout::Elementwise>
 void binary(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": needs a Tensor operand");
+  if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": needs a Tensor operand");
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind), L));
 }
 
 template <PK Kind>
 void binary_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  if (!ctx.value(0, "self").is_tensor()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  if (!ctx.value(0, "self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
@@ -48,26 +48,26 @@ void check_alpha(OpContext& ctx, const PointwiseOperands& ops, DType result, boo
     size_t bools = 0;
     for (const PromotionOperand& p : ops.promotion) bools += p.dtype == DType::Bool;
     if (bools == 2)
-      ctx.fail("type_error",
+      ctx.fail(ErrorKind::TypeError,
                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                "`logical_xor()` operator instead.");
     if (bools > 0)
-      ctx.fail("type_error",
+      ctx.fail(ErrorKind::TypeError,
                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
                "mask, use the `~` or `logical_not()` operator instead.");
   }
   if (!ctx.has(2, "alpha")) return;
   const Value& alpha = ctx.value(2, "alpha");
   if (is_integral(result, true) && alpha.kind == Value::Kind::Float)
-    ctx.fail("type_error", "For integral input tensors, argument alpha must not be a floating point number.");
+    ctx.fail(ErrorKind::TypeError, "For integral input tensors, argument alpha must not be a floating point number.");
   if (result == DType::Bool && alpha.kind == Value::Kind::Int)
-    ctx.fail("type_error", "Boolean alpha only supported for Boolean results.");
+    ctx.fail(ErrorKind::TypeError, "Boolean alpha only supported for Boolean results.");
 }
 
 template <bool IsSub>
 void add_sub(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": needs a Tensor operand");
+  if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": needs a Tensor operand");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   check_alpha(ctx, ops, dtype, IsSub);
   set_tensor(ctx, pointwise_result(ctx, ops, dtype));
@@ -76,7 +76,7 @@ void add_sub(OpContext& ctx) {
 template <bool IsSub>
 void add_sub_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  if (!ctx.value(0, "self").is_tensor()) ctx.fail("type_error", ctx.target() + ": self must be a Tensor");
+  if (!ctx.value(0, "self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   check_alpha(ctx, ops, dtype, IsSub);
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
@@ -96,7 +96,7 @@ void div_mode_inplace(OpContext& ctx) {
 
 void neg(OpContext& ctx) {
   if (ctx.tensor(0, "self").dtype == DType::Bool)
-    ctx.fail("type_error",
+    ctx.fail(ErrorKind::TypeError,
              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
              "the `~` or `logical_not()` operator instead.");
   unary<PK::Default>(ctx);
@@ -106,20 +106,20 @@ void neg(OpContext& ctx) {
 void positive(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   if (self.dtype == DType::Bool)
-    ctx.fail("type_error", "The `+` operator, on a bool tensor is not supported.");
+    ctx.fail(ErrorKind::TypeError, "The `+` operator, on a bool tensor is not supported.");
   set_tensor(ctx, same_view(ctx, self));
 }
 
 void floor_divide(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
-  if (dtype == DType::Bool) ctx.fail("type_error", "torch.bool not supported for floor_divide");
+  if (dtype == DType::Bool) ctx.fail(ErrorKind::TypeError, "torch.bool not supported for floor_divide");
   set_tensor(ctx, pointwise_result(ctx, ops, dtype));
 }
 void floor_divide_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
-  if (dtype == DType::Bool) ctx.fail("type_error", "torch.bool not supported for floor_divide");
+  if (dtype == DType::Bool) ctx.fail(ErrorKind::TypeError, "torch.bool not supported for floor_divide");
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
 }
 
@@ -128,7 +128,7 @@ template <bool Inplace>
 void heaviside(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "values"}});
   if (ops.promotion.size() == 2 && ops.promotion[0].dtype != ops.promotion[1].dtype)
-    ctx.fail("type_error", "heaviside is not yet implemented for tensors with different dtypes.");
+    ctx.fail(ErrorKind::TypeError, "heaviside is not yet implemented for tensors with different dtypes.");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   set_tensor(ctx, Inplace ? pointwise_inplace(ctx, ops, dtype) : pointwise_result(ctx, ops, dtype));
 }
@@ -145,21 +145,21 @@ void where(OpContext& ctx) {
   const PointwiseOperands values = pointwise_operands(ctx, {{1, "self"}, {2, "other"}});
   PointwiseOperands all = pointwise_operands(ctx, {{0, "condition"}, {1, "self"}, {2, "other"}});
   if (ctx.tensor(0, "condition").dtype != DType::Bool && ctx.tensor(0, "condition").dtype != DType::UInt8)
-    ctx.fail("type_error", "where expected condition to be a boolean tensor, but got a tensor with dtype " +
-                               dtype_title(ctx.tensor(0, "condition").dtype));
+    ctx.fail(ErrorKind::TypeError, "where expected condition to be a boolean tensor, but got a tensor with dtype " +
+                                       dtype_title(ctx.tensor(0, "condition").dtype));
   set_tensor(ctx, pointwise_result(ctx, all, promoted_dtype(ctx, values, PK::NoOpmath)));
 }
 
 // clamp(self, min, max) and friends: numbers and tensors as bounds promote with self.
 void clamp(OpContext& ctx) {
   if (!ctx.has(1, "min") && !ctx.has(2, "max"))
-    ctx.fail("invalid_argument", "torch.clamp: At least one of 'min' or 'max' must not be None");
+    ctx.fail(ErrorKind::InvalidArgument, "torch.clamp: At least one of 'min' or 'max' must not be None");
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "min"}, {2, "max"}});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
 }
 void clamp_inplace(OpContext& ctx) {
   if (!ctx.has(1, "min") && !ctx.has(2, "max"))
-    ctx.fail("invalid_argument", "torch.clamp: At least one of 'min' or 'max' must not be None");
+    ctx.fail(ErrorKind::InvalidArgument, "torch.clamp: At least one of 'min' or 'max' must not be None");
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "min"}, {2, "max"}});
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
 }
@@ -181,14 +181,16 @@ void masked_fill(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& mask = ctx.tensor(1, "mask");
   if (mask.dtype != DType::Bool)
-    ctx.fail("type_error", "masked_fill_ only supports boolean masks, but got mask with dtype " + dtype_title(mask.dtype));
+    ctx.fail(ErrorKind::TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype " +
+                                       dtype_title(mask.dtype));
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
   set_tensor(ctx, pointwise_result(ctx, ops, self.dtype, Layout::Contiguous));
 }
 void masked_fill_inplace(OpContext& ctx) {
   const TensorMeta& mask = ctx.tensor(1, "mask");
   if (mask.dtype != DType::Bool)
-    ctx.fail("type_error", "masked_fill_ only supports boolean masks, but got mask with dtype " + dtype_title(mask.dtype));
+    ctx.fail(ErrorKind::TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype " +
+                                       dtype_title(mask.dtype));
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
   set_tensor(ctx, pointwise_inplace(ctx, ops, ctx.tensor(0, "self").dtype));
 }
@@ -198,8 +200,8 @@ template <bool Inplace>
 void lerp(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "end"}, {2, "weight"}});
   if (ctx.tensor(0, "self").dtype != ctx.tensor(1, "end").dtype)
-    ctx.fail("type_error", "expected dtype " + dtype_title(ctx.tensor(0, "self").dtype) + " for `end` but got dtype " +
-                               dtype_title(ctx.tensor(1, "end").dtype));
+    ctx.fail(ErrorKind::TypeError, "expected dtype " + dtype_title(ctx.tensor(0, "self").dtype) +
+                                       " for `end` but got dtype " + dtype_title(ctx.tensor(1, "end").dtype));
   PointwiseOperands values = ops;
   values.promotion.resize(2);
   const DType dtype = promoted_dtype(ctx, values, PK::Default);

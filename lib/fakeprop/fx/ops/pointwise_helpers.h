@@ -23,14 +23,16 @@ inline PointwiseOperands pointwise_operands(OpContext& ctx,
     if (v.is_none()) continue;
     if (v.is_tensor()) ops.tensors.push_back(&v.tensor->meta);
     if (auto p = promotion_operand(v)) ops.promotion.push_back(*p);
-    else ctx.fail("type_error", ctx.target() + ": argument '" + std::string(name) + "' must be a Tensor or a number");
+    else
+      ctx.fail(ErrorKind::TypeError, ctx.target() + ": argument '" + std::string(name) +
+                                         "' must be a Tensor or a number");
   }
   return ops;
 }
 
 inline DType promoted_dtype(OpContext& ctx, const PointwiseOperands& ops, PromotionKind kind) {
   auto d = elementwise_dtypes(ops.promotion, kind);
-  if (!d) ctx.fail("type_error", ctx.target() + ": no common dtype for its operands");
+  if (!d) ctx.fail(ErrorKind::TypeError, ctx.target() + ": no common dtype for its operands");
   return d->result;
 }
 
@@ -65,7 +67,7 @@ inline bool overlaps_itself(OpContext& ctx, const TensorMeta& t) {
 }
 inline void check_writable(OpContext& ctx, const TensorMeta& self) {
   if (overlaps_itself(ctx, self))
-    ctx.fail("invalid_argument",
+    ctx.fail(ErrorKind::InvalidArgument,
              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
              "location. Please clone() the tensor before performing the operation.");
 }
@@ -73,22 +75,23 @@ inline void check_writable(OpContext& ctx, const TensorMeta& self) {
 // An in-place elementwise op: the result is self, which must hold the broadcast
 // shape and be able to take the computed dtype.
 inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& ops, DType computed) {
-  if (ops.tensors.empty()) ctx.fail("type_error", ctx.target() + ": self must be a tensor");  // a malformed graph
+  if (ops.tensors.empty())
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a tensor");  // a malformed graph
   const TensorMeta& self = *ops.tensors.front();
   check_writable(ctx, self);
   const Device device = common_device(ops.tensors, ctx.target());
   if (!(device == self.device))
-    ctx.fail("device_mismatch", ctx.target() + ": the result lives on " + device.str() + " but self is on " +
-                                    self.device.str());
+    ctx.fail(ErrorKind::DeviceMismatch, ctx.target() + ": the result lives on " + device.str() + " but self is on " +
+                                            self.device.str());
   const SymShape shape = broadcast_all(ctx, ops.tensors);
   bool same = shape.size() == self.sizes.size();
   for (size_t i = 0; same && i < shape.size(); ++i) same = same_size(ctx, shape[i], self.sizes[i], "inplace shape");
   if (!same)
-    ctx.fail("shape_mismatch",
+    ctx.fail(ErrorKind::ShapeMismatch,
              "output with shape " + text(self.sizes) + " doesn't match the broadcast shape " + text(shape));
   if (!can_cast(computed, self.dtype))
-    ctx.fail("type_error", "result type " + dtype_title(computed) + " can't be cast to the desired output type " +
-                               dtype_title(self.dtype));
+    ctx.fail(ErrorKind::TypeError, "result type " + dtype_title(computed) +
+                                       " can't be cast to the desired output type " + dtype_title(self.dtype));
   return same_view(ctx, self);
 }
 

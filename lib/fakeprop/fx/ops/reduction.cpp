@@ -31,8 +31,8 @@ void check_nonempty_reduction(OpContext& ctx, const TensorMeta& self, const std:
   if (self.dim() == 0) return;
   for (size_t d = 0; d < self.sizes.size(); ++d)
     if (mask[d] && decide(ctx, sym_eq(self.sizes[d], 0), op))
-      ctx.fail("invalid_argument", std::string(op) + "(): Expected reduction dim " + std::to_string(d) +
-                                       " to have non-zero size.");
+      ctx.fail(ErrorKind::InvalidArgument, std::string(op) + "(): Expected reduction dim " + std::to_string(d) +
+                                               " to have non-zero size.");
 }
 
 TensorValue reduction_out(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
@@ -69,9 +69,9 @@ void mean(OpContext& ctx) {
   const std::optional<DType> requested = ctx.dtype_arg(kKw, "dtype");
   const DType dtype = requested.value_or(self.dtype);
   if (!is_floating(dtype) && !is_complex(dtype))
-    ctx.fail("type_error", std::string("mean(): could not infer output dtype. ") +
-                               (requested ? "Optional" : "Input") +
-                               " dtype must be either a floating point or complex dtype. Got: " + dtype_title(dtype));
+    ctx.fail(ErrorKind::TypeError,
+             std::string("mean(): could not infer output dtype. ") + (requested ? "Optional" : "Input") +
+                 " dtype must be either a floating point or complex dtype. Got: " + dtype_title(dtype));
   const std::vector<bool> mask = has_dims ? dims_mask(ctx, self, 1, "dim") : reduction_mask(ctx, {}, self.dim());
   const bool keepdim = has_dims && ctx.bool_arg(2, "keepdim", false);
   set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, dtype));
@@ -110,7 +110,8 @@ void argmax(OpContext& ctx) {
   const char* op = ctx.target().rfind("aten.argmax", 0) == 0 ? "argmax" : "argmin";
   if (!ctx.has(1, "dim")) {
     if (decide(ctx, sym_eq(self.numel(), 0), op))
-      ctx.fail("invalid_argument", std::string(op) + "(): Expected reduction dim to be specified for input.numel() == 0.");
+      ctx.fail(ErrorKind::InvalidArgument, std::string(op) +
+                                               "(): Expected reduction dim to be specified for input.numel() == 0.");
     const std::vector<bool> all = reduction_mask(ctx, {}, self.dim());
     set_tensor(ctx, reduction_out(ctx, self, all, keepdim, DType::Int64));
     return;
@@ -137,7 +138,7 @@ void any_all(OpContext& ctx) {
 void var(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   if (!is_floating(self.dtype) && !is_complex(self.dtype))
-    ctx.fail("type_error", "std and var only support floating point and complex dtypes");
+    ctx.fail(ErrorKind::TypeError, "std and var only support floating point and complex dtypes");
   const std::string& t = ctx.target();
   std::vector<bool> mask = reduction_mask(ctx, {}, self.dim());
   bool keepdim = false;
@@ -194,7 +195,8 @@ void select_along_dim(OpContext& ctx) {
   if (kth && self.dim() > 0) {
     const SymInt k = ctx.int_arg(1, "k");
     if (decide(ctx, sym_or(sym_lt(k, 1), sym_gt(k, self.sizes[static_cast<size_t>(dim)])), "kthvalue"))
-      ctx.fail("index_error", "kthvalue(): selected number k out of range for dimension " + std::to_string(dim));
+      ctx.fail(ErrorKind::IndexError, "kthvalue(): selected number k out of range for dimension " +
+                                          std::to_string(dim));
   }
   const std::vector<bool> mask = reduction_mask(ctx, {dim}, self.dim());
   const bool keepdim = ctx.bool_arg(dim_pos + 1, "keepdim", false);
@@ -227,8 +229,11 @@ void logcumsumexp(OpContext& ctx) {
 void histc(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const int64_t bins = static_int(ctx, 1, "bins", 100);
-  if (bins <= 0) ctx.fail("invalid_argument", "torch.histc(): bins must be > 0, but got " + std::to_string(bins));
-  if (!is_floating(self.dtype)) ctx.fail("not_implemented", "\"histogram_cpu\" not implemented for '" + std::string(dtype_c10_name(self.dtype)) + "'");
+  if (bins <= 0)
+    ctx.fail(ErrorKind::InvalidArgument, "torch.histc(): bins must be > 0, but got " + std::to_string(bins));
+  if (!is_floating(self.dtype))
+    ctx.fail(ErrorKind::NotImplemented, "\"histogram_cpu\" not implemented for '" +
+                                            std::string(dtype_c10_name(self.dtype)) + "'");
   set_tensor(ctx, empty_tensor(ctx, {SymInt(bins)}, self.dtype, self.device));
 }
 
@@ -237,7 +242,8 @@ void histc(OpContext& ctx) {
 void bucketize(OpContext& ctx) {
   const TensorMeta& boundaries = ctx.tensor(1, "boundaries");
   if (boundaries.dim() != 1)
-    ctx.fail("invalid_argument", "boundaries tensor must be 1 dimension, but got dim(" + std::to_string(boundaries.dim()) + ")");
+    ctx.fail(ErrorKind::InvalidArgument, "boundaries tensor must be 1 dimension, but got dim(" +
+                                             std::to_string(boundaries.dim()) + ")");
   const DType dtype = ctx.bool_arg(1000, "out_int32", false) ? DType::Int32 : DType::Int64;
   const Value& self = ctx.value(0, "self");
   if (self.is_tensor()) {

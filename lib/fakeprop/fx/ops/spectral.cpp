@@ -76,7 +76,7 @@ Layout exec_fft(OpContext& ctx, const Layout& in, const SymShape& out_sizes, con
   std::string shape_text = "[-1";
   for (const SymInt& s : signal_sizes) shape_text += ", " + text(s);
   shape_text += "]";
-  require(ctx, sym_ne(signal_numel, SymInt(0)), "fft signal not empty", "invalid_argument",
+  require(ctx, sym_ne(signal_numel, SymInt(0)), "fft signal not empty", ErrorKind::InvalidArgument,
           std::string(op) + ": cannot reshape tensor of 0 elements into shape " + shape_text +
               " because the unspecified dimension size -1 can be any value and is ambiguous");
 
@@ -106,7 +106,8 @@ std::vector<int64_t> fft_dims(OpContext& ctx, const std::vector<int64_t>& raw, i
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
   for (int64_t d : raw) {
     const int64_t w = canonical_dim(d, rank, /*wrap_scalar=*/false);
-    if (seen[static_cast<size_t>(w)]) ctx.fail("invalid_argument", std::string(op) + ": FFT dims must be unique");
+    if (seen[static_cast<size_t>(w)])
+      ctx.fail(ErrorKind::InvalidArgument, std::string(op) + ": FFT dims must be unique");
     seen[static_cast<size_t>(w)] = true;
     dims.push_back(w);
   }
@@ -117,13 +118,13 @@ std::vector<int64_t> fft_dims(OpContext& ctx, const std::vector<int64_t>& raw, i
 // at least one dim.
 std::vector<int64_t> transform_dims(OpContext& ctx, const std::vector<int64_t>& raw, int64_t rank, const char* op) {
   std::vector<int64_t> dims = fft_dims(ctx, raw, rank, op);
-  if (dims.empty()) ctx.fail("index_error", std::string(op) + ": dim must name at least one dimension");
+  if (dims.empty()) ctx.fail(ErrorKind::IndexError, std::string(op) + ": dim must name at least one dimension");
   return dims;
 }
 
 void require_complex(OpContext& ctx, const TensorMeta& self, const char* op) {
   if (!is_complex(self.dtype))
-    ctx.fail("type_error", std::string(op) + ": expected a complex input, got " + torch_dtype(self.dtype));
+    ctx.fail(ErrorKind::TypeError, std::string(op) + ": expected a complex input, got " + torch_dtype(self.dtype));
 }
 
 // use_optimized_cufft_path: one cuFFT plan over all dims, unless there are
@@ -147,10 +148,10 @@ void fft_r2c(OpContext& ctx) {
   const std::vector<int64_t> raw = static_int_list(ctx, 1, "dim");
   const bool onesided = ctx.bool_arg(3, "onesided");
   if (!is_floating(self.dtype))
-    ctx.fail("type_error", "_fft_r2c: expected a real floating point input, got " + torch_dtype(self.dtype));
+    ctx.fail(ErrorKind::TypeError, "_fft_r2c: expected a real floating point input, got " + torch_dtype(self.dtype));
   const DType out_dtype = to_complex(self.dtype);
   if (!is_complex(out_dtype))
-    ctx.fail("type_error", "_fft_r2c: " + torch_dtype(self.dtype) + " has no corresponding complex dtype");
+    ctx.fail(ErrorKind::TypeError, "_fft_r2c: " + torch_dtype(self.dtype) + " has no corresponding complex dtype");
   const std::vector<int64_t> dims = transform_dims(ctx, raw, self.dim(), op);
   const auto last = static_cast<size_t>(dims.back());
   SymShape out_sizes = self.sizes;

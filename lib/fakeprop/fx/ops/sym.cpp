@@ -52,9 +52,9 @@ void assert_scalar(OpContext& ctx) {
     ctx.set_result(Value::none());
     return;
   } else {
-    ctx.fail("type_error", ctx.target() + ": expected a bool");
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": expected a bool");
   }
-  require(ctx, cond, "_assert_scalar", "assertion_error", msg);
+  require(ctx, cond, "_assert_scalar", ErrorKind::AssertionError, msg);
   ctx.set_result(Value::none());
 }
 
@@ -68,14 +68,14 @@ void constrain_range(OpContext& ctx) {
   if (for_size && range.lo < 0) range.lo = 0;
   if (size.is_static()) {
     if (!range.contains(size.value()))
-      ctx.fail("invalid_argument", "Invalid value range for " + text(size) + " between [" +
-                                       std::to_string(range.lo) + ", " + std::to_string(range.hi) + "].");
+      ctx.fail(ErrorKind::InvalidArgument, "Invalid value range for " + text(size) + " between [" +
+                                               std::to_string(range.lo) + ", " + std::to_string(range.hi) + "].");
   } else if (size.expr()->is_symbol()) {
     ctx.env().constrain_symbol_range(size.expr(), range, ctx.target());
   } else {
-    require(ctx, sym_ge(size, range.lo), "sym_constrain_range", "invalid_argument", "value below its range");
+    require(ctx, sym_ge(size, range.lo), "sym_constrain_range", ErrorKind::InvalidArgument, "value below its range");
     if (!range.hi_infinite())
-      require(ctx, sym_le(size, range.hi), "sym_constrain_range", "invalid_argument", "value above its range");
+      require(ctx, sym_le(size, range.hi), "sym_constrain_range", ErrorKind::InvalidArgument, "value above its range");
   }
   ctx.set_result(Value::none());
 }

@@ -76,7 +76,7 @@ struct Ran {
   }
   std::string error(const std::string& name) const {
     for (const ErrorRecord& e : result.errors)
-      if (e.node == name) return e.kind + ": " + e.message;
+      if (e.node == name) return std::string(error_kind_name(e.kind)) + ": " + e.message;
     return "";
   }
   std::vector<std::string> guards() const {

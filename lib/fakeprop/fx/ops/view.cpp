@@ -18,7 +18,7 @@ TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<Sy
   const SymShape shape = infer_view_size(ctx, size, self.numel());
   auto strides = view_strides(ctx, self.sizes, self.strides, shape);
   if (!strides)
-    ctx.fail("view_error",
+    ctx.fail(ErrorKind::ViewError,
              "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
              "contiguous subspaces). Use .reshape(...) instead.");
   return ctx.view_of(self, shape, *strides, self.storage_offset);
@@ -45,7 +45,7 @@ void unflatten(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
   const std::vector<SymInt> sizes = ctx.int_list(2, "sizes");
-  if (sizes.empty()) ctx.fail("invalid_argument", "unflatten: sizes must be non-empty");
+  if (sizes.empty()) ctx.fail(ErrorKind::InvalidArgument, "unflatten: sizes must be non-empty");
   const SymShape inner = infer_view_size(ctx, sizes, self.sizes[static_cast<size_t>(dim)]);
   SymShape shape(self.sizes.begin(), self.sizes.begin() + dim);
   shape.insert(shape.end(), inner.begin(), inner.end());
@@ -62,7 +62,7 @@ void reshape_alias(OpContext& ctx) {
   SymShape sizes = ctx.int_list(1, "size");
   SymShape strides = ctx.int_list(2, "stride");
   if (sizes.size() != strides.size())
-    ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+    ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, sizes);
   (void)infer_view_size(ctx, sizes, self.numel());
   set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
@@ -73,7 +73,7 @@ void as_strided(OpContext& ctx) {
   SymShape sizes = ctx.int_list(1, "size");
   SymShape strides = ctx.int_list(2, "stride");
   if (sizes.size() != strides.size())
-    ctx.fail("invalid_argument", "mismatch in length of strides and shape");
+    ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, sizes);
   const SymInt offset = ctx.has(3, "storage_offset") ? ctx.int_arg(3, "storage_offset") : self.storage_offset;
   set_tensor(ctx, ctx.view_of(self, sizes, strides, offset));
@@ -103,7 +103,7 @@ void transpose(OpContext& ctx) {
 void t(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   if (self.dim() > 2)
-    ctx.fail("invalid_argument",
+    ctx.fail(ErrorKind::InvalidArgument,
              "t() expects a tensor with <= 2 dimensions, but self is " + rank_text(self.dim()));
   if (self.dim() < 2) {
     set_tensor(ctx, same_view(ctx, self));
@@ -116,7 +116,7 @@ void permute(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<int64_t> dims = static_int_list(ctx, 1, "dims");
   if (static_cast<int64_t>(dims.size()) != self.dim())
-    ctx.fail("invalid_argument",
+    ctx.fail(ErrorKind::InvalidArgument,
              "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
              "ordering of dimensions i.e. input.dim() = " +
                  std::to_string(self.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
@@ -124,7 +124,7 @@ void permute(OpContext& ctx) {
   SymShape sizes, strides;
   for (int64_t d : dims) {
     const auto w = static_cast<size_t>(canonical_dim(d, self.dim()));
-    if (seen[w]) ctx.fail("invalid_argument", "permute(): duplicate dims are not allowed.");
+    if (seen[w]) ctx.fail(ErrorKind::InvalidArgument, "permute(): duplicate dims are not allowed.");
     seen[w] = true;
     sizes.push_back(self.sizes[w]);
     strides.push_back(self.strides[w]);
@@ -135,10 +135,10 @@ void permute(OpContext& ctx) {
 TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
   const auto n = static_cast<int64_t>(target.size());
   if (n < self.dim())
-    ctx.fail("invalid_argument", "expand(" + text(self.sizes) + ", size=" + text(target) +
-                                     "): the number of sizes provided (" + std::to_string(n) +
-                                     ") must be greater or equal to the number of dimensions in the tensor (" +
-                                     std::to_string(self.dim()) + ")");
+    ctx.fail(ErrorKind::InvalidArgument, "expand(" + text(self.sizes) + ", size=" + text(target) +
+                                             "): the number of sizes provided (" + std::to_string(n) +
+                                             ") must be greater or equal to the number of dimensions in the tensor (" +
+                                             std::to_string(self.dim()) + ")");
   SymShape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
   for (int64_t i = n - 1; i >= 0; --i) {
     const auto ui = static_cast<size_t>(i);
@@ -146,8 +146,9 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
     SymInt size = target[ui];
     if (dim < 0) {
       if (size.is_static() && size.value() < 0)
-        ctx.fail("invalid_argument", "The expanded size of the tensor (" + text(size) +
-                                         ") isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+        ctx.fail(ErrorKind::InvalidArgument, "The expanded size of the tensor (" + text(size) +
+                                                 ") isn't allowed in a leading, non-existing dimension " +
+                                                 std::to_string(i));
       sizes[ui] = size;
       strides[ui] = 0;
       continue;
@@ -160,10 +161,10 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
       continue;
     }
     if (!same_size(ctx, self.sizes[ud], 1, "expand"))
-      ctx.fail("shape_mismatch", "The expanded size of the tensor (" + text(size) +
-                                     ") must match the existing size (" + text(self.sizes[ud]) +
-                                     ") at non-singleton dimension " + std::to_string(i) +
-                                     ".  Target sizes: " + text(target) + ".  Tensor sizes: " + text(self.sizes));
+      ctx.fail(ErrorKind::ShapeMismatch, "The expanded size of the tensor (" + text(size) +
+                                             ") must match the existing size (" + text(self.sizes[ud]) +
+                                             ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                                             text(target) + ".  Tensor sizes: " + text(self.sizes));
     sizes[ui] = size;
     strides[ui] = 0;
   }
@@ -178,8 +179,8 @@ void expand_as(OpContext& ctx) {
 // Python slice semantics on one dim, with clamping as ATen's slice does.
 TensorValue slice_of(OpContext& ctx, const TensorMeta& self, int64_t dim, std::optional<SymInt> start_arg,
                      std::optional<SymInt> end_arg, int64_t step) {
-  if (self.dim() == 0) ctx.fail("invalid_argument", "slice() cannot be applied to a 0-dim tensor.");
-  if (step <= 0) ctx.fail("invalid_argument", "slice step must be positive");
+  if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "slice() cannot be applied to a 0-dim tensor.");
+  if (step <= 0) ctx.fail(ErrorKind::InvalidArgument, "slice step must be positive");
   const auto d = static_cast<size_t>(dim);
   const SymInt size = self.sizes[d];
   const char* why = "slice";
@@ -211,15 +212,15 @@ void slice(OpContext& ctx) {
 
 void select(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dim() == 0) ctx.fail("index_error", "select() cannot be applied to a 0-dim tensor.");
+  if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "select() cannot be applied to a 0-dim tensor.");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
   const auto d = static_cast<size_t>(dim);
   SymInt index = ctx.int_arg(2, "index");
   const SymInt size = self.sizes[d];
   const char* why = "select";
   if (decide(ctx, sym_or(sym_lt(index, -size), sym_ge(index, size)), why))
-    ctx.fail("index_error", "select(): index " + text(index) + " out of range for tensor of size " + text(self.sizes) +
-                                " at dimension " + std::to_string(dim));
+    ctx.fail(ErrorKind::IndexError, "select(): index " + text(index) + " out of range for tensor of size " +
+                                        text(self.sizes) + " at dimension " + std::to_string(dim));
   if (decide(ctx, sym_lt(index, 0), why)) index = index + size;
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
@@ -246,17 +247,18 @@ void set_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::
 
 void split(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dim() == 0) ctx.fail("invalid_argument", "split expects at least a 1-dimensional tensor");
+  if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "split expects at least a 1-dimensional tensor");
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
   const SymInt split_size = ctx.int_arg(1, "split_size");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   const char* why = "split";
   if (decide(ctx, sym_lt(split_size, 0), why))
-    ctx.fail("invalid_argument", "split expects split_size be non-negative, but got split_size=" + text(split_size));
+    ctx.fail(ErrorKind::InvalidArgument, "split expects split_size be non-negative, but got split_size=" +
+                                             text(split_size));
   if (decide(ctx, sym_eq(split_size, 0), why)) {
     if (!decide(ctx, sym_eq(size, 0), why))
-      ctx.fail("invalid_argument", "split_size can only be 0 if dimension size is 0, but got dimension size of " +
-                                       text(size));
+      ctx.fail(ErrorKind::InvalidArgument,
+               "split_size can only be 0 if dimension size is 0, but got dimension size of " + text(size));
     set_pieces(ctx, self, dim, {size});
     return;
   }
@@ -276,22 +278,24 @@ void split_with_sizes(OpContext& ctx) {
   SymInt total = 0;
   for (const SymInt& l : lens) {
     if (l.is_static() && l.value() < 0)
-      ctx.fail("invalid_argument", "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                                   "split_sizes=" + text(lens));
+      ctx.fail(ErrorKind::InvalidArgument,
+               "split_with_sizes expects split_sizes have only non-negative entries, but got "
+               "split_sizes=" + text(lens));
     total = total + l;
   }
   if (!same_size(ctx, total, size, "split_with_sizes"))
-    ctx.fail("shape_mismatch", "split_with_sizes expects split_sizes to sum exactly to " + text(size) +
-                                   " (input tensor's size at dimension " + std::to_string(dim) +
-                                   "), but got split_sizes=" + text(lens));
+    ctx.fail(ErrorKind::ShapeMismatch, "split_with_sizes expects split_sizes to sum exactly to " + text(size) +
+                                           " (input tensor's size at dimension " + std::to_string(dim) +
+                                           "), but got split_sizes=" + text(lens));
   set_pieces(ctx, self, dim, lens);
 }
 
 void chunk(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dim() == 0) ctx.fail("invalid_argument", "chunk expects at least a 1-dimensional tensor");
+  if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "chunk expects at least a 1-dimensional tensor");
   const int64_t chunks = static_int(ctx, 1, "chunks");
-  if (chunks <= 0) ctx.fail("invalid_argument", "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  if (chunks <= 0)
+    ctx.fail(ErrorKind::InvalidArgument, "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   const SymInt split_size = simplified(ctx, ceildiv(size, chunks));
@@ -309,7 +313,7 @@ void chunk(OpContext& ctx) {
 
 void unbind(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (self.dim() == 0) ctx.fail("invalid_argument", "Dimension specified as 0 but tensor has no dimensions");
+  if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "Dimension specified as 0 but tensor has no dimensions");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
   const auto d = static_cast<size_t>(dim);
   const int64_t count = ctx.env().evaluate_int(self.sizes[d], "unbind");
@@ -360,7 +364,8 @@ void flatten(OpContext& ctx) {
   const int64_t rank = std::max<int64_t>(self.dim(), 1);
   const int64_t start = dim_arg(ctx, 1, "start_dim", rank, 0);
   const int64_t end = dim_arg(ctx, 2, "end_dim", rank, -1);
-  if (start > end) ctx.fail("invalid_argument", "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (start > end)
+    ctx.fail(ErrorKind::InvalidArgument, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (self.dim() == 0) {
     set_tensor(ctx, ctx.view_of(self, {SymInt(1)}, {SymInt(1)}, self.storage_offset));
     return;
@@ -389,8 +394,8 @@ void narrow(OpContext& ctx) {
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   if (decide(ctx, sym_lt(start, 0), "narrow")) start = start + size;
   if (decide(ctx, sym_gt(start + length, size), "narrow"))
-    ctx.fail("index_error", "start (" + text(start) + ") + length (" + text(length) + ") exceeds dimension size (" +
-                                text(size) + ").");
+    ctx.fail(ErrorKind::IndexError, "start (" + text(start) + ") + length (" + text(length) +
+                                        ") exceeds dimension size (" + text(size) + ").");
   set_tensor(ctx, slice_of(ctx, self, dim, start, start + length, 1));
 }
 
@@ -400,16 +405,18 @@ void movedim(OpContext& ctx) {
   const std::vector<int64_t> src = static_int_list(ctx, 1, "source");
   const std::vector<int64_t> dst = static_int_list(ctx, 2, "destination");
   if (src.size() != dst.size())
-    ctx.fail("invalid_argument", "movedim: Invalid source or destination dims: source (" + std::to_string(src.size()) +
-                                     " dims) should contain the same number of dims as destination (" +
-                                     std::to_string(dst.size()) + " dims)");
+    ctx.fail(ErrorKind::InvalidArgument, "movedim: Invalid source or destination dims: source (" +
+                                             std::to_string(src.size()) +
+                                             " dims) should contain the same number of dims as destination (" +
+                                             std::to_string(dst.size()) + " dims)");
   const auto n = static_cast<size_t>(self.dim());
   std::vector<int64_t> order(n, -1);
   std::vector<bool> used(n, false);
   for (size_t i = 0; i < src.size(); ++i) {
     const auto s0 = static_cast<size_t>(canonical_dim(src[i], self.dim()));
     const auto d0 = static_cast<size_t>(canonical_dim(dst[i], self.dim()));
-    if (order[d0] != -1 || used[s0]) ctx.fail("invalid_argument", "movedim: repeated dim in `source` or `destination`");
+    if (order[d0] != -1 || used[s0])
+      ctx.fail(ErrorKind::InvalidArgument, "movedim: repeated dim in `source` or `destination`");
     order[d0] = static_cast<int64_t>(s0);
     used[s0] = true;
   }
@@ -434,8 +441,9 @@ void diagonal(OpContext& ctx) {
   const int64_t offset = static_int(ctx, 1, "offset", 0);
   const int64_t d1 = dim_arg(ctx, 2, "dim1", self.dim(), 0);
   const int64_t d2 = dim_arg(ctx, 3, "dim2", self.dim(), 1);
-  if (d1 == d2) ctx.fail("invalid_argument", "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " +
-                                                 std::to_string(d2));
+  if (d1 == d2)
+    ctx.fail(ErrorKind::InvalidArgument, "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " +
+                                             std::to_string(d2));
   const SymInt& n1 = self.sizes[static_cast<size_t>(d1)];
   const SymInt& n2 = self.sizes[static_cast<size_t>(d2)];
   const SymInt& st1 = self.strides[static_cast<size_t>(d1)];
@@ -462,11 +470,11 @@ void unfold(OpContext& ctx) {
   const int64_t dim = dim_arg(ctx, 1, "dimension", self.dim());
   const SymInt size = ctx.int_arg(2, "size");
   const int64_t step = static_int(ctx, 3, "step");
-  if (step <= 0) ctx.fail("invalid_argument", "step is " + std::to_string(step) + " but must be > 0");
+  if (step <= 0) ctx.fail(ErrorKind::InvalidArgument, "step is " + std::to_string(step) + " but must be > 0");
   const SymInt extent = self.dim() == 0 ? SymInt(1) : self.sizes[static_cast<size_t>(dim)];
   if (decide(ctx, sym_gt(size, extent), "unfold"))
-    ctx.fail("invalid_argument", "maximum size for tensor at dimension " + std::to_string(dim) + " is " +
-                                     text(extent) + " but size is " + text(size));
+    ctx.fail(ErrorKind::InvalidArgument, "maximum size for tensor at dimension " + std::to_string(dim) + " is " +
+                                             text(extent) + " but size is " + text(size));
   SymShape sizes = self.sizes, strides = self.strides;
   if (self.dim() == 0) {
     sizes = {size};
@@ -489,7 +497,8 @@ TensorValue resized(OpContext& ctx, const TensorMeta& self, const SymShape& size
 }
 void resize_inplace(OpContext& ctx) {
   const MemoryFormat f = ctx.memory_format_arg(2, "memory_format").value_or(MemoryFormat::Contiguous);
-  if (f == MemoryFormat::Preserve) ctx.fail("invalid_argument", "Unsupported memory format torch.preserve_format");
+  if (f == MemoryFormat::Preserve)
+    ctx.fail(ErrorKind::InvalidArgument, "Unsupported memory format torch.preserve_format");
   set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"), f));
 }
 void resize_as_inplace(OpContext& ctx) {

@@ -62,12 +62,12 @@ inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape
   for (size_t d = 0; d < shape.size(); ++d) {
     const SymInt& s = shape[d];
     if (s.is_static() && s.value() == -1) {
-      if (infer_dim) ctx.fail("invalid_argument", "only one dimension can be inferred");
+      if (infer_dim) ctx.fail(ErrorKind::InvalidArgument, "only one dimension can be inferred");
       infer_dim = d;
       continue;
     }
     if (s.is_static() && s.value() < 0)
-      ctx.fail("invalid_argument", "invalid shape dimension " + std::to_string(s.value()));
+      ctx.fail(ErrorKind::InvalidArgument, "invalid shape dimension " + std::to_string(s.value()));
     newsize = newsize * s;
   }
   const char* why = "view size inference";
@@ -77,11 +77,12 @@ inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape
   if (!ok && infer_dim && decide(ctx, sym_gt(newsize, 0), why))
     ok = quotient.has_value() || decide(ctx, sym_eq(mod(numel, newsize), 0), why);
   if (!ok)
-    ctx.fail("shape_mismatch", "shape '" + text(shape) + "' is invalid for input of size " + text(numel));
+    ctx.fail(ErrorKind::ShapeMismatch, "shape '" + text(shape) + "' is invalid for input of size " + text(numel));
   if (infer_dim) {
     if (decide(ctx, sym_eq(newsize, 0), why))
-      ctx.fail("invalid_argument", "cannot reshape tensor of 0 elements into shape " + text(shape) +
-                                       " because the unspecified dimension size -1 can be any value and is ambiguous");
+      ctx.fail(ErrorKind::InvalidArgument,
+               "cannot reshape tensor of 0 elements into shape " + text(shape) +
+                   " because the unspecified dimension size -1 can be any value and is ambiguous");
     res[*infer_dim] = simplified(ctx, quotient ? *quotient : floordiv(numel, newsize));
   }
   return res;

@@ -53,14 +53,15 @@ SymInt sequence_length(const Value& v) {
 
 Interpreter& interp(OpContext& ctx) {
   Interpreter* in = ctx.interpreter();
-  if (!in || !in->current_scope()) ctx.fail("internal", ctx.op_type() + " needs the interpreter to run its subgraph");
+  if (!in || !in->current_scope())
+    ctx.fail(ErrorKind::Internal, ctx.op_type() + " needs the interpreter to run its subgraph");
   return *in;
 }
 
 const Graph& graph_attr(OpContext& ctx, const char* name) {
   const Attribute* a = ctx.attr(name);
   if (!a || a->type != Attribute::Type::Graph || !a->g)
-    ctx.fail("missing_attribute", ctx.op_type() + " needs graph attribute '" + std::string(name) + "'");
+    ctx.fail(ErrorKind::MissingAttribute, ctx.op_type() + " needs graph attribute '" + std::string(name) + "'");
   return *a->g;
 }
 
@@ -165,11 +166,11 @@ struct Merger {
     const TensorMeta& ma = a.tensor->meta;
     const TensorMeta& mb = b.tensor->meta;
     if (ma.dtype != mb.dtype)
-      ctx.fail("type_mismatch", what + " is " + std::string(dtype_name(ma.dtype)) + " in one case and " +
-                                    std::string(dtype_name(mb.dtype)) + " in the other");
+      ctx.fail(ErrorKind::TypeError, what + " is " + std::string(dtype_name(ma.dtype)) + " in one case and " +
+                                         std::string(dtype_name(mb.dtype)) + " in the other");
     if (ma.dim() != mb.dim())
-      ctx.fail("rank_mismatch", what + " has rank " + std::to_string(ma.dim()) + " in one case and " +
-                                    std::to_string(mb.dim()) + " in the other");
+      ctx.fail(ErrorKind::InvalidRank, what + " has rank " + std::to_string(ma.dim()) + " in one case and " +
+                                           std::to_string(mb.dim()) + " in the other");
     SymShape shape;
     bool same_shape = true;
     for (int64_t k = 0; k < ma.dim(); ++k) {
@@ -220,8 +221,8 @@ struct Merger {
     }
     if (a.kind == Value::Kind::Opaque) return a;
     if (b.kind == Value::Kind::Opaque) return b;
-    ctx.fail("type_mismatch", what + " is " + describe_kind(a) + " in one case and " + describe_kind(b) +
-                                  " in the other");
+    ctx.fail(ErrorKind::TypeError, what + " is " + describe_kind(a) + " in one case and " + describe_kind(b) +
+                                       " in the other");
   }
 };
 
@@ -234,7 +235,7 @@ void if_rule(OpContext& ctx) {
   const Graph& then_g = graph_attr(ctx, "then_branch");
   const Graph& else_g = graph_attr(ctx, "else_branch");
   if (ctx.shape(0).size() > 1 || (ctx.shape(0).size() == 1 && !ctx.env().statically_known_true(sym_eq(ctx.shape(0)[0], 1))))
-    ctx.fail("shape_mismatch", "If: the condition must hold a single element");
+    ctx.fail(ErrorKind::ShapeMismatch, "If: the condition must hold a single element");
   std::optional<bool> cond;
   if (auto c = ctx.scalar_int(0)) {
     if (c->is_static()) cond = c->value() != 0;
@@ -245,8 +246,8 @@ void if_rule(OpContext& ctx) {
   auto run = [&](const Graph& g, const char* which) {
     std::vector<Value> outs = in.run_subgraph(g, {}, outer, path);
     if (outs.size() != ctx.num_outputs())
-      ctx.fail("output_count", std::string("If: ") + which + " has " + std::to_string(outs.size()) +
-                                   " outputs, the node " + std::to_string(ctx.num_outputs()));
+      ctx.fail(ErrorKind::OutputCount, std::string("If: ") + which + " has " + std::to_string(outs.size()) +
+                                           " outputs, the node " + std::to_string(ctx.num_outputs()));
     return outs;
   };
   if (cond) {
@@ -363,8 +364,9 @@ std::vector<Value> run_body_to_fixpoint(OpContext& ctx, const Graph& body, std::
     std::vector<Value> outs = in.run_subgraph(body, make_inputs(carried), outer,
                                               pass == 0 ? path : path + "#" + std::to_string(pass));
     if (outs.size() < first_carried_output + carried.size())
-      ctx.fail("output_count", ctx.op_type() + ": the body has " + std::to_string(outs.size()) + " outputs, needs at least " +
-                                   std::to_string(first_carried_output + carried.size()));
+      ctx.fail(ErrorKind::OutputCount, ctx.op_type() + ": the body has " + std::to_string(outs.size()) +
+                                           " outputs, needs at least " +
+                                           std::to_string(first_carried_output + carried.size()));
     Merger m{ctx,
              [&](const SymInt&, const SymInt&) {
                SymInt u(env.create_unbacked_symint(true));
@@ -379,8 +381,8 @@ std::vector<Value> run_body_to_fixpoint(OpContext& ctx, const Graph& body, std::
     env.take_new_unbacked();  // generalization symbols are internal to the body
     if (!m.changed) return outs;
     if (pass + 1 >= kMaxBodyPasses)
-      ctx.fail("loop_not_stable", ctx.op_type() + ": loop-carried shapes still change after " +
-                                      std::to_string(kMaxBodyPasses) + " passes of the body");
+      ctx.fail(ErrorKind::LoopNotStable, ctx.op_type() + ": loop-carried shapes still change after " +
+                                             std::to_string(kMaxBodyPasses) + " passes of the body");
     carried = std::move(next);
   }
 }
@@ -401,9 +403,9 @@ void loop_rule(OpContext& ctx) {
   const Graph& body = graph_attr(ctx, "body");
   const size_t n_carried = ctx.num_inputs() > 2 ? ctx.num_inputs() - 2 : 0;
   if (body.inputs.size() != n_carried + 2)
-    ctx.fail("input_count", "Loop: the body has " + std::to_string(body.inputs.size()) + " inputs, expected " +
-                                std::to_string(n_carried + 2) + " (iteration number, condition, " +
-                                std::to_string(n_carried) + " loop-carried)");
+    ctx.fail(ErrorKind::InputCount, "Loop: the body has " + std::to_string(body.inputs.size()) + " inputs, expected " +
+                                        std::to_string(n_carried + 2) + " (iteration number, condition, " +
+                                        std::to_string(n_carried) + " loop-carried)");
   std::optional<SymInt> max_trips;
   if (ctx.has_input(0)) {
     max_trips = ctx.scalar_int(0);
@@ -416,7 +418,8 @@ void loop_rule(OpContext& ctx) {
   }
   std::vector<Value> initial;
   for (size_t k = 0; k < n_carried; ++k) {
-    if (!ctx.has_input(k + 2)) ctx.fail("missing_input", "Loop: loop-carried input " + std::to_string(k) + " is missing");
+    if (!ctx.has_input(k + 2))
+      ctx.fail(ErrorKind::MissingInput, "Loop: loop-carried input " + std::to_string(k) + " is missing");
     initial.push_back(input_with_data(ctx, k + 2));
   }
   CarriedState st;
@@ -429,8 +432,8 @@ void loop_rule(OpContext& ctx) {
   };
   std::vector<Value> outs = run_body_to_fixpoint(ctx, body, carried, make_inputs, 1, st);
   if (outs.size() != 1 + n_carried + (ctx.num_outputs() - std::min(ctx.num_outputs(), n_carried)))
-    ctx.fail("output_count", "Loop: the body has " + std::to_string(outs.size()) + " outputs, the node " +
-                                 std::to_string(ctx.num_outputs()) + " (+1 condition)");
+    ctx.fail(ErrorKind::OutputCount, "Loop: the body has " + std::to_string(outs.size()) + " outputs, the node " +
+                                         std::to_string(ctx.num_outputs()) + " (+1 condition)");
 
   // Number of iterations: known when the condition is false from the start,
   // or provably stays true (then the limit, if any, is the count).
@@ -452,7 +455,7 @@ void loop_rule(OpContext& ctx) {
     if (!ctx.wants_output(k)) continue;
     const Value& per_iter = outs[1 + k];
     if (!per_iter.is_tensor())
-      ctx.fail("type_error", "Loop: scan output '" + ctx.node().outputs[k] + "' must be a tensor");
+      ctx.fail(ErrorKind::TypeError, "Loop: scan output '" + ctx.node().outputs[k] + "' must be a tensor");
     if (!stacked) {
       ValueRange r{0, kIntOo};
       if (max_trips) r.hi = ctx.env().bound(max_trips->expr()).hi;
@@ -478,7 +481,8 @@ SymShape without_axis(const SymShape& s, int64_t axis) {
 void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const std::string& message) {
   SymBool eq = sym_eq(a, b);
   if (ctx.env().statically_known_true(eq)) return;
-  if (ctx.env().statically_known_true(sym_not(eq)) || !ctx.expect(eq, "Scan")) ctx.fail("shape_mismatch", message);
+  if (ctx.env().statically_known_true(sym_not(eq)) || !ctx.expect(eq, "Scan"))
+    ctx.fail(ErrorKind::ShapeMismatch, message);
 }
 
 void scan_rule(OpContext& ctx) {
@@ -487,18 +491,19 @@ void scan_rule(OpContext& ctx) {
   const bool batched = ctx.opset() < 9;  // Scan-8: batch dim 0, optional sequence_lens first
   const size_t first = batched ? 1 : 0;
   if (n_scan < 1 || static_cast<size_t>(n_scan) + first > ctx.num_inputs())
-    ctx.fail("invalid_attribute", "Scan: num_scan_inputs " + std::to_string(n_scan) + " does not fit " +
-                                      std::to_string(ctx.num_inputs()) + " inputs");
+    ctx.fail(ErrorKind::InvalidAttribute, "Scan: num_scan_inputs " + std::to_string(n_scan) + " does not fit " +
+                                              std::to_string(ctx.num_inputs()) + " inputs");
   const size_t n_state = ctx.num_inputs() - first - static_cast<size_t>(n_scan);
   const size_t n_scan_out = ctx.num_outputs() >= n_state ? ctx.num_outputs() - n_state : 0;
   if (body.inputs.size() != n_state + static_cast<size_t>(n_scan))
-    ctx.fail("input_count", "Scan: the body has " + std::to_string(body.inputs.size()) + " inputs, expected " +
-                                std::to_string(n_state + n_scan));
+    ctx.fail(ErrorKind::InputCount, "Scan: the body has " + std::to_string(body.inputs.size()) + " inputs, expected " +
+                                        std::to_string(n_state + n_scan));
 
   std::vector<int64_t> in_axes(static_cast<size_t>(n_scan), batched ? 1 : 0);
   if (!batched)
     if (auto a = ctx.attr_ints("scan_input_axes")) {
-      if (a->size() != static_cast<size_t>(n_scan)) ctx.fail("invalid_attribute", "Scan: scan_input_axes needs one axis per scan input");
+      if (a->size() != static_cast<size_t>(n_scan))
+        ctx.fail(ErrorKind::InvalidAttribute, "Scan: scan_input_axes needs one axis per scan input");
       in_axes = *a;
     }
   SymInt seq_len, batch;
@@ -507,7 +512,7 @@ void scan_rule(OpContext& ctx) {
     const size_t i = first + n_state + static_cast<size_t>(j);
     const SymShape& s = ctx.shape(i);
     const int64_t axis = normalize_axis(ctx, in_axes[static_cast<size_t>(j)], static_cast<int64_t>(s.size()));
-    if (batched && s.size() < 2) ctx.fail("invalid_rank", "Scan: scan inputs need a batch and a sequence dim");
+    if (batched && s.size() < 2) ctx.fail(ErrorKind::InvalidRank, "Scan: scan inputs need a batch and a sequence dim");
     if (j == 0) seq_len = s[static_cast<size_t>(axis)];
     else
       require_equal(ctx, s[static_cast<size_t>(axis)], seq_len,
@@ -524,7 +529,7 @@ void scan_rule(OpContext& ctx) {
       continue;
     }
     const TensorValue& t = ctx.tensor(first + k);
-    if (t.meta.sizes.empty()) ctx.fail("invalid_rank", "Scan: state inputs need a batch dim");
+    if (t.meta.sizes.empty()) ctx.fail(ErrorKind::InvalidRank, "Scan: state inputs need a batch dim");
     initial.push_back(tensor_value(ctx, t.meta.dtype, without_axis(t.meta.sizes, 0)));
   }
   if (batched) {
@@ -541,8 +546,8 @@ void scan_rule(OpContext& ctx) {
   };
   std::vector<Value> outs = run_body_to_fixpoint(ctx, body, carried, make_inputs, 0, st);
   if (outs.size() != n_state + n_scan_out)
-    ctx.fail("output_count", "Scan: the body has " + std::to_string(outs.size()) + " outputs, the node " +
-                                 std::to_string(ctx.num_outputs()));
+    ctx.fail(ErrorKind::OutputCount, "Scan: the body has " + std::to_string(outs.size()) + " outputs, the node " +
+                                         std::to_string(ctx.num_outputs()));
   for (size_t k = 0; k < n_state; ++k) {
     Value v = final_value(ctx, initial[k], carried[k], outs[k], seq_len, st.gen);
     if (batched && v.is_tensor()) {
@@ -555,12 +560,13 @@ void scan_rule(OpContext& ctx) {
   std::vector<int64_t> out_axes(n_scan_out, 0);
   if (!batched)
     if (auto a = ctx.attr_ints("scan_output_axes")) {
-      if (a->size() != n_scan_out) ctx.fail("invalid_attribute", "Scan: scan_output_axes needs one axis per scan output");
+      if (a->size() != n_scan_out)
+        ctx.fail(ErrorKind::InvalidAttribute, "Scan: scan_output_axes needs one axis per scan output");
       out_axes = *a;
     }
   for (size_t j = 0; j < n_scan_out; ++j) {
     Value elem = detach(ctx, outs[n_state + j], st.gen);
-    if (!elem.is_tensor()) ctx.fail("type_error", "Scan: scan outputs must be tensors");
+    if (!elem.is_tensor()) ctx.fail(ErrorKind::TypeError, "Scan: scan outputs must be tensors");
     SymShape s = elem.tensor->meta.sizes;
     if (batched) {
       s.insert(s.begin(), seq_len);
@@ -580,8 +586,9 @@ const Value& sequence_input(OpContext& ctx, size_t i) {
   const Value& v = ctx.input(i);
   if (!is_sequence(v)) {
     if (v.kind == Value::Kind::Opaque)
-      ctx.fail("unknown_input", ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is unknown (" + v.opaque_text() + ")");
-    ctx.fail("type_error", ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is not a sequence");
+      ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is unknown (" +
+                                            v.opaque_text() + ")");
+    ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is not a sequence");
   }
   return v;
 }
@@ -603,8 +610,9 @@ Value sequence_template(OpContext& ctx, const Value& seq, const std::optional<Va
 void check_element_dtype(OpContext& ctx, const Value& seq, DType dtype) {
   for (const Value& e : *seq.list)
     if (e.is_tensor() && e.tensor->meta.dtype != dtype)
-      ctx.fail("type_mismatch", ctx.op_type() + ": sequence holds " + std::string(dtype_name(e.tensor->meta.dtype)) +
-                                    " tensors, the tensor is " + std::string(dtype_name(dtype)));
+      ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": sequence holds " +
+                                         std::string(dtype_name(e.tensor->meta.dtype)) + " tensors, the tensor is " +
+                                         std::string(dtype_name(dtype)));
 }
 
 // A known position in [-n, n] (inclusive end when `allow_end`) normalized to [0, n].
@@ -620,15 +628,15 @@ std::optional<int64_t> known_position(OpContext& ctx, size_t i, const SymInt& n,
   const int64_t len = n.value();
   const int64_t hi = allow_end ? len : len - 1;
   if (pos < -len || pos > hi)
-    ctx.fail("index_out_of_range", ctx.op_type() + ": position " + std::to_string(pos) + " is out of range for a sequence of " +
-                                       std::to_string(len) + " elements");
+    ctx.fail(ErrorKind::IndexError, ctx.op_type() + ": position " + std::to_string(pos) +
+                                        " is out of range for a sequence of " + std::to_string(len) + " elements");
   return pos < 0 ? pos + len : pos;
 }
 
 void sequence_empty_rule(OpContext& ctx) {
   const int64_t dt = ctx.attr_int("dtype", 1);
   if (!dtype_from_onnx(static_cast<int32_t>(dt)))
-    ctx.fail("invalid_attribute", "SequenceEmpty: unknown dtype " + std::to_string(dt));
+    ctx.fail(ErrorKind::InvalidAttribute, "SequenceEmpty: unknown dtype " + std::to_string(dt));
   ctx.set_output(0, Value::of_list({}));
 }
 
@@ -637,8 +645,9 @@ void sequence_construct_rule(OpContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const TensorValue& t = ctx.tensor(i);
     if (i > 0 && t.meta.dtype != ctx.dtype(0))
-      ctx.fail("type_mismatch", "SequenceConstruct: inputs have different dtypes " + std::string(dtype_name(ctx.dtype(0))) +
-                                    " and " + std::string(dtype_name(t.meta.dtype)));
+      ctx.fail(ErrorKind::TypeError, "SequenceConstruct: inputs have different dtypes " +
+                                         std::string(dtype_name(ctx.dtype(0))) + " and " +
+                                         std::string(dtype_name(t.meta.dtype)));
     xs.push_back(fresh_copy(ctx, input_with_data(ctx, i)));
   }
   ctx.set_output(0, Value::of_list(std::move(xs)));
@@ -651,8 +660,8 @@ void sequence_length_rule(OpContext& ctx) {
 
 void sequence_at_rule(OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0);
-  if (!ctx.has_input(1)) ctx.fail("missing_input", "SequenceAt needs a position");
-  if (seq.list->empty()) ctx.fail("index_out_of_range", "SequenceAt: the sequence is empty");
+  if (!ctx.has_input(1)) ctx.fail(ErrorKind::MissingInput, "SequenceAt needs a position");
+  if (seq.list->empty()) ctx.fail(ErrorKind::IndexError, "SequenceAt: the sequence is empty");
   if (is_templated(seq)) {
     ctx.set_output(0, fresh_copy(ctx, seq.list->front()));
     return;
@@ -687,7 +696,7 @@ void sequence_erase_rule(OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0);
   const SymInt n = sequence_length(seq);
   if (!is_templated(seq)) {
-    if (seq.list->empty()) ctx.fail("index_out_of_range", "SequenceErase: the sequence is empty");
+    if (seq.list->empty()) ctx.fail(ErrorKind::IndexError, "SequenceErase: the sequence is empty");
     std::optional<int64_t> pos = ctx.has_input(1) ? known_position(ctx, 1, n, false) : std::optional<int64_t>(n.value() - 1);
     if (pos) {
       ValueList xs(seq.list->begin(), seq.list->end());
@@ -727,7 +736,7 @@ void split_to_sequence_rule(OpContext& ctx) {
     return;
   }
   const SymShape& split_shape = ctx.shape(1);
-  if (split_shape.size() > 1) ctx.fail("invalid_rank", "SplitToSequence: split must be a scalar or 1-D");
+  if (split_shape.size() > 1) ctx.fail(ErrorKind::InvalidRank, "SplitToSequence: split must be a scalar or 1-D");
   if (split_shape.empty()) {  // equal pieces of `split`, the last one smaller
     auto s = ctx.scalar_int(1);
     if (!s) {
@@ -735,7 +744,8 @@ void split_to_sequence_rule(OpContext& ctx) {
       ctx.set_output(0, Value::of_list_of_length(piece(ctx.unknown_size("SplitToSequence: piece size"), true), n));
       return;
     }
-    if (!ctx.expect(sym_gt(*s, 0), "SplitToSequence")) ctx.fail("invalid_split", "SplitToSequence: split must be positive");
+    if (!ctx.expect(sym_gt(*s, 0), "SplitToSequence"))
+      ctx.fail(ErrorKind::InvalidSplit, "SplitToSequence: split must be positive");
     SymInt n = ctx.env().simplify(ceildiv(dim, *s));
     if (fits(n) && dim.is_static() && s->is_static()) {
       std::vector<SymInt> sizes(static_cast<size_t>(n.value()), *s);
@@ -770,17 +780,17 @@ void concat_from_sequence_rule(OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0);
   const int64_t axis_attr = ctx.required_attr_int("axis");
   const bool new_axis = ctx.attr_int("new_axis", 0) != 0;
-  if (seq.list->empty()) ctx.fail("empty_sequence", "ConcatFromSequence: the sequence is empty");
+  if (seq.list->empty()) ctx.fail(ErrorKind::EmptySequence, "ConcatFromSequence: the sequence is empty");
   for (const Value& e : *seq.list)
-    if (!e.is_tensor()) ctx.fail("type_error", "ConcatFromSequence: elements must be tensors");
+    if (!e.is_tensor()) ctx.fail(ErrorKind::TypeError, "ConcatFromSequence: elements must be tensors");
   const TensorMeta& first = seq.list->front().tensor->meta;
   const int64_t rank = first.dim();
   const int64_t axis = normalize_axis(ctx, axis_attr, new_axis ? rank + 1 : rank);
   const SymInt n = sequence_length(seq);
   for (const Value& e : *seq.list) {
     const TensorMeta& m = e.tensor->meta;
-    if (m.dtype != first.dtype) ctx.fail("type_mismatch", "ConcatFromSequence: elements have different dtypes");
-    if (m.dim() != rank) ctx.fail("rank_mismatch", "ConcatFromSequence: elements have different ranks");
+    if (m.dtype != first.dtype) ctx.fail(ErrorKind::TypeError, "ConcatFromSequence: elements have different dtypes");
+    if (m.dim() != rank) ctx.fail(ErrorKind::InvalidRank, "ConcatFromSequence: elements have different ranks");
     for (int64_t k = 0; k < rank; ++k)
       if (new_axis || k != axis)
         require_equal(ctx, m.sizes[static_cast<size_t>(k)], first.sizes[static_cast<size_t>(k)],
@@ -810,8 +820,8 @@ void sequence_map_rule(OpContext& ctx) {
   const Graph& body = graph_attr(ctx, "body");
   const Value& first = sequence_input(ctx, 0);
   if (body.inputs.size() != ctx.num_inputs())
-    ctx.fail("input_count", "SequenceMap: the body has " + std::to_string(body.inputs.size()) + " inputs, the node " +
-                                std::to_string(ctx.num_inputs()));
+    ctx.fail(ErrorKind::InputCount, "SequenceMap: the body has " + std::to_string(body.inputs.size()) +
+                                        " inputs, the node " + std::to_string(ctx.num_inputs()));
   const SymInt n = sequence_length(first);
   bool explicit_lists = !is_templated(first) && n.value() <= kMaxExplicitSequence;
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
@@ -836,7 +846,8 @@ void sequence_map_rule(OpContext& ctx) {
     std::vector<ValueList> results(n_out);
     for (size_t k = 0; k < first.list->size(); ++k) {
       std::vector<Value> outs = in.run_subgraph(body, element_inputs(k, false), outer, path + "[" + std::to_string(k) + "]");
-      if (outs.size() != n_out) ctx.fail("output_count", "SequenceMap: the body and the node have different output counts");
+      if (outs.size() != n_out)
+        ctx.fail(ErrorKind::OutputCount, "SequenceMap: the body and the node have different output counts");
       for (size_t j = 0; j < n_out; ++j) results[j].push_back(fresh_copy(ctx, outs[j]));
     }
     for (size_t j = 0; j < n_out; ++j) ctx.set_output(j, Value::of_list(std::move(results[j])));
@@ -847,7 +858,8 @@ void sequence_map_rule(OpContext& ctx) {
     return;
   }
   std::vector<Value> outs = in.run_subgraph(body, element_inputs(0, true), outer, path);
-  if (outs.size() != n_out) ctx.fail("output_count", "SequenceMap: the body and the node have different output counts");
+  if (outs.size() != n_out)
+    ctx.fail(ErrorKind::OutputCount, "SequenceMap: the body and the node have different output counts");
   for (size_t j = 0; j < n_out; ++j) ctx.set_output(j, Value::of_list_of_length(fresh_copy(ctx, outs[j]), n));
 }
 
@@ -856,7 +868,8 @@ void sequence_map_rule(OpContext& ctx) {
 
 void optional_rule(OpContext& ctx) {
   if (ctx.has_input(0)) ctx.set_output(0, fresh_copy(ctx, input_with_data(ctx, 0)));
-  else if (!ctx.has_attr("type")) ctx.fail("missing_attribute", "Optional without an input needs attribute 'type'");
+  else if (!ctx.has_attr("type"))
+    ctx.fail(ErrorKind::MissingAttribute, "Optional without an input needs attribute 'type'");
   else ctx.set_output(0, Value::of_opaque(kEmptyOptional));
 }
 
@@ -869,9 +882,11 @@ void optional_has_element_rule(OpContext& ctx) {
 
 void optional_get_element_rule(OpContext& ctx) {
   const Value& v = ctx.input(0);
-  if (is_empty_optional(v)) ctx.fail("empty_optional", "OptionalGetElement: the optional '" + ctx.node().inputs[0] + "' is empty");
+  if (is_empty_optional(v))
+    ctx.fail(ErrorKind::EmptyOptional, "OptionalGetElement: the optional '" + ctx.node().inputs[0] + "' is empty");
   if (!v.is_tensor() && !is_sequence(v))
-    ctx.fail("unknown_input", "OptionalGetElement: input '" + ctx.node().inputs[0] + "' is unknown (" + describe_kind(v) + ")");
+    ctx.fail(ErrorKind::UnknownInput, "OptionalGetElement: input '" + ctx.node().inputs[0] + "' is unknown (" +
+                                          describe_kind(v) + ")");
   Value out = fresh_copy(ctx, v);
   out.maybe_none = false;  // reading it requires the element, as ONNX does
   ctx.set_output(0, out);

@@ -17,16 +17,16 @@ std::vector<int64_t> spatial_attr(const OpContext& ctx, std::string_view name, s
   auto v = ctx.attr_ints(name);
   if (!v) return std::vector<int64_t>(n, dflt);
   if (v->size() != n)
-    ctx.fail("invalid_attribute", ctx.op_type() + " attribute '" + std::string(name) + "' has " +
-                                      std::to_string(v->size()) + " values, expected " + std::to_string(n));
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " attribute '" + std::string(name) + "' has " +
+                                              std::to_string(v->size()) + " values, expected " + std::to_string(n));
   return *v;
 }
 
 void require_positive(const OpContext& ctx, std::string_view name, std::span<const int64_t> xs) {
   for (int64_t x : xs)
     if (x <= 0)
-      ctx.fail("invalid_attribute", ctx.op_type() + " attribute '" + std::string(name) +
-                                        "' must be positive, got " + list_text(xs));
+      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " attribute '" + std::string(name) +
+                                                "' must be positive, got " + list_text(xs));
 }
 
 // The output size must be at least 1; a static violation fails, a symbolic
@@ -35,9 +35,9 @@ SymInt require_nonempty(OpContext& ctx, SymInt out, const SymInt& in, size_t dim
   out = ctx.env().simplify(out);
   if (out.is_static()) {
     if (out.value() < 1)
-      ctx.fail("invalid_shape", ctx.op_type() + ": computed output size " + std::to_string(out.value()) +
-                                    " of spatial dim " + std::to_string(dim) + " is too small (input size " +
-                                    in.to_python() + ")");
+      ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": computed output size " + std::to_string(out.value()) +
+                                            " of spatial dim " + std::to_string(dim) + " is too small (input size " +
+                                            in.to_python() + ")");
     return out;
   }
   if (!ctx.env().statically_known_true(sym_ge(out, 1))) ctx.expect(sym_ge(out, 1), "window: output size >= 1");
@@ -62,15 +62,16 @@ WindowAttrs read_window_attrs(const OpContext& ctx, std::vector<int64_t> kernel,
   require_positive(ctx, "dilations", w.dilations);
   w.auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID" && !w.same_padding())
-    ctx.fail("invalid_attribute", ctx.op_type() + " auto_pad '" + w.auto_pad +
-                                      "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " auto_pad '" + w.auto_pad +
+                                              "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
   w.pads = spatial_attr(ctx, "pads", 2 * n, 0);
   for (int64_t p : w.pads)
-    if (p < 0) ctx.fail("invalid_attribute", ctx.op_type() + " pads must not be negative, got " + list_text(w.pads));
+    if (p < 0)
+      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " pads must not be negative, got " + list_text(w.pads));
   const bool any_pad = std::any_of(w.pads.begin(), w.pads.end(), [](int64_t p) { return p != 0; });
   if (w.auto_pad != "NOTSET" && any_pad)
-    ctx.fail("invalid_attribute", ctx.op_type() + " pads " + list_text(w.pads) +
-                                      " cannot be used together with auto_pad " + w.auto_pad);
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " pads " + list_text(w.pads) +
+                                              " cannot be used together with auto_pad " + w.auto_pad);
   if (w.auto_pad != "NOTSET") std::fill(w.pads.begin(), w.pads.end(), 0);
   w.ceil_mode = use_ceil_mode && ctx.attr_int("ceil_mode", 0) != 0;
   for (size_t i = 0; i < n; ++i) (void)w.effective_kernel(i);  // overflow check up front
@@ -79,8 +80,8 @@ WindowAttrs read_window_attrs(const OpContext& ctx, std::vector<int64_t> kernel,
 
 SymShape window_output_sizes(OpContext& ctx, std::span<const SymInt> in, const WindowAttrs& w) {
   if (in.size() != w.rank())
-    ctx.fail("invalid_rank", ctx.op_type() + ": input has " + std::to_string(in.size()) +
-                                 " spatial dims but the kernel has " + std::to_string(w.rank()));
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + ": input has " + std::to_string(in.size()) +
+                                         " spatial dims but the kernel has " + std::to_string(w.rank()));
   const size_t n = w.rank();
   SymShape out;
   for (size_t i = 0; i < n; ++i) {
@@ -120,16 +121,17 @@ SymShape transpose_output_sizes(OpContext& ctx, std::span<const SymInt> in, cons
                                 std::span<const int64_t> output_padding) {
   const size_t n = w.rank();
   if (in.size() != n)
-    ctx.fail("invalid_rank", ctx.op_type() + ": input has " + std::to_string(in.size()) +
-                                 " spatial dims but the kernel has " + std::to_string(n));
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + ": input has " + std::to_string(in.size()) +
+                                         " spatial dims but the kernel has " + std::to_string(n));
   if (output_padding.size() != n)
-    ctx.fail("invalid_attribute", ctx.op_type() + " output_padding has " + std::to_string(output_padding.size()) +
-                                      " values, expected " + std::to_string(n));
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " output_padding has " +
+                                              std::to_string(output_padding.size()) + " values, expected " +
+                                              std::to_string(n));
   SymShape out;
   for (size_t i = 0; i < n; ++i) {
     if (output_padding[i] < 0)
-      ctx.fail("invalid_attribute", ctx.op_type() + " output_padding must not be negative, got " +
-                                        list_text(output_padding));
+      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " output_padding must not be negative, got " +
+                                                list_text(output_padding));
     if (w.same_padding()) {
       out.push_back(require_nonempty(ctx, in[i] * w.strides[i], in[i], i));
       continue;

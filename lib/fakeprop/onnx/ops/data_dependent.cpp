@@ -164,7 +164,8 @@ void compress_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
   const SymShape& cond = ctx.shape(1);
-  if (cond.size() != 1) ctx.fail("invalid_shape", "Compress: condition must be 1-D, got " + shape_to_string(cond));
+  if (cond.size() != 1)
+    ctx.fail(ErrorKind::InvalidShape, "Compress: condition must be 1-D, got " + shape_to_string(cond));
   const bool has_axis = ctx.has_attr("axis");
   const int64_t axis = has_axis ? normalize_axis(ctx, ctx.attr_int("axis", 0), rank) : 0;
   const SymInt n = simplified(ctx, has_axis ? in[static_cast<size_t>(axis)] : numel(in));
@@ -181,8 +182,8 @@ void compress_rule(OpContext& ctx) {
       u = static_cast<int64_t>(picked.size());
       selected = std::move(picked);
     } else if (n.is_static()) {
-      ctx.fail("index_error", "Compress: condition selects index " + std::to_string(last) +
-                                  " of a dim of size " + std::to_string(n.value()));
+      ctx.fail(ErrorKind::IndexError, "Compress: condition selects index " + std::to_string(last) +
+                                          " of a dim of size " + std::to_string(n.value()));
     }
   }
   if (!selected) {
@@ -234,12 +235,13 @@ void non_max_suppression_rule(OpContext& ctx) {
   const SymShape& boxes = ctx.shape(0);
   const SymShape& scores = ctx.shape(1);
   if (boxes.size() != 3 || scores.size() != 3)
-    ctx.fail("invalid_rank", "NonMaxSuppression: boxes " + shape_to_string(boxes) + " and scores " +
-                                 shape_to_string(scores) + " must be 3-D");
+    ctx.fail(ErrorKind::InvalidRank, "NonMaxSuppression: boxes " + shape_to_string(boxes) + " and scores " +
+                                         shape_to_string(scores) + " must be 3-D");
   auto agree = [&](const SymInt& a, const SymInt& b, const std::string& what) {
     const SymBool same = sym_eq(a, b);
     if (known_true(ctx, sym_not(same)) || !ctx.expect(same, "NonMaxSuppression: boxes and scores agree"))
-      ctx.fail("shape_mismatch", "NonMaxSuppression: " + what + " differs: " + a.to_python() + " vs " + b.to_python());
+      ctx.fail(ErrorKind::ShapeMismatch, "NonMaxSuppression: " + what + " differs: " + a.to_python() + " vs " +
+                                             b.to_python());
   };
   agree(boxes[0], scores[0], "num_batches");
   agree(boxes[1], scores[2], "spatial_dimension");
@@ -264,10 +266,10 @@ void non_max_suppression_rule(OpContext& ctx) {
 void string_normalizer_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   if (in.empty() || in.size() > 2 || (in.size() == 2 && !known_true(ctx, sym_eq(in[0], 1))))
-    ctx.fail("invalid_shape", "StringNormalizer: input must be [C] or [1, C], got " + shape_to_string(in));
+    ctx.fail(ErrorKind::InvalidShape, "StringNormalizer: input must be [C] or [1, C], got " + shape_to_string(in));
   const std::string mode = ctx.attr_string("case_change_action", "NONE");
   if (mode != "NONE" && mode != "LOWER" && mode != "UPPER")
-    ctx.fail("invalid_attribute", "StringNormalizer: unknown case_change_action '" + mode + "'");
+    ctx.fail(ErrorKind::InvalidAttribute, "StringNormalizer: unknown case_change_action '" + mode + "'");
   const Attribute* stop = ctx.attr("stopwords");
   if (!stop || stop->strings().empty()) {
     same_as_input(ctx);
@@ -287,7 +289,7 @@ void string_split_rule(OpContext& ctx) {
   int64_t hi = kIntOo;
   if (ctx.has_attr("maxsplit")) {
     const int64_t m = ctx.attr_int("maxsplit", 0);
-    if (m < 0) ctx.fail("invalid_attribute", "StringSplit: maxsplit must be non-negative");
+    if (m < 0) ctx.fail(ErrorKind::InvalidAttribute, "StringSplit: maxsplit must be non-negative");
     hi = m + 1;
   }
   SymShape y = in;
@@ -300,11 +302,11 @@ void string_split_rule(OpContext& ctx) {
 void tfidf_vectorizer_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   if (in.empty() || in.size() > 2)
-    ctx.fail("invalid_shape", "TfIdfVectorizer: input must be [C] or [N, C], got " + shape_to_string(in));
+    ctx.fail(ErrorKind::InvalidShape, "TfIdfVectorizer: input must be [C] or [N, C], got " + shape_to_string(in));
   auto idx = ctx.attr_ints("ngram_indexes");
-  if (!idx || idx->empty()) ctx.fail("missing_attribute", "TfIdfVectorizer needs 'ngram_indexes'");
+  if (!idx || idx->empty()) ctx.fail(ErrorKind::MissingAttribute, "TfIdfVectorizer needs 'ngram_indexes'");
   const int64_t width = checked_add(*std::max_element(idx->begin(), idx->end()), 1);
-  if (width < 0) ctx.fail("invalid_attribute", "TfIdfVectorizer: negative ngram_indexes");
+  if (width < 0) ctx.fail(ErrorKind::InvalidAttribute, "TfIdfVectorizer: negative ngram_indexes");
   SymShape out = in.size() == 2 ? SymShape{in[0], width} : SymShape{width};
   ctx.set_tensor(0, DType::Float32, std::move(out));
 }

@@ -155,7 +155,7 @@ std::optional<bool> nonneg(OpContext& ctx, const SymInt& v, const char* why) {
 
 // Integer division truncating toward zero (ONNX Div on integers).
 std::optional<SymInt> trunc_div(OpContext& ctx, const SymInt& a, const SymInt& b) {
-  if (b.is_static() && b.value() == 0) ctx.fail("division_by_zero", "integer division by zero");
+  if (b.is_static() && b.value() == 0) ctx.fail(ErrorKind::DivisionByZero, "integer division by zero");
   if (a.is_static() && b.is_static()) {
     if (a.value() == std::numeric_limits<int64_t>::min() && b.value() == -1)
       throw OverflowError("integer division overflows int64");
@@ -173,7 +173,7 @@ std::optional<SymInt> trunc_div(OpContext& ctx, const SymInt& a, const SymInt& b
 
 // Python (sign of divisor) or C (sign of dividend, fmod=1) remainder.
 std::optional<SymInt> int_mod(OpContext& ctx, const SymInt& a, const SymInt& b, bool c_fmod) {
-  if (b.is_static() && b.value() == 0) ctx.fail("division_by_zero", "integer modulo by zero");
+  if (b.is_static() && b.value() == 0) ctx.fail(ErrorKind::DivisionByZero, "integer modulo by zero");
   if (!c_fmod) return mod(a, b);
   if (a.is_static() && b.is_static()) {
     if (b.value() == -1) return SymInt(0);
@@ -227,7 +227,7 @@ std::vector<size_t> present_inputs(const OpContext& ctx) {
 SymShape broadcast_all(OpContext& ctx, const std::vector<size_t>& inputs) {
   std::vector<SymShape> shapes;
   for (size_t i : inputs) shapes.push_back(ctx.shape(i));
-  if (shapes.empty()) ctx.fail("missing_input", ctx.op_type() + " needs at least one input");
+  if (shapes.empty()) ctx.fail(ErrorKind::MissingInput, ctx.op_type() + " needs at least one input");
   return broadcast_shapes(shapes, ctx.env());
 }
 
@@ -320,7 +320,8 @@ void softmax_rule(OpContext& ctx) {
   const int64_t rank = ctx.rank(0);
   const int64_t axis = ctx.attr_int("axis", ctx.opset() >= 13 ? -1 : 1);
   if (ctx.opset() >= 11) {
-    if (ctx.opset() >= 13 && rank == 0) ctx.fail("invalid_rank", ctx.op_type() + " needs an input of rank >= 1");
+    if (ctx.opset() >= 13 && rank == 0)
+      ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs an input of rank >= 1");
     normalize_axis(ctx, axis, rank);
   }
   same_as_input(ctx);
@@ -331,14 +332,16 @@ void prelu_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& slope = ctx.shape(1);
   if (slope.size() > x.size())
-    ctx.fail("shape_mismatch", "PRelu slope " + shape_to_string(slope) + " does not broadcast to X " + shape_to_string(x));
+    ctx.fail(ErrorKind::ShapeMismatch, "PRelu slope " + shape_to_string(slope) + " does not broadcast to X " +
+                                           shape_to_string(x));
   const size_t offset = x.size() - slope.size();
   for (size_t k = 0; k < slope.size(); ++k) {
     const SymInt& s = slope[k];
     const SymInt& d = x[offset + k];
     if (ctx.env().statically_known_true(sym_eq(s, 1))) continue;
     if (!ctx.expect(sym_eq(s, d), "PRelu: slope dim equals X's dim or is 1"))
-      ctx.fail("shape_mismatch", "PRelu slope " + shape_to_string(slope) + " does not broadcast to X " + shape_to_string(x));
+      ctx.fail(ErrorKind::ShapeMismatch, "PRelu slope " + shape_to_string(slope) + " does not broadcast to X " +
+                                             shape_to_string(x));
   }
   same_as_input(ctx);
 }
@@ -424,7 +427,7 @@ void mod_rule(OpContext& ctx) {
   SymShape out = broadcast_inputs(ctx, {0, 1});
   const bool c_fmod = ctx.attr_int("fmod", 0) != 0;
   const DType dt = ctx.dtype(0);
-  if (is_floating(dt) && !c_fmod) ctx.fail("invalid_attribute", "Mod on floating-point inputs needs fmod=1");
+  if (is_floating(dt) && !c_fmod) ctx.fail(ErrorKind::InvalidAttribute, "Mod on floating-point inputs needs fmod=1");
   std::optional<KnownData> data;
   if (!is_floating(dt)) {
     auto r = fold_elems<SymInt, SymInt>(ctx, {0, 1}, out, [&](std::span<const SymInt> a) -> std::optional<SymInt> {
@@ -446,7 +449,7 @@ void mod_rule(OpContext& ctx) {
 void bitshift_rule(OpContext& ctx) {
   const std::string dir = ctx.attr_string("direction", "");
   if (dir != "LEFT" && dir != "RIGHT")
-    ctx.fail("invalid_attribute", "BitShift direction must be LEFT or RIGHT, got '" + dir + "'");
+    ctx.fail(ErrorKind::InvalidAttribute, "BitShift direction must be LEFT or RIGHT, got '" + dir + "'");
   SymShape out = broadcast_inputs(ctx, {0, 1});
   const DType dt = ctx.dtype(0);
   const bool left = dir == "LEFT";
@@ -684,7 +687,8 @@ void cast_to(OpContext& ctx, DType to) {
 void cast_rule(OpContext& ctx) {
   const int64_t to = ctx.required_attr_int("to");
   auto dt = dtype_from_onnx(static_cast<int32_t>(to));
-  if (!dt || *dt == DType::Undefined) ctx.fail("invalid_attribute", "Cast to unknown element type " + std::to_string(to));
+  if (!dt || *dt == DType::Undefined)
+    ctx.fail(ErrorKind::InvalidAttribute, "Cast to unknown element type " + std::to_string(to));
   cast_to(ctx, *dt);
 }
 

@@ -84,7 +84,7 @@ void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
         problem += " (declared " + declared_shape_string(vi.type) + ", inferred " + shape_to_string(m.sizes) + ")";
     }
     if (!problem.empty())
-      result.errors.push_back({node, "value_info_conflict", "value '" + vi.name + "': " + problem});
+      result.errors.push_back({node, ErrorKind::ValueInfoConflict, "value '" + vi.name + "': " + problem});
   };
   for (const auto& vi : g.value_info)
     if (const Value* v = declared_values.at(vi.name).value) check(vi, *v);

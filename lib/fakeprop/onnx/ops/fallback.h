@@ -16,7 +16,7 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name);
 
-// Errors of kind "value_info_conflict" where a computed tensor provably
+// Errors of kind ErrorKind::ValueInfoConflict where a computed tensor provably
 // contradicts the model's declared element type, rank or static dims.
 void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env);
 

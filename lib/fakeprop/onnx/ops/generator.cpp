@@ -35,7 +35,7 @@ DType dtype_attr(const OpContext& ctx, std::string_view name, DType dflt) {
   const int64_t code = ctx.attr_int(name, 0);
   auto dt = dtype_from_onnx(static_cast<int32_t>(code));
   if (!dt || *dt == DType::Undefined)
-    ctx.fail("invalid_attribute",
+    ctx.fail(ErrorKind::InvalidAttribute,
              ctx.op_type() + " attribute '" + std::string(name) + "' is not an element type: " + std::to_string(code));
   return *dt;
 }
@@ -44,12 +44,13 @@ DType dtype_attr(const OpContext& ctx, std::string_view name, DType dflt) {
 // guard / runtime assert (as torch.empty's size check is).
 void check_size(OpContext& ctx, const SymInt& d, const char* why) {
   if (d.is_static()) {
-    if (d.value() < 0) ctx.fail("invalid_shape", ctx.op_type() + ": negative size " + std::to_string(d.value()));
+    if (d.value() < 0)
+      ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": negative size " + std::to_string(d.value()));
     return;
   }
   if (ctx.env().statically_known_true(sym_ge(d, 0))) return;
   if (!ctx.expect(sym_ge(d, 0), why))
-    ctx.fail("invalid_shape", ctx.op_type() + ": size " + d.to_python() + " is negative");
+    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": size " + d.to_python() + " is negative");
 }
 
 void constant_rule(OpContext& ctx) {
@@ -83,7 +84,7 @@ void constant_rule(OpContext& ctx) {
   if (ctx.attr("value_string")) return ctx.set_tensor(0, DType::String, {});
   if (const Attribute* a = ctx.attr("value_strings"))
     return ctx.set_tensor(0, DType::String, {static_cast<int64_t>(a->strings().size())});
-  ctx.fail("missing_attribute", "Constant has no value attribute");
+  ctx.fail(ErrorKind::MissingAttribute, "Constant has no value attribute");
 }
 
 // ConstantOfShape: the shape is the known data of input 0 (symbolic dims
@@ -94,12 +95,13 @@ void constant_of_shape_rule(OpContext& ctx) {
   std::optional<KnownData> fill = float_data({0.0});
   if (const Attribute* value = ctx.attr("value"); value && value->t) {
     if (value->t->numel() != 1)
-      ctx.fail("invalid_attribute", "ConstantOfShape value must hold one element, got " +
-                                        std::to_string(value->t->numel()));
+      ctx.fail(ErrorKind::InvalidAttribute, "ConstantOfShape value must hold one element, got " +
+                                                std::to_string(value->t->numel()));
     dt = value->t->dtype();
     fill = tensor_data(*value->t, 1);
   }
-  if (ctx.rank(0) != 1) ctx.fail("invalid_shape", "ConstantOfShape input must be 1-D, got rank " + std::to_string(ctx.rank(0)));
+  if (ctx.rank(0) != 1)
+    ctx.fail(ErrorKind::InvalidShape, "ConstantOfShape input must be 1-D, got rank " + std::to_string(ctx.rank(0)));
   SymShape out;
   if (auto dims = shape_from_input(ctx, 0)) {
     for (SymInt& d : *dims) {
@@ -108,7 +110,8 @@ void constant_of_shape_rule(OpContext& ctx) {
     }
   } else {
     auto len = static_shape(ctx.shape(0));
-    if (!len) ctx.fail("unknown_shape", "ConstantOfShape input '" + ctx.node().inputs[0] + "' has unknown length");
+    if (!len)
+      ctx.fail(ErrorKind::UnknownInput, "ConstantOfShape input '" + ctx.node().inputs[0] + "' has unknown length");
     for (int64_t i = 0; i < (*len)[0]; ++i)
       out.push_back(ctx.unknown_size("ConstantOfShape shape '" + ctx.node().inputs[0] + "' is not known"));
     return ctx.set_tensor(0, dt, std::move(out));
@@ -136,16 +139,16 @@ void range_rule(OpContext& ctx) {
   const DType dt = ctx.dtype(0);
   for (size_t i = 0; i < 3; ++i)
     if (ctx.rank(i) != 0 && !(ctx.rank(i) == 1 && ctx.shape(i)[0].is_static() && ctx.shape(i)[0].value() == 1))
-      ctx.fail("invalid_shape", "Range input '" + ctx.node().inputs[i] + "' must be a scalar, got shape " +
-                                    shape_to_string(ctx.shape(i)));
+      ctx.fail(ErrorKind::InvalidShape, "Range input '" + ctx.node().inputs[i] + "' must be a scalar, got shape " +
+                                            shape_to_string(ctx.shape(i)));
   if (is_floating(dt)) {
     auto start = ctx.floats(0), limit = ctx.floats(1), delta = ctx.floats(2);
     if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 || delta->size() != 1)
       return ctx.set_tensor(0, dt, {ctx.new_unbacked_size({0, kIntOo})});
     const double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
-    if (d == 0) ctx.fail("invalid_value", "Range delta is zero");
+    if (d == 0) ctx.fail(ErrorKind::InvalidArgument, "Range delta is zero");
     const double count = std::max(std::ceil((l - s) / d), 0.0);
-    if (!std::isfinite(count) || count > 9.0e18) ctx.fail("invalid_value", "Range has too many elements");
+    if (!std::isfinite(count) || count > 9.0e18) ctx.fail(ErrorKind::InvalidArgument, "Range has too many elements");
     const auto n = static_cast<int64_t>(count);
     if (n > fold_cap(ctx)) return ctx.set_tensor(0, dt, {n});
     std::vector<double> xs;
@@ -161,7 +164,7 @@ void range_rule(OpContext& ctx) {
   if (!start || !limit || !delta || !delta->is_static())
     return ctx.set_tensor(0, dt, {ctx.new_unbacked_size({0, kIntOo})});
   const int64_t step = delta->value();
-  if (step == 0) ctx.fail("invalid_value", "Range delta is zero");
+  if (step == 0) ctx.fail(ErrorKind::InvalidArgument, "Range delta is zero");
   SymInt n = ctx.env().simplify(ceildiv(*limit - *start, SymInt(step)));
   // An empty range is legal in ONNX: clamp at 0 unless the sign is known.
   if (!ctx.env().statically_known_true(sym_ge(n, 0)))
@@ -177,16 +180,17 @@ void range_rule(OpContext& ctx) {
 
 // EyeLike: a 2-D input's shape; dtype attribute or the input's.
 void eye_like_rule(OpContext& ctx) {
-  if (ctx.rank(0) != 2) ctx.fail("invalid_rank", "EyeLike needs a 2-D input, got rank " + std::to_string(ctx.rank(0)));
+  if (ctx.rank(0) != 2)
+    ctx.fail(ErrorKind::InvalidRank, "EyeLike needs a 2-D input, got rank " + std::to_string(ctx.rank(0)));
   same_shape_as_input(ctx, dtype_attr(ctx, "dtype", ctx.dtype(0)));
 }
 
 // RandomNormal / RandomUniform: `shape` attribute, dtype default float32.
 void random_rule(OpContext& ctx) {
   auto shape = ctx.attr_ints("shape");
-  if (!shape) ctx.fail("missing_attribute", ctx.op_type() + " needs attribute 'shape'");
+  if (!shape) ctx.fail(ErrorKind::MissingAttribute, ctx.op_type() + " needs attribute 'shape'");
   for (int64_t d : *shape)
-    if (d < 0) ctx.fail("invalid_attribute", ctx.op_type() + ": negative size " + std::to_string(d));
+    if (d < 0) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + ": negative size " + std::to_string(d));
   ctx.set_tensor(0, dtype_attr(ctx, "dtype", DType::Float32), SymShape(shape->begin(), shape->end()));
 }
 
@@ -197,11 +201,14 @@ void random_like_rule(OpContext& ctx) { same_shape_as_input(ctx, dtype_attr(ctx,
 // Multinomial: [batch_size, class_size] -> [batch_size, sample_size], int32 by default.
 void multinomial_rule(OpContext& ctx) {
   if (ctx.rank(0) != 2)
-    ctx.fail("invalid_rank", "Multinomial needs a 2-D input [batch_size, class_size], got rank " + std::to_string(ctx.rank(0)));
+    ctx.fail(ErrorKind::InvalidRank, "Multinomial needs a 2-D input [batch_size, class_size], got rank " +
+                                         std::to_string(ctx.rank(0)));
   const int64_t samples = ctx.attr_int("sample_size", 1);
-  if (samples < 0) ctx.fail("invalid_attribute", "Multinomial sample_size is negative: " + std::to_string(samples));
+  if (samples < 0)
+    ctx.fail(ErrorKind::InvalidAttribute, "Multinomial sample_size is negative: " + std::to_string(samples));
   const DType dt = dtype_attr(ctx, "dtype", DType::Int32);
-  if (dt != DType::Int32 && dt != DType::Int64) ctx.fail("invalid_attribute", "Multinomial dtype must be int32 or int64");
+  if (dt != DType::Int32 && dt != DType::Int64)
+    ctx.fail(ErrorKind::InvalidAttribute, "Multinomial dtype must be int32 or int64");
   ctx.set_tensor(0, dt, {ctx.shape(0)[0], samples});
 }
 

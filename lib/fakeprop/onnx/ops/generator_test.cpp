@@ -229,7 +229,7 @@ const std::vector<Case>& cases() {
          b.node("Range", {"start", "limit", "delta"}, {"r"});
        },
        {},
-       "invalid_value"},
+       "invalid_argument"},
       {"RangeNonScalarFails", 11,
        [](ModelBuilder& b) {
          b.initializer_ints("start", {2}, {0, 1});
@@ -339,7 +339,7 @@ TEST(GeneratorRules, ConstantOfShapeUnknownDataNotesPrecisionLoss) {
   ASSERT_TRUE(r.errors.empty());
   size_t notes = 0;
   for (const auto& w : r.warnings)
-    if (w.node == "cos" && w.kind == "precision_lost") ++notes;
+    if (w.node == "cos" && w.kind == ErrorKind::PrecisionLost) ++notes;
   EXPECT_EQ(notes, 3u);
   EXPECT_EQ(shape_of(r, "y").size(), 3u);
 }

@@ -10,7 +10,8 @@ SymInt numel(std::span<const SymInt> shape) {
 
 int64_t normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
-    ctx.fail("invalid_axis", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    ctx.fail(ErrorKind::InvalidAxis, "axis " + std::to_string(axis) + " is out of range for rank " +
+                                         std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -20,7 +21,7 @@ std::vector<int64_t> normalize_axes(const OpContext& ctx, std::span<const int64_
   for (int64_t a : axes) {
     int64_t n = normalize_axis(ctx, a, rank);
     for (int64_t prev : out)
-      if (prev == n) ctx.fail("invalid_axis", "axis " + std::to_string(a) + " is repeated");
+      if (prev == n) ctx.fail(ErrorKind::InvalidAxis, "axis " + std::to_string(a) + " is repeated");
     out.push_back(n);
   }
   return out;
@@ -130,7 +131,7 @@ std::optional<KnownData> fold_floats(const OpContext& ctx, std::initializer_list
 
 std::optional<SymShape> shape_from_input(const OpContext& ctx, size_t i) {
   if (!ctx.has_input(i)) return std::nullopt;
-  if (ctx.rank(i) != 1) ctx.fail("invalid_shape", "shape input '" + ctx.node().inputs[i] + "' must be 1-D");
+  if (ctx.rank(i) != 1) ctx.fail(ErrorKind::InvalidShape, "shape input '" + ctx.node().inputs[i] + "' must be 1-D");
   auto xs = ctx.ints(i);
   if (!xs) return std::nullopt;
   return SymShape(xs->begin(), xs->end());

@@ -12,7 +12,7 @@
 namespace fakeprop::onnx::ops {
 
 SymInt numel(std::span<const SymInt> shape);
-// ONNX axis in [-rank, rank-1] -> [0, rank); OpError("invalid_axis") otherwise.
+// ONNX axis in [-rank, rank-1] -> [0, rank); OpError(ErrorKind::InvalidAxis) otherwise.
 int64_t normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank);
 std::vector<int64_t> normalize_axes(const OpContext& ctx, std::span<const int64_t> axes, int64_t rank);
 

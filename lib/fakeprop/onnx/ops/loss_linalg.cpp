@@ -10,10 +10,10 @@ namespace {
 SymShape loss_shape(OpContext& ctx, size_t scores, size_t labels) {
   const SymShape& in = ctx.shape(scores);
   const SymShape& target = ctx.shape(labels);
-  if (in.size() < 2) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 2 ([N, C, ...])");
+  if (in.size() < 2) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs input of rank >= 2 ([N, C, ...])");
   if (target.size() != in.size() - 1)
-    ctx.fail("shape_mismatch", ctx.op_type() + ": target rank " + std::to_string(target.size()) + " must be input rank - 1 (" +
-                                   std::to_string(in.size() - 1) + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + ": target rank " + std::to_string(target.size()) +
+                                           " must be input rank - 1 (" + std::to_string(in.size() - 1) + ")");
   ctx.expect(sym_eq(in[0], target[0]), "loss: batch sizes agree");
   for (size_t d = 2; d < in.size(); ++d) ctx.expect(sym_eq(in[d], target[d - 1]), "loss: spatial sizes agree");
   const std::string reduction = ctx.attr_string("reduction", "mean");
@@ -23,7 +23,8 @@ SymShape loss_shape(OpContext& ctx, size_t scores, size_t labels) {
     return out;
   }
   if (reduction != "mean" && reduction != "sum")
-    ctx.fail("invalid_attribute", ctx.op_type() + ": reduction must be none, mean or sum, got '" + reduction + "'");
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + ": reduction must be none, mean or sum, got '" + reduction +
+                                              "'");
   return {};
 }
 
@@ -37,7 +38,7 @@ void softmax_cross_entropy_rule(OpContext& ctx) {
 // [*, M, M] -> [*]
 void det_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
-  if (in.size() < 2) ctx.fail("invalid_rank", "Det needs input of rank >= 2");
+  if (in.size() < 2) ctx.fail(ErrorKind::InvalidRank, "Det needs input of rank >= 2");
   ctx.expect(sym_eq(in[in.size() - 1], in[in.size() - 2]), "Det: square matrices");
   SymShape out(in.begin(), in.end() - 2);
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));

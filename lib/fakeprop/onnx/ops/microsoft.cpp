@@ -17,13 +17,14 @@ void require_rank(OpContext& ctx, size_t i, std::initializer_list<int64_t> ranks
     if (r == ok) return;
   std::string allowed;
   for (int64_t ok : ranks) allowed += (allowed.empty() ? "" : " or ") + std::to_string(ok);
-  ctx.fail("invalid_rank", ctx.op_type() + " " + what + " must have rank " + allowed + ", got shape " +
-                               shape_to_string(ctx.shape(i)));
+  ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " " + what + " must have rank " + allowed + ", got shape " +
+                                       shape_to_string(ctx.shape(i)));
 }
 
 int64_t positive_attr(OpContext& ctx, const char* name) {
   const int64_t v = ctx.required_attr_int(name);
-  if (v <= 0) ctx.fail("invalid_attribute", ctx.op_type() + " " + name + " must be positive, got " + std::to_string(v));
+  if (v <= 0)
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " " + name + " must be positive, got " + std::to_string(v));
   return v;
 }
 
@@ -48,7 +49,7 @@ void attention_rule(OpContext& ctx) {
   SymInt q_hidden, v_hidden;
   if (auto sizes = ctx.attr_ints("qkv_hidden_sizes")) {
     if (sizes->size() != 3 || (*sizes)[0] != (*sizes)[1] || (*sizes)[0] <= 0 || (*sizes)[2] <= 0)
-      ctx.fail("invalid_attribute", "Attention qkv_hidden_sizes must be 3 positive values with q = k");
+      ctx.fail(ErrorKind::InvalidAttribute, "Attention qkv_hidden_sizes must be 3 positive values with q = k");
     q_hidden = (*sizes)[0];
     v_hidden = (*sizes)[2];
     require_equal(ctx, w[1], (*sizes)[0] + (*sizes)[1] + (*sizes)[2], "Attention: weights columns = q + k + v hidden");
@@ -133,7 +134,9 @@ void multi_head_attention_rule(OpContext& ctx) {
       if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], ctx.new_unbacked_size({0, kIntOo})});
       return;
     }
-    if (bnsh_kv) ctx.fail("invalid_inputs", "MultiHeadAttention: past_key cannot be used with BNSH key (cross attention)");
+    if (bnsh_kv)
+      ctx.fail(ErrorKind::InvalidArgument,
+               "MultiHeadAttention: past_key cannot be used with BNSH key (cross attention)");
     total = past[2] + kv_len;
   }
   total = ctx.env().simplify(total);
@@ -156,7 +159,7 @@ void group_query_attention_rule(OpContext& ctx) {
   const int64_t heads = positive_attr(ctx, "num_heads");
   const int64_t kv_heads = positive_attr(ctx, "kv_num_heads");
   if (heads % kv_heads != 0)
-    ctx.fail("invalid_attribute", "GroupQueryAttention num_heads must be a multiple of kv_num_heads");
+    ctx.fail(ErrorKind::InvalidAttribute, "GroupQueryAttention num_heads must be a multiple of kv_num_heads");
   const bool packed = !ctx.has_input(1);
   const SymInt head = packed ? exact_div(ctx, q[2], heads + 2 * kv_heads, "GroupQueryAttention: packed qkv width")
                              : exact_div(ctx, q[2], heads, "GroupQueryAttention: hidden size divisible by num_heads");
@@ -218,7 +221,7 @@ void embed_layer_norm_rule(OpContext& ctx) {
   const SymInt hidden = ctx.shape(2)[1];
   if (ctx.has_input(1)) {
     const SymShape& segments = ctx.shape(1);
-    if (segments.size() != 2) ctx.fail("invalid_rank", "EmbedLayerNormalization segment_ids must be 2-D");
+    if (segments.size() != 2) ctx.fail(ErrorKind::InvalidRank, "EmbedLayerNormalization segment_ids must be 2-D");
     for (size_t i = 0; i < 2; ++i) require_equal(ctx, segments[i], ids[i], "EmbedLayerNormalization: segment_ids like input_ids");
   }
   require_rank(ctx, 3, {2}, "position_embedding");
@@ -233,7 +236,7 @@ void embed_layer_norm_rule(OpContext& ctx) {
   ctx.set_tensor(0, t, {ids[0], ids[1], hidden});
   if (ctx.wants_output(1)) {
     if (ctx.attr_int("mask_index_type", 1) == 0)
-      ctx.fail("invalid_outputs", "EmbedLayerNormalization has no mask_index output when mask_index_type is 0");
+      ctx.fail(ErrorKind::OutputCount, "EmbedLayerNormalization has no mask_index output when mask_index_type is 0");
     ctx.set_tensor(1, DType::Int32, {ids[0]});
   }
   if (ctx.wants_output(2)) ctx.set_tensor(2, t, {ids[0], ids[1], hidden});
@@ -262,14 +265,14 @@ void fused_matmul_rule(OpContext& ctx) {
 // MatMulNBits: A (..., K) times a quantized (N, K) weight -> (..., N).
 void matmul_nbits_rule(OpContext& ctx) {
   const SymShape& a = ctx.shape(0);
-  if (a.empty()) ctx.fail("invalid_rank", "MatMulNBits input A must have rank >= 1");
+  if (a.empty()) ctx.fail(ErrorKind::InvalidRank, "MatMulNBits input A must have rank >= 1");
   const int64_t k = positive_attr(ctx, "K");
   const int64_t n = positive_attr(ctx, "N");
   const int64_t bits = ctx.attr_int("bits", 4);
-  if (bits < 1 || bits > 8) ctx.fail("invalid_attribute", "MatMulNBits bits must be in [1, 8]");
+  if (bits < 1 || bits > 8) ctx.fail(ErrorKind::InvalidAttribute, "MatMulNBits bits must be in [1, 8]");
   const int64_t block = ctx.required_attr_int("block_size");
   if (block < 16 || (block & (block - 1)) != 0)
-    ctx.fail("invalid_attribute", "MatMulNBits block_size must be a power of 2 and >= 16");
+    ctx.fail(ErrorKind::InvalidAttribute, "MatMulNBits block_size must be a power of 2 and >= 16");
   require_equal(ctx, a.back(), k, "MatMulNBits: A's last dim is K");
   const SymShape& b = ctx.shape(1);
   if (!b.empty()) require_equal(ctx, b[0], n, "MatMulNBits: B has N rows");
@@ -293,7 +296,7 @@ void bias_add_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   require_vector(ctx, 1, x[2], "BiasAdd bias");
   const SymShape& skip = ctx.shape(2);
-  if (skip.size() != 3) ctx.fail("invalid_rank", "BiasAdd skip must be 3-D");
+  if (skip.size() != 3) ctx.fail(ErrorKind::InvalidRank, "BiasAdd skip must be 3-D");
   for (size_t i = 0; i < 3; ++i) require_equal(ctx, skip[i], x[i], "BiasAdd: skip has the shape of X");
   same_as_input(ctx);
 }

@@ -51,7 +51,8 @@ TEST_P(MicrosoftCase, Infers) {
     EXPECT_EQ(error_kinds(r), Strings{c.error_kind});
     return;
   }
-  for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
+  for (const auto& e : r.errors)
+    ADD_FAILURE() << "error at " << e.node << ": " << error_kind_name(e.kind) << ": " << e.message;
   for (const Expect& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
     if (e.dtype) {

@@ -27,7 +27,8 @@ void gemm_rule(OpContext& ctx) {
   const SymShape& a = ctx.shape(0);
   const SymShape& b = ctx.shape(1);
   if (a.size() != 2 || b.size() != 2)
-    ctx.fail("invalid_rank", "Gemm needs 2-D A and B, got " + shape_to_string(a) + " and " + shape_to_string(b));
+    ctx.fail(ErrorKind::InvalidRank, "Gemm needs 2-D A and B, got " + shape_to_string(a) + " and " +
+                                         shape_to_string(b));
   const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
   const SymInt& m = trans_a ? a[1] : a[0];
   const SymInt& k_a = trans_a ? a[0] : a[1];
@@ -38,11 +39,11 @@ void gemm_rule(OpContext& ctx) {
   if (ctx.has_input(2)) {
     // C broadcasts unidirectionally to (M, N).
     const SymShape& c = ctx.shape(2);
-    if (c.size() > 2) ctx.fail("invalid_rank", "Gemm's C must have rank <= 2, got " + shape_to_string(c));
+    if (c.size() > 2) ctx.fail(ErrorKind::InvalidRank, "Gemm's C must have rank <= 2, got " + shape_to_string(c));
     const SymShape wide = broadcast_shapes(c, out, ctx.env());
     for (size_t i = 0; i < 2; ++i) require_equal(ctx, wide[i], out[i], "Gemm: C broadcasts to (M, N)");
   } else if (ctx.opset() < 11) {
-    ctx.fail("missing_input", "Gemm before opset 11 needs input C");
+    ctx.fail(ErrorKind::MissingInput, "Gemm before opset 11 needs input C");
   }
   simplify_all(ctx, out);
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
@@ -59,14 +60,14 @@ EinsumTerm parse_einsum_term(const OpContext& ctx, std::string_view text) {
     const char c = text[i];
     if (c == '.') {
       if (text.substr(i, 3) != "..." || seen_ellipsis)
-        ctx.fail("invalid_attribute", "Einsum: malformed ellipsis in term '" + std::string(text) + "'");
+        ctx.fail(ErrorKind::InvalidAttribute, "Einsum: malformed ellipsis in term '" + std::string(text) + "'");
       seen_ellipsis = true;
       term.push_back(kEllipsis);
       i += 2;
     } else if (std::isalpha(static_cast<unsigned char>(c))) {
       term.push_back(c);
     } else {
-      ctx.fail("invalid_attribute", "Einsum: unexpected character '" + std::string(1, c) + "' in equation");
+      ctx.fail(ErrorKind::InvalidAttribute, "Einsum: unexpected character '" + std::string(1, c) + "' in equation");
     }
   }
   return term;
@@ -75,7 +76,7 @@ EinsumTerm parse_einsum_term(const OpContext& ctx, std::string_view text) {
 void einsum_rule(OpContext& ctx) {
   std::string eq;
   for (char c : ctx.attr_string("equation", "")) if (c != ' ') eq += c;
-  if (eq.empty()) ctx.fail("missing_attribute", "Einsum needs attribute 'equation'");
+  if (eq.empty()) ctx.fail(ErrorKind::MissingAttribute, "Einsum needs attribute 'equation'");
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
   std::vector<EinsumTerm> terms;
@@ -86,8 +87,9 @@ void einsum_rule(OpContext& ctx) {
     start = comma + 1;
   }
   if (terms.size() != ctx.num_inputs())
-    ctx.fail("invalid_attribute", "Einsum equation '" + eq + "' has " + std::to_string(terms.size()) +
-                                      " operands but the node has " + std::to_string(ctx.num_inputs()) + " inputs");
+    ctx.fail(ErrorKind::InvalidAttribute, "Einsum equation '" + eq + "' has " + std::to_string(terms.size()) +
+                                              " operands but the node has " + std::to_string(ctx.num_inputs()) +
+                                              " inputs");
   std::map<int, SymInt> label_dim;
   std::map<int, int> label_count;
   std::vector<SymShape> ellipsis_shapes;
@@ -97,8 +99,8 @@ void einsum_rule(OpContext& ctx) {
     const bool has_ellipsis = letters != static_cast<int64_t>(terms[i].size());
     const int64_t rank = static_cast<int64_t>(shape.size());
     if (has_ellipsis ? rank < letters : rank != letters)
-      ctx.fail("invalid_rank", "Einsum operand " + std::to_string(i) + " has shape " + shape_to_string(shape) +
-                                   " which does not fit its term in '" + eq + "'");
+      ctx.fail(ErrorKind::InvalidRank, "Einsum operand " + std::to_string(i) + " has shape " + shape_to_string(shape) +
+                                           " which does not fit its term in '" + eq + "'");
     const int64_t ellipsis_rank = rank - letters;
     size_t d = 0;
     std::map<int, SymInt> in_this_operand;
@@ -136,8 +138,8 @@ void einsum_rule(OpContext& ctx) {
         continue;
       }
       if (!seen.insert(label).second || !label_dim.count(label))
-        ctx.fail("invalid_attribute", "Einsum output subscript '" + std::string(1, static_cast<char>(label)) +
-                                          "' is repeated or does not appear in the inputs of '" + eq + "'");
+        ctx.fail(ErrorKind::InvalidAttribute, "Einsum output subscript '" + std::string(1, static_cast<char>(label)) +
+                                                  "' is repeated or does not appear in the inputs of '" + eq + "'");
       out.push_back(label_dim.at(label));
     }
   }
@@ -153,8 +155,8 @@ std::optional<std::vector<int64_t>> conv_kernel(OpContext& ctx, const SymShape& 
   auto attr = ctx.attr_ints("kernel_shape");
   if (attr) {
     if (attr->size() != spatial)
-      ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(attr->size()) +
-                                        " values for " + std::to_string(spatial) + " spatial dims");
+      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(attr->size()) +
+                                                " values for " + std::to_string(spatial) + " spatial dims");
     for (size_t i = 0; i < spatial; ++i)
       require_equal(ctx, w[2 + i], (*attr)[i], "conv: kernel_shape matches W");
     return attr;
@@ -172,12 +174,14 @@ SymShape unknown_spatial(OpContext& ctx, size_t n, const std::string& why) {
 void conv_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& w = ctx.shape(1);
-  if (x.size() < 3) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
   if (w.size() != x.size())
-    ctx.fail("invalid_rank", ctx.op_type() + " weight " + shape_to_string(w) + " must have the rank of input " +
-                                 shape_to_string(x));
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weight " + shape_to_string(w) + " must have the rank of input " +
+                                         shape_to_string(x));
   const int64_t group = ctx.attr_int("group", 1);
-  if (group <= 0) ctx.fail("invalid_attribute", ctx.op_type() + " group must be positive, got " + std::to_string(group));
+  if (group <= 0)
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
   const size_t spatial = x.size() - 2;
   require_equal(ctx, x[1], w[1] * group, "conv: input channels = W.shape[1] * group");
   require_divisible(ctx, w[0], group, "conv: output channels divisible by group");
@@ -204,15 +208,15 @@ void deform_conv_rule(OpContext& ctx) {
   const SymShape& y = ctx.outputs()[0].tensor->meta.sizes;
   const SymShape& w = ctx.shape(1);
   const int64_t offset_group = ctx.attr_int("offset_group", 1);
-  if (offset_group <= 0) ctx.fail("invalid_attribute", "DeformConv offset_group must be positive");
+  if (offset_group <= 0) ctx.fail(ErrorKind::InvalidAttribute, "DeformConv offset_group must be positive");
   require_divisible(ctx, ctx.shape(0)[1], offset_group, "DeformConv: channels divisible by offset_group");
   SymInt taps = offset_group;
   for (size_t d = 2; d < w.size(); ++d) taps = taps * w[d];
   auto check_map = [&](size_t i, const SymInt& channels, const char* what) {
     const SymShape& m = ctx.shape(i);
     if (m.size() != y.size())
-      ctx.fail("invalid_rank", std::string("DeformConv ") + what + " " + shape_to_string(m) + " must have rank " +
-                                   std::to_string(y.size()));
+      ctx.fail(ErrorKind::InvalidRank, std::string("DeformConv ") + what + " " + shape_to_string(m) +
+                                           " must have rank " + std::to_string(y.size()));
     require_equal(ctx, m[0], y[0], "DeformConv: offset/mask batch");
     require_equal(ctx, m[1], channels, "DeformConv: offset/mask channels = offset_group * kernel taps (* n)");
     for (size_t d = 2; d < y.size(); ++d) require_equal(ctx, m[d], y[d], "DeformConv: offset/mask cover the output");
@@ -226,12 +230,14 @@ void deform_conv_rule(OpContext& ctx) {
 void conv_transpose_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& w = ctx.shape(1);
-  if (x.size() < 3) ctx.fail("invalid_rank", "ConvTranspose needs input of rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, "ConvTranspose needs input of rank >= 3, got " + shape_to_string(x));
   if (w.size() != x.size())
-    ctx.fail("invalid_rank", "ConvTranspose weight " + shape_to_string(w) + " must have the rank of input " +
-                                 shape_to_string(x));
+    ctx.fail(ErrorKind::InvalidRank, "ConvTranspose weight " + shape_to_string(w) + " must have the rank of input " +
+                                         shape_to_string(x));
   const int64_t group = ctx.attr_int("group", 1);
-  if (group <= 0) ctx.fail("invalid_attribute", "ConvTranspose group must be positive, got " + std::to_string(group));
+  if (group <= 0)
+    ctx.fail(ErrorKind::InvalidAttribute, "ConvTranspose group must be positive, got " + std::to_string(group));
   const size_t spatial = x.size() - 2;
   require_equal(ctx, x[1], w[0], "ConvTranspose: input channels = W.shape[0]");
   require_divisible(ctx, x[1], group, "ConvTranspose: input channels divisible by group");
@@ -243,11 +249,11 @@ void conv_transpose_rule(OpContext& ctx) {
   if (auto output_shape = ctx.attr_ints("output_shape")) {
     // Explicit output sizes (spatial, or the full shape): pads follow from them.
     if (output_shape->size() != spatial && output_shape->size() != spatial + 2)
-      ctx.fail("invalid_attribute", "ConvTranspose output_shape has " + std::to_string(output_shape->size()) +
-                                        " values for " + std::to_string(spatial) + " spatial dims");
+      ctx.fail(ErrorKind::InvalidAttribute, "ConvTranspose output_shape has " + std::to_string(output_shape->size()) +
+                                                " values for " + std::to_string(spatial) + " spatial dims");
     for (size_t i = output_shape->size() - spatial; i < output_shape->size(); ++i) {
       if ((*output_shape)[i] < 0)
-        ctx.fail("invalid_attribute", "ConvTranspose output_shape must not be negative");
+        ctx.fail(ErrorKind::InvalidAttribute, "ConvTranspose output_shape must not be negative");
       out.push_back((*output_shape)[i]);
     }
     if (kernel) (void)read_window_attrs(ctx, std::move(*kernel), true, false);  // validation only
@@ -275,12 +281,13 @@ struct PoolFeatures {
 
 void pool(OpContext& ctx, const PoolFeatures& f) {
   const SymShape& x = ctx.shape(0);
-  if (x.size() < 3) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
   auto kernel = ctx.attr_ints("kernel_shape");
-  if (!kernel) ctx.fail("missing_attribute", ctx.op_type() + " needs attribute 'kernel_shape'");
+  if (!kernel) ctx.fail(ErrorKind::MissingAttribute, ctx.op_type() + " needs attribute 'kernel_shape'");
   if (kernel->size() != x.size() - 2)
-    ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(kernel->size()) +
-                                      " values for input " + shape_to_string(x));
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel->size()) +
+                                              " values for input " + shape_to_string(x));
   const bool dilations = f.dilations_since && ctx.opset() >= f.dilations_since;
   const bool ceil_mode = f.ceil_mode_since && ctx.opset() >= f.ceil_mode_since;
   const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), dilations, ceil_mode);
@@ -290,7 +297,7 @@ void pool(OpContext& ctx, const PoolFeatures& f) {
   simplify_all(ctx, out);
   if (ctx.wants_output(1)) {
     if (!f.indices_since || ctx.opset() < f.indices_since)
-      ctx.fail("invalid_outputs", ctx.op_type() + " has no second output at opset " + std::to_string(ctx.opset()));
+      ctx.fail(ErrorKind::OutputCount, ctx.op_type() + " has no second output at opset " + std::to_string(ctx.opset()));
     ctx.set_tensor(1, DType::Int64, out);
   }
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
@@ -302,7 +309,8 @@ void lp_pool_rule(OpContext& ctx) { pool(ctx, {18, 18, 0}); }
 
 void global_pool_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  if (x.size() < 2) ctx.fail("invalid_rank", ctx.op_type() + " needs input of rank >= 2, got " + shape_to_string(x));
+  if (x.size() < 2)
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs input of rank >= 2, got " + shape_to_string(x));
   SymShape out(x.begin(), x.begin() + 2);
   out.resize(x.size(), SymInt(1));
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
@@ -311,12 +319,12 @@ void global_pool_rule(OpContext& ctx) {
 void max_roi_pool_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& rois = ctx.shape(1);
-  if (x.size() != 4) ctx.fail("invalid_rank", "MaxRoiPool needs a 4-D input, got " + shape_to_string(x));
-  if (rois.size() != 2) ctx.fail("invalid_rank", "MaxRoiPool needs 2-D rois, got " + shape_to_string(rois));
+  if (x.size() != 4) ctx.fail(ErrorKind::InvalidRank, "MaxRoiPool needs a 4-D input, got " + shape_to_string(x));
+  if (rois.size() != 2) ctx.fail(ErrorKind::InvalidRank, "MaxRoiPool needs 2-D rois, got " + shape_to_string(rois));
   require_equal(ctx, rois[1], 5, "MaxRoiPool: rois are (batch_id, x1, y1, x2, y2)");
   auto pooled = ctx.attr_ints("pooled_shape");
   if (!pooled || pooled->size() != 2 || (*pooled)[0] <= 0 || (*pooled)[1] <= 0)
-    ctx.fail("invalid_attribute", "MaxRoiPool needs 'pooled_shape' with two positive values");
+    ctx.fail(ErrorKind::InvalidAttribute, "MaxRoiPool needs 'pooled_shape' with two positive values");
   ctx.set_tensor(0, ctx.dtype(0), {rois[0], x[1], (*pooled)[0], (*pooled)[1]});
 }
 
@@ -324,24 +332,24 @@ void roi_align_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& rois = ctx.shape(1);
   const SymShape& batch_indices = ctx.shape(2);
-  if (x.size() != 4) ctx.fail("invalid_rank", "RoiAlign needs a 4-D input, got " + shape_to_string(x));
-  if (rois.size() != 2) ctx.fail("invalid_rank", "RoiAlign needs 2-D rois, got " + shape_to_string(rois));
+  if (x.size() != 4) ctx.fail(ErrorKind::InvalidRank, "RoiAlign needs a 4-D input, got " + shape_to_string(x));
+  if (rois.size() != 2) ctx.fail(ErrorKind::InvalidRank, "RoiAlign needs 2-D rois, got " + shape_to_string(rois));
   if (batch_indices.size() != 1)
-    ctx.fail("invalid_rank", "RoiAlign needs 1-D batch_indices, got " + shape_to_string(batch_indices));
+    ctx.fail(ErrorKind::InvalidRank, "RoiAlign needs 1-D batch_indices, got " + shape_to_string(batch_indices));
   require_equal(ctx, rois[1], 4, "RoiAlign: rois are (x1, y1, x2, y2)");
   require_equal(ctx, batch_indices[0], rois[0], "RoiAlign: one batch index per roi");
   const int64_t h = ctx.attr_int("output_height", 1), w = ctx.attr_int("output_width", 1);
-  if (h <= 0 || w <= 0) ctx.fail("invalid_attribute", "RoiAlign output_height/output_width must be positive");
+  if (h <= 0 || w <= 0) ctx.fail(ErrorKind::InvalidAttribute, "RoiAlign output_height/output_width must be positive");
   ctx.set_tensor(0, ctx.dtype(0), {rois[0], x[1], h, w});
 }
 
 void max_unpool_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  if (x.size() < 3) ctx.fail("invalid_rank", "MaxUnpool needs input of rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3) ctx.fail(ErrorKind::InvalidRank, "MaxUnpool needs input of rank >= 3, got " + shape_to_string(x));
   const SymShape& indices = ctx.shape(1);
   if (indices.size() != x.size())
-    ctx.fail("shape_mismatch", "MaxUnpool indices " + shape_to_string(indices) + " must have the shape of X " +
-                                   shape_to_string(x));
+    ctx.fail(ErrorKind::ShapeMismatch, "MaxUnpool indices " + shape_to_string(indices) + " must have the shape of X " +
+                                           shape_to_string(x));
   for (size_t i = 0; i < x.size(); ++i) require_equal(ctx, x[i], indices[i], "MaxUnpool: I has the shape of X");
   SymShape out;
   if (ctx.has_input(2)) {
@@ -350,19 +358,19 @@ void max_unpool_rule(OpContext& ctx) {
       out = *target;
     } else {
       auto n = static_shape(ctx.shape(2));
-      if (!n || n->size() != 1) ctx.fail("unknown_shape", "MaxUnpool output_shape has unknown length");
+      if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownInput, "MaxUnpool output_shape has unknown length");
       for (int64_t i = 0; i < (*n)[0]; ++i)
         out.push_back(ctx.unknown_size("MaxUnpool output_shape '" + ctx.node().inputs[2] + "' is not known"));
     }
     if (out.size() != x.size())
-      ctx.fail("invalid_shape", "MaxUnpool output_shape " + shape_to_string(out) + " must have rank " +
-                                    std::to_string(x.size()));
+      ctx.fail(ErrorKind::InvalidShape, "MaxUnpool output_shape " + shape_to_string(out) + " must have rank " +
+                                            std::to_string(x.size()));
   } else {
     auto kernel = ctx.attr_ints("kernel_shape");
-    if (!kernel) ctx.fail("missing_attribute", "MaxUnpool needs attribute 'kernel_shape'");
+    if (!kernel) ctx.fail(ErrorKind::MissingAttribute, "MaxUnpool needs attribute 'kernel_shape'");
     if (kernel->size() != x.size() - 2)
-      ctx.fail("invalid_attribute", "MaxUnpool kernel_shape has " + std::to_string(kernel->size()) +
-                                        " values for input " + shape_to_string(x));
+      ctx.fail(ErrorKind::InvalidAttribute, "MaxUnpool kernel_shape has " + std::to_string(kernel->size()) +
+                                                " values for input " + shape_to_string(x));
     const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), false, false);
     out = {x[0], x[1]};
     SymShape sizes = transpose_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs,
@@ -377,7 +385,7 @@ void max_unpool_rule(OpContext& ctx) {
 
 void batch_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  if (x.empty()) ctx.fail("invalid_rank", "BatchNormalization needs input of rank >= 1");
+  if (x.empty()) ctx.fail(ErrorKind::InvalidRank, "BatchNormalization needs input of rank >= 1");
   const SymInt channels = x.size() >= 2 ? x[1] : SymInt(1);
   // Before opset 9, spatial=0 keeps one statistic per element of (C, D1, ...).
   const bool spatial = ctx.opset() >= 9 || ctx.attr_int("spatial", 1) != 0;
@@ -386,29 +394,32 @@ void batch_norm_rule(OpContext& ctx) {
   for (size_t i = 1; i <= 4; ++i) {
     const SymShape& s = ctx.shape(i);
     if (s.size() != stats.size())
-      ctx.fail("invalid_rank", std::string("BatchNormalization ") + names[i] + " must have shape " +
-                                   shape_to_string(stats) + ", got " + shape_to_string(s));
+      ctx.fail(ErrorKind::InvalidRank, std::string("BatchNormalization ") + names[i] + " must have shape " +
+                                           shape_to_string(stats) + ", got " + shape_to_string(s));
     for (size_t d = 0; d < s.size(); ++d) require_equal(ctx, s[d], stats[d], "BatchNormalization: statistics shape");
   }
   ctx.set_tensor(0, ctx.dtype(0), x);
   if (ctx.opset() >= 14) {
     const bool training = ctx.attr_int("training_mode", 0) != 0;
     if (!training && (ctx.wants_output(1) || ctx.wants_output(2)))
-      ctx.fail("invalid_outputs", "BatchNormalization outputs running_mean/running_var need training_mode=1");
-    if (ctx.num_outputs() > 3) ctx.fail("invalid_outputs", "BatchNormalization has at most 3 outputs at opset >= 14");
+      ctx.fail(ErrorKind::OutputCount, "BatchNormalization outputs running_mean/running_var need training_mode=1");
+    if (ctx.num_outputs() > 3)
+      ctx.fail(ErrorKind::OutputCount, "BatchNormalization has at most 3 outputs at opset >= 14");
     if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), stats);
     if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(4), stats);
     return;
   }
   // Opsets 6 to 9: mean, var, saved_mean, saved_var.
-  if (ctx.num_outputs() > 5) ctx.fail("invalid_outputs", "BatchNormalization has at most 5 outputs before opset 14");
+  if (ctx.num_outputs() > 5)
+    ctx.fail(ErrorKind::OutputCount, "BatchNormalization has at most 5 outputs before opset 14");
   for (size_t i = 1; i < ctx.num_outputs(); ++i)
     if (ctx.wants_output(i)) ctx.set_tensor(i, ctx.dtype(0), stats);
 }
 
 void instance_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  if (x.size() < 3) ctx.fail("invalid_rank", "InstanceNormalization needs input of rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, "InstanceNormalization needs input of rank >= 3, got " + shape_to_string(x));
   require_vector(ctx, 1, x[1], "InstanceNormalization scale");
   require_vector(ctx, 2, x[1], "InstanceNormalization B");
   same_as_input(ctx);
@@ -423,9 +434,10 @@ void layer_norm_rule(OpContext& ctx) {
 
 void group_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  if (x.size() < 2) ctx.fail("invalid_rank", "GroupNormalization needs input of rank >= 2, got " + shape_to_string(x));
+  if (x.size() < 2)
+    ctx.fail(ErrorKind::InvalidRank, "GroupNormalization needs input of rank >= 2, got " + shape_to_string(x));
   const int64_t groups = ctx.required_attr_int("num_groups");
-  if (groups <= 0) ctx.fail("invalid_attribute", "GroupNormalization num_groups must be positive");
+  if (groups <= 0) ctx.fail(ErrorKind::InvalidAttribute, "GroupNormalization num_groups must be positive");
   require_divisible(ctx, x[1], groups, "GroupNormalization: channels divisible by num_groups");
   // Opset 18: scale and bias have one value per group; opset 21: per channel.
   const SymInt per = ctx.opset() >= 21 ? x[1] : SymInt(groups);
@@ -451,7 +463,7 @@ void resize_rule(OpContext& ctx) {
   const bool has_scales = present(scales_at);
   const bool has_sizes = ctx.opset() >= 11 && present(3);
   if (has_scales == has_sizes)
-    ctx.fail("invalid_inputs", "Resize needs exactly one of 'scales' and 'sizes'");
+    ctx.fail(ErrorKind::InvalidArgument, "Resize needs exactly one of 'scales' and 'sizes'");
   std::vector<int64_t> axes;
   if (ctx.opset() >= 18 && ctx.has_attr("axes")) {
     axes = normalize_axes(ctx, *ctx.attr_ints("axes"), rank);
@@ -460,16 +472,16 @@ void resize_rule(OpContext& ctx) {
   }
   const std::string policy = ctx.opset() >= 18 ? ctx.attr_string("keep_aspect_ratio_policy", "stretch") : "stretch";
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
-    ctx.fail("invalid_attribute", "Resize keep_aspect_ratio_policy '" + policy + "' is unknown");
+    ctx.fail(ErrorKind::InvalidAttribute, "Resize keep_aspect_ratio_policy '" + policy + "' is unknown");
   if (has_scales && policy != "stretch")
-    ctx.fail("invalid_attribute", "Resize scales cannot be used with keep_aspect_ratio_policy " + policy);
+    ctx.fail(ErrorKind::InvalidAttribute, "Resize scales cannot be used with keep_aspect_ratio_policy " + policy);
   SymShape out = x;
   if (has_scales) {
     resize_by_scales(ctx, scales_at, axes, out);
   } else if (auto sizes = ctx.ints(3)) {
     if (sizes->size() != axes.size())
-      ctx.fail("invalid_shape", "Resize sizes has " + std::to_string(sizes->size()) + " values for " +
-                                    std::to_string(axes.size()) + " axes");
+      ctx.fail(ErrorKind::InvalidShape, "Resize sizes has " + std::to_string(sizes->size()) + " values for " +
+                                            std::to_string(axes.size()) + " axes");
     if (policy == "stretch") {
       for (size_t i = 0; i < axes.size(); ++i) out[static_cast<size_t>(axes[i])] = (*sizes)[i];
     } else {
@@ -480,7 +492,8 @@ void resize_rule(OpContext& ctx) {
     for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
   }
   for (const SymInt& d : out)
-    if (d.is_static() && d.value() < 0) ctx.fail("invalid_shape", "Resize output size " + std::to_string(d.value()) + " is negative");
+    if (d.is_static() && d.value() < 0)
+      ctx.fail(ErrorKind::InvalidShape, "Resize output size " + std::to_string(d.value()) + " is negative");
   simplify_all(ctx, out);
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
 }
@@ -492,7 +505,7 @@ void upsample_rule(OpContext& ctx) {
   SymShape out = x;
   if (ctx.opset() < 9) {
     auto scales = ctx.attr_floats("scales");
-    if (!scales) ctx.fail("missing_attribute", "Upsample needs attribute 'scales' before opset 9");
+    if (!scales) ctx.fail(ErrorKind::MissingAttribute, "Upsample needs attribute 'scales' before opset 9");
     std::vector<double> s(scales->begin(), scales->end());
     apply_scales(ctx, s, axes, out);
   } else {
@@ -505,12 +518,12 @@ void upsample_rule(OpContext& ctx) {
 void grid_sample_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& grid = ctx.shape(1);
-  if (x.size() < 3) ctx.fail("invalid_rank", "GridSample needs input of rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3) ctx.fail(ErrorKind::InvalidRank, "GridSample needs input of rank >= 3, got " + shape_to_string(x));
   if (ctx.opset() < 20 && x.size() != 4)
-    ctx.fail("invalid_rank", "GridSample before opset 20 needs a 4-D input, got " + shape_to_string(x));
+    ctx.fail(ErrorKind::InvalidRank, "GridSample before opset 20 needs a 4-D input, got " + shape_to_string(x));
   if (grid.size() != x.size())
-    ctx.fail("invalid_rank", "GridSample grid " + shape_to_string(grid) + " must have the rank of input " +
-                                 shape_to_string(x));
+    ctx.fail(ErrorKind::InvalidRank, "GridSample grid " + shape_to_string(grid) + " must have the rank of input " +
+                                         shape_to_string(x));
   const int64_t spatial = static_cast<int64_t>(x.size()) - 2;
   require_equal(ctx, grid.back(), spatial, "GridSample: grid's last dim is the number of spatial dims");
   require_equal(ctx, grid[0], x[0], "GridSample: batch sizes agree");
@@ -521,11 +534,11 @@ void grid_sample_rule(OpContext& ctx) {
 
 void affine_grid_rule(OpContext& ctx) {
   const SymShape& theta = ctx.shape(0);
-  if (theta.size() != 3) ctx.fail("invalid_rank", "AffineGrid needs 3-D theta, got " + shape_to_string(theta));
+  if (theta.size() != 3) ctx.fail(ErrorKind::InvalidRank, "AffineGrid needs 3-D theta, got " + shape_to_string(theta));
   auto length = static_shape(ctx.shape(1));
   if (ctx.rank(1) != 1 || !length || ((*length)[0] != 4 && (*length)[0] != 5))
-    ctx.fail("invalid_shape", "AffineGrid size must be a 1-D tensor of 4 or 5 values, got shape " +
-                                  shape_to_string(ctx.shape(1)));
+    ctx.fail(ErrorKind::InvalidShape, "AffineGrid size must be a 1-D tensor of 4 or 5 values, got shape " +
+                                          shape_to_string(ctx.shape(1)));
   const int64_t spatial = (*length)[0] - 2;
   require_equal(ctx, theta[1], spatial, "AffineGrid: theta is (N, 2, 3) or (N, 3, 4)");
   require_equal(ctx, theta[2], spatial + 1, "AffineGrid: theta is (N, 2, 3) or (N, 3, 4)");
@@ -546,11 +559,12 @@ void affine_grid_rule(OpContext& ctx) {
 
 void col2im_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  if (x.size() != 3) ctx.fail("invalid_rank", "Col2Im needs a 3-D input (N, C*prod(block), L), got " + shape_to_string(x));
+  if (x.size() != 3)
+    ctx.fail(ErrorKind::InvalidRank, "Col2Im needs a 3-D input (N, C*prod(block), L), got " + shape_to_string(x));
   auto n_image = static_shape(ctx.shape(1));
   auto n_block = static_shape(ctx.shape(2));
   if (ctx.rank(1) != 1 || ctx.rank(2) != 1 || !n_image || !n_block || (*n_image)[0] != (*n_block)[0])
-    ctx.fail("invalid_shape", "Col2Im image_shape and block_shape must be 1-D of the same length");
+    ctx.fail(ErrorKind::InvalidShape, "Col2Im image_shape and block_shape must be 1-D of the same length");
   const int64_t spatial = (*n_image)[0];
   SymShape image;
   if (auto known = ctx.ints(1)) {
@@ -585,21 +599,21 @@ void rnn(OpContext& ctx, int64_t gates, bool has_cell) {
   const SymShape& w = ctx.shape(1);
   const SymShape& r = ctx.shape(2);
   if (x.size() != 3 || w.size() != 3 || r.size() != 3)
-    ctx.fail("invalid_rank", ctx.op_type() + " needs 3-D X, W and R, got " + shape_to_string(x) + ", " +
-                                 shape_to_string(w) + ", " + shape_to_string(r));
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs 3-D X, W and R, got " + shape_to_string(x) + ", " +
+                                         shape_to_string(w) + ", " + shape_to_string(r));
   const std::string direction = ctx.attr_string("direction", "forward");
   int64_t directions = 1;
   if (direction == "bidirectional") directions = 2;
   else if (direction != "forward" && direction != "reverse")
-    ctx.fail("invalid_attribute", ctx.op_type() + " direction '" + direction + "' is unknown");
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " direction '" + direction + "' is unknown");
   const int64_t layout = ctx.opset() >= 14 ? ctx.attr_int("layout", 0) : 0;
-  if (layout != 0 && layout != 1) ctx.fail("invalid_attribute", ctx.op_type() + " layout must be 0 or 1");
+  if (layout != 0 && layout != 1) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " layout must be 0 or 1");
   const SymInt& seq = layout ? x[1] : x[0];
   const SymInt& batch = layout ? x[0] : x[1];
   SymInt hidden = r[2];
   if (ctx.has_attr("hidden_size")) {
     hidden = ctx.attr_int("hidden_size", 0);
-    if (hidden.value() <= 0) ctx.fail("invalid_attribute", ctx.op_type() + " hidden_size must be positive");
+    if (hidden.value() <= 0) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " hidden_size must be positive");
     require_equal(ctx, r[2], hidden, "RNN: R is (directions, gates*hidden, hidden)");
   }
   const std::string why = "RNN: weights agree with direction and hidden_size";
@@ -617,7 +631,7 @@ void rnn(OpContext& ctx, int64_t gates, bool has_cell) {
   const SymShape state = layout ? SymShape{batch, directions, hidden} : SymShape{directions, batch, hidden};
   if (ctx.wants_output(1)) ctx.set_tensor(1, t, state);
   if (has_cell && ctx.wants_output(2)) ctx.set_tensor(2, t, state);
-  if (!has_cell && ctx.num_outputs() > 2) ctx.fail("invalid_outputs", ctx.op_type() + " has at most 2 outputs");
+  if (!has_cell && ctx.num_outputs() > 2) ctx.fail(ErrorKind::OutputCount, ctx.op_type() + " has at most 2 outputs");
 }
 
 void rnn_rule(OpContext& ctx) { rnn(ctx, 1, false); }
@@ -629,14 +643,14 @@ void lstm_rule(OpContext& ctx) { rnn(ctx, 4, true); }
 void dft_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(x.size());
-  if (rank < 2) ctx.fail("invalid_rank", "DFT needs input of rank >= 2 (the last dim holds real/imaginary)");
+  if (rank < 2) ctx.fail(ErrorKind::InvalidRank, "DFT needs input of rank >= 2 (the last dim holds real/imaginary)");
   const bool onesided = ctx.attr_int("onesided", 0) != 0, inverse = ctx.attr_int("inverse", 0) != 0;
   const SymInt& parts = x.back();
   if (onesided) {
     require_equal(ctx, parts, inverse ? 2 : 1,
                   inverse ? "DFT: inverse one-sided DFT needs complex input" : "DFT: one-sided DFT needs real input");
   } else if (!ctx.expect(sym_or(sym_eq(parts, 1), sym_eq(parts, 2)), "DFT: last dim is 1 (real) or 2 (complex)")) {
-    ctx.fail("invalid_shape", "DFT input's last dim must be 1 or 2, got " + parts.to_python());
+    ctx.fail(ErrorKind::InvalidShape, "DFT input's last dim must be 1 or 2, got " + parts.to_python());
   }
   SymShape out = x;
   out.back() = onesided && inverse ? 1 : 2;
@@ -659,14 +673,15 @@ void dft_rule(OpContext& ctx) {
     axis = ctx.attr_int("axis", 1);
   }
   if (axis < -rank || axis == -1 || axis >= rank - 1)
-    ctx.fail("invalid_axis", "DFT axis " + std::to_string(axis) + " is invalid for input rank " + std::to_string(rank));
+    ctx.fail(ErrorKind::InvalidAxis, "DFT axis " + std::to_string(axis) + " is invalid for input rank " +
+                                         std::to_string(rank));
   const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
   SymInt length = onesided && inverse ? (x[a] - 1) * 2 : x[a];
   if (ctx.has_input(1)) {
     auto n = ctx.scalar_int(1);
     length = n ? *n : ctx.unknown_size("DFT dft_length '" + ctx.node().inputs[1] + "' is not known");
     if (!ctx.expect(sym_ge(length, 1), "DFT: dft_length >= 1"))
-      ctx.fail("invalid_shape", "DFT dft_length must be positive, got " + length.to_python());
+      ctx.fail(ErrorKind::InvalidShape, "DFT dft_length must be positive, got " + length.to_python());
   }
   out[a] = onesided && !inverse ? floordiv(length, 2) + 1 : length;
   simplify_all(ctx, out);
@@ -676,7 +691,7 @@ void dft_rule(OpContext& ctx) {
 void stft_rule(OpContext& ctx) {
   const SymShape& signal = ctx.shape(0);
   if (signal.size() != 3)
-    ctx.fail("invalid_rank", "STFT needs a 3-D signal (batch, length, 1 or 2), got " + shape_to_string(signal));
+    ctx.fail(ErrorKind::InvalidRank, "STFT needs a 3-D signal (batch, length, 1 or 2), got " + shape_to_string(signal));
   const bool onesided = ctx.attr_int("onesided", 1) != 0;
   if (onesided) require_equal(ctx, signal[2], 1, "STFT: one-sided output needs a real signal");
   std::optional<SymInt> frame_length;
@@ -686,19 +701,20 @@ void stft_rule(OpContext& ctx) {
   }
   if (ctx.has_input(2)) {
     const SymShape& window = ctx.shape(2);
-    if (window.size() != 1) ctx.fail("invalid_rank", "STFT window must be 1-D, got " + shape_to_string(window));
+    if (window.size() != 1) ctx.fail(ErrorKind::InvalidRank, "STFT window must be 1-D, got " + shape_to_string(window));
     if (frame_length) require_equal(ctx, window[0], *frame_length, "STFT: window length = frame_length");
     else frame_length = window[0];
   }
-  if (!frame_length) ctx.fail("missing_input", "STFT needs a window or a frame_length");
+  if (!frame_length) ctx.fail(ErrorKind::MissingInput, "STFT needs a window or a frame_length");
   if (!ctx.expect(sym_ge(*frame_length, 1), "STFT: frame_length >= 1"))
-    ctx.fail("invalid_shape", "STFT frame_length must be positive");
+    ctx.fail(ErrorKind::InvalidShape, "STFT frame_length must be positive");
   SymInt frames;
   if (auto step = ctx.scalar_int(1)) {
-    if (!ctx.expect(sym_ge(*step, 1), "STFT: frame_step >= 1")) ctx.fail("invalid_shape", "STFT frame_step must be positive");
+    if (!ctx.expect(sym_ge(*step, 1), "STFT: frame_step >= 1"))
+      ctx.fail(ErrorKind::InvalidShape, "STFT frame_step must be positive");
     if (!ctx.expect(sym_ge(signal[1], *frame_length), "STFT: signal at least one frame long"))
-      ctx.fail("invalid_shape", "STFT signal length " + signal[1].to_python() + " is shorter than the frame length " +
-                                    frame_length->to_python());
+      ctx.fail(ErrorKind::InvalidShape, "STFT signal length " + signal[1].to_python() +
+                                            " is shorter than the frame length " + frame_length->to_python());
     frames = floordiv(signal[1] - *frame_length, *step) + 1;
   } else {
     frames = ctx.unknown_size("STFT frame_step '" + ctx.node().inputs[1] + "' is not known");
@@ -711,7 +727,7 @@ void stft_rule(OpContext& ctx) {
 
 void mel_weight_matrix_rule(OpContext& ctx) {
   auto dtype = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("output_datatype", 1)));
-  if (!dtype) ctx.fail("invalid_attribute", "MelWeightMatrix output_datatype is not a known type");
+  if (!dtype) ctx.fail(ErrorKind::InvalidAttribute, "MelWeightMatrix output_datatype is not a known type");
   auto bins = ctx.scalar_int(0);
   auto dft_length = ctx.scalar_int(1);
   SymShape out = {dft_length ? floordiv(*dft_length, 2) + 1
@@ -719,19 +735,19 @@ void mel_weight_matrix_rule(OpContext& ctx) {
                   bins ? *bins : ctx.unknown_size("MelWeightMatrix num_mel_bins '" + ctx.node().inputs[0] + "' is not known")};
   for (const SymInt& d : out)
     if (!ctx.expect(sym_ge(d, 0), "MelWeightMatrix: sizes are not negative"))
-      ctx.fail("invalid_shape", "MelWeightMatrix output size " + d.to_python() + " is negative");
+      ctx.fail(ErrorKind::InvalidShape, "MelWeightMatrix output size " + d.to_python() + " is negative");
   simplify_all(ctx, out);
   ctx.set_tensor(0, *dtype, std::move(out));
 }
 
 // ImageDecoder: the image size lives in the encoded bytes.
 void image_decoder_rule(OpContext& ctx) {
-  if (ctx.rank(0) != 1) ctx.fail("invalid_rank", "ImageDecoder needs a 1-D encoded stream");
+  if (ctx.rank(0) != 1) ctx.fail(ErrorKind::InvalidRank, "ImageDecoder needs a 1-D encoded stream");
   const std::string format = ctx.attr_string("pixel_format", "RGB");
   int64_t channels = 3;
   if (format == "Grayscale") channels = 1;
   else if (format != "RGB" && format != "BGR")
-    ctx.fail("invalid_attribute", "ImageDecoder pixel_format '" + format + "' is not RGB, BGR or Grayscale");
+    ctx.fail(ErrorKind::InvalidAttribute, "ImageDecoder pixel_format '" + format + "' is not RGB, BGR or Grayscale");
   const SymInt height = ctx.new_unbacked_size({1, kIntOo});
   const SymInt width = ctx.new_unbacked_size({1, kIntOo});
   ctx.set_tensor(0, DType::UInt8, {height, width, channels});

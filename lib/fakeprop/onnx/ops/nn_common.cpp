@@ -17,22 +17,22 @@ std::string failure_text(const OpContext& ctx, const char* why) {
 
 void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why) {
   if (!ctx.expect(sym_eq(a, b), why))
-    ctx.fail("shape_mismatch", failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " vs " +
-                                   ctx.env().simplify(b).to_python() + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " vs " +
+                                           ctx.env().simplify(b).to_python() + ")");
 }
 
 void require_divisible(OpContext& ctx, const SymInt& a, const SymInt& divisor, const char* why) {
   if (!ctx.expect(sym_eq(mod(a, divisor), 0), why))
-    ctx.fail("shape_mismatch", failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " % " +
-                                   ctx.env().simplify(divisor).to_python() + " != 0)");
+    ctx.fail(ErrorKind::ShapeMismatch, failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " % " +
+                                           ctx.env().simplify(divisor).to_python() + " != 0)");
 }
 
 void require_vector(OpContext& ctx, size_t i, const SymInt& length, const std::string& what) {
   const SymShape& s = ctx.shape(i);
-  if (s.size() != 1) ctx.fail("invalid_rank", what + " must be 1-D, got shape " + shape_to_string(s));
+  if (s.size() != 1) ctx.fail(ErrorKind::InvalidRank, what + " must be 1-D, got shape " + shape_to_string(s));
   if (!ctx.expect(sym_eq(s[0], length), "vector length"))
-    ctx.fail("shape_mismatch", what + " must have " + ctx.env().simplify(length).to_python() + " elements, got " +
-                                   s[0].to_python());
+    ctx.fail(ErrorKind::ShapeMismatch, what + " must have " + ctx.env().simplify(length).to_python() +
+                                           " elements, got " + s[0].to_python());
 }
 
 void simplify_all(OpContext& ctx, SymShape& shape) {
@@ -40,7 +40,7 @@ void simplify_all(OpContext& ctx, SymShape& shape) {
 }
 
 SymShape matmul_shape(OpContext& ctx, SymShape a, SymShape b) {
-  if (a.empty() || b.empty()) ctx.fail("invalid_rank", ctx.op_type() + " operands must have rank >= 1");
+  if (a.empty() || b.empty()) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " operands must have rank >= 1");
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), SymInt(1));
   if (b_vec) b.push_back(SymInt(1));
@@ -61,7 +61,8 @@ void layer_norm_outputs(OpContext& ctx, int64_t axis, std::initializer_list<size
   if (!wanted) return;
   auto dtype = dtype_from_onnx(static_cast<int32_t>(stash_type));
   if (!dtype || !is_floating(*dtype))
-    ctx.fail("invalid_attribute", ctx.op_type() + " stash_type " + std::to_string(stash_type) + " is not a float type");
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " stash_type " + std::to_string(stash_type) +
+                                              " is not a float type");
   SymShape stats(x.begin(), x.begin() + axis);
   stats.resize(x.size(), SymInt(1));
   for (size_t o : stat_outputs)
@@ -92,11 +93,12 @@ std::string scale_text(double s) {
 
 SymInt scaled_size(OpContext& ctx, const SymInt& in, double scale, int64_t axis) {
   if (!std::isfinite(scale) || scale <= 0)
-    ctx.fail("invalid_shape", ctx.op_type() + " scale " + scale_text(scale) + " of axis " + std::to_string(axis) +
-                                  " must be positive");
+    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " scale " + scale_text(scale) + " of axis " +
+                                          std::to_string(axis) + " must be positive");
   if (in.is_static()) {
     const double v = std::floor(static_cast<double>(in.value()) * scale);
-    if (v > 9.0e18) ctx.fail("overflow", ctx.op_type() + " output size of axis " + std::to_string(axis) + " overflows");
+    if (v > 9.0e18)
+      ctx.fail(ErrorKind::Overflow, ctx.op_type() + " output size of axis " + std::to_string(axis) + " overflows");
     return static_cast<int64_t>(v);
   }
   if (auto d = small_dyadic(scale)) {
@@ -111,8 +113,8 @@ SymInt scaled_size(OpContext& ctx, const SymInt& in, double scale, int64_t axis)
 
 void apply_scales(OpContext& ctx, const std::vector<double>& scales, const std::vector<int64_t>& axes, SymShape& out) {
   if (scales.size() != axes.size())
-    ctx.fail("invalid_shape", ctx.op_type() + " has " + std::to_string(scales.size()) + " scales for " +
-                                  std::to_string(axes.size()) + " axes");
+    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " has " + std::to_string(scales.size()) + " scales for " +
+                                          std::to_string(axes.size()) + " axes");
   for (size_t i = 0; i < axes.size(); ++i) {
     SymInt& d = out[static_cast<size_t>(axes[i])];
     d = scaled_size(ctx, d, scales[i], axes[i]);
@@ -126,8 +128,8 @@ void resize_by_scales(OpContext& ctx, size_t i, const std::vector<int64_t>& axes
   }
   auto n = static_shape(ctx.shape(i));
   if (n && n->size() == 1 && static_cast<size_t>((*n)[0]) != axes.size())
-    ctx.fail("invalid_shape", ctx.op_type() + " has " + std::to_string((*n)[0]) + " scales for " +
-                                  std::to_string(axes.size()) + " axes");
+    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " has " + std::to_string((*n)[0]) + " scales for " +
+                                          std::to_string(axes.size()) + " axes");
   const std::string why = ctx.op_type() + " scales '" + ctx.node().inputs[i] + "' are not known";
   for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
 }

@@ -9,7 +9,7 @@
 
 namespace fakeprop::onnx::ops {
 
-// a == b: statically false fails ("shape_mismatch"); symbolic becomes a guard
+// a == b: statically false fails (ErrorKind::ShapeMismatch); symbolic becomes a guard
 // (or a runtime assert for unbacked sizes) with `why` as its origin.
 void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why);
 // a % divisor == 0, decided the same way.

@@ -191,7 +191,7 @@ const std::vector<Case>& cases() {
       {"maxpool_3d", 12, node("MaxPool", {{"x", dims({1, 1, 32, 32, 32})}}, {"y"}, ints("kernel_shape", {2, 2, 2})),
        {{"y", {"1", "1", "31", "31", "31"}}}},
       {"maxpool_no_indices_before_8", 7,
-       node("MaxPool", {{"x", dims({1, 1, 4, 4})}}, {"y", "i"}, ints("kernel_shape", {2, 2})), {}, "invalid_outputs"},
+       node("MaxPool", {{"x", dims({1, 1, 4, 4})}}, {"y", "i"}, ints("kernel_shape", {2, 2})), {}, "output_count"},
       {"maxpool_pads_with_auto_pad", 12,
        node("MaxPool", {{"x", dims({1, 1, 4, 4})}}, {"y"},
             all({ints("kernel_shape", {2, 2}), ints("pads", {1, 1, 1, 1}), str("auto_pad", "VALID")})),
@@ -267,7 +267,7 @@ const std::vector<Case>& cases() {
        node("BatchNormalization",
             {{"x", dims({2, 3})}, {"s", dims({3})}, {"b", dims({3})}, {"m", dims({3})}, {"v", dims({3})}},
             {"y", "rm", "rv"}),
-       {}, "invalid_outputs"},
+       {}, "output_count"},
       {"batchnorm_scale_length_mismatch", 15,
        node("BatchNormalization",
             {{"x", dims({2, 3})}, {"s", dims({4})}, {"b", dims({3})}, {"m", dims({3})}, {"v", dims({3})}}, {"y"}),
@@ -441,7 +441,7 @@ const std::vector<Case>& cases() {
              b.initializer_floats({4}, "sc", {1.f, 1.f, 2.f, 2.f});
              b.initializer_ints("sz", {4}, {1, 1, 4, 4});
            }),
-       {}, "invalid_inputs"},
+       {}, "invalid_argument"},
       {"upsample_attr_7", 7,
        node("Upsample", {{"x", dims({1, 1, 2, 2})}}, {"y"},
             [](ModelBuilder& b) { b.attr_floats("scales", {1.f, 1.f, 2.f, 3.f}); }),
@@ -733,7 +733,7 @@ TEST(NnSymbolic, ResizeScaleWithoutExactFormIsUnknownWithNote) {
   ASSERT_EQ(shape.size(), 3u);
   EXPECT_EQ(shape[2].substr(0, 1), "u");
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0].kind, "precision_lost");
+  EXPECT_EQ(r.warnings[0].kind, ErrorKind::PrecisionLost);
   EXPECT_NE(r.warnings[0].message.find("floor(L * 0.333333343)"), std::string::npos) << r.warnings[0].message;
 }
 

@@ -18,25 +18,29 @@ void check_quant_param(OpContext& ctx, size_t x, size_t param) {
   const SymShape& ps = ctx.shape(param);
   const std::string name = "'" + ctx.node().inputs[param] + "'";
   const int64_t block = ctx.opset() >= 21 ? ctx.attr_int("block_size", 0) : 0;
-  if (block < 0) ctx.fail("invalid_attribute", ctx.op_type() + " block_size is negative");
+  if (block < 0) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " block_size is negative");
   if (ps.empty() || (ps.size() == 1 && ps[0].is_static() && ps[0].value() == 1 && block == 0)) return;
   if (ctx.opset() < 13)
-    ctx.fail("invalid_shape", ctx.op_type() + " " + name + " must be a scalar before opset 13, got " + shape_to_string(ps));
+    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " " + name + " must be a scalar before opset 13, got " +
+                                          shape_to_string(ps));
   const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 1), static_cast<int64_t>(xs.size()));
   const SymInt& dim = xs[static_cast<size_t>(axis)];
   if (block == 0) {
     if (ps.size() != 1)
-      ctx.fail("invalid_shape", ctx.op_type() + " " + name + " must be a scalar or 1-D, got " + shape_to_string(ps));
+      ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " " + name + " must be a scalar or 1-D, got " +
+                                            shape_to_string(ps));
     if (!ctx.expect(sym_eq(ps[0], dim), "quantization: per-axis parameter length equals x's axis dim"))
-      ctx.fail("shape_mismatch", ctx.op_type() + " " + name + " has " + ps[0].to_python() + " entries for axis size " +
-                                     dim.to_python());
+      ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + " " + name + " has " + ps[0].to_python() +
+                                             " entries for axis size " + dim.to_python());
     return;
   }
   if (ps.size() != xs.size())
-    ctx.fail("invalid_shape", ctx.op_type() + " blocked " + name + " must have x's rank, got " + shape_to_string(ps));
+    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " blocked " + name + " must have x's rank, got " +
+                                          shape_to_string(ps));
   auto mismatch = [&] {
-    ctx.fail("shape_mismatch", ctx.op_type() + " " + name + " shape " + shape_to_string(ps) + " does not match blocks of " +
-                                   std::to_string(block) + " over x " + shape_to_string(xs));
+    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + " " + name + " shape " + shape_to_string(ps) +
+                                           " does not match blocks of " + std::to_string(block) + " over x " +
+                                           shape_to_string(xs));
   };
   for (size_t k = 0; k < xs.size(); ++k) {
     if (static_cast<int64_t>(k) != axis) {
@@ -56,7 +60,8 @@ void check_quant_param(OpContext& ctx, size_t x, size_t param) {
 DType dtype_code(const OpContext& ctx, int64_t code, const char* what) {
   auto dt = dtype_from_onnx(static_cast<int32_t>(code));
   if (!dt || *dt == DType::Undefined)
-    ctx.fail("invalid_attribute", ctx.op_type() + " " + what + " is not an element type: " + std::to_string(code));
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " " + what + " is not an element type: " +
+                                              std::to_string(code));
   return *dt;
 }
 
@@ -70,8 +75,8 @@ void quantize_linear_rule(OpContext& ctx) {
     if (const int64_t code = ctx.attr_int("output_dtype", 0); code != 0) {
       const DType want = dtype_code(ctx, code, "output_dtype");
       if (ctx.has_input(2) && want != dt)
-        ctx.fail("type_error", "QuantizeLinear output_dtype " + std::string(dtype_name(want)) +
-                                   " differs from y_zero_point's " + std::string(dtype_name(dt)));
+        ctx.fail(ErrorKind::TypeError, "QuantizeLinear output_dtype " + std::string(dtype_name(want)) +
+                                           " differs from y_zero_point's " + std::string(dtype_name(dt)));
       dt = want;
     }
   }
@@ -99,13 +104,13 @@ void dynamic_quantize_linear_rule(OpContext& ctx) {
 // numpy.matmul shape of inputs a and b.
 SymShape matmul_shape(OpContext& ctx, size_t ia, size_t ib) {
   SymShape a = ctx.shape(ia), b = ctx.shape(ib);
-  if (a.empty() || b.empty()) ctx.fail("invalid_rank", ctx.op_type() + " operands must have rank >= 1");
+  if (a.empty() || b.empty()) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " operands must have rank >= 1");
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), SymInt(1));
   if (b_vec) b.push_back(SymInt(1));
   if (!ctx.expect(sym_eq(a.back(), b[b.size() - 2]), "MatMul: contraction dims agree"))
-    ctx.fail("shape_mismatch", ctx.op_type() + ": contraction dims differ: " + shape_to_string(ctx.shape(ia)) + " @ " +
-                                   shape_to_string(ctx.shape(ib)));
+    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + ": contraction dims differ: " + shape_to_string(ctx.shape(ia)) +
+                                           " @ " + shape_to_string(ctx.shape(ib)));
   SymShape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
   SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
   if (!a_vec) out.push_back(a[a.size() - 2]);
@@ -125,26 +130,29 @@ void qlinear_matmul_rule(OpContext& ctx) { ctx.set_tensor(0, ctx.dtype(7), matmu
 SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) {
   const SymShape& x = ctx.shape(ix);
   const SymShape& w = ctx.shape(iw);
-  if (x.size() < 3) ctx.fail("invalid_rank", ctx.op_type() + " input must have rank >= 3, got " + shape_to_string(x));
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " input must have rank >= 3, got " + shape_to_string(x));
   if (w.size() != x.size())
-    ctx.fail("invalid_rank", ctx.op_type() + " weights " + shape_to_string(w) + " must have the input's rank " +
-                                 std::to_string(x.size()));
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weights " + shape_to_string(w) + " must have the input's rank " +
+                                         std::to_string(x.size()));
   const int64_t group = ctx.attr_int("group", 1);
-  if (group < 1) ctx.fail("invalid_attribute", ctx.op_type() + " group must be positive, got " + std::to_string(group));
+  if (group < 1)
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
   if (!ctx.expect(sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group"))
-    ctx.fail("shape_mismatch", ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
-                                   w[1].to_python() + " * group " + std::to_string(group));
+    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
+                                           w[1].to_python() + " * group " + std::to_string(group));
   const size_t spatial = x.size() - 2;
   SymShape out{x[0], w[0]};
   std::vector<int64_t> kernel;
   if (auto ks = ctx.attr_ints("kernel_shape")) {
     kernel = *ks;
     if (kernel.size() != spatial)
-      ctx.fail("invalid_attribute", ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
-                                        " entries for " + std::to_string(spatial) + " spatial dims");
+      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
+                                                " entries for " + std::to_string(spatial) + " spatial dims");
     for (size_t i = 0; i < spatial; ++i)
       if (!ctx.expect(sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights"))
-        ctx.fail("shape_mismatch", ctx.op_type() + " kernel_shape does not match weights " + shape_to_string(w));
+        ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + " kernel_shape does not match weights " +
+                                               shape_to_string(w));
   } else if (auto wk = static_shape(std::span<const SymInt>(w).subspan(2))) {
     kernel = *wk;
   } else {
@@ -168,7 +176,8 @@ void qlinear_conv_rule(OpContext& ctx) {
   if (ctx.has_input(8)) {
     const SymShape& b = ctx.shape(8);
     if (b.size() != 1 || !ctx.expect(sym_eq(b[0], out[1]), "QLinearConv: bias length equals output channels"))
-      ctx.fail("shape_mismatch", "QLinearConv bias " + shape_to_string(b) + " must be 1-D of " + out[1].to_python());
+      ctx.fail(ErrorKind::ShapeMismatch, "QLinearConv bias " + shape_to_string(b) + " must be 1-D of " +
+                                             out[1].to_python());
   }
   ctx.set_tensor(0, ctx.dtype(7), std::move(out));
 }

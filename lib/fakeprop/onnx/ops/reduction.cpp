@@ -86,7 +86,7 @@ void reduce_rule(OpContext& ctx) {
         } else if (n_axes && n_axes->size() == 1 && (*n_axes)[0] > 0 && (*n_axes)[0] <= rank) {
           for (int64_t k = 0; k < rank - (*n_axes)[0]; ++k) out.push_back(ctx.unknown_size(why));
         } else {
-          ctx.fail("unknown_axes", why + " and the output rank depends on them");
+          ctx.fail(ErrorKind::UnknownInput, why + " and the output rank depends on them");
         }
         return ctx.set_tensor(0, ctx.dtype(0), std::move(out));
       }
@@ -146,19 +146,22 @@ void topk_rule(OpContext& ctx) {
   } else {
     auto ks = static_shape(ctx.shape(1));
     if (!ks || ks->size() > 1 || (ks->size() == 1 && (*ks)[0] != 1))
-      ctx.fail("invalid_shape", "TopK's K must be a 1-D tensor of one element, got shape " + shape_to_string(ctx.shape(1)));
+      ctx.fail(ErrorKind::InvalidShape, "TopK's K must be a 1-D tensor of one element, got shape " +
+                                            shape_to_string(ctx.shape(1)));
     k = ctx.scalar_int(1);
   }
   SymInt kk;
   if (k) {
     kk = ctx.env().simplify(*k);
-    if (kk.is_static() && kk.value() < 0) ctx.fail("invalid_value", "TopK k is negative: " + std::to_string(kk.value()));
+    if (kk.is_static() && kk.value() < 0)
+      ctx.fail(ErrorKind::InvalidArgument, "TopK k is negative: " + std::to_string(kk.value()));
     if (!ctx.env().statically_known_true(sym_ge(kk, 0)) && !ctx.expect(sym_ge(kk, 0), "TopK: k >= 0"))
-      ctx.fail("invalid_value", "TopK k = " + kk.to_python() + " is negative");
+      ctx.fail(ErrorKind::InvalidArgument, "TopK k = " + kk.to_python() + " is negative");
     if (kk.is_static() && dim.is_static() && kk.value() > dim.value())
-      ctx.fail("invalid_value", "TopK k = " + std::to_string(kk.value()) + " exceeds the axis size " + std::to_string(dim.value()));
+      ctx.fail(ErrorKind::InvalidArgument, "TopK k = " + std::to_string(kk.value()) + " exceeds the axis size " +
+                                               std::to_string(dim.value()));
     if (!ctx.env().statically_known_true(sym_le(kk, dim)) && !ctx.expect(sym_le(kk, dim), "TopK: k <= dim"))
-      ctx.fail("invalid_value", "TopK k = " + kk.to_python() + " exceeds the axis size " + dim.to_python());
+      ctx.fail(ErrorKind::InvalidArgument, "TopK k = " + kk.to_python() + " exceeds the axis size " + dim.to_python());
   } else {
     kk = ctx.new_unbacked_size({0, dim.is_static() ? dim.value() : kIntOo});
     if (!dim.is_static()) ctx.expect(sym_le(kk, dim), "TopK: k <= dim");
@@ -171,7 +174,8 @@ void topk_rule(OpContext& ctx) {
 // CumSum (11): same shape; axis is a scalar input (0-D or one element).
 void cumsum_rule(OpContext& ctx) {
   if (ctx.has_input(1)) {
-    if (ctx.rank(1) > 1) ctx.fail("invalid_shape", "CumSum axis must be a scalar, got shape " + shape_to_string(ctx.shape(1)));
+    if (ctx.rank(1) > 1)
+      ctx.fail(ErrorKind::InvalidShape, "CumSum axis must be a scalar, got shape " + shape_to_string(ctx.shape(1)));
     if (auto axis = ctx.static_ints(1); axis && axis->size() == 1) normalize_axis(ctx, (*axis)[0], ctx.rank(0));
   }
   same_as_input(ctx);
@@ -181,7 +185,8 @@ void cumsum_rule(OpContext& ctx) {
 void lp_normalization_rule(OpContext& ctx) {
   normalize_axis(ctx, ctx.attr_int("axis", -1), ctx.rank(0));
   const int64_t p = ctx.attr_int("p", 2);
-  if (p != 1 && p != 2) ctx.fail("invalid_attribute", "LpNormalization p must be 1 or 2, got " + std::to_string(p));
+  if (p != 1 && p != 2)
+    ctx.fail(ErrorKind::InvalidAttribute, "LpNormalization p must be 1 or 2, got " + std::to_string(p));
   same_as_input(ctx);
 }
 

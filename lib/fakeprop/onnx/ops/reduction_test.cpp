@@ -261,7 +261,7 @@ const std::vector<Case>& cases() {
          b.node("TopK", {"x", "k"}, {"v", "i"});
        },
        {},
-       "invalid_value"},
+       "invalid_argument"},
       {"TopKKMustBeOneElement", 11,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {2, 10});

@@ -52,7 +52,8 @@ void check_rule_case(const Case& c) {
     EXPECT_EQ(error_kinds(r), std::vector<std::string>{c.error_kind});
     return;
   }
-  for (const auto& e : r.errors) ADD_FAILURE() << "error at " << e.node << ": " << e.kind << ": " << e.message;
+  for (const auto& e : r.errors)
+    ADD_FAILURE() << "error at " << e.node << ": " << error_kind_name(e.kind) << ": " << e.message;
   for (const auto& e : c.expect) {
     EXPECT_EQ(shape_of(r, e.value), e.shape) << e.value;
     if constexpr (requires { e.data; }) {

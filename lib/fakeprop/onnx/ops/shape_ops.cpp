@@ -42,7 +42,7 @@ std::string str(const SymInt& d) { return d.to_python(); }
 
 // `cond` must hold: statically false fails, otherwise a guard (backed) or a
 // runtime assert (unbacked, hint-less) with this rule as origin.
-void require(OpContext& ctx, const SymBool& cond, const char* why, const std::string& kind,
+void require(OpContext& ctx, const SymBool& cond, const char* why, ErrorKind kind,
              const std::string& message) {
   if (cond.is_static()) {
     if (!cond.value()) ctx.fail(kind, message);
@@ -186,7 +186,8 @@ std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const cha
   if (ctx.opset() >= input_since) {
     if (!ctx.has_input(input)) return std::nullopt;
     auto xs = ctx.static_ints(input);
-    if (!xs) ctx.fail("unknown_axes", ctx.op_type() + ": input '" + ctx.node().inputs[input] + "' is not known");
+    if (!xs)
+      ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.node().inputs[input] + "' is not known");
     return xs;
   }
   return ctx.attr_ints(attr);
@@ -197,7 +198,8 @@ std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const cha
 std::optional<int64_t> unknown_axes_count(OpContext& ctx) {
   if (ctx.opset() < 13 || !ctx.has_input(1) || ctx.static_ints(1)) return std::nullopt;
   auto n = static_shape(ctx.shape(1));
-  if (!n || n->size() > 1) ctx.fail("unknown_axes", ctx.op_type() + ": axes '" + ctx.node().inputs[1] + "' are not known");
+  if (!n || n->size() > 1)
+    ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": axes '" + ctx.node().inputs[1] + "' are not known");
   return n->empty() ? 1 : (*n)[0];
 }
 
@@ -293,7 +295,7 @@ void reshape_rule(OpContext& ctx) {
   auto target = shape_from_input(ctx, 1);
   if (!target) {
     auto n = static_shape(ctx.shape(1));
-    if (!n || n->size() != 1) ctx.fail("unknown_shape", "Reshape's shape input has unknown length");
+    if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownInput, "Reshape's shape input has unknown length");
     SymShape out;
     for (int64_t i = 0; i < (*n)[0]; ++i)
       out.push_back(ctx.unknown_size("Reshape target shape '" + ctx.node().inputs[1] + "' is not known"));
@@ -308,25 +310,26 @@ void reshape_rule(OpContext& ctx) {
     if (d.is_static()) {
       if (d.value() == 0 && !allowzero) {
         if (i >= in.size())
-          ctx.fail("invalid_shape", "Reshape: 0 at position " + std::to_string(i) + " has no input dim to copy");
+          ctx.fail(ErrorKind::InvalidShape, "Reshape: 0 at position " + std::to_string(i) +
+                                                " has no input dim to copy");
         d = in[i];
       } else if (d.value() == -1) {
-        if (infer_at) ctx.fail("invalid_shape", "Reshape: more than one -1 in the target shape");
+        if (infer_at) ctx.fail(ErrorKind::InvalidShape, "Reshape: more than one -1 in the target shape");
         if (allowzero)
           for (const SymInt& t : *target)
             if (t.is_static() && t.value() == 0)
-              ctx.fail("invalid_shape", "Reshape: allowzero=1 with both 0 and -1 in the target shape");
+              ctx.fail(ErrorKind::InvalidShape, "Reshape: allowzero=1 with both 0 and -1 in the target shape");
         infer_at = i;
       } else if (d.value() < -1) {
-        ctx.fail("invalid_shape", "Reshape: invalid size " + std::to_string(d.value()));
+        ctx.fail(ErrorKind::InvalidShape, "Reshape: invalid size " + std::to_string(d.value()));
       }
     } else {
       // A symbolic entry is a size; if it may be 0 it would copy the input
       // dim (without allowzero) unless that dim is the same value anyway.
-      require(ctx, sym_ge(d, 0), "Reshape: target entries are sizes", "invalid_shape",
+      require(ctx, sym_ge(d, 0), "Reshape: target entries are sizes", ErrorKind::InvalidShape,
               "Reshape: target entry " + str(d) + " may be negative");
       if (!allowzero && !(i < in.size() && known_true(ctx, sym_eq(d, in[i]))))
-        require(ctx, sym_ne(d, 0), "Reshape: a 0 entry would copy the input dim", "invalid_shape",
+        require(ctx, sym_ne(d, 0), "Reshape: a 0 entry would copy the input dim", ErrorKind::InvalidShape,
                 "Reshape: target entry " + str(d) + " is 0 and would copy the input dim");
     }
     out.push_back(d);
@@ -338,17 +341,17 @@ void reshape_rule(OpContext& ctx) {
       if (i != *infer_at) rest.push_back(out[i]);
     Product num = product_of(ctx, in), den = product_of(ctx, rest);
     const SymInt newsize = simplified(ctx, den.value());
-    require(ctx, sym_ne(newsize, 0), "Reshape: -1 needs the other dims non-zero", "invalid_shape",
+    require(ctx, sym_ne(newsize, 0), "Reshape: -1 needs the other dims non-zero", ErrorKind::InvalidShape,
             "Reshape: cannot infer -1 from " + shape_to_string(in) + " into " + shape_to_string(out) +
                 ": the other dims have 0 elements");
     cancel(num, den);
     if (!(den.powers.empty() && den.constant == 1))
       require(ctx, sym_eq(mod(total, newsize), 0), "Reshape: input numel divisible by the known dims",
-              "shape_mismatch",
+              ErrorKind::ShapeMismatch,
               "Reshape: " + str(total) + " elements do not divide into " + shape_to_string(out));
     out[*infer_at] = simplified(ctx, floordiv(num.value(), den.value()));
   } else {
-    require(ctx, sym_eq(simplified(ctx, numel(out)), total), "Reshape: numel preserved", "shape_mismatch",
+    require(ctx, sym_eq(simplified(ctx, numel(out)), total), "Reshape: numel preserved", ErrorKind::ShapeMismatch,
             "Reshape: cannot reshape " + shape_to_string(in) + " (" + str(total) + " elements) into " +
                 shape_to_string(out));
   }
@@ -362,8 +365,8 @@ void flatten_rule(OpContext& ctx) {
   int64_t axis = ctx.attr_int("axis", 1);
   if (axis < 0) axis += rank;  // negative axes since opset 11
   if (axis < 0 || axis > rank)
-    ctx.fail("invalid_axis", "Flatten axis " + std::to_string(ctx.attr_int("axis", 1)) +
-                                 " is out of range for rank " + std::to_string(rank));
+    ctx.fail(ErrorKind::InvalidAxis, "Flatten axis " + std::to_string(ctx.attr_int("axis", 1)) +
+                                         " is out of range for rank " + std::to_string(rank));
   const auto split = in.begin() + axis;
   SymShape out = {simplified(ctx, numel(std::span<const SymInt>(in.begin(), split))),
                   simplified(ctx, numel(std::span<const SymInt>(split, in.end())))};
@@ -377,13 +380,14 @@ void squeeze_rule(OpContext& ctx) {
     // Which dims go is unknown, but dims known not to be 1 must stay: when
     // they are exactly as many as the output has, the output is known.
     const int64_t kept = rank - *k;
-    if (kept < 0) ctx.fail("invalid_axis", "Squeeze: " + std::to_string(*k) + " axes for rank " + std::to_string(rank));
+    if (kept < 0)
+      ctx.fail(ErrorKind::InvalidAxis, "Squeeze: " + std::to_string(*k) + " axes for rank " + std::to_string(rank));
     SymShape out;
     for (const SymInt& d : in)
       if (known_true(ctx, sym_ne(d, 1))) out.push_back(d);
     if (static_cast<int64_t>(out.size()) > kept)
-      ctx.fail("invalid_shape", "Squeeze: " + shape_to_string(in) + " has fewer than " + std::to_string(*k) +
-                                    " dims that can be 1");
+      ctx.fail(ErrorKind::InvalidShape, "Squeeze: " + shape_to_string(in) + " has fewer than " + std::to_string(*k) +
+                                            " dims that can be 1");
     if (static_cast<int64_t>(out.size()) != kept) {
       out.clear();
       for (int64_t i = 0; i < kept; ++i)
@@ -397,7 +401,7 @@ void squeeze_rule(OpContext& ctx) {
   if (axes) {
     for (int64_t a : normalize_axes(ctx, *axes, rank)) {
       const SymInt& d = in[static_cast<size_t>(a)];
-      require(ctx, sym_eq(d, 1), "Squeeze: squeezed dim is 1", "invalid_shape",
+      require(ctx, sym_eq(d, 1), "Squeeze: squeezed dim is 1", ErrorKind::InvalidShape,
               "Squeeze: dim " + std::to_string(a) + " has size " + str(d) + ", not 1");
       drop[static_cast<size_t>(a)] = true;
     }
@@ -434,7 +438,7 @@ void unsqueeze_rule(OpContext& ctx) {
     return;
   }
   auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
-  if (!axes) ctx.fail("unknown_axes", "Unsqueeze needs axes");
+  if (!axes) ctx.fail(ErrorKind::UnknownInput, "Unsqueeze needs axes");
   const SymShape& in = ctx.shape(0);
   const int64_t out_rank = static_cast<int64_t>(in.size() + axes->size());
   std::vector<bool> is_new(static_cast<size_t>(out_rank), false);
@@ -454,8 +458,8 @@ void transpose_rule(OpContext& ctx) {
   std::vector<int64_t> perm;
   if (auto p = ctx.attr_ints("perm")) {
     if (static_cast<int64_t>(p->size()) != rank)
-      ctx.fail("invalid_perm", "Transpose perm has " + std::to_string(p->size()) + " entries for rank " +
-                                   std::to_string(rank));
+      ctx.fail(ErrorKind::InvalidPerm, "Transpose perm has " + std::to_string(p->size()) + " entries for rank " +
+                                           std::to_string(rank));
     perm = normalize_axes(ctx, *p, rank);
   } else {
     for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
@@ -498,12 +502,12 @@ void concat_rule(OpContext& ctx) {
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
     const SymShape& s = ctx.shape(i);
     if (static_cast<int64_t>(s.size()) != rank)
-      ctx.fail("shape_mismatch",
+      ctx.fail(ErrorKind::ShapeMismatch,
                "Concat inputs must have the same rank: " + shape_to_string(out) + " vs " + shape_to_string(s));
     for (int64_t d = 0; d < rank; ++d) {
       if (d == axis) continue;
       const size_t k = static_cast<size_t>(d);
-      require(ctx, sym_eq(out[k], s[k]), "Concat: inputs agree off the axis", "shape_mismatch",
+      require(ctx, sym_eq(out[k], s[k]), "Concat: inputs agree off the axis", ErrorKind::ShapeMismatch,
               "Concat: input " + std::to_string(i) + " has shape " + shape_to_string(s) + ", expected " +
                   str(out[k]) + " at dim " + std::to_string(d));
     }
@@ -547,10 +551,10 @@ void concat_rule(OpContext& ctx) {
 
 // Output sizes of Split along one dim of size `dim` into `n` parts.
 SymShape split_sizes(OpContext& ctx, const SymInt& dim, int64_t n, bool ceil_parts) {
-  if (n <= 0) ctx.fail("invalid_split", "Split needs at least one output");
+  if (n <= 0) ctx.fail(ErrorKind::InvalidSplit, "Split needs at least one output");
   const SymInt parts = n;
   if (!ceil_parts || known_true(ctx, sym_eq(mod(dim, parts), 0))) {
-    require(ctx, sym_eq(mod(dim, parts), 0), "Split: dim divides evenly into the outputs", "invalid_split",
+    require(ctx, sym_eq(mod(dim, parts), 0), "Split: dim divides evenly into the outputs", ErrorKind::InvalidSplit,
             "Split: dim of size " + str(dim) + " does not split evenly into " + std::to_string(n) + " outputs");
     return SymShape(static_cast<size_t>(n), simplified(ctx, floordiv(dim, parts)));
   }
@@ -558,7 +562,7 @@ SymShape split_sizes(OpContext& ctx, const SymInt& dim, int64_t n, bool ceil_par
   const SymInt chunk = ceil_div(ctx, dim, parts);
   SymInt last = n == 2 ? floordiv(dim, parts) : dim - chunk * SymInt(n - 1);
   last = simplified(ctx, last);
-  require(ctx, sym_ge(last, 0), "Split: the last chunk has a non-negative size", "invalid_split",
+  require(ctx, sym_ge(last, 0), "Split: the last chunk has a non-negative size", ErrorKind::InvalidSplit,
           "Split: dim of size " + str(dim) + " cannot be cut into " + std::to_string(n) + " chunks of " + str(chunk));
   SymShape sizes(static_cast<size_t>(n - 1), chunk);
   sizes.push_back(last);
@@ -587,9 +591,9 @@ void split_rule(OpContext& ctx) {
   if (has_num_outputs) {
     const int64_t k = ctx.attr_int("num_outputs", 0);
     if (k != n_out)
-      ctx.fail("invalid_split", "Split: num_outputs is " + std::to_string(k) + " but the node has " +
-                                    std::to_string(n_out) + " outputs");
-    if (sizes || split_unknown) ctx.fail("invalid_split", "Split: both 'split' and 'num_outputs' are given");
+      ctx.fail(ErrorKind::InvalidSplit, "Split: num_outputs is " + std::to_string(k) + " but the node has " +
+                                            std::to_string(n_out) + " outputs");
+    if (sizes || split_unknown) ctx.fail(ErrorKind::InvalidSplit, "Split: both 'split' and 'num_outputs' are given");
   }
   if (split_unknown) {
     for (int64_t k = 0; k < n_out; ++k) {
@@ -601,16 +605,16 @@ void split_rule(OpContext& ctx) {
   }
   if (sizes) {
     if (static_cast<int64_t>(sizes->size()) != n_out)
-      ctx.fail("invalid_split", "Split: " + std::to_string(sizes->size()) + " sizes for " + std::to_string(n_out) +
-                                    " outputs");
+      ctx.fail(ErrorKind::InvalidSplit, "Split: " + std::to_string(sizes->size()) + " sizes for " +
+                                            std::to_string(n_out) + " outputs");
     SymInt sum = 0;
     for (SymInt& s : *sizes) {
       s = simplified(ctx, s);
-      require(ctx, sym_ge(s, 0), "Split: sizes are non-negative", "invalid_split",
+      require(ctx, sym_ge(s, 0), "Split: sizes are non-negative", ErrorKind::InvalidSplit,
               "Split: negative size " + str(s));
       sum = sum + s;
     }
-    require(ctx, sym_eq(simplified(ctx, sum), dim), "Split: sizes add up to the dim", "invalid_split",
+    require(ctx, sym_eq(simplified(ctx, sum), dim), "Split: sizes add up to the dim", ErrorKind::InvalidSplit,
             "Split: sizes add up to " + str(simplified(ctx, sum)) + ", the dim has size " + str(dim));
   } else {
     sizes = split_sizes(ctx, dim, n_out, has_num_outputs);
@@ -720,7 +724,7 @@ void slice_rule(OpContext& ctx) {
   size_t n = 0;
   if (ctx.opset() < 10) {
     auto s = ctx.attr_ints("starts"), e = ctx.attr_ints("ends");
-    if (!s || !e) ctx.fail("missing_attribute", "Slice needs 'starts' and 'ends'");
+    if (!s || !e) ctx.fail(ErrorKind::MissingAttribute, "Slice needs 'starts' and 'ends'");
     starts = std::vector<SymInt>(s->begin(), s->end());
     ends = std::vector<SymInt>(e->begin(), e->end());
     axes = ctx.attr_ints("axes");
@@ -740,19 +744,19 @@ void slice_rule(OpContext& ctx) {
       n = starts->size();
     } else {
       auto len = static_shape(ctx.shape(1));
-      if (!len || len->size() != 1) ctx.fail("invalid_shape", "Slice starts must be a 1-D tensor");
+      if (!len || len->size() != 1) ctx.fail(ErrorKind::InvalidShape, "Slice starts must be a 1-D tensor");
       n = static_cast<size_t>((*len)[0]);
     }
   }
   if ((starts && starts->size() != n) || (ends && ends->size() != n) || (axes && axes->size() != n) ||
       (steps && steps->size() != n))
-    ctx.fail("invalid_slice", "Slice: starts, ends, axes and steps must have the same length");
+    ctx.fail(ErrorKind::InvalidSlice, "Slice: starts, ends, axes and steps must have the same length");
   if (!axes && !axes_unknown) axes = iota(static_cast<int64_t>(n));
   std::vector<int64_t> norm_axes;
   if (axes) norm_axes = normalize_axes(ctx, *axes, rank);
   if (steps)
     for (int64_t s : *steps)
-      if (s == 0) ctx.fail("invalid_slice", "Slice: steps cannot be 0");
+      if (s == 0) ctx.fail(ErrorKind::InvalidSlice, "Slice: steps cannot be 0");
 
   SymShape out = in;
   if (!starts || !ends || !axes || steps_unknown) {
@@ -807,7 +811,7 @@ void gather_rule(OpContext& ctx) {
   const SymShape& data = ctx.shape(0);
   const SymShape& indices = ctx.shape(1);
   const int64_t rank = static_cast<int64_t>(data.size());
-  if (rank == 0) ctx.fail("invalid_rank", "Gather needs data of rank >= 1");
+  if (rank == 0) ctx.fail(ErrorKind::InvalidRank, "Gather needs data of rank >= 1");
   const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
   const SymInt& extent = data[static_cast<size_t>(axis)];
   SymShape out(data.begin(), data.begin() + axis);
@@ -818,8 +822,8 @@ void gather_rule(OpContext& ctx) {
     const int64_t n = extent.value();
     for (int64_t& i : *idx) {
       if (i < -n || i >= n)
-        ctx.fail("index_error", "Gather index " + std::to_string(i) + " is out of range for a dim of size " +
-                                    std::to_string(n));
+        ctx.fail(ErrorKind::IndexError, "Gather index " + std::to_string(i) + " is out of range for a dim of size " +
+                                            std::to_string(n));
       if (i < 0) i += n;
     }
   }
@@ -839,9 +843,9 @@ void gather_elements_rule(OpContext& ctx) {
   const SymShape& data = ctx.shape(0);
   const SymShape& indices = ctx.shape(1);
   if (data.size() != indices.size())
-    ctx.fail("shape_mismatch", "GatherElements: data " + shape_to_string(data) + " and indices " +
-                                   shape_to_string(indices) + " must have the same rank");
-  if (data.empty()) ctx.fail("invalid_rank", "GatherElements needs rank >= 1");
+    ctx.fail(ErrorKind::ShapeMismatch, "GatherElements: data " + shape_to_string(data) + " and indices " +
+                                           shape_to_string(indices) + " must have the same rank");
+  if (data.empty()) ctx.fail(ErrorKind::InvalidRank, "GatherElements needs rank >= 1");
   normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
   ctx.set_tensor(0, ctx.dtype(0), indices);
 }
@@ -851,18 +855,18 @@ void gather_nd_rule(OpContext& ctx) {
   const SymShape& indices = ctx.shape(1);
   const int64_t r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
   const int64_t b = ctx.opset() >= 12 ? ctx.attr_int("batch_dims", 0) : 0;
-  if (r < 1 || q < 1) ctx.fail("invalid_rank", "GatherND needs data and indices of rank >= 1");
+  if (r < 1 || q < 1) ctx.fail(ErrorKind::InvalidRank, "GatherND needs data and indices of rank >= 1");
   if (b < 0 || b >= std::min(r, q))
-    ctx.fail("invalid_attribute", "GatherND batch_dims " + std::to_string(b) + " must be less than both ranks");
+    ctx.fail(ErrorKind::InvalidAttribute, "GatherND batch_dims " + std::to_string(b) + " must be less than both ranks");
   // The output rank depends on indices.shape[-1]: a symbolic one is specialized
   // (a guard on a backed size, a data-dependent error on an unbacked one).
   const int64_t m = ctx.env().evaluate_int(indices.back(), "GatherND: indices.shape[-1] sets the output rank");
   if (m < 1 || m > r - b)
-    ctx.fail("invalid_shape", "GatherND: indices.shape[-1] = " + std::to_string(m) + " must be in [1, " +
-                                  std::to_string(r - b) + "]");
+    ctx.fail(ErrorKind::InvalidShape, "GatherND: indices.shape[-1] = " + std::to_string(m) + " must be in [1, " +
+                                          std::to_string(r - b) + "]");
   for (int64_t i = 0; i < b; ++i) {
     const size_t k = static_cast<size_t>(i);
-    require(ctx, sym_eq(indices[k], data[k]), "GatherND: batch dims agree", "shape_mismatch",
+    require(ctx, sym_eq(indices[k], data[k]), "GatherND: batch dims agree", ErrorKind::ShapeMismatch,
             "GatherND: batch dim " + std::to_string(i) + " differs: " + str(indices[k]) + " vs " + str(data[k]));
   }
   SymShape out(indices.begin(), indices.end() - 1);
@@ -878,20 +882,21 @@ void scatter_rule(OpContext& ctx) {
     const SymShape& indices = ctx.shape(1);
     const SymShape& updates = ctx.shape(2);
     if (indices.size() != data.size() || updates.size() != data.size())
-      ctx.fail("shape_mismatch", ctx.op_type() + ": data " + shape_to_string(data) + ", indices " +
-                                     shape_to_string(indices) + " and updates " + shape_to_string(updates) +
-                                     " must have the same rank");
+      ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + ": data " + shape_to_string(data) + ", indices " +
+                                             shape_to_string(indices) + " and updates " + shape_to_string(updates) +
+                                             " must have the same rank");
     normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
   } else {
     const SymShape& indices = ctx.shape(1);
-    if (indices.empty()) ctx.fail("invalid_rank", "ScatterND: indices must have rank >= 1");
+    if (indices.empty()) ctx.fail(ErrorKind::InvalidRank, "ScatterND: indices must have rank >= 1");
     const int64_t k = ctx.env().evaluate_int(indices.back(), "ScatterND: indices.shape[-1] sets the updates rank");
     if (k < 1 || k > static_cast<int64_t>(data.size()))
-      ctx.fail("invalid_shape", "ScatterND: indices.shape[-1] = " + std::to_string(k) + " exceeds the data rank");
+      ctx.fail(ErrorKind::InvalidShape, "ScatterND: indices.shape[-1] = " + std::to_string(k) +
+                                            " exceeds the data rank");
     const size_t want = indices.size() - 1 + data.size() - static_cast<size_t>(k);
     if (ctx.shape(2).size() != want)
-      ctx.fail("shape_mismatch", "ScatterND: updates " + shape_to_string(ctx.shape(2)) + " must have rank " +
-                                     std::to_string(want));
+      ctx.fail(ErrorKind::ShapeMismatch, "ScatterND: updates " + shape_to_string(ctx.shape(2)) + " must have rank " +
+                                             std::to_string(want));
   }
   same_as_input(ctx);
 }
@@ -911,11 +916,12 @@ void expand_rule(OpContext& ctx) {
   if (target) {
     for (const SymInt& t : *target)
       if (t.is_static() && t.value() < 0)
-        ctx.fail("invalid_shape", "Expand: negative size " + std::to_string(t.value()) + " in the target shape");
+        ctx.fail(ErrorKind::InvalidShape, "Expand: negative size " + std::to_string(t.value()) +
+                                              " in the target shape");
     out = broadcast_shapes(in, *target, ctx.env());
   } else {
     auto n = static_shape(ctx.shape(1));
-    if (!n || n->size() != 1) ctx.fail("unknown_shape", "Expand's shape input has unknown length");
+    if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownInput, "Expand's shape input has unknown length");
     const size_t out_rank = std::max(in.size(), static_cast<size_t>((*n)[0]));
     const size_t offset = out_rank - in.size();
     for (size_t k = 0; k < out_rank; ++k) {
@@ -952,11 +958,11 @@ void tile_rule(OpContext& ctx) {
     return;
   }
   if (repeats->size() != in.size())
-    ctx.fail("invalid_shape", "Tile: " + std::to_string(repeats->size()) + " repeats for an input of rank " +
-                                  std::to_string(in.size()));
+    ctx.fail(ErrorKind::InvalidShape, "Tile: " + std::to_string(repeats->size()) + " repeats for an input of rank " +
+                                          std::to_string(in.size()));
   for (size_t k = 0; k < in.size(); ++k) {
     const SymInt& r = (*repeats)[k];
-    require(ctx, sym_ge(r, 0), "Tile: repeats are non-negative", "invalid_shape",
+    require(ctx, sym_ge(r, 0), "Tile: repeats are non-negative", ErrorKind::InvalidShape,
             "Tile: negative repeat " + str(r));
     out[k] = simplified(ctx, in[k] * r);
   }
@@ -993,11 +999,11 @@ void pad_rule(OpContext& ctx) {
   const int64_t rank = static_cast<int64_t>(in.size());
   const std::string mode = ctx.attr_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && ctx.opset() >= 19))
-    ctx.fail("invalid_attribute", "Pad: unsupported mode '" + mode + "'");
+    ctx.fail(ErrorKind::InvalidAttribute, "Pad: unsupported mode '" + mode + "'");
   std::optional<std::vector<SymInt>> pads;
   if (ctx.opset() < 11) {
     auto p = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
-    if (!p) ctx.fail("missing_attribute", "Pad needs 'pads'");
+    if (!p) ctx.fail(ErrorKind::MissingAttribute, "Pad needs 'pads'");
     pads = std::vector<SymInt>(p->begin(), p->end());
   } else {
     pads = ctx.ints(1);
@@ -1023,12 +1029,12 @@ void pad_rule(OpContext& ctx) {
   }
   const size_t n = axes.size();
   if (pads->size() != 2 * n)
-    ctx.fail("invalid_shape", "Pad: " + std::to_string(pads->size()) + " pads for " + std::to_string(n) +
-                                  " axes (need 2 per axis)");
+    ctx.fail(ErrorKind::InvalidShape, "Pad: " + std::to_string(pads->size()) + " pads for " + std::to_string(n) +
+                                          " axes (need 2 per axis)");
   for (size_t i = 0; i < n; ++i) {
     const size_t a = static_cast<size_t>(axes[i]);
     const SymInt d = simplified(ctx, in[a] + (*pads)[i] + (*pads)[i + n]);
-    require(ctx, sym_ge(d, 0), "Pad: padded dims are non-negative", "invalid_shape",
+    require(ctx, sym_ge(d, 0), "Pad: padded dims are non-negative", ErrorKind::InvalidShape,
             "Pad: dim " + std::to_string(a) + " of size " + str(in[a]) + " padded to " + str(d));
     out[a] = d;
   }
@@ -1069,8 +1075,8 @@ void center_crop_pad_rule(OpContext& ctx) {
   SymShape out = in;
   auto sizes = ctx.ints(1);
   if (sizes && sizes->size() != axes.size())
-    ctx.fail("invalid_shape", "CenterCropPad: " + std::to_string(sizes->size()) + " sizes for " +
-                                  std::to_string(axes.size()) + " axes");
+    ctx.fail(ErrorKind::InvalidShape, "CenterCropPad: " + std::to_string(sizes->size()) + " sizes for " +
+                                          std::to_string(axes.size()) + " axes");
   for (size_t i = 0; i < axes.size(); ++i) {
     SymInt& d = out[static_cast<size_t>(axes[i])];
     if (!sizes) {
@@ -1078,7 +1084,7 @@ void center_crop_pad_rule(OpContext& ctx) {
       continue;
     }
     d = simplified(ctx, (*sizes)[i]);
-    require(ctx, sym_ge(d, 0), "CenterCropPad: sizes are non-negative", "invalid_shape",
+    require(ctx, sym_ge(d, 0), "CenterCropPad: sizes are non-negative", ErrorKind::InvalidShape,
             "CenterCropPad: negative size " + str(d));
   }
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
@@ -1089,18 +1095,20 @@ void center_crop_pad_rule(OpContext& ctx) {
 
 int64_t block_size(OpContext& ctx) {
   const int64_t b = ctx.required_attr_int("blocksize");
-  if (b <= 0) ctx.fail("invalid_attribute", ctx.op_type() + ": blocksize must be positive, got " + std::to_string(b));
+  if (b <= 0)
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + ": blocksize must be positive, got " + std::to_string(b));
   return b;
 }
 
 void depth_to_space_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
-  if (in.size() != 4) ctx.fail("invalid_rank", "DepthToSpace needs a 4-D input, got " + shape_to_string(in));
+  if (in.size() != 4) ctx.fail(ErrorKind::InvalidRank, "DepthToSpace needs a 4-D input, got " + shape_to_string(in));
   const int64_t b = block_size(ctx);
   const std::string mode = ctx.attr_string("mode", "DCR");
-  if (mode != "DCR" && mode != "CRD") ctx.fail("invalid_attribute", "DepthToSpace: unknown mode '" + mode + "'");
+  if (mode != "DCR" && mode != "CRD")
+    ctx.fail(ErrorKind::InvalidAttribute, "DepthToSpace: unknown mode '" + mode + "'");
   const SymInt bb = checked_mul(b, b);
-  require(ctx, sym_eq(mod(in[1], bb), 0), "DepthToSpace: channels divisible by blocksize^2", "shape_mismatch",
+  require(ctx, sym_eq(mod(in[1], bb), 0), "DepthToSpace: channels divisible by blocksize^2", ErrorKind::ShapeMismatch,
           "DepthToSpace: " + str(in[1]) + " channels are not divisible by blocksize^2 = " + str(bb));
   SymShape out = {in[0], floordiv(in[1], bb), in[2] * SymInt(b), in[3] * SymInt(b)};
   simplify_all(ctx, out);
@@ -1109,10 +1117,11 @@ void depth_to_space_rule(OpContext& ctx) {
 
 void space_to_depth_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
-  if (in.size() != 4) ctx.fail("invalid_rank", "SpaceToDepth needs a 4-D input, got " + shape_to_string(in));
+  if (in.size() != 4) ctx.fail(ErrorKind::InvalidRank, "SpaceToDepth needs a 4-D input, got " + shape_to_string(in));
   const int64_t b = block_size(ctx);
   for (size_t k : {size_t{2}, size_t{3}})
-    require(ctx, sym_eq(mod(in[k], b), 0), "SpaceToDepth: spatial dims divisible by blocksize", "shape_mismatch",
+    require(ctx, sym_eq(mod(in[k], b), 0), "SpaceToDepth: spatial dims divisible by blocksize",
+            ErrorKind::ShapeMismatch,
             "SpaceToDepth: dim " + std::to_string(k) + " of size " + str(in[k]) + " is not divisible by " +
                 std::to_string(b));
   SymShape out = {in[0], in[1] * SymInt(checked_mul(b, b)), floordiv(in[2], b), floordiv(in[3], b)};
@@ -1125,10 +1134,11 @@ void one_hot_rule(OpContext& ctx) {
   const int64_t out_rank = static_cast<int64_t>(indices.size()) + 1;
   const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), out_rank);
   if (ctx.rank(1) > 1 || (ctx.rank(1) == 1 && !known_true(ctx, sym_eq(ctx.shape(1)[0], 1))))
-    ctx.fail("invalid_shape", "OneHot: depth must be a scalar or a 1-element tensor");
+    ctx.fail(ErrorKind::InvalidShape, "OneHot: depth must be a scalar or a 1-element tensor");
   const SymShape& values = ctx.shape(2);
-  if (values.size() != 1) ctx.fail("invalid_shape", "OneHot: values must be 1-D, got " + shape_to_string(values));
-  require(ctx, sym_eq(values[0], 2), "OneHot: values holds (off, on)", "invalid_shape",
+  if (values.size() != 1)
+    ctx.fail(ErrorKind::InvalidShape, "OneHot: values must be 1-D, got " + shape_to_string(values));
+  require(ctx, sym_eq(values[0], 2), "OneHot: values holds (off, on)", ErrorKind::InvalidShape,
           "OneHot: values must have 2 elements, got " + str(values[0]));
   SymInt depth;
   if (auto d = ctx.scalar_int(1)) {
@@ -1138,7 +1148,7 @@ void one_hot_rule(OpContext& ctx) {
   } else {
     depth = ctx.unknown_size("OneHot depth '" + ctx.node().inputs[1] + "' is not known");
   }
-  require(ctx, sym_ge(depth, 1), "OneHot: depth is positive", "invalid_shape",
+  require(ctx, sym_ge(depth, 1), "OneHot: depth is positive", ErrorKind::InvalidShape,
           "OneHot: depth " + str(depth) + " must be positive");
   SymShape out = indices;
   out.insert(out.begin() + axis, depth);
@@ -1146,20 +1156,20 @@ void one_hot_rule(OpContext& ctx) {
 }
 
 void trilu_rule(OpContext& ctx) {
-  if (ctx.rank(0) < 2) ctx.fail("invalid_rank", "Trilu needs rank >= 2, got " + shape_to_string(ctx.shape(0)));
+  if (ctx.rank(0) < 2) ctx.fail(ErrorKind::InvalidRank, "Trilu needs rank >= 2, got " + shape_to_string(ctx.shape(0)));
   same_as_input(ctx);
 }
 
 void reverse_sequence_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
-  if (in.size() < 2) ctx.fail("invalid_rank", "ReverseSequence needs rank >= 2, got " + shape_to_string(in));
+  if (in.size() < 2) ctx.fail(ErrorKind::InvalidRank, "ReverseSequence needs rank >= 2, got " + shape_to_string(in));
   const int64_t batch_axis = ctx.attr_int("batch_axis", 1), time_axis = ctx.attr_int("time_axis", 0);
   if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
-    ctx.fail("invalid_attribute", "ReverseSequence: batch_axis/time_axis must be 0 and 1");
+    ctx.fail(ErrorKind::InvalidAttribute, "ReverseSequence: batch_axis/time_axis must be 0 and 1");
   const SymShape& lens = ctx.shape(1);
-  if (lens.size() != 1) ctx.fail("invalid_shape", "ReverseSequence: sequence_lens must be 1-D");
+  if (lens.size() != 1) ctx.fail(ErrorKind::InvalidShape, "ReverseSequence: sequence_lens must be 1-D");
   const size_t b = static_cast<size_t>(batch_axis);
-  require(ctx, sym_eq(lens[0], in[b]), "ReverseSequence: one length per batch entry", "shape_mismatch",
+  require(ctx, sym_eq(lens[0], in[b]), "ReverseSequence: one length per batch entry", ErrorKind::ShapeMismatch,
           "ReverseSequence: " + str(lens[0]) + " lengths for a batch of " + str(in[b]));
   same_as_input(ctx);
 }

@@ -1000,7 +1000,7 @@ TEST(ShapeOpsGuards, SqueezeHintlessDimKeptWithNote) {
   EXPECT_EQ(shape_of(r, "y"), Strings{"n"});
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0].node, "sq");
-  EXPECT_EQ(r.warnings[0].kind, "precision_lost");
+  EXPECT_EQ(r.warnings[0].kind, ErrorKind::PrecisionLost);
   EXPECT_NE(r.warnings[0].message.find("may be 1"), std::string::npos) << r.warnings[0].message;
 }
 
@@ -1027,7 +1027,7 @@ TEST(ShapeOpsGuards, UnknownReshapeTargetLosesPrecisionVisibly) {
   ASSERT_TRUE(r.errors.empty());
   EXPECT_EQ(shape_of(r, "y"), (Strings{"u0", "u1"}));
   ASSERT_EQ(r.warnings.size(), 2u);
-  EXPECT_EQ(r.warnings[0].kind, "precision_lost");
+  EXPECT_EQ(r.warnings[0].kind, ErrorKind::PrecisionLost);
   EXPECT_EQ(r.warnings[0].node, "rs");
 }
 
