@@ -284,7 +284,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
   call_kwargs_.clear();
   for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
-  OpContext ctx(n, args, call_kwargs_, env(), storage_, options_.device, this);
+  OpContext ctx(n, args, call_kwargs_, env(), storage_, options_, this);
   entry->rule(ctx);
   out = ctx.take_result();
   // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.

@@ -9,16 +9,8 @@ namespace fakeprop::fx {
 
 OpContext::OpContext(const Node& node, std::span<const Value* const> args,
                      std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env,
-                     StorageIds& storage, Device default_device, Interpreter* interp)
-    : node_(node),
-      args_(args),
-      kwargs_(kwargs),
-      env_(env),
-      storage_(storage),
-      default_device_(default_device),
-      interp_(interp) {}
-
-void OpContext::fail(ErrorKind kind, const std::string& message) const { throw OpError(kind, message); }
+                     StorageIds& storage, const InferOptions& options, Interpreter* interp)
+    : RuleContext(env, storage, options), node_(node), args_(args), kwargs_(kwargs), interp_(interp) {}
 
 const Value* OpContext::lookup(size_t pos, std::string_view name) const {
   if (pos < args_.size()) return args_[pos];
@@ -134,7 +126,7 @@ double OpContext::float_arg(size_t pos, std::string_view name, std::optional<dou
     fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
-  if (v.is_symbolic_float()) env_.raise_data_dependent_float(v.float_sym);
+  if (v.is_symbolic_float()) env().raise_data_dependent_float(v.float_sym);
   if (v.kind == Value::Kind::Float) return v.f;
   if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
   fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a float");
@@ -220,11 +212,11 @@ Scalar OpContext::scalar_arg(size_t pos, std::string_view name, std::optional<Sc
 
 TensorValue OpContext::new_tensor(SymShape sizes, DType dtype, Device device, std::optional<SymShape> strides) {
   TensorValue t;
-  t.meta.strides = strides ? std::move(*strides) : contiguous_strides(sizes, &env_);
+  t.meta.strides = strides ? std::move(*strides) : contiguous_strides(sizes, &env());
   t.meta.sizes = std::move(sizes);
   t.meta.dtype = dtype;
   t.meta.device = device;
-  t.meta.storage = storage_.next();
+  t.meta.storage = storage().next();
   t.meta.is_leaf = false;
   return t;
 }
@@ -238,10 +230,6 @@ TensorValue OpContext::view_of(const TensorMeta& base, SymShape sizes, SymShape 
   t.meta.is_leaf = false;
   return t;
 }
-
-bool OpContext::check(const SymBool& cond, const char* why) { return env_.evaluate(cond, why); }
-bool OpContext::expect(const SymBool& cond, const char* why) { return env_.expect_true(cond, why); }
-SymInt OpContext::new_unbacked_size(ValueRange range) { return SymInt(env_.create_unbacked_symint(true, range)); }
 
 const OpRegistry& OpRegistry::instance() {
   static const OpRegistry registry = [] {

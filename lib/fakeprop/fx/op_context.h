@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fakeprop/fx/graph.h"
+#include "fakeprop/runner/rule_context.h"
 #include "fakeprop/value/value.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/error_kind.h"
@@ -26,17 +27,15 @@ struct Scalar {
   double f = 0;  // Float
 };
 
-class OpContext {
+class OpContext : public RuleContext {
  public:
   // `args` and `kwargs` (by keyword, in the node's order) must outlive the context.
   OpContext(const Node& node, std::span<const Value* const> args,
             std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env, StorageIds& storage,
-            Device default_device, Interpreter* interp);
+            const InferOptions& options, Interpreter* interp);
 
   const Node& node() const { return node_; }
   const std::string& target() const { return node_.target; }
-  ShapeEnv& env() { return env_; }
-  Device default_device() const { return default_device_; }
   Interpreter* interpreter() { return interp_; }
 
   // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
@@ -72,20 +71,11 @@ class OpContext {
   TensorValue view_of(const TensorMeta& base, SymShape sizes, SymShape strides, SymInt storage_offset);
   Value tensor_result(TensorValue t) { return Value::of_tensor(std::move(t)); }
 
-  // ---- decisions ----
-  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const;
-  bool check(const SymBool& cond, const char* why);   // guard (backed) / DataDependentError (unbacked)
-  bool expect(const SymBool& cond, const char* why);  // torch._check: guard or runtime assert
-  SymInt new_unbacked_size(ValueRange range);
-
  private:
   const Value* lookup(size_t pos, std::string_view name) const;
   const Node& node_;
   std::span<const Value* const> args_;
   std::span<const std::pair<std::string_view, const Value*>> kwargs_;
-  ShapeEnv& env_;
-  StorageIds& storage_;
-  Device default_device_;
   Interpreter* interp_;
   Value result_;
 };

@@ -154,7 +154,7 @@ class Interpreter::Step final : public NodeStep {
         return;
       }
     }
-    OpContext ctx(node_, opset, e, in_.storage_, in_.options_.device, inputs_, &in_);
+    OpContext ctx(node_, opset, e, in_.storage_, in_.options_, inputs_, &in_);
     in_.subgraph_depth_ = depth_;
     in_.current_scope_ = &scope_;
     try {

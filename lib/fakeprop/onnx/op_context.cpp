@@ -6,18 +6,14 @@
 
 namespace fakeprop::onnx {
 
-OpContext::OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, Device device,
+OpContext::OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, const InferOptions& options,
                      std::vector<const Value*> inputs, Interpreter* interp)
-    : node_(node),
+    : RuleContext(env, storage, options),
+      node_(node),
       opset_(opset),
-      env_(env),
-      storage_(storage),
-      device_(device),
       inputs_(std::move(inputs)),
       outputs_(node.outputs.size()),
       interp_(interp) {}
-
-void OpContext::fail(ErrorKind kind, const std::string& message) const { throw OpError(kind, message); }
 
 bool OpContext::has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
 
@@ -161,11 +157,11 @@ void OpContext::set_output(size_t i, Value v) {
 
 TensorValue OpContext::new_tensor(DType dtype, SymShape shape) {
   TensorValue t;
-  t.meta.strides = contiguous_strides(shape, &env_);
+  t.meta.strides = contiguous_strides(shape, &env());
   t.meta.sizes = std::move(shape);
   t.meta.dtype = dtype;
-  t.meta.device = device_;
-  t.meta.storage = storage_.next();
+  t.meta.device = device();
+  t.meta.storage = storage().next();
   return t;
 }
 
@@ -177,17 +173,6 @@ void OpContext::set_tensor(size_t i, DType dtype, SymShape shape, KnownData data
   TensorValue t = new_tensor(dtype, std::move(shape));
   t.data = std::move(data);
   set_output(i, Value::of_tensor(std::move(t)));
-}
-
-bool OpContext::check(const SymBool& cond, const char* why) { return env_.evaluate(cond, why); }
-bool OpContext::expect(const SymBool& cond, const char* why) { return env_.expect_true(cond, why); }
-
-SymInt OpContext::new_unbacked_size(ValueRange range) { return SymInt(env_.create_unbacked_symint(true, range)); }
-
-SymInt OpContext::unknown_size(const std::string& why) {
-  SymInt s = new_unbacked_size({0, kIntOo});
-  precision_notes_.push_back(s.to_python() + ": " + why);
-  return s;
 }
 
 }  // namespace fakeprop::onnx

@@ -10,6 +10,7 @@
 
 #include "fakeprop/value/value.h"
 #include "fakeprop/onnx/model.h"
+#include "fakeprop/runner/rule_context.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/error_kind.h"
 
@@ -17,16 +18,14 @@ namespace fakeprop::onnx {
 
 class Interpreter;
 
-class OpContext {
+class OpContext : public RuleContext {
  public:
-  OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, Device device,
+  OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, const InferOptions& options,
             std::vector<const Value*> inputs, Interpreter* interp);
 
   const Node& node() const { return node_; }
   Name op_type() const { return node_.op_type; }
   int64_t opset() const { return opset_; }  // of the node's domain
-  ShapeEnv& env() { return env_; }
-  Device device() const { return device_; }
   Interpreter* interpreter() { return interp_; }
 
   // ---- inputs ----
@@ -65,32 +64,11 @@ class OpContext {
   void set_tensor(size_t i, DType dtype, SymShape shape, KnownData data);
   const std::vector<Value>& outputs() const { return outputs_; }
 
-  // ---- errors and decisions ----
-  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const;
-  // Decide a condition through the ShapeEnv with this rule's name as origin.
-  bool check(const SymBool& cond, const char* why);   // evaluate(): guard on backed symbols
-  bool expect(const SymBool& cond, const char* why);  // expect_true(): runtime assert on unbacked
-  // A fresh unbacked size in [lo, hi] bound to output `output`'s dim `dim`
-  // (-1: the value itself) for unbacked_bindings.
-  SymInt new_unbacked_size(ValueRange range);
-  // A size this rule cannot compute: a fresh size-like unbacked symbol, and a
-  // ErrorKind::PrecisionLost warning on this node saying why (the first place a dim
-  // became unknown is what users need to find).
-  SymInt unknown_size(const std::string& why);
-  // An ErrorKind::PrecisionLost warning on this node without a new symbol (e.g. a dim
-  // kept because it may or may not be 1).
-  void note_precision(const std::string& why) { precision_notes_.push_back(why); }
-  const std::vector<std::string>& precision_notes() const { return precision_notes_; }
-
  private:
   const Node& node_;
   int64_t opset_;
-  ShapeEnv& env_;
-  StorageIds& storage_;
-  Device device_;
   std::vector<const Value*> inputs_;
   std::vector<Value> outputs_;
-  std::vector<std::string> precision_notes_;
   Interpreter* interp_;
 };
 

@@ -16,45 +16,9 @@ namespace fakeprop::fx::ops {
 inline std::string text(const SymInt& v) { return v.is_static() ? std::to_string(v.value()) : v.to_python(); }
 inline std::string text(const SymShape& s) { return shape_to_string(s); }
 
-// ---- symbolic decisions: static answers never reach the env ----
+// The decision vocabulary (decide, same_size, require, known_true,
+// size_oblivious, guard_or_false, simplified) is runner/rule_context.h's.
 
-// Decides `c` for the rule (a guard on backed sizes, a data-dependent error on unbacked).
-inline bool decide(OpContext& ctx, const SymBool& c, const char* why) {
-  if (auto v = c.maybe_value()) return *v;
-  return ctx.check(c, why);
-}
-// a == b, with identical expressions equal without asking.
-inline bool same_size(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why) {
-  if (a.same(b)) return true;
-  return decide(ctx, sym_eq(a, b), why);
-}
-// torch._check: a runtime assert when unbacked; fails with `message` when false.
-inline void require(OpContext& ctx, const SymBool& c, const char* why, ErrorKind kind,
-                    const std::string& message) {
-  if (auto v = c.maybe_value()) {
-    if (!*v) ctx.fail(kind, message);
-    return;
-  }
-  if (!ctx.expect(c, why)) ctx.fail(kind, message);
-}
-inline bool known_true(OpContext& ctx, const SymBool& c) {
-  if (auto v = c.maybe_value()) return *v;
-  return ctx.env().statically_known_true(c);
-}
-inline bool size_oblivious(OpContext& ctx, const SymBool& c, const char* why) {
-  if (auto v = c.maybe_value()) return *v;
-  return ctx.env().guard_size_oblivious(c, why);
-}
-inline bool guard_or_false(OpContext& ctx, const SymBool& c, const char* why) {
-  if (auto v = c.maybe_value()) return *v;
-  return ctx.env().guard_or_false(c, why);
-}
-
-inline SymInt simplified(OpContext& ctx, const SymInt& v) { return v.is_static() ? v : ctx.env().simplify(v); }
-inline SymShape simplified(OpContext& ctx, SymShape s) {
-  for (SymInt& d : s) d = simplified(ctx, d);
-  return s;
-}
 inline SymInt product(const SymShape& s) {
   SymInt p = 1;
   for (const SymInt& d : s) p = p * d;
@@ -66,13 +30,12 @@ inline SymInt product(const SymShape& s) {
 // An int argument that the rule needs as a plain integer (a dim, a count).
 inline int64_t static_int(OpContext& ctx, size_t pos, std::string_view name, std::optional<int64_t> dflt = std::nullopt) {
   const SymInt v = ctx.int_arg(pos, name, dflt ? std::optional<SymInt>(*dflt) : std::nullopt);
-  if (!v.is_static()) return ctx.env().evaluate_int(v, "static int argument");
-  return v.value();
+  return specialize(ctx, v, "static int argument");
 }
 inline std::vector<int64_t> static_ints(OpContext& ctx, const std::vector<SymInt>& xs) {
   std::vector<int64_t> out;
   out.reserve(xs.size());
-  for (const SymInt& x : xs) out.push_back(x.is_static() ? x.value() : ctx.env().evaluate_int(x, "static int argument"));
+  for (const SymInt& x : xs) out.push_back(specialize(ctx, x, "static int argument"));
   return out;
 }
 inline std::vector<int64_t> static_int_list(OpContext& ctx, size_t pos, std::string_view name,

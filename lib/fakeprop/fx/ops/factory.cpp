@@ -26,7 +26,7 @@ MemoryFormat factory_format(OpContext& ctx) {
 void factory(OpContext& ctx) {
   SymShape size = ctx.int_list(0, "size");
   check_non_negative(ctx, size);
-  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Float32), device_or(ctx, ctx.default_device()),
+  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device()),
                                factory_format(ctx)));
 }
 
@@ -37,12 +37,12 @@ void empty_strided_op(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, size);
   set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, DType::Float32),
-                                device_or(ctx, ctx.default_device())));
+                                device_or(ctx, ctx.device())));
 }
 
 void scalar_tensor(OpContext& ctx) {
   (void)ctx.scalar_arg(0, "s");
-  set_tensor(ctx, empty_tensor(ctx, {}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.default_device())));
+  set_tensor(ctx, empty_tensor(ctx, {}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
 }
 
 // empty_like / zeros_like / ones_like / full_like / rand_like / randn_like.
@@ -107,7 +107,7 @@ void arange(OpContext& ctx) {
     if (!(n >= 0 && n < 9.2e18)) ctx.fail(ErrorKind::InvalidArgument, "arange: invalid number of elements");
     length = static_cast<int64_t>(n);
   }
-  set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.default_device())));
+  set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.device())));
 }
 
 void clone(OpContext& ctx) {
@@ -206,14 +206,14 @@ void randint(OpContext& ctx) {
   const bool low = ctx.target() == "aten.randint.low";
   SymShape size = ctx.int_list(low ? 2 : 1, "size");
   check_non_negative(ctx, size);
-  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Int64), device_or(ctx, ctx.default_device())));
+  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Int64), device_or(ctx, ctx.device())));
 }
 
 // randperm(n): [n] int64.
 void randperm(OpContext& ctx) {
   const SymInt n = ctx.int_arg(0, "n");
   if (n.is_static() && n.value() < 0) ctx.fail(ErrorKind::InvalidArgument, "n must be non-negative, got" + text(n));
-  set_tensor(ctx, empty_tensor(ctx, {n}, dtype_or(ctx, DType::Int64), device_or(ctx, ctx.default_device())));
+  set_tensor(ctx, empty_tensor(ctx, {n}, dtype_or(ctx, DType::Int64), device_or(ctx, ctx.device())));
 }
 
 // bernoulli(self[, p]): empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT).

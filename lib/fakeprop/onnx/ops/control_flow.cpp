@@ -79,7 +79,7 @@ std::string describe_kind(const Value& v) {
 }
 
 Value tensor_value(OpContext& ctx, DType dtype, SymShape shape, std::optional<KnownData> data = std::nullopt) {
-  for (SymInt& d : shape) d = ctx.env().simplify(d);
+  for (SymInt& d : shape) d = simplified(ctx, d);
   TensorValue t = ctx.new_tensor(dtype, std::move(shape));
   t.data = std::move(data);
   return Value::of_tensor(std::move(t));
@@ -157,7 +157,7 @@ struct Merger {
   bool kept(const SymInt& d) const { return keep && d.is_symbolic() && keep->count(d.expr()); }
 
   SymInt size(const SymInt& a, const SymInt& b) {
-    if (a.same(b) || kept(a) || ctx.env().statically_known_true(sym_eq(a, b))) return a;
+    if (a.same(b) || kept(a) || known_true(ctx, sym_eq(a, b))) return a;
     changed = true;
     return differ(a, b);
   }
@@ -234,13 +234,13 @@ void if_rule(OpContext& ctx) {
   const Scope& outer = *in.current_scope();
   const Graph& then_g = graph_attr(ctx, "then_branch");
   const Graph& else_g = graph_attr(ctx, "else_branch");
-  if (ctx.shape(0).size() > 1 || (ctx.shape(0).size() == 1 && !ctx.env().statically_known_true(sym_eq(ctx.shape(0)[0], 1))))
+  if (ctx.shape(0).size() > 1 || (ctx.shape(0).size() == 1 && !known_true(ctx, sym_eq(ctx.shape(0)[0], 1))))
     ctx.fail(ErrorKind::ShapeMismatch, "If: the condition must hold a single element");
   std::optional<bool> cond;
   if (auto c = ctx.scalar_int(0)) {
     if (c->is_static()) cond = c->value() != 0;
-    else if (ctx.env().statically_known_true(sym_ne(*c, 0))) cond = true;
-    else if (ctx.env().statically_known_true(sym_eq(*c, 0))) cond = false;
+    else if (known_true(ctx, sym_ne(*c, 0))) cond = true;
+    else if (known_true(ctx, sym_eq(*c, 0))) cond = false;
   }
   const std::string path = node_path(ctx);
   auto run = [&](const Graph& g, const char* which) {
@@ -288,7 +288,7 @@ Value detach(OpContext& ctx, const Value& v, const std::unordered_set<ExprRef>& 
     SymShape shape = v.tensor->meta.sizes;
     bool any = false;
     for (SymInt& d : shape) {
-      d = ctx.env().simplify(d);
+      d = simplified(ctx, d);
       if (mentions(d, gen)) {
         d = ctx.new_unbacked_size({0, kIntOo});
         any = true;
@@ -306,7 +306,7 @@ Value detach(OpContext& ctx, const Value& v, const std::unordered_set<ExprRef>& 
     for (const Value& e : *v.list) xs.push_back(detach(ctx, e, gen));
     Value out = Value::of_list(std::move(xs));
     if (v.list_length) {
-      SymInt len = ctx.env().simplify(*v.list_length);
+      SymInt len = simplified(ctx, *v.list_length);
       out.list_length = mentions(len, gen) ? ctx.new_unbacked_size({0, kIntOo}) : len;
     }
     return out;
@@ -319,10 +319,10 @@ Value detach(OpContext& ctx, const Value& v, const std::unordered_set<ExprRef>& 
 SymInt final_size(OpContext& ctx, const SymInt& init, const SymInt& gen_in, const SymInt& out,
                   const std::optional<SymInt>& trips, const std::unordered_set<ExprRef>& gen) {
   if (!mentions(gen_in, gen)) return init;
-  SymInt step = ctx.env().simplify(out - gen_in);
+  SymInt step = simplified(ctx, out - gen_in);
   if (step.is_static()) {
     if (step.value() == 0) return init;
-    if (trips) return ctx.env().simplify(init + step * *trips);
+    if (trips) return simplified(ctx, init + step * *trips);
   }
   return ctx.new_unbacked_size({0, kIntOo});
 }
@@ -396,7 +396,7 @@ bool stays_true(OpContext& ctx, const Value& cond_out) {
       cond_out.tensor->data->ints.size() != 1)
     return false;
   const SymInt& c = cond_out.tensor->data->ints[0];
-  return c.is_static() ? c.value() != 0 : ctx.env().statically_known_true(sym_ne(c, 0));
+  return c.is_static() ? c.value() != 0 : known_true(ctx, sym_ne(c, 0));
 }
 
 void loop_rule(OpContext& ctx) {
@@ -409,7 +409,7 @@ void loop_rule(OpContext& ctx) {
   std::optional<SymInt> max_trips;
   if (ctx.has_input(0)) {
     max_trips = ctx.scalar_int(0);
-    if (max_trips) max_trips = ctx.env().simplify(sym_max(*max_trips, 0));
+    if (max_trips) max_trips = simplified(ctx, sym_max(*max_trips, 0));
   }
   std::optional<bool> cond0 = true;  // absent: true
   if (ctx.has_input(1)) {
@@ -480,8 +480,8 @@ SymShape without_axis(const SymShape& s, int64_t axis) {
 
 void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const std::string& message) {
   SymBool eq = sym_eq(a, b);
-  if (ctx.env().statically_known_true(eq)) return;
-  if (ctx.env().statically_known_true(sym_not(eq)) || !ctx.expect(eq, "Scan"))
+  if (known_true(ctx, eq)) return;
+  if (known_true(ctx, sym_not(eq)) || !ctx.expect(eq, "Scan"))
     ctx.fail(ErrorKind::ShapeMismatch, message);
 }
 
@@ -604,7 +604,7 @@ Value sequence_template(OpContext& ctx, const Value& seq, const std::optional<Va
   if (extra) all.push_back(*extra);
   std::optional<Value> t = m.template_of(all, "sequence");
   if (!t) return Value::of_list({});
-  return Value::of_list_of_length(*t, ctx.env().simplify(length));
+  return Value::of_list_of_length(*t, simplified(ctx, length));
 }
 
 void check_element_dtype(OpContext& ctx, const Value& seq, DType dtype) {
@@ -655,7 +655,7 @@ void sequence_construct_rule(OpContext& ctx) {
 
 void sequence_length_rule(OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0);
-  ctx.set_tensor(0, DType::Int64, {}, int_data({ctx.env().simplify(sequence_length(seq))}));
+  ctx.set_tensor(0, DType::Int64, {}, int_data({simplified(ctx, sequence_length(seq))}));
 }
 
 void sequence_at_rule(OpContext& ctx) {
@@ -744,16 +744,15 @@ void split_to_sequence_rule(OpContext& ctx) {
       ctx.set_output(0, Value::of_list_of_length(piece(ctx.unknown_size("SplitToSequence: piece size"), true), n));
       return;
     }
-    if (!ctx.expect(sym_gt(*s, 0), "SplitToSequence"))
-      ctx.fail(ErrorKind::InvalidSplit, "SplitToSequence: split must be positive");
-    SymInt n = ctx.env().simplify(ceildiv(dim, *s));
+    require(ctx, sym_gt(*s, 0), "SplitToSequence", ErrorKind::InvalidSplit, "SplitToSequence: split must be positive");
+    SymInt n = simplified(ctx, ceildiv(dim, *s));
     if (fits(n) && dim.is_static() && s->is_static()) {
       std::vector<SymInt> sizes(static_cast<size_t>(n.value()), *s);
       if (n.value() > 0) sizes.back() = dim.value() - (n.value() - 1) * s->value();
       emit(sizes, true);
       return;
     }
-    SymInt size = ctx.env().statically_known_true(sym_eq(mod(dim, *s), 0)) ? *s : ctx.new_unbacked_size({0, kIntOo});
+    SymInt size = known_true(ctx, sym_eq(mod(dim, *s), 0)) ? *s : ctx.new_unbacked_size({0, kIntOo});
     ctx.set_output(0, Value::of_list_of_length(piece(size, true), n));
     return;
   }
@@ -761,7 +760,7 @@ void split_to_sequence_rule(OpContext& ctx) {
     SymInt total = 0;
     for (const SymInt& s : *sizes) total = total + s;
     require_equal(ctx, total, dim,
-                  "SplitToSequence: split sizes add up to " + ctx.env().simplify(total).to_python() + ", the dim is " +
+                  "SplitToSequence: split sizes add up to " + simplified(ctx, total).to_python() + ", the dim is " +
                       dim.to_python());
     emit(*sizes, true);
     return;

@@ -15,16 +15,6 @@ namespace fakeprop::onnx::ops {
 
 namespace {
 
-constexpr int64_t kDefaultFoldCap = 1 << 16;
-
-int64_t fold_cap(OpContext& ctx) {
-  Interpreter* interp = ctx.interpreter();
-  return interp ? interp->options().max_fold_elements : kDefaultFoldCap;
-}
-
-SymInt simplified(OpContext& ctx, const SymInt& d) { return ctx.env().simplify(d); }
-bool known_true(OpContext& ctx, const SymBool& c) { return ctx.env().statically_known_true(c); }
-
 // The range a size may take, from its symbols' ranges.
 ValueRange range_of(OpContext& ctx, const SymInt& d) {
   const SymInt s = simplified(ctx, d);
@@ -200,7 +190,7 @@ void compress_rule(OpContext& ctx) {
   if (selected) {
     auto shape = static_shape(in);
     auto e = static_elements(ctx, 0);
-    if (shape && e && static_cast<int64_t>(e->size()) <= fold_cap(ctx)) {
+    if (shape && e && static_cast<int64_t>(e->size()) <= ctx.fold_limit()) {
       int64_t outer = 1, inner = 1;
       const int64_t a = has_axis ? axis : 0;
       const int64_t extent = has_axis ? (*shape)[static_cast<size_t>(a)] : static_cast<int64_t>(e->size());

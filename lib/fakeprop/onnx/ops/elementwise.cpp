@@ -17,9 +17,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // Folding vocabulary: elementwise evaluation of known data under broadcasting.
 
-int64_t fold_cap(OpContext& ctx) {
-  return ctx.interpreter() ? ctx.interpreter()->options().max_fold_elements : int64_t{1} << 16;
-}
 
 // Row-major index into an input of shape `in` for output flat index `flat`.
 int64_t source_index(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
@@ -56,7 +53,7 @@ std::optional<std::vector<Out>> fold_elems(OpContext& ctx, const std::vector<siz
   if (!out) return std::nullopt;
   int64_t total = 1;
   for (int64_t d : *out) total *= d;
-  if (total > fold_cap(ctx)) return std::nullopt;
+  if (total > ctx.fold_limit()) return std::nullopt;
   std::vector<std::vector<In>> data;
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i : inputs) {
@@ -130,7 +127,7 @@ std::optional<SymInt> store_int(OpContext& ctx, DType dt, const SymInt& v) {
     return SymInt(*w);
   }
   if (bit_width(dt) < 32) return std::nullopt;  // a size does not reliably fit
-  return ctx.env().simplify(v);
+  return simplified(ctx, v);
 }
 
 // A condition on known data: statically decided, else a guard on backed
@@ -143,13 +140,13 @@ std::optional<bool> decide(OpContext& ctx, const SymBool& cond, const char* why)
 }
 
 // Sign-aware facts about a known integer, without guards.
-bool known_nonneg(OpContext& ctx, const SymInt& v) { return ctx.env().statically_known_true(sym_ge(v, 0)); }
-bool known_nonpos(OpContext& ctx, const SymInt& v) { return ctx.env().statically_known_true(sym_le(v, 0)); }
+bool known_nonneg(OpContext& ctx, const SymInt& v) { return known_true(ctx, sym_ge(v, 0)); }
+bool known_nonpos(OpContext& ctx, const SymInt& v) { return known_true(ctx, sym_le(v, 0)); }
 
 // Is v >= 0? Statically when possible, else a guard; nullopt when unbacked.
 std::optional<bool> nonneg(OpContext& ctx, const SymInt& v, const char* why) {
   if (known_nonneg(ctx, v)) return true;
-  if (ctx.env().statically_known_true(sym_lt(v, 0))) return false;
+  if (known_true(ctx, sym_lt(v, 0))) return false;
   return decide(ctx, sym_ge(v, 0), why);
 }
 
@@ -210,7 +207,7 @@ bool all_static(std::span<const SymInt> xs) {
 
 // Writes output `out` with optional folded data.
 void emit(OpContext& ctx, size_t out, DType dt, SymShape shape, std::optional<KnownData> data) {
-  for (SymInt& d : shape) d = ctx.env().simplify(d);
+  for (SymInt& d : shape) d = simplified(ctx, d);
   if (data)
     ctx.set_tensor(out, dt, std::move(shape), std::move(*data));
   else
@@ -338,10 +335,9 @@ void prelu_rule(OpContext& ctx) {
   for (size_t k = 0; k < slope.size(); ++k) {
     const SymInt& s = slope[k];
     const SymInt& d = x[offset + k];
-    if (ctx.env().statically_known_true(sym_eq(s, 1))) continue;
-    if (!ctx.expect(sym_eq(s, d), "PRelu: slope dim equals X's dim or is 1"))
-      ctx.fail(ErrorKind::ShapeMismatch, "PRelu slope " + shape_to_string(slope) + " does not broadcast to X " +
-                                             shape_to_string(x));
+    if (known_true(ctx, sym_eq(s, 1))) continue;
+    require(ctx, sym_eq(s, d), "PRelu: slope dim equals X's dim or is 1", ErrorKind::ShapeMismatch, "PRelu slope " +
+            shape_to_string(slope) + " does not broadcast to X " + shape_to_string(x));
   }
   same_as_input(ctx);
 }
@@ -541,7 +537,7 @@ void where_rule(OpContext& ctx) {
   if (cond && out_static && s0 && s1 && s2) {
     int64_t total = 1;
     for (int64_t d : *out_static) total *= d;
-    if (total <= fold_cap(ctx)) {
+    if (total <= ctx.fold_limit()) {
       const bool floats = is_floating(dt);
       auto xi = floats ? std::nullopt : ctx.ints(1), yi = floats ? std::nullopt : ctx.ints(2);
       auto xf = floats ? ctx.floats(1) : std::nullopt, yf = floats ? ctx.floats(2) : std::nullopt;
@@ -593,7 +589,7 @@ void clip_rule(OpContext& ctx) {
         for (SymInt x : *xs) {
           if (lo) x = sym_max(x, *lo);
           if (hi) x = sym_min(x, *hi);
-          ys.push_back(ctx.env().simplify(x));
+          ys.push_back(simplified(ctx, x));
         }
         data = int_data(std::move(ys));
       }

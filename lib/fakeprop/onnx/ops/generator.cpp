@@ -10,11 +10,6 @@ namespace fakeprop::onnx::ops {
 
 namespace {
 
-constexpr int64_t kConstantFoldCap = 1 << 16;
-
-int64_t fold_cap(OpContext& ctx) {
-  return ctx.interpreter() ? ctx.interpreter()->options().max_fold_elements : kConstantFoldCap;
-}
 
 // Known elements of a tensor attribute, or nullopt (too big, undecodable).
 std::optional<KnownData> tensor_data(const TensorRef& t, int64_t cap) {
@@ -48,9 +43,8 @@ void check_size(OpContext& ctx, const SymInt& d, const char* why) {
       ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": negative size " + std::to_string(d.value()));
     return;
   }
-  if (ctx.env().statically_known_true(sym_ge(d, 0))) return;
-  if (!ctx.expect(sym_ge(d, 0), why))
-    ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": size " + d.to_python() + " is negative");
+  if (known_true(ctx, sym_ge(d, 0))) return;
+  require(ctx, sym_ge(d, 0), why, ErrorKind::InvalidShape, ctx.op_type() + ": size " + d.to_python() + " is negative");
 }
 
 void constant_rule(OpContext& ctx) {
@@ -59,7 +53,7 @@ void constant_rule(OpContext& ctx) {
     const TensorRef& t = *value->t;
     SymShape shape(t.dims.begin(), t.dims.end());
     const DType dt = t.dtype();
-    if (auto data = tensor_data(t, std::min(kConstantFoldCap, fold_cap(ctx))))
+    if (auto data = tensor_data(t, ctx.fold_limit()))
       ctx.set_tensor(0, dt, std::move(shape), std::move(*data));
     else
       ctx.set_tensor(0, dt, std::move(shape));
@@ -106,7 +100,7 @@ void constant_of_shape_rule(OpContext& ctx) {
   if (auto dims = shape_from_input(ctx, 0)) {
     for (SymInt& d : *dims) {
       check_size(ctx, d, "ConstantOfShape: sizes are non-negative");
-      out.push_back(ctx.env().simplify(d));
+      out.push_back(simplified(ctx, d));
     }
   } else {
     auto len = static_shape(ctx.shape(0));
@@ -120,7 +114,7 @@ void constant_of_shape_rule(OpContext& ctx) {
   if (fill && n) {
     int64_t total = 1;
     for (int64_t d : *n) total *= d;
-    if (total <= fold_cap(ctx)) {
+    if (total <= ctx.fold_limit()) {
       KnownData data = *fill;
       if (data.is_float)
         data.floats.assign(static_cast<size_t>(total), fill->floats[0]);
@@ -150,7 +144,7 @@ void range_rule(OpContext& ctx) {
     const double count = std::max(std::ceil((l - s) / d), 0.0);
     if (!std::isfinite(count) || count > 9.0e18) ctx.fail(ErrorKind::InvalidArgument, "Range has too many elements");
     const auto n = static_cast<int64_t>(count);
-    if (n > fold_cap(ctx)) return ctx.set_tensor(0, dt, {n});
+    if (n > ctx.fold_limit()) return ctx.set_tensor(0, dt, {n});
     std::vector<double> xs;
     xs.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
@@ -165,14 +159,14 @@ void range_rule(OpContext& ctx) {
     return ctx.set_tensor(0, dt, {ctx.new_unbacked_size({0, kIntOo})});
   const int64_t step = delta->value();
   if (step == 0) ctx.fail(ErrorKind::InvalidArgument, "Range delta is zero");
-  SymInt n = ctx.env().simplify(ceildiv(*limit - *start, SymInt(step)));
+  SymInt n = simplified(ctx, ceildiv(*limit - *start, SymInt(step)));
   // An empty range is legal in ONNX: clamp at 0 unless the sign is known.
-  if (!ctx.env().statically_known_true(sym_ge(n, 0)))
-    n = ctx.env().statically_known_true(sym_le(n, 0)) ? SymInt(0) : ctx.env().simplify(sym_max(n, 0));
-  if (n.is_static() && n.value() <= fold_cap(ctx)) {
+  if (!known_true(ctx, sym_ge(n, 0)))
+    n = known_true(ctx, sym_le(n, 0)) ? SymInt(0) : simplified(ctx, sym_max(n, 0));
+  if (n.is_static() && n.value() <= ctx.fold_limit()) {
     std::vector<SymInt> xs;
     xs.reserve(static_cast<size_t>(n.value()));
-    for (int64_t i = 0; i < n.value(); ++i) xs.push_back(ctx.env().simplify(*start + SymInt(i) * SymInt(step)));
+    for (int64_t i = 0; i < n.value(); ++i) xs.push_back(simplified(ctx, *start + SymInt(i) * SymInt(step)));
     return ctx.set_tensor(0, dt, {n}, int_data(std::move(xs)));
   }
   ctx.set_tensor(0, dt, {n});
@@ -219,7 +213,7 @@ void window_rule(OpContext& ctx) {
   SymInt n;
   if (auto size = ctx.scalar_int(0)) {
     check_size(ctx, *size, "window size is non-negative");
-    n = ctx.env().simplify(*size);
+    n = simplified(ctx, *size);
   } else {
     n = ctx.new_unbacked_size({0, kIntOo});
   }

@@ -111,20 +111,18 @@ std::optional<std::vector<T>> fold(const OpContext& ctx, std::initializer_list<s
   return result;
 }
 
-constexpr int64_t kFoldCap = 1 << 16;
-
 }  // namespace
 
 std::optional<KnownData> fold_ints(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
                                    const std::function<SymInt(std::span<const SymInt>)>& fn) {
-  auto r = fold<SymInt>(ctx, inputs, out_shape, [&](size_t i) { return ctx.ints(i); }, fn, kFoldCap);
+  auto r = fold<SymInt>(ctx, inputs, out_shape, [&](size_t i) { return ctx.ints(i); }, fn, ctx.fold_limit());
   if (!r) return std::nullopt;
   return int_data(std::move(*r));
 }
 
 std::optional<KnownData> fold_floats(const OpContext& ctx, std::initializer_list<size_t> inputs,
                                      const SymShape& out_shape, const std::function<double(std::span<const double>)>& fn) {
-  auto r = fold<double>(ctx, inputs, out_shape, [&](size_t i) { return ctx.floats(i); }, fn, kFoldCap);
+  auto r = fold<double>(ctx, inputs, out_shape, [&](size_t i) { return ctx.floats(i); }, fn, ctx.fold_limit());
   if (!r) return std::nullopt;
   return float_data(std::move(*r));
 }

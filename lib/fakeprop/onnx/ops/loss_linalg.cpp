@@ -19,7 +19,7 @@ SymShape loss_shape(OpContext& ctx, size_t scores, size_t labels) {
   const std::string reduction = ctx.attr_string("reduction", "mean");
   if (reduction == "none") {
     SymShape out;
-    for (const SymInt& d : target) out.push_back(ctx.env().simplify(d));
+    for (const SymInt& d : target) out.push_back(simplified(ctx, d));
     return out;
   }
   if (reduction != "mean" && reduction != "sum")

@@ -31,7 +31,7 @@ int64_t positive_attr(OpContext& ctx, const char* name) {
 // x / parts after checking it divides evenly.
 SymInt exact_div(OpContext& ctx, const SymInt& x, const SymInt& parts, const char* why) {
   require_divisible(ctx, x, parts, why);
-  return ctx.env().simplify(floordiv(x, parts));
+  return simplified(ctx, floordiv(x, parts));
 }
 
 // ---------------------------------------------------------------- attention
@@ -58,7 +58,7 @@ void attention_rule(OpContext& ctx) {
   }
   if (ctx.has_input(2)) require_vector(ctx, 2, w[1], "Attention bias");
   const SymInt head_size = exact_div(ctx, q_hidden, heads, "Attention: hidden size divisible by num_heads");
-  ctx.set_tensor(0, ctx.dtype(0), {x[0], x[1], ctx.env().simplify(v_hidden)});
+  ctx.set_tensor(0, ctx.dtype(0), {x[0], x[1], simplified(ctx, v_hidden)});
   if (!ctx.wants_output(1)) return;
   if (ctx.has_input(4)) {
     require_rank(ctx, 4, {5}, "past");
@@ -116,7 +116,7 @@ void multi_head_attention_rule(OpContext& ctx) {
       require_equal(ctx, v.size() == 3 ? v[1] : v[2], kv_len, "MultiHeadAttention: key and value lengths agree");
     }
   }
-  v_hidden = ctx.env().simplify(v_hidden);
+  v_hidden = simplified(ctx, v_hidden);
   ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], v_hidden});
   const bool wants_present = ctx.wants_output(1) || ctx.wants_output(2);
   if (!wants_present && !ctx.wants_output(3)) return;
@@ -139,7 +139,7 @@ void multi_head_attention_rule(OpContext& ctx) {
                "MultiHeadAttention: past_key cannot be used with BNSH key (cross attention)");
     total = past[2] + kv_len;
   }
-  total = ctx.env().simplify(total);
+  total = simplified(ctx, total);
   if (wants_present) {
     const SymInt head = exact_div(ctx, hidden, heads, "MultiHeadAttention: hidden size divisible by num_heads");
     const SymInt v_head = exact_div(ctx, v_hidden, heads, "MultiHeadAttention: v hidden size divisible by num_heads");
@@ -168,7 +168,7 @@ void group_query_attention_rule(OpContext& ctx) {
     require_equal(ctx, ctx.shape(1)[2], head * kv_heads, "GroupQueryAttention: key width = kv_num_heads * head_size");
     if (ctx.has_input(2)) require_equal(ctx, ctx.shape(2)[2], head * kv_heads, "GroupQueryAttention: value width");
   }
-  ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], ctx.env().simplify(head * heads)});
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], simplified(ctx, head * heads)});
   std::optional<SymInt> total_length;
   if (ctx.has_input(6)) total_length = ctx.scalar_int(6);
   auto total = [&]() -> SymInt {
@@ -189,12 +189,12 @@ void group_query_attention_rule(OpContext& ctx) {
     } else {
       present_len = total();
     }
-    present_len = ctx.env().simplify(present_len);
-    const SymShape present = {q[0], kv_heads, present_len, ctx.env().simplify(head)};
+    present_len = simplified(ctx, present_len);
+    const SymShape present = {q[0], kv_heads, present_len, simplified(ctx, head)};
     if (ctx.wants_output(1)) ctx.set_tensor(1, key_t, present);
     if (ctx.wants_output(2)) ctx.set_tensor(2, value_t, present);
   }
-  if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], ctx.env().simplify(total())});
+  if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], simplified(ctx, total())});
 }
 
 // ---------------------------------------------------------------- layer norms

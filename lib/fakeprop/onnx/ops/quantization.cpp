@@ -29,9 +29,9 @@ void check_quant_param(OpContext& ctx, size_t x, size_t param) {
     if (ps.size() != 1)
       ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " " + name + " must be a scalar or 1-D, got " +
                                             shape_to_string(ps));
-    if (!ctx.expect(sym_eq(ps[0], dim), "quantization: per-axis parameter length equals x's axis dim"))
-      ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + " " + name + " has " + ps[0].to_python() +
-                                             " entries for axis size " + dim.to_python());
+    require(ctx, sym_eq(ps[0], dim), "quantization: per-axis parameter length equals x's axis dim",
+            ErrorKind::ShapeMismatch, ctx.op_type() + " " + name + " has " + ps[0].to_python() +
+            " entries for axis size " + dim.to_python());
     return;
   }
   if (ps.size() != xs.size())
@@ -108,14 +108,14 @@ SymShape matmul_shape(OpContext& ctx, size_t ia, size_t ib) {
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), SymInt(1));
   if (b_vec) b.push_back(SymInt(1));
-  if (!ctx.expect(sym_eq(a.back(), b[b.size() - 2]), "MatMul: contraction dims agree"))
-    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + ": contraction dims differ: " + shape_to_string(ctx.shape(ia)) +
-                                           " @ " + shape_to_string(ctx.shape(ib)));
+  require(ctx, sym_eq(a.back(), b[b.size() - 2]), "MatMul: contraction dims agree", ErrorKind::ShapeMismatch,
+          ctx.op_type() + ": contraction dims differ: " + shape_to_string(ctx.shape(ia)) + " @ " +
+          shape_to_string(ctx.shape(ib)));
   SymShape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
   SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
   if (!a_vec) out.push_back(a[a.size() - 2]);
   if (!b_vec) out.push_back(b.back());
-  for (SymInt& d : out) d = ctx.env().simplify(d);
+  for (SymInt& d : out) d = simplified(ctx, d);
   return out;
 }
 
@@ -138,9 +138,9 @@ SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) {
   const int64_t group = ctx.attr_int("group", 1);
   if (group < 1)
     ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
-  if (!ctx.expect(sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group"))
-    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
-                                           w[1].to_python() + " * group " + std::to_string(group));
+  require(ctx, sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group",
+          ErrorKind::ShapeMismatch, ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
+          w[1].to_python() + " * group " + std::to_string(group));
   const size_t spatial = x.size() - 2;
   SymShape out{x[0], w[0]};
   std::vector<int64_t> kernel;
@@ -150,9 +150,8 @@ SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) {
       ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
                                                 " entries for " + std::to_string(spatial) + " spatial dims");
     for (size_t i = 0; i < spatial; ++i)
-      if (!ctx.expect(sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights"))
-        ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + " kernel_shape does not match weights " +
-                                               shape_to_string(w));
+      require(ctx, sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights", ErrorKind::ShapeMismatch,
+              ctx.op_type() + " kernel_shape does not match weights " + shape_to_string(w));
   } else if (auto wk = static_shape(std::span<const SymInt>(w).subspan(2))) {
     kernel = *wk;
   } else {

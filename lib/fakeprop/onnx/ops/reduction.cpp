@@ -10,9 +10,6 @@ namespace fakeprop::onnx::ops {
 
 namespace {
 
-int64_t fold_cap(OpContext& ctx) {
-  return ctx.interpreter() ? ctx.interpreter()->options().max_fold_elements : int64_t{1} << 16;
-}
 
 enum class Fold { None, Sum, Prod, Min, Max };
 
@@ -30,7 +27,7 @@ std::optional<KnownData> fold_reduce(OpContext& ctx, const std::vector<bool>& re
     total *= (*in)[k];
     (reduced[k] ? reduced_count : out_total) *= (*in)[k];
   }
-  if (static_cast<int64_t>(xs->size()) != total || total > fold_cap(ctx)) return std::nullopt;
+  if (static_cast<int64_t>(xs->size()) != total || total > ctx.fold_limit()) return std::nullopt;
   // Min/Max of nothing has no integer identity.
   if (reduced_count == 0 && (fold == Fold::Min || fold == Fold::Max)) return std::nullopt;
   std::vector<std::optional<SymInt>> acc(static_cast<size_t>(out_total));
@@ -61,7 +58,7 @@ std::optional<KnownData> fold_reduce(OpContext& ctx, const std::vector<bool>& re
   }
   std::vector<SymInt> out;
   out.reserve(acc.size());
-  for (auto& a : acc) out.push_back(a ? ctx.env().simplify(*a) : SymInt(fold == Fold::Prod ? 1 : 0));
+  for (auto& a : acc) out.push_back(a ? simplified(ctx, *a) : SymInt(fold == Fold::Prod ? 1 : 0));
   return int_data(std::move(out));
 }
 
@@ -152,16 +149,16 @@ void topk_rule(OpContext& ctx) {
   }
   SymInt kk;
   if (k) {
-    kk = ctx.env().simplify(*k);
+    kk = simplified(ctx, *k);
     if (kk.is_static() && kk.value() < 0)
       ctx.fail(ErrorKind::InvalidArgument, "TopK k is negative: " + std::to_string(kk.value()));
-    if (!ctx.env().statically_known_true(sym_ge(kk, 0)) && !ctx.expect(sym_ge(kk, 0), "TopK: k >= 0"))
-      ctx.fail(ErrorKind::InvalidArgument, "TopK k = " + kk.to_python() + " is negative");
+    require(ctx, sym_ge(kk, 0), "TopK: k >= 0", ErrorKind::InvalidArgument, "TopK k = " + kk.to_python() +
+            " is negative");
     if (kk.is_static() && dim.is_static() && kk.value() > dim.value())
       ctx.fail(ErrorKind::InvalidArgument, "TopK k = " + std::to_string(kk.value()) + " exceeds the axis size " +
                                                std::to_string(dim.value()));
-    if (!ctx.env().statically_known_true(sym_le(kk, dim)) && !ctx.expect(sym_le(kk, dim), "TopK: k <= dim"))
-      ctx.fail(ErrorKind::InvalidArgument, "TopK k = " + kk.to_python() + " exceeds the axis size " + dim.to_python());
+    require(ctx, sym_le(kk, dim), "TopK: k <= dim", ErrorKind::InvalidArgument, "TopK k = " + kk.to_python() +
+            " exceeds the axis size " + dim.to_python());
   } else {
     kk = ctx.new_unbacked_size({0, dim.is_static() ? dim.value() : kIntOo});
     if (!dim.is_static()) ctx.expect(sym_le(kk, dim), "TopK: k <= dim");

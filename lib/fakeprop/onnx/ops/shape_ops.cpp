@@ -23,34 +23,14 @@ namespace {
 // ---------------------------------------------------------------------------
 // Vocabulary of this family.
 
-constexpr int64_t kDefaultFoldCap = 1 << 16;
 // Slice bounds at least this large in magnitude mean "to the end" (INT64_MAX,
 // INT64_MIN and friends): no tensor dim comes near them.
 constexpr int64_t kHugeIndex = std::numeric_limits<int64_t>::max() / 2;
 
-int64_t fold_cap(OpContext& ctx) {
-  Interpreter* interp = ctx.interpreter();
-  return interp ? interp->options().max_fold_elements : kDefaultFoldCap;
-}
-
-bool known_true(OpContext& ctx, const SymBool& c) { return ctx.env().statically_known_true(c); }
-SymInt simplified(OpContext& ctx, const SymInt& d) { return ctx.env().simplify(d); }
 void simplify_all(OpContext& ctx, SymShape& shape) {
   for (SymInt& d : shape) d = simplified(ctx, d);
 }
 std::string str(const SymInt& d) { return d.to_python(); }
-
-// `cond` must hold: statically false fails, otherwise a guard (backed) or a
-// runtime assert (unbacked, hint-less) with this rule as origin.
-void require(OpContext& ctx, const SymBool& cond, const char* why, ErrorKind kind,
-             const std::string& message) {
-  if (cond.is_static()) {
-    if (!cond.value()) ctx.fail(kind, message);
-    return;
-  }
-  if (known_true(ctx, sym_not(cond))) ctx.fail(kind, message);
-  if (!ctx.expect(cond, why)) ctx.fail(kind, message);
-}
 
 // a / b rounded up, written as an exact quotient when b statically divides a.
 SymInt ceil_div(OpContext& ctx, const SymInt& a, const SymInt& b) {
@@ -412,7 +392,7 @@ void squeeze_rule(OpContext& ctx) {
       const SymInt& d = in[k];
       if (d.is_static()) {
         drop[k] = d.value() == 1;
-      } else if (ctx.env().guard_or_false(sym_eq(d, 1), "Squeeze: drop dims of size 1")) {
+      } else if (guard_or_false(ctx, sym_eq(d, 1), "Squeeze: drop dims of size 1")) {
         drop[k] = true;
       } else if (!known_true(ctx, sym_ne(d, 1))) {
         ctx.note_precision("Squeeze without axes keeps dim " + std::to_string(k) + " (" + str(d) +
@@ -471,7 +451,7 @@ void transpose_rule(OpContext& ctx) {
     const auto out_shape = *static_shape(out);
     const auto in_strides = strides_of(src->shape);
     const int64_t total = count_of(out_shape).value_or(kIntOo);
-    if (total <= fold_cap(ctx)) {
+    if (total <= ctx.fold_limit()) {
       // Output coordinate k walks input axis perm[k].
       KnownData d;
       d.is_float = src->data.is_float;
@@ -524,7 +504,7 @@ void concat_rule(OpContext& ctx) {
   }
   const auto out_static = static_shape(out);
   if (parts.size() == ctx.num_inputs() && out_static) {
-    if (count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+    if (count_of(*out_static).value_or(kIntOo) <= ctx.fold_limit()) {
       int64_t outer = 1;
       for (int64_t d = 0; d < axis; ++d) outer *= parts[0].shape[static_cast<size_t>(d)];
       KnownData d;
@@ -629,7 +609,7 @@ void split_rule(OpContext& ctx) {
     if (src && offset.is_static() && len.is_static()) {
       auto coords = all_coords(src->shape);
       coords[static_cast<size_t>(axis)] = iota(len.value(), offset.value());
-      data = pick(*src, coords, fold_cap(ctx));
+      data = pick(*src, coords, ctx.fold_limit());
     }
     offset = simplified(ctx, offset + len);
     if (ctx.wants_output(static_cast<size_t>(k)))
@@ -786,7 +766,7 @@ void slice_rule(OpContext& ctx) {
     }
   }
   std::optional<KnownData> data;
-  if (src) data = pick(*src, coords, fold_cap(ctx));
+  if (src) data = pick(*src, coords, ctx.fold_limit());
   set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
 }
 
@@ -833,7 +813,7 @@ void gather_rule(OpContext& ctx) {
       // The indices, flattened, walk the axis; the output's index dims are that walk.
       auto coords = all_coords(src->shape);
       coords[static_cast<size_t>(axis)] = *idx;
-      picked = pick(*src, coords, fold_cap(ctx));
+      picked = pick(*src, coords, ctx.fold_limit());
     }
   }
   set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(picked));
@@ -860,7 +840,7 @@ void gather_nd_rule(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidAttribute, "GatherND batch_dims " + std::to_string(b) + " must be less than both ranks");
   // The output rank depends on indices.shape[-1]: a symbolic one is specialized
   // (a guard on a backed size, a data-dependent error on an unbacked one).
-  const int64_t m = ctx.env().evaluate_int(indices.back(), "GatherND: indices.shape[-1] sets the output rank");
+  const int64_t m = specialize(ctx, indices.back(), "GatherND: indices.shape[-1] sets the output rank");
   if (m < 1 || m > r - b)
     ctx.fail(ErrorKind::InvalidShape, "GatherND: indices.shape[-1] = " + std::to_string(m) + " must be in [1, " +
                                           std::to_string(r - b) + "]");
@@ -889,7 +869,7 @@ void scatter_rule(OpContext& ctx) {
   } else {
     const SymShape& indices = ctx.shape(1);
     if (indices.empty()) ctx.fail(ErrorKind::InvalidRank, "ScatterND: indices must have rank >= 1");
-    const int64_t k = ctx.env().evaluate_int(indices.back(), "ScatterND: indices.shape[-1] sets the updates rank");
+    const int64_t k = specialize(ctx, indices.back(), "ScatterND: indices.shape[-1] sets the updates rank");
     if (k < 1 || k > static_cast<int64_t>(data.size()))
       ctx.fail(ErrorKind::InvalidShape, "ScatterND: indices.shape[-1] = " + std::to_string(k) +
                                             " exceeds the data rank");
@@ -936,12 +916,12 @@ void expand_rule(OpContext& ctx) {
   std::optional<KnownData> data;
   auto src = static_data(ctx, 0);
   auto out_static = static_shape(out);
-  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= ctx.fold_limit()) {
     StaticData padded = *src;
     padded.shape.insert(padded.shape.begin(), out_static->size() - src->shape.size(), 1);
     std::vector<std::vector<int64_t>> coords;
     for (size_t k = 0; k < out_static->size(); ++k) coords.push_back(broadcast_coords(padded.shape[k], (*out_static)[k]));
-    data = pick(padded, coords, fold_cap(ctx));
+    data = pick(padded, coords, ctx.fold_limit());
   }
   set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
 }
@@ -969,14 +949,14 @@ void tile_rule(OpContext& ctx) {
   std::optional<KnownData> data;
   auto src = static_data(ctx, 0);
   auto out_static = static_shape(out);
-  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= ctx.fold_limit()) {
     std::vector<std::vector<int64_t>> coords;
     for (size_t k = 0; k < in.size(); ++k) {
       std::vector<int64_t> c;
       for (int64_t j = 0; j < (*out_static)[k]; ++j) c.push_back(j % src->shape[k]);
       coords.push_back(std::move(c));
     }
-    data = pick(*src, coords, fold_cap(ctx));
+    data = pick(*src, coords, ctx.fold_limit());
   }
   set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
 }
@@ -1041,7 +1021,7 @@ void pad_rule(OpContext& ctx) {
   std::optional<KnownData> data;
   auto src = static_data(ctx, 0);
   auto out_static = static_shape(out);
-  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= fold_cap(ctx)) {
+  if (src && out_static && count_of(*out_static).value_or(kIntOo) <= ctx.fold_limit()) {
     std::vector<std::vector<int64_t>> coords = all_coords(src->shape);
     bool ok = true;
     for (size_t i = 0; i < n && ok; ++i) {
@@ -1058,7 +1038,7 @@ void pad_rule(OpContext& ctx) {
       fill = known(ctx, 2);
     else
       fill = src->data.is_float ? float_data({ctx.attr_float("value", 0.0f)}) : int_data({SymInt(0)});
-    if (ok && fill) data = pick(*src, coords, fold_cap(ctx), &*fill);
+    if (ok && fill) data = pick(*src, coords, ctx.fold_limit(), &*fill);
   }
   set_maybe_data(ctx, 0, ctx.dtype(0), std::move(out), std::move(data));
 }
