@@ -6,6 +6,7 @@
 
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
+#include "fakeprop/tensor/shape_functions.h"
 
 namespace fakeprop::fx::ops {
 
@@ -66,7 +67,7 @@ void convolution(OpContext& ctx) {
     out.push_back(weight.sizes[0]);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
-      out.push_back(floordiv(input.sizes[i + 2] + padding[i] * 2 - dilation[i] * (k - 1) - 1, stride[i]) + 1);
+      out.push_back(conv_output_size(input.sizes[i + 2], k, stride[i], padding[i] * 2, dilation[i]));
     }
   } else {
     const std::vector<SymInt> output_padding = per_dim(ctx, 7, "output_padding", spatial);
@@ -78,8 +79,8 @@ void convolution(OpContext& ctx) {
     out.push_back(weight.sizes[1] * groups);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
-      out.push_back((input.sizes[i + 2] - 1) * stride[i] - padding[i] * 2 + dilation[i] * (k - 1) +
-                    output_padding[i] + 1);
+      out.push_back(
+          conv_transpose_output_size(input.sizes[i + 2], k, stride[i], padding[i] * 2, dilation[i], output_padding[i]));
     }
   }
   out = simplified(ctx, std::move(out));
@@ -169,17 +170,11 @@ void matmul(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "both arguments to matmul need to be at least 1D, but they are " +
                                              std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D");
   check_same_dtype(ctx, a, b, "both arguments to matmul");
-  const SymInt& k_a = a.sizes.back();
-  const SymInt& k_b = b.dim() == 1 ? b.sizes[0] : b.sizes[static_cast<size_t>(b.dim() - 2)];
+  const auto [k_a, k_b] = matmul_contracted_sizes(a.sizes, b.sizes);
   if (!same_size(ctx, k_a, k_b, "matmul"))
     ctx.fail(ErrorKind::ShapeMismatch, "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes) + " and " +
                                            text(b.sizes) + ")");
-  SymShape batch_a(a.sizes.begin(), a.sizes.end() - std::min<int64_t>(a.dim(), 2));
-  SymShape batch_b(b.sizes.begin(), b.sizes.end() - std::min<int64_t>(b.dim(), 2));
-  SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
-  if (a.dim() >= 2) out.push_back(a.sizes[static_cast<size_t>(a.dim() - 2)]);
-  if (b.dim() >= 2) out.push_back(b.sizes.back());
-  set_tensor(ctx, empty_tensor(ctx, std::move(out), a.dtype, device));
+  set_tensor(ctx, empty_tensor(ctx, matmul_output_shape(a.sizes, b.sizes, ctx.env()), a.dtype, device));
 }
 
 // linear(input, weight, bias=None): input[..., in] x weight[out, in]^T.
@@ -321,13 +316,10 @@ void native_layer_norm(OpContext& ctx) {
 
 // ---- pooling ----
 
-// pooling_output_shape with ceil_mode and the last-window rule.
+// pooling_output_shape with ceil_mode and the last-window rule (padding on both sides).
 SymInt pooled_size(OpContext& ctx, const SymInt& in, int64_t k, int64_t pad, int64_t stride, int64_t dilation,
                    bool ceil_mode) {
-  SymInt out = floordiv(in + pad * 2 - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
-  out = simplified(ctx, out);
-  if (ceil_mode && decide(ctx, sym_ge((out - 1) * stride, in + pad), "pooling ceil_mode")) out = simplified(ctx, out - 1);
-  return out;
+  return sliding_window_size(ctx.env(), in, WindowDim{k, stride, dilation, pad, pad, ceil_mode}, "pooling ceil_mode");
 }
 
 std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_view name, const char* op,
