@@ -331,17 +331,29 @@ std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_vie
   return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
+// stride at position 2: omitted (the kernel), one int, or two.
+std::pair<int64_t, int64_t> pool2d_stride(OpContext& ctx, const char* op, int64_t kh, int64_t kw) {
+  const std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  if (stride.size() > 2)
+    ctx.fail(ErrorKind::InvalidArgument,
+             std::string(op) + ": stride must either be omitted, a single int, or a tuple of two ints");
+  if (stride.empty()) return {kh, kw};
+  return {stride[0], stride.size() == 1 ? stride[0] : stride[1]};
+}
+
+void check_pool2d_padding(OpContext& ctx, int64_t ph, int64_t kh, int64_t pw, int64_t kw) {
+  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
+    if (p < 0 || p > k / 2)
+      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
+                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
+}
+
 // max_pool2d_with_indices(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)
 void max_pool2d_with_indices(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
   const char* op = "max_pool2d";
   const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
-  std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
-  if (stride.size() > 2)
-    ctx.fail(ErrorKind::InvalidArgument,
-             "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
-  const int64_t dh = stride.empty() ? kh : stride[0];
-  const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
+  const auto [dh, dw] = pool2d_stride(ctx, op, kh, kw);
   const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
   const auto [dilh, dilw] = pair_arg(ctx, 4, "dilation", op, std::vector<SymInt>{1});
   const bool ceil_mode = ctx.bool_arg(5, "ceil_mode", false);
@@ -359,10 +371,7 @@ void max_pool2d_with_indices(OpContext& ctx) {
                                              ", dW: " + std::to_string(dw));
   if (dilh <= 0 || dilw <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "dilation should be greater than zero");
-  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
-    if (p < 0 || p > k / 2)
-      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
-                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
+  check_pool2d_padding(ctx, ph, kh, pw, kw);
   const int64_t r = input.dim();
   const SymInt& in_h = input.sizes[static_cast<size_t>(r - 2)];
   const SymInt& in_w = input.sizes[static_cast<size_t>(r - 1)];
@@ -385,12 +394,7 @@ void avg_pool2d(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
   const char* op = "avg_pool2d";
   const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
-  std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
-  if (stride.size() > 2)
-    ctx.fail(ErrorKind::InvalidArgument,
-             "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
-  const int64_t dh = stride.empty() ? kh : stride[0];
-  const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
+  const auto [dh, dw] = pool2d_stride(ctx, op, kh, kw);
   const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
   const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
   if (ctx.has(6, "divisor_override") && static_int(ctx, 6, "divisor_override") == 0)
@@ -399,10 +403,7 @@ void avg_pool2d(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "non-empty 3D or 4D (batch mode) tensor expected for input");
   if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "avg_pool2d: kernel size and stride should be greater than zero");
-  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
-    if (p < 0 || p > k / 2)
-      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
-                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
+  check_pool2d_padding(ctx, ph, kh, pw, kw);
   const int64_t r = input.dim();
   const SymInt out_h = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 2)], kh, ph, dh, 1, ceil_mode);
   const SymInt out_w = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 1)], kw, pw, dw, 1, ceil_mode);
