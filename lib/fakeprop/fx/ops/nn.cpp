@@ -6,6 +6,7 @@
 
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
+#include "fakeprop/tensor/shape_functions.h"
 
 namespace fakeprop::fx::ops {
 
@@ -66,7 +67,7 @@ void convolution(OpContext& ctx) {
     out.push_back(weight.sizes[0]);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
-      out.push_back(floordiv(input.sizes[i + 2] + padding[i] * 2 - dilation[i] * (k - 1) - 1, stride[i]) + 1);
+      out.push_back(conv_output_size(input.sizes[i + 2], k, stride[i], padding[i] * 2, dilation[i]));
     }
   } else {
     const std::vector<SymInt> output_padding = per_dim(ctx, 7, "output_padding", spatial);
@@ -78,8 +79,8 @@ void convolution(OpContext& ctx) {
     out.push_back(weight.sizes[1] * groups);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
-      out.push_back((input.sizes[i + 2] - 1) * stride[i] - padding[i] * 2 + dilation[i] * (k - 1) +
-                    output_padding[i] + 1);
+      out.push_back(
+          conv_transpose_output_size(input.sizes[i + 2], k, stride[i], padding[i] * 2, dilation[i], output_padding[i]));
     }
   }
   out = simplified(ctx, std::move(out));
@@ -169,17 +170,11 @@ void matmul(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "both arguments to matmul need to be at least 1D, but they are " +
                                              std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D");
   check_same_dtype(ctx, a, b, "both arguments to matmul");
-  const SymInt& k_a = a.sizes.back();
-  const SymInt& k_b = b.dim() == 1 ? b.sizes[0] : b.sizes[static_cast<size_t>(b.dim() - 2)];
+  const auto [k_a, k_b] = matmul_contracted_sizes(a.sizes, b.sizes);
   if (!same_size(ctx, k_a, k_b, "matmul"))
     ctx.fail(ErrorKind::ShapeMismatch, "mat1 and mat2 shapes cannot be multiplied (" + text(a.sizes) + " and " +
                                            text(b.sizes) + ")");
-  SymShape batch_a(a.sizes.begin(), a.sizes.end() - std::min<int64_t>(a.dim(), 2));
-  SymShape batch_b(b.sizes.begin(), b.sizes.end() - std::min<int64_t>(b.dim(), 2));
-  SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
-  if (a.dim() >= 2) out.push_back(a.sizes[static_cast<size_t>(a.dim() - 2)]);
-  if (b.dim() >= 2) out.push_back(b.sizes.back());
-  set_tensor(ctx, empty_tensor(ctx, std::move(out), a.dtype, device));
+  set_tensor(ctx, empty_tensor(ctx, matmul_output_shape(a.sizes, b.sizes, ctx.env()), a.dtype, device));
 }
 
 // linear(input, weight, bias=None): input[..., in] x weight[out, in]^T.
@@ -321,13 +316,10 @@ void native_layer_norm(OpContext& ctx) {
 
 // ---- pooling ----
 
-// pooling_output_shape with ceil_mode and the last-window rule.
+// pooling_output_shape with ceil_mode and the last-window rule (padding on both sides).
 SymInt pooled_size(OpContext& ctx, const SymInt& in, int64_t k, int64_t pad, int64_t stride, int64_t dilation,
                    bool ceil_mode) {
-  SymInt out = floordiv(in + pad * 2 - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
-  out = simplified(ctx, out);
-  if (ceil_mode && decide(ctx, sym_ge((out - 1) * stride, in + pad), "pooling ceil_mode")) out = simplified(ctx, out - 1);
-  return out;
+  return sliding_window_size(ctx.env(), in, WindowDim{k, stride, dilation, pad, pad, ceil_mode}, "pooling ceil_mode");
 }
 
 std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_view name, const char* op,
@@ -339,17 +331,29 @@ std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_vie
   return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
+// stride at position 2: omitted (the kernel), one int, or two.
+std::pair<int64_t, int64_t> pool2d_stride(OpContext& ctx, const char* op, int64_t kh, int64_t kw) {
+  const std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  if (stride.size() > 2)
+    ctx.fail(ErrorKind::InvalidArgument,
+             std::string(op) + ": stride must either be omitted, a single int, or a tuple of two ints");
+  if (stride.empty()) return {kh, kw};
+  return {stride[0], stride.size() == 1 ? stride[0] : stride[1]};
+}
+
+void check_pool2d_padding(OpContext& ctx, int64_t ph, int64_t kh, int64_t pw, int64_t kw) {
+  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
+    if (p < 0 || p > k / 2)
+      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
+                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
+}
+
 // max_pool2d_with_indices(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)
 void max_pool2d_with_indices(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
   const char* op = "max_pool2d";
   const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
-  std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
-  if (stride.size() > 2)
-    ctx.fail(ErrorKind::InvalidArgument,
-             "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
-  const int64_t dh = stride.empty() ? kh : stride[0];
-  const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
+  const auto [dh, dw] = pool2d_stride(ctx, op, kh, kw);
   const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
   const auto [dilh, dilw] = pair_arg(ctx, 4, "dilation", op, std::vector<SymInt>{1});
   const bool ceil_mode = ctx.bool_arg(5, "ceil_mode", false);
@@ -367,10 +371,7 @@ void max_pool2d_with_indices(OpContext& ctx) {
                                              ", dW: " + std::to_string(dw));
   if (dilh <= 0 || dilw <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "dilation should be greater than zero");
-  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
-    if (p < 0 || p > k / 2)
-      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
-                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
+  check_pool2d_padding(ctx, ph, kh, pw, kw);
   const int64_t r = input.dim();
   const SymInt& in_h = input.sizes[static_cast<size_t>(r - 2)];
   const SymInt& in_w = input.sizes[static_cast<size_t>(r - 1)];
@@ -393,12 +394,7 @@ void avg_pool2d(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
   const char* op = "avg_pool2d";
   const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
-  std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
-  if (stride.size() > 2)
-    ctx.fail(ErrorKind::InvalidArgument,
-             "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
-  const int64_t dh = stride.empty() ? kh : stride[0];
-  const int64_t dw = stride.empty() ? kw : stride.size() == 1 ? stride[0] : stride[1];
+  const auto [dh, dw] = pool2d_stride(ctx, op, kh, kw);
   const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
   const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
   if (ctx.has(6, "divisor_override") && static_int(ctx, 6, "divisor_override") == 0)
@@ -407,10 +403,7 @@ void avg_pool2d(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "non-empty 3D or 4D (batch mode) tensor expected for input");
   if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "avg_pool2d: kernel size and stride should be greater than zero");
-  for (auto [p, k] : {std::pair{ph, kh}, std::pair{pw, kw}})
-    if (p < 0 || p > k / 2)
-      ctx.fail(ErrorKind::InvalidArgument, "pad should be at most half of kernel size, but got pad=" +
-                                               std::to_string(p) + " and kernel_size=" + std::to_string(k));
+  check_pool2d_padding(ctx, ph, kh, pw, kw);
   const int64_t r = input.dim();
   const SymInt out_h = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 2)], kh, ph, dh, 1, ceil_mode);
   const SymInt out_w = pooled_size(ctx, input.sizes[static_cast<size_t>(r - 1)], kw, pw, dw, 1, ceil_mode);

@@ -101,6 +101,22 @@ TEST(FxNn, ConvolutionChecksChannelsWithTheGroupCount) {
   EXPECT_NE(run(g).error("y").find("to have 3 channels, but got 4 channels instead"), std::string::npos);
 }
 
+TEST(FxNn, CeilModePoolingOfUnbackedSizeNeedsNoGuard) {
+  // No hint to guard the last window on: the count is the smaller of the
+  // ceil count and the window starts before the end padding.
+  GraphText g;
+  g.unbacked("u0")
+      .symbol("s0", 9)
+      .input("x", tensor({1, 3, "u0", "s0"}))
+      .call("y", "aten.max_pool2d_with_indices.default", {node("x"), {2, 2}, {3, 3}, {1, 1}, {1, 1}, true});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  const Strs sizes = strs(r.tensor("y", 0).sizes);
+  ASSERT_EQ(sizes.size(), 4u);
+  EXPECT_EQ(sizes[2], "min(u0//3 + 1, (u0 + 2)//3 + 1)");
+  EXPECT_EQ(sizes[3], "(s0 + 2)//3 + 1");  // backed: the last window is decided by a guard
+}
+
 TEST(FxNn, FlashAttentionOutputs) {
   GraphText g;
   g.symbol("s0", 3)

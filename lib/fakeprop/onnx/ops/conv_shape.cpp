@@ -47,7 +47,7 @@ SymInt require_nonempty(OpContext& ctx, SymInt out, const SymInt& in, size_t dim
 }  // namespace
 
 int64_t WindowAttrs::effective_kernel(size_t i) const {
-  return checked_add(checked_mul(checked_sub(kernel[i], 1), dilations[i]), 1);
+  return WindowDim{kernel[i], 1, dilations[i], 0, 0, false}.effective_kernel();
 }
 
 WindowAttrs read_window_attrs(const OpContext& ctx, std::vector<int64_t> kernel, bool use_dilations,
@@ -78,40 +78,23 @@ WindowAttrs read_window_attrs(const OpContext& ctx, std::vector<int64_t> kernel,
   return w;
 }
 
+namespace {
+
+WindowDim window_dim(const WindowAttrs& w, size_t i) {
+  return WindowDim{w.kernel[i], w.strides[i], w.dilations[i], w.pads[i], w.pads[i + w.rank()], w.ceil_mode};
+}
+
+}  // namespace
+
 SymShape window_output_sizes(OpContext& ctx, std::span<const SymInt> in, const WindowAttrs& w) {
   if (in.size() != w.rank())
     ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + ": input has " + std::to_string(in.size()) +
                                          " spatial dims but the kernel has " + std::to_string(w.rank()));
-  const size_t n = w.rank();
   SymShape out;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t stride = w.strides[i];
-    if (w.same_padding()) {
-      out.push_back(require_nonempty(ctx, ceildiv(in[i], stride), in[i], i));
-      continue;
-    }
-    const int64_t pad_begin = w.pads[i], pad_total = checked_add(w.pads[i], w.pads[i + n]);
-    SymInt numerator = in[i] + SymInt(checked_sub(pad_total, w.effective_kernel(i)));
-    if (w.ceil_mode) numerator = numerator + SymInt(stride - 1);
-    SymInt size = floordiv(numerator, stride) + 1;
-    if (w.ceil_mode) {
-      // The last window must start inside the input or its begin padding;
-      // PyTorch decides this with a guard.
-      const SymBool starts_in_end_pad = sym_ge((size - 1) * stride, in[i] + pad_begin);
-      ShapeEnv& env = ctx.env();
-      if (auto known = starts_in_end_pad.maybe_value()) {
-        if (*known) size = size - 1;
-      } else if (auto decided = env.maybe_evaluate_static(starts_in_end_pad.expr())) {
-        if (*decided) size = size - 1;
-      } else if (!env.hint(env.simplify(starts_in_end_pad.expr())) && w.pads[i + n] <= w.effective_kernel(i)) {
-        // No hint to guard on: with end padding at most the kernel, at most
-        // one window is dropped, so the count is exactly the smaller of the
-        // ceil count and the number of starts before the end padding.
-        size = sym_min(size, floordiv(in[i] + (pad_begin - 1), stride) + 1);
-      } else if (ctx.check(starts_in_end_pad, "pooling: ceil_mode last window")) {
-        size = size - 1;
-      }
-    }
+  for (size_t i = 0; i < w.rank(); ++i) {
+    const SymInt size = w.same_padding()
+                            ? same_padded_window_size(in[i], w.strides[i])
+                            : sliding_window_size(ctx.env(), in[i], window_dim(w, i), "pooling: ceil_mode last window");
     out.push_back(require_nonempty(ctx, size, in[i], i));
   }
   return out;
@@ -132,13 +115,9 @@ SymShape transpose_output_sizes(OpContext& ctx, std::span<const SymInt> in, cons
     if (output_padding[i] < 0)
       ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " output_padding must not be negative, got " +
                                                 list_text(output_padding));
-    if (w.same_padding()) {
-      out.push_back(require_nonempty(ctx, in[i] * w.strides[i], in[i], i));
-      continue;
-    }
-    const int64_t extra = checked_sub(checked_add(output_padding[i], w.effective_kernel(i)),
-                                      checked_add(w.pads[i], w.pads[i + n]));
-    out.push_back(require_nonempty(ctx, (in[i] - 1) * w.strides[i] + extra, in[i], i));
+    const SymInt size = w.same_padding() ? in[i] * w.strides[i]
+                                         : transposed_window_size(in[i], window_dim(w, i), output_padding[i]);
+    out.push_back(require_nonempty(ctx, size, in[i], i));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fakeprop/onnx/op_context.h"
+#include "fakeprop/tensor/shape_functions.h"
 
 namespace fakeprop::onnx::ops {
 
@@ -39,8 +40,9 @@ WindowAttrs read_window_attrs(const OpContext& ctx, std::vector<int64_t> kernel,
 //                 less one when the last window would start in the end padding
 //                 (PyTorch's pooling_output_shape, current ONNX inference)
 //   SAME_*:       ceil(in / stride)
-// An output size below 1 fails when static, and is a guard / runtime assert
-// (size >= 1) when symbolic.
+// The size math is tensor/shape_functions' sliding_window_size. An output
+// size below 1 fails when static, and is a guard / runtime assert (size >= 1)
+// when symbolic.
 SymShape window_output_sizes(OpContext& ctx, std::span<const SymInt> in, const WindowAttrs& w);
 
 // ConvTranspose output spatial sizes:

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "fakeprop/onnx/ops/helpers.h"
+#include "fakeprop/tensor/shape_functions.h"
 
 namespace fakeprop::onnx::ops {
 
@@ -41,14 +42,9 @@ void simplify_all(OpContext& ctx, SymShape& shape) {
 
 SymShape matmul_shape(OpContext& ctx, SymShape a, SymShape b) {
   if (a.empty() || b.empty()) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " operands must have rank >= 1");
-  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), SymInt(1));
-  if (b_vec) b.push_back(SymInt(1));
-  require_equal(ctx, a.back(), b[b.size() - 2], "matmul: contraction dims agree");
-  SymShape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
-  SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
-  if (!a_vec) out.push_back(a[a.size() - 2]);
-  if (!b_vec) out.push_back(b.back());
+  const auto [k_a, k_b] = matmul_contracted_sizes(a, b);
+  require_equal(ctx, k_a, k_b, "matmul: contraction dims agree");
+  SymShape out = matmul_output_shape(a, b, ctx.env());
   simplify_all(ctx, out);
   return out;
 }
