@@ -32,7 +32,7 @@ void require_positive(const OpContext& ctx, std::string_view name, std::span<con
 // The output size must be at least 1; a static violation fails, a symbolic
 // one is decided (guard, or runtime assert for unbacked sizes).
 SymInt require_nonempty(OpContext& ctx, SymInt out, const SymInt& in, size_t dim) {
-  out = ctx.env().simplify(out);
+  out = simplified(ctx, out);
   if (out.is_static()) {
     if (out.value() < 1)
       ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": computed output size " + std::to_string(out.value()) +
@@ -40,7 +40,7 @@ SymInt require_nonempty(OpContext& ctx, SymInt out, const SymInt& in, size_t dim
                                             in.to_python() + ")");
     return out;
   }
-  if (!ctx.env().statically_known_true(sym_ge(out, 1))) ctx.expect(sym_ge(out, 1), "window: output size >= 1");
+  if (!known_true(ctx, sym_ge(out, 1))) ctx.expect(sym_ge(out, 1), "window: output size >= 1");
   return out;
 }
 

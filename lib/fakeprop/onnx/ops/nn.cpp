@@ -624,7 +624,7 @@ void rnn(OpContext& ctx, int64_t gates, bool has_cell) {
   require_equal(ctx, w[2], x[2], "RNN: W's input size matches X");
   if (ctx.has_input(4)) require_vector(ctx, 4, batch, ctx.op_type() + " sequence_lens");
   const DType t = ctx.dtype(0);
-  hidden = ctx.env().simplify(hidden);
+  hidden = simplified(ctx, hidden);
   if (ctx.wants_output(0)) {
     ctx.set_tensor(0, t, layout ? SymShape{batch, seq, directions, hidden} : SymShape{seq, directions, batch, hidden});
   }

@@ -18,26 +18,26 @@ std::string failure_text(const OpContext& ctx, const char* why) {
 
 void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const char* why) {
   if (!ctx.expect(sym_eq(a, b), why))
-    ctx.fail(ErrorKind::ShapeMismatch, failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " vs " +
-                                           ctx.env().simplify(b).to_python() + ")");
+    ctx.fail(ErrorKind::ShapeMismatch, failure_text(ctx, why) + " (" + simplified(ctx, a).to_python() + " vs " +
+                                           simplified(ctx, b).to_python() + ")");
 }
 
 void require_divisible(OpContext& ctx, const SymInt& a, const SymInt& divisor, const char* why) {
   if (!ctx.expect(sym_eq(mod(a, divisor), 0), why))
-    ctx.fail(ErrorKind::ShapeMismatch, failure_text(ctx, why) + " (" + ctx.env().simplify(a).to_python() + " % " +
-                                           ctx.env().simplify(divisor).to_python() + " != 0)");
+    ctx.fail(ErrorKind::ShapeMismatch, failure_text(ctx, why) + " (" + simplified(ctx, a).to_python() + " % " +
+                                           simplified(ctx, divisor).to_python() + " != 0)");
 }
 
 void require_vector(OpContext& ctx, size_t i, const SymInt& length, const std::string& what) {
   const SymShape& s = ctx.shape(i);
   if (s.size() != 1) ctx.fail(ErrorKind::InvalidRank, what + " must be 1-D, got shape " + shape_to_string(s));
   if (!ctx.expect(sym_eq(s[0], length), "vector length"))
-    ctx.fail(ErrorKind::ShapeMismatch, what + " must have " + ctx.env().simplify(length).to_python() +
+    ctx.fail(ErrorKind::ShapeMismatch, what + " must have " + simplified(ctx, length).to_python() +
                                            " elements, got " + s[0].to_python());
 }
 
 void simplify_all(OpContext& ctx, SymShape& shape) {
-  for (SymInt& d : shape) d = ctx.env().simplify(d);
+  for (SymInt& d : shape) d = simplified(ctx, d);
 }
 
 SymShape matmul_shape(OpContext& ctx, SymShape a, SymShape b) {
