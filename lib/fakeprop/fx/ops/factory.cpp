@@ -230,6 +230,30 @@ void multinomial(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
 }
 
+// copy(self, src, non_blocking=False): the functional copy_, as PyTorch's
+// decomposition computes it: src.to(self's dtype and device), then a clone
+// (src's layout) when the sizes already agree, else expand_copy to self's
+// sizes (contiguous). src must broadcast to self.
+void copy_functional(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& src = ctx.tensor(1, "src");
+  const SymShape b = broadcast_shapes(self.sizes, src.sizes, ctx.env());
+  bool same = b.size() == self.sizes.size();
+  for (size_t i = 0; same && i < b.size(); ++i) same = same_size(ctx, b[i], self.sizes[i], "copy broadcast");
+  if (!same)
+    ctx.fail(ErrorKind::ShapeMismatch, "The size of tensor a (" + text(self.sizes) +
+                                           ") must match the broadcast shape " + text(b));
+  bool same_shape = src.sizes.size() == self.sizes.size();
+  for (size_t i = 0; same_shape && i < self.sizes.size(); ++i) same_shape = same_size(ctx, src.sizes[i], self.sizes[i], "copy");
+  if (same_shape) {
+    TensorMeta like = src;
+    like.device = self.device;
+    set_tensor(ctx, empty_like(ctx, like, self.dtype));
+  } else {
+    set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+  }
+}
+
 }  // namespace
 
 // randint_like(self, high) / (self, low, high): self's metadata (dtype
@@ -276,6 +300,7 @@ void register_factory_ops(OpRegistry& r) {
   for (const char* name : {"aten.uniform_.default", "aten.normal_.default", "aten.bernoulli_.float",
                            "aten.exponential_.default", "aten.random_.default", "aten.random_.from", "aten.random_.to"})
     r.add(name, fill_inplace);
+  r.add("aten.copy.default", copy_functional);
 }
 
 }  // namespace fakeprop::fx::ops
