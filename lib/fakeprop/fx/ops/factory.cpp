@@ -282,12 +282,12 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.clone.default", clone);
   r.add("aten.contiguous.default", contiguous);
   r.add("aten._to_copy.default", to_copy);
-  r.add("aten.copy_.default", copy_inplace);
+  r.add_inplace("aten.copy_.default", copy_inplace);
   r.add("aten.fill.Scalar", fill);
   r.add("aten.fill.Tensor", fill);
-  r.add("aten.fill_.Scalar", fill_inplace);
-  r.add("aten.fill_.Tensor", fill_inplace);
-  r.add("aten.zero_.default", fill_inplace);
+  r.add_inplace("aten.fill_.Scalar", fill_inplace);
+  r.add_inplace("aten.fill_.Tensor", fill_inplace);
+  r.add_inplace("aten.zero_.default", fill_inplace);
   for (const char* name : {"aten.to.dtype", "aten.to.device", "aten.to.other", "aten.to.dtype_layout"})
     r.add(name, to);
   r.add("aten.randint.default", randint);
@@ -299,7 +299,7 @@ void register_factory_ops(OpRegistry& r) {
   // In-place random fills return self.
   for (const char* name : {"aten.uniform_.default", "aten.normal_.default", "aten.bernoulli_.float",
                            "aten.exponential_.default", "aten.random_.default", "aten.random_.from", "aten.random_.to"})
-    r.add(name, fill_inplace);
+    r.add_inplace(name, fill_inplace);
   r.add("aten.copy.default", copy_functional);
 }
 

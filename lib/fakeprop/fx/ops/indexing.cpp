@@ -476,16 +476,16 @@ void register_indexing_ops(OpRegistry& r) {
     r.add(name, scatter<false>);
   for (const char* name : {"aten.scatter_.src", "aten.scatter_.value", "aten.scatter_.reduce",
                            "aten.scatter_.value_reduce", "aten.scatter_add_.default", "aten.scatter_reduce_.two"})
-    r.add(name, scatter<true>);
+    r.add_inplace(name, scatter<true>);
   for (const char* name : {"aten.index_add.default", "aten.index_copy.default", "aten.index_fill.int_Scalar",
                            "aten.index_fill.int_Tensor"})
     r.add(name, index_func<false>);
   for (const char* name : {"aten.index_add_.default", "aten.index_copy_.default", "aten.index_fill_.int_Scalar",
                            "aten.index_fill_.int_Tensor"})
-    r.add(name, index_func<true>);
+    r.add_inplace(name, index_func<true>);
   r.add("aten.index.Tensor", index_tensor);
   r.add("aten.index_put.default", index_put<false>);
-  r.add("aten.index_put_.default", index_put<true>);
+  r.add_inplace("aten.index_put_.default", index_put<true>);
   r.add("aten._unsafe_index_put.default", index_put<false>);
   r.add("aten.repeat.default", repeat);
   r.add("aten.flip.default", flip);

@@ -600,17 +600,17 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.diagonal.default", diagonal);
   r.add("aten.unfold.default", unfold);
   // In-place metadata changes: the interpreter replaces self with the result.
-  r.add("aten.t_.default", t);
-  r.add("aten.transpose_.default", transpose);
-  r.add("aten.swapdims_.default", transpose);
-  r.add("aten.swapaxes_.default", transpose);
-  r.add("aten.squeeze_.default", squeeze);
-  r.add("aten.squeeze_.dim", squeeze);
-  r.add("aten.squeeze_.dims", squeeze);
-  r.add("aten.unsqueeze_.default", unsqueeze);
-  r.add("aten.as_strided_.default", as_strided);
-  r.add("aten.resize_.default", resize_inplace);
-  r.add("aten.resize_as_.default", resize_as_inplace);
+  r.add_inplace("aten.t_.default", t, Mutation::Metadata);
+  r.add_inplace("aten.transpose_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.swapdims_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.swapaxes_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.squeeze_.default", squeeze, Mutation::Metadata);
+  r.add_inplace("aten.squeeze_.dim", squeeze, Mutation::Metadata);
+  r.add_inplace("aten.squeeze_.dims", squeeze, Mutation::Metadata);
+  r.add_inplace("aten.unsqueeze_.default", unsqueeze, Mutation::Metadata);
+  r.add_inplace("aten.as_strided_.default", as_strided, Mutation::Metadata);
+  r.add_inplace("aten.resize_.default", resize_inplace, Mutation::Metadata);
+  r.add_inplace("aten.resize_as_.default", resize_as_inplace, Mutation::Metadata);
   r.add("aten.select_scatter.default", select_scatter);
   r.add("aten.slice_scatter.default", slice_scatter);
 }
