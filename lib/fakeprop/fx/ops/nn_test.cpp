@@ -1,7 +1,7 @@
 // NN rules where torch 1.13 cannot serve as oracle (ops added later, current
 // PyTorch's device-dependent metas) and symbolic sizes. Expected values are
 // worked out from torch/_meta_registrations.py and torch/_decomp (2.x).
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {
