@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fakeprop/fx/op_context.h"
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

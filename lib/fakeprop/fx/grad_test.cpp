@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fakeprop/fx/op_context.h"
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <span>
-#include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
 #include "fakeprop/sym/parse.h"
@@ -11,23 +10,6 @@
 namespace fakeprop::fx {
 
 namespace {
-
-// In-place ops whose metadata (not data) changes the live tensor.
-const std::unordered_set<std::string>& metadata_mutating_ops() {
-  static const std::unordered_set<std::string> ops = {"t_", "transpose_", "squeeze_", "unsqueeze_", "resize_",
-                                                      "as_strided_", "swapdims_", "swapaxes_", "resize_as_"};
-  return ops;
-}
-
-// "aten.add_.Tensor" -> "add_"; "aten.relu_" -> "relu_"; others "".
-std::string aten_name(const std::string& target) {
-  if (target.rfind("aten.", 0) != 0) return "";
-  const std::string rest = target.substr(5);
-  const size_t dot = rest.find('.');
-  return dot == std::string::npos ? rest : rest.substr(0, dot);
-}
-
-bool is_inplace(const std::string& name) { return name.size() > 1 && name.back() == '_' && name.front() != '_'; }
 
 bool differentiable_dtype(DType t) { return is_floating(t) || is_complex(t); }
 
@@ -81,9 +63,10 @@ const Interpreter::TargetInfo& Interpreter::target_info(const std::string& targe
     return t;
   }
   t.entry = OpRegistry::instance().find_entry(target);
-  const std::string name = aten_name(target);
-  t.inplace = is_inplace(name);
-  t.metadata_mutating = t.inplace && metadata_mutating_ops().count(name) > 0;
+  // The rule's registration says whether, and how, the op mutates self.
+  const Mutation mutation = t.entry ? t.entry->mutation : Mutation::None;
+  t.inplace = mutation != Mutation::None;
+  t.metadata_mutating = mutation == Mutation::Metadata;
   return t;
 }
 

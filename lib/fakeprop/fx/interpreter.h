@@ -50,8 +50,8 @@ class Interpreter {
     const OpEntry* entry = nullptr;  // the ATen rule; null when there is none
     bool is_operator = false;        // operator.* / _operator.*: evaluated here, `op` names it
     std::string_view op;
-    bool inplace = false;            // aten.<name>_: mutates its first argument
-    bool metadata_mutating = false;  // t_, transpose_, resize_, ...
+    bool inplace = false;            // the entry's Mutation is Data or Metadata
+    bool metadata_mutating = false;  // Mutation::Metadata: t_, transpose_, resize_, ...
   };
   const TargetInfo& target_info(const std::string& target);
   // Position of the node an Arg names when that node already has a value, else Arg::kNoNode.

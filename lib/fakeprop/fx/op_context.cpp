@@ -246,6 +246,16 @@ void OpRegistry::add(std::string_view target, OpRule rule, OutputGrad grad) {
   rules_.insert_or_assign(std::string(target), OpEntry{rule, grad});  // a later registration replaces an earlier one
 }
 
+void OpRegistry::add_inplace(std::string_view target, OpRule rule, Mutation mutation, OutputGrad grad) {
+  // "aten.add_.Tensor" -> "add_"
+  std::string_view name = target.substr(0, target.find('.', 5));
+  if (name.rfind("aten.", 0) == 0) name.remove_prefix(5);
+  if (mutation == Mutation::None || name.size() < 2 || name.back() != '_' || name.front() == '_')
+    throw std::logic_error("OpRegistry::add_inplace: not an in-place twin: " + std::string(target));
+  add(target, rule, grad);
+  rules_.find(target)->second.mutation = mutation;
+}
+
 void OpRegistry::set_output_grad(std::string_view target, OutputGrad grad) {
   auto it = rules_.find(target);
   if (it == rules_.end()) throw std::logic_error("set_output_grad: no rule registered for " + std::string(target));

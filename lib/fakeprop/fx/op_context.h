@@ -98,9 +98,17 @@ struct OutputGrad {
   }
 };
 
+// What an op does to its first argument (self), beside what it returns.
+enum class Mutation : uint8_t {
+  None,      // functional: self is only read
+  Data,      // in-place (add_, relu_, copy_, ...): self's data changes, its metadata stays
+  Metadata,  // in-place on metadata (t_, transpose_, resize_, ...): self's sizes/strides change
+};
+
 struct OpEntry {
   OpRule rule = nullptr;
   OutputGrad grad;
+  Mutation mutation = Mutation::None;
 };
 class OpRegistry;
 // Defined in ops/registry.cpp: calls every family's registration function.
@@ -115,6 +123,11 @@ class OpRegistry {
   OpRule find(std::string_view target) const;
   const OpEntry* find_entry(std::string_view target) const;
   void add(std::string_view target, OpRule rule, OutputGrad grad = OutputGrad::all());
+  // Registers an in-place twin ("aten.add_", "aten.t_.default"), whose rule
+  // returns self as the op leaves it. logic_error unless the ATen name ends
+  // in '_' and mutation is Data or Metadata.
+  void add_inplace(std::string_view target, OpRule rule, Mutation mutation = Mutation::Data,
+                   OutputGrad grad = OutputGrad::all());
   // Sets the differentiability of an already registered target (logic_error if none).
   void set_output_grad(std::string_view target, OutputGrad grad);
   std::vector<std::string> all() const;

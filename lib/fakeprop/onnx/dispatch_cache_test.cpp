@@ -5,13 +5,13 @@
 
 #include <set>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 #include "fakeprop/report/report.h"
 
 namespace fakeprop::onnx {
 namespace {
 
-constexpr int32_t kFloat = 1;
+using namespace testing::dtypes;
 
 RunResult run_with(const ModelBuilder& b, const InferOptions& options, bool cache) {
   RunControl control;

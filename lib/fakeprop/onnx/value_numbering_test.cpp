@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "fakeprop/onnx/model_builder.h"
+#include "fakeprop/onnx/model_test_util.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::onnx {
 namespace {
+
+using namespace testing::dtypes;
 
 std::vector<bool> defined_outside(const Graph& g, const ValueNumbering& names) {
   return names.inputs_and_initializers(g);
@@ -14,7 +17,7 @@ std::vector<bool> defined_outside(const Graph& g, const ValueNumbering& names) {
 
 TEST(ValueNumbering, NumbersEveryNameOnceAndKeepsOmittedSlots) {
   ModelBuilder b;
-  b.input("x", 1, {2}).weight("w", 1, {2});
+  b.input("x", kFloat, {2}).weight("w", kFloat, {2});
   b.node("Add", {"x", "w"}, {"y"}, "add");
   b.node("Clip", {"y", "", "w"}, {"z", ""}, "clip");
   b.output("z");
@@ -37,7 +40,7 @@ TEST(ValueNumbering, NumbersEveryNameOnceAndKeepsOmittedSlots) {
 // Producers first; among ready nodes, file order.
 TEST(ValueNumbering, TopologicalOrderKeepsFileOrderAmongReadyNodes) {
   ModelBuilder b;
-  b.input("x", 1, {2});
+  b.input("x", kFloat, {2});
   b.node("Relu", {"b"}, {"c"}, "third");
   b.node("Relu", {"x"}, {"a"}, "first");
   b.node("Relu", {"a"}, {"b"}, "second");
@@ -61,7 +64,7 @@ TEST(ValueNumbering, SubgraphReadsAreImplicitInputs) {
   branch->nodes.push_back(n);
   branch->outputs.push_back({"o", {}});
   ModelBuilder b;
-  b.input("cond", 9, {});
+  b.input("cond", kBool, {});
   b.node("If", {"cond"}, {"r"}, "if").attr_graph("then_branch", branch).attr_graph("else_branch", branch);
   b.node("Relu", {"cond"}, {"late"}, "producer");
   const Model m = b.build();
@@ -75,7 +78,7 @@ TEST(ValueNumbering, SubgraphReadsAreImplicitInputs) {
 // An initializer or input with an empty name has no id (nothing can read it).
 TEST(ValueNumbering, UnnamedInputsAndInitializersHaveNoId) {
   ModelBuilder b;
-  b.input("", 1, {2}).input("x", 1, {2}).weight("", 1, {2});
+  b.input("", kFloat, {2}).input("x", kFloat, {2}).weight("", kFloat, {2});
   b.node("Relu", {"x"}, {"y"}, "relu");
   const Model m = b.build();
   const ValueNumbering names(m.graph);

@@ -1,6 +1,6 @@
 // Data-dependent ATen ops: fresh unbacked symbols with PyTorch's ranges,
 // layouts and memoization (torch/_subclasses/fake_impls.py).
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

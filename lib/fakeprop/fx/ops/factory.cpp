@@ -230,6 +230,30 @@ void multinomial(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
 }
 
+// copy(self, src, non_blocking=False): the functional copy_, as PyTorch's
+// decomposition computes it: src.to(self's dtype and device), then a clone
+// (src's layout) when the sizes already agree, else expand_copy to self's
+// sizes (contiguous). src must broadcast to self.
+void copy_functional(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& src = ctx.tensor(1, "src");
+  const SymShape b = broadcast_shapes(self.sizes, src.sizes, ctx.env());
+  bool same = b.size() == self.sizes.size();
+  for (size_t i = 0; same && i < b.size(); ++i) same = same_size(ctx, b[i], self.sizes[i], "copy broadcast");
+  if (!same)
+    ctx.fail(ErrorKind::ShapeMismatch, "The size of tensor a (" + text(self.sizes) +
+                                           ") must match the broadcast shape " + text(b));
+  bool same_shape = src.sizes.size() == self.sizes.size();
+  for (size_t i = 0; same_shape && i < self.sizes.size(); ++i) same_shape = same_size(ctx, src.sizes[i], self.sizes[i], "copy");
+  if (same_shape) {
+    TensorMeta like = src;
+    like.device = self.device;
+    set_tensor(ctx, empty_like(ctx, like, self.dtype));
+  } else {
+    set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+  }
+}
+
 }  // namespace
 
 // randint_like(self, high) / (self, low, high): self's metadata (dtype
@@ -258,12 +282,12 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.clone.default", clone);
   r.add("aten.contiguous.default", contiguous);
   r.add("aten._to_copy.default", to_copy);
-  r.add("aten.copy_.default", copy_inplace);
+  r.add_inplace("aten.copy_.default", copy_inplace);
   r.add("aten.fill.Scalar", fill);
   r.add("aten.fill.Tensor", fill);
-  r.add("aten.fill_.Scalar", fill_inplace);
-  r.add("aten.fill_.Tensor", fill_inplace);
-  r.add("aten.zero_.default", fill_inplace);
+  r.add_inplace("aten.fill_.Scalar", fill_inplace);
+  r.add_inplace("aten.fill_.Tensor", fill_inplace);
+  r.add_inplace("aten.zero_.default", fill_inplace);
   for (const char* name : {"aten.to.dtype", "aten.to.device", "aten.to.other", "aten.to.dtype_layout"})
     r.add(name, to);
   r.add("aten.randint.default", randint);
@@ -275,7 +299,8 @@ void register_factory_ops(OpRegistry& r) {
   // In-place random fills return self.
   for (const char* name : {"aten.uniform_.default", "aten.normal_.default", "aten.bernoulli_.float",
                            "aten.exponential_.default", "aten.random_.default", "aten.random_.from", "aten.random_.to"})
-    r.add(name, fill_inplace);
+    r.add_inplace(name, fill_inplace);
+  r.add("aten.copy.default", copy_functional);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -1,5 +1,5 @@
 // Factory rules on symbolic sizes and where current PyTorch differs from 1.13.
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

@@ -445,6 +445,23 @@ void constant_pad_nd(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, format));
 }
 
+// masked_scatter(self, mask, source): self expanded to the broadcast shape
+// of (self, mask), cloned contiguous. mask must be bool; source of self's dtype.
+void masked_scatter(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& mask = ctx.tensor(1, "mask");
+  const TensorMeta& source = ctx.tensor(2, "source");
+  if (mask.dtype != DType::Bool)
+    ctx.fail(ErrorKind::TypeError, "masked_scatter_ only supports boolean masks, but got mask with dtype " +
+                                       dtype_title(mask.dtype));
+  if (source.dtype != self.dtype)
+    ctx.fail(ErrorKind::TypeError, "masked_scatter: expected self and source to have same dtypes but got " +
+                                       dtype_title(self.dtype) + " and " + dtype_title(source.dtype));
+  const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask, &source}, ctx.target());
+  const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
+  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, device));
+}
+
 }  // namespace
 
 void register_indexing_ops(OpRegistry& r) {
@@ -459,16 +476,16 @@ void register_indexing_ops(OpRegistry& r) {
     r.add(name, scatter<false>);
   for (const char* name : {"aten.scatter_.src", "aten.scatter_.value", "aten.scatter_.reduce",
                            "aten.scatter_.value_reduce", "aten.scatter_add_.default", "aten.scatter_reduce_.two"})
-    r.add(name, scatter<true>);
+    r.add_inplace(name, scatter<true>);
   for (const char* name : {"aten.index_add.default", "aten.index_copy.default", "aten.index_fill.int_Scalar",
                            "aten.index_fill.int_Tensor"})
     r.add(name, index_func<false>);
   for (const char* name : {"aten.index_add_.default", "aten.index_copy_.default", "aten.index_fill_.int_Scalar",
                            "aten.index_fill_.int_Tensor"})
-    r.add(name, index_func<true>);
+    r.add_inplace(name, index_func<true>);
   r.add("aten.index.Tensor", index_tensor);
   r.add("aten.index_put.default", index_put<false>);
-  r.add("aten.index_put_.default", index_put<true>);
+  r.add_inplace("aten.index_put_.default", index_put<true>);
   r.add("aten._unsafe_index_put.default", index_put<false>);
   r.add("aten.repeat.default", repeat);
   r.add("aten.flip.default", flip);
@@ -481,6 +498,7 @@ void register_indexing_ops(OpRegistry& r) {
   r.add("aten.argsort.default", sort);
   r.add("aten.argsort.stable", sort);
   r.add("aten.constant_pad_nd.default", constant_pad_nd);
+  r.add("aten.masked_scatter.default", masked_scatter);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -1,6 +1,6 @@
 // Indexing rules where the goldens cannot reach: boolean masks (unbacked
 // counts), current PyTorch's restrided index outputs, symbolic cat.
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

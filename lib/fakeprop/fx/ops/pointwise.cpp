@@ -240,14 +240,14 @@ void register_pointwise_ops(OpRegistry& r) {
   };
   for (const Names& n : keep_dtype) {
     r.add(n.functional, unary<PK::Default>);
-    if (n.inplace) r.add(n.inplace, unary_inplace<PK::Default>);
+    if (n.inplace) r.add_inplace(n.inplace, unary_inplace<PK::Default>);
   }
   r.add("aten.neg", neg);
-  r.add("aten.neg_", unary_inplace<PK::Default>);
+  r.add_inplace("aten.neg_", unary_inplace<PK::Default>);
   r.add("aten.positive", positive);
   // abs and the logical ops fill an empty({0}) result: contiguous.
   r.add("aten.abs", unary<PK::ComplexToFloat, Layout::Contiguous>);
-  r.add("aten.abs_", unary_inplace<PK::ComplexToFloat>);
+  r.add_inplace("aten.abs_", unary_inplace<PK::ComplexToFloat>);
   // Unary ops that compute in floating point (PromotionKind::IntToFloat).
   const Names to_float[] = {
       {"aten.sin", "aten.sin_"},       {"aten.cos", "aten.cos_"},         {"aten.tan", "aten.tan_"},
@@ -263,33 +263,33 @@ void register_pointwise_ops(OpRegistry& r) {
   };
   for (const Names& n : to_float) {
     r.add(n.functional, unary<PK::IntToFloat>);
-    r.add(n.inplace, unary_inplace<PK::IntToFloat>);
+    r.add_inplace(n.inplace, unary_inplace<PK::IntToFloat>);
   }
   // Predicates.
   for (const char* name : {"aten.isnan", "aten.isfinite", "aten.signbit", "aten.isneginf", "aten.isposinf"})
     r.add(name, unary<PK::AlwaysBool>);
   r.add("aten.isinf", unary<PK::AlwaysBool, Layout::Contiguous>);
   r.add("aten.logical_not", unary<PK::AlwaysBool, Layout::Contiguous>);
-  r.add("aten.logical_not_", unary_inplace<PK::AlwaysBool>);
+  r.add_inplace("aten.logical_not_", unary_inplace<PK::AlwaysBool>);
 
   // Binary arithmetic.
   r.add("aten.add", add_sub<false>);
-  r.add("aten.add_", add_sub_inplace<false>);
+  r.add_inplace("aten.add_", add_sub_inplace<false>);
   r.add("aten.sub", add_sub<true>);
-  r.add("aten.sub_", add_sub_inplace<true>);
+  r.add_inplace("aten.sub_", add_sub_inplace<true>);
   r.add("aten.rsub", add_sub<true>);
   r.add("aten.mul", binary<PK::Default>);
-  r.add("aten.mul_", binary_inplace<PK::Default>);
+  r.add_inplace("aten.mul_", binary_inplace<PK::Default>);
   r.add("aten.div.Tensor", binary<PK::IntToFloat>);
   r.add("aten.div.Scalar", binary<PK::IntToFloat>);
   r.add("aten.div.Tensor_mode", div_mode);
   r.add("aten.div.Scalar_mode", div_mode);
-  r.add("aten.div_.Tensor", binary_inplace<PK::IntToFloat>);
-  r.add("aten.div_.Scalar", binary_inplace<PK::IntToFloat>);
-  r.add("aten.div_.Tensor_mode", div_mode_inplace);
-  r.add("aten.div_.Scalar_mode", div_mode_inplace);
+  r.add_inplace("aten.div_.Tensor", binary_inplace<PK::IntToFloat>);
+  r.add_inplace("aten.div_.Scalar", binary_inplace<PK::IntToFloat>);
+  r.add_inplace("aten.div_.Tensor_mode", div_mode_inplace);
+  r.add_inplace("aten.div_.Scalar_mode", div_mode_inplace);
   r.add("aten.true_divide", binary<PK::IntToFloat>);
-  r.add("aten.true_divide_", binary_inplace<PK::IntToFloat>);
+  r.add_inplace("aten.true_divide_", binary_inplace<PK::IntToFloat>);
   const Names keep_binary[] = {
       {"aten.remainder", "aten.remainder_"},
       {"aten.fmod", "aten.fmod_"},                 {"aten.maximum", nullptr},
@@ -298,8 +298,7 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.bitwise_or", "aten.bitwise_or_"},     {"aten.bitwise_xor", "aten.bitwise_xor_"},
       {"aten.bitwise_left_shift", "aten.bitwise_left_shift_"},
       {"aten.bitwise_right_shift", "aten.bitwise_right_shift_"},
-      {"aten.__and__", "aten.__iand__"},           {"aten.__or__", "aten.__ior__"},
-      {"aten.__xor__", "aten.__ixor__"},           {"aten.pow.Tensor_Tensor", "aten.pow_.Tensor"},
+      {"aten.pow.Tensor_Tensor", "aten.pow_.Tensor"},
       {"aten.pow.Tensor_Scalar", "aten.pow_.Scalar"},
       {"aten.hypot", "aten.hypot_"},
       {"aten.logaddexp", nullptr},                 {"aten.logaddexp2", nullptr},
@@ -310,45 +309,53 @@ void register_pointwise_ops(OpRegistry& r) {
   };
   for (const Names& n : keep_binary) {
     r.add(n.functional, binary<PK::Default>);
-    if (n.inplace) r.add(n.inplace, binary_inplace<PK::Default>);
+    if (n.inplace) r.add_inplace(n.inplace, binary_inplace<PK::Default>);
+  }
+  // __iand__, __ior__ and __ixor__ return self like the other twins, but are
+  // registered as plain ops: the interpreter has never recorded them as
+  // mutating self, and reports keep that.
+  for (const Names& n : {Names{"aten.__and__", "aten.__iand__"}, Names{"aten.__or__", "aten.__ior__"},
+                         Names{"aten.__xor__", "aten.__ixor__"}}) {
+    r.add(n.functional, binary<PK::Default>);
+    r.add(n.inplace, binary_inplace<PK::Default>);
   }
   r.add("aten.pow.Scalar", pow_scalar_base);
   r.add("aten.heaviside", heaviside<false>);
-  r.add("aten.heaviside_", heaviside<true>);
+  r.add_inplace("aten.heaviside_", heaviside<true>);
   r.add("aten.floor_divide", floor_divide);
-  r.add("aten.floor_divide_", floor_divide_inplace);
+  r.add_inplace("aten.floor_divide_", floor_divide_inplace);
   for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.copysign", "aten.copysign_"},
                          Names{"aten.xlogy.Tensor", "aten.xlogy_.Tensor"}}) {
     r.add(n.functional, binary<PK::IntToFloat>);
-    if (n.inplace) r.add(n.inplace, binary_inplace<PK::IntToFloat>);
+    if (n.inplace) r.add_inplace(n.inplace, binary_inplace<PK::IntToFloat>);
   }
   // Comparisons and logical ops.
   for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
     r.add(std::string("aten.") + op, binary<PK::AlwaysBool, Layout::Contiguous>);
-    r.add(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
+    r.add_inplace(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
   }
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
                          "not_equal"}) {
     r.add(std::string("aten.") + op, binary<PK::AlwaysBool>);
-    r.add(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
+    r.add_inplace(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
   }
   r.add("aten.where.self", where);
   r.add("aten.where.ScalarSelf", where);
   r.add("aten.where.ScalarOther", where);
   r.add("aten.where.Scalar", where);
   r.add("aten.clamp", clamp);
-  r.add("aten.clamp_", clamp_inplace);
+  r.add_inplace("aten.clamp_", clamp_inplace);
   r.add("aten.clip", clamp);
-  r.add("aten.clip_", clamp_inplace);
+  r.add_inplace("aten.clip_", clamp_inplace);
   r.add("aten.addcmul", ternary<PK::Default>);
-  r.add("aten.addcmul_", ternary_inplace<PK::Default>);
+  r.add_inplace("aten.addcmul_", ternary_inplace<PK::Default>);
   r.add("aten.addcdiv", ternary<PK::Default>);
-  r.add("aten.addcdiv_", ternary_inplace<PK::Default>);
+  r.add_inplace("aten.addcdiv_", ternary_inplace<PK::Default>);
   r.add("aten.lerp", lerp<false>);
-  r.add("aten.lerp_", lerp<true>);
+  r.add_inplace("aten.lerp_", lerp<true>);
   r.add("aten.native_dropout_backward.default", native_dropout_backward);
   r.add("aten.masked_fill", masked_fill);
-  r.add("aten.masked_fill_", masked_fill_inplace);
+  r.add_inplace("aten.masked_fill_", masked_fill_inplace);
 }
 
 }  // namespace fakeprop::fx::ops

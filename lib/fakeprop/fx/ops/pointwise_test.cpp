@@ -1,6 +1,6 @@
 // Pointwise rules on symbolic and unbacked sizes, and where current
 // PyTorch's checks differ from torch 1.13 (the golden oracle).
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

@@ -12,7 +12,6 @@ void register_all_aten_ops(OpRegistry& r) {
   ops::register_indexing_ops(r);
   ops::register_data_dependent_ops(r);
   ops::register_sym_ops(r);
-  ops::register_core_gap_ops(r);
   ops::register_spectral_ops(r);
 }
 

@@ -3,7 +3,7 @@
 // testdata/fx_goldens/ops_core.json; expected values here are worked out by
 // hand from current PyTorch's meta functions (torch/_meta_registrations.py
 // meta_fft_* and _exec_fft).
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

@@ -80,6 +80,18 @@ void constrain_range(OpContext& ctx) {
   ctx.set_result(Value::none());
 }
 
+// sym_is_contiguous(self, memory_format=contiguous_format) -> SymBool.
+void sym_is_contiguous(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const MemoryFormat f = ctx.memory_format_arg(1, "memory_format").value_or(MemoryFormat::Contiguous);
+  bool v = false;
+  if (f == MemoryFormat::ChannelsLast || f == MemoryFormat::ChannelsLast3d)
+    v = is_channels_last_contiguous(self, ctx.env());
+  else
+    v = is_contiguous(self, ctx.env());
+  ctx.set_result(Value::of_bool(SymBool(v)));
+}
+
 }  // namespace
 
 void register_sym_ops(OpRegistry& r) {
@@ -95,6 +107,7 @@ void register_sym_ops(OpRegistry& r) {
   r.add("aten._assert_async.default", assert_scalar);
   r.add("aten.sym_constrain_range.default", constrain_range);
   r.add("aten.sym_constrain_range_for_size.default", constrain_range);
+  r.add("aten.sym_is_contiguous.default", sym_is_contiguous);
 }
 
 }  // namespace fakeprop::fx::ops

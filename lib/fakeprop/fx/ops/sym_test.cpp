@@ -1,5 +1,5 @@
 // sym_size / sym_stride / sym_numel / sym_storage_offset and the assertion ops.
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

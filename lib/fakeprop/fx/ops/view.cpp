@@ -508,6 +508,58 @@ void resize_as_inplace(OpContext& ctx) {
   set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), like.sizes, f));
 }
 
+// select_scatter / slice_scatter: self.clone() (preserve_format) with src
+// written into the view; src must have the view's shape.
+void check_src_matches(OpContext& ctx, const SymShape& view, const TensorMeta& src, const char* op) {
+  bool same = view.size() == src.sizes.size();
+  for (size_t i = 0; same && i < view.size(); ++i) same = same_size(ctx, view[i], src.sizes[i], op);
+  if (!same)
+    ctx.fail(ErrorKind::ShapeMismatch, std::string(op) +
+                                           ": expected src to have a size equal to the slice of self. src size = " +
+                                           text(src.sizes) + ", slice size = " + text(view));
+}
+
+void select_scatter(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& src = ctx.tensor(1, "src");
+  if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "select() cannot be applied to a 0-dim tensor.");
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim());
+  const SymInt index = ctx.int_arg(3, "index");
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  if (decide(ctx, sym_or(sym_lt(index, -size), sym_ge(index, size)), "select_scatter index in range"))
+    ctx.fail(ErrorKind::IndexError, "select(): index " + text(index) + " out of range for tensor of size " +
+                                        text(self.sizes) + " at dimension " + std::to_string(dim));
+  SymShape view = self.sizes;
+  view.erase(view.begin() + dim);
+  check_src_matches(ctx, view, src, "select_scatter");
+  set_tensor(ctx, empty_like(ctx, self));
+}
+
+void slice_scatter(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& src = ctx.tensor(1, "src");
+  if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  const SymInt step = ctx.int_arg(5, "step", SymInt(1));
+  if (decide(ctx, sym_le(step, SymInt(0)), "slice step"))
+    ctx.fail(ErrorKind::InvalidArgument, "slice step must be positive");
+  auto clamp = [&](std::optional<SymInt> v, const SymInt& dflt) {
+    SymInt x = v.value_or(dflt);
+    if (decide(ctx, sym_lt(x, SymInt(0)), "slice bound negative")) x = x + size;
+    if (decide(ctx, sym_lt(x, SymInt(0)), "slice bound below 0")) x = SymInt(0);
+    if (decide(ctx, sym_gt(x, size), "slice bound above size")) x = size;
+    return simplified(ctx, x);
+  };
+  const SymInt start = clamp(ctx.optional_int(3, "start"), SymInt(0));
+  SymInt end = clamp(ctx.optional_int(4, "end"), size);
+  if (decide(ctx, sym_lt(end, start), "slice end before start")) end = start;
+  SymShape view = self.sizes;
+  view[static_cast<size_t>(dim)] = simplified(ctx, floordiv(end - start + step - 1, step));
+  check_src_matches(ctx, view, src, "slice_scatter");
+  set_tensor(ctx, empty_like(ctx, self));
+}
+
 }  // namespace
 
 void register_view_ops(OpRegistry& r) {
@@ -548,17 +600,19 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.diagonal.default", diagonal);
   r.add("aten.unfold.default", unfold);
   // In-place metadata changes: the interpreter replaces self with the result.
-  r.add("aten.t_.default", t);
-  r.add("aten.transpose_.default", transpose);
-  r.add("aten.swapdims_.default", transpose);
-  r.add("aten.swapaxes_.default", transpose);
-  r.add("aten.squeeze_.default", squeeze);
-  r.add("aten.squeeze_.dim", squeeze);
-  r.add("aten.squeeze_.dims", squeeze);
-  r.add("aten.unsqueeze_.default", unsqueeze);
-  r.add("aten.as_strided_.default", as_strided);
-  r.add("aten.resize_.default", resize_inplace);
-  r.add("aten.resize_as_.default", resize_as_inplace);
+  r.add_inplace("aten.t_.default", t, Mutation::Metadata);
+  r.add_inplace("aten.transpose_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.swapdims_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.swapaxes_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.squeeze_.default", squeeze, Mutation::Metadata);
+  r.add_inplace("aten.squeeze_.dim", squeeze, Mutation::Metadata);
+  r.add_inplace("aten.squeeze_.dims", squeeze, Mutation::Metadata);
+  r.add_inplace("aten.unsqueeze_.default", unsqueeze, Mutation::Metadata);
+  r.add_inplace("aten.as_strided_.default", as_strided, Mutation::Metadata);
+  r.add_inplace("aten.resize_.default", resize_inplace, Mutation::Metadata);
+  r.add_inplace("aten.resize_as_.default", resize_as_inplace, Mutation::Metadata);
+  r.add("aten.select_scatter.default", select_scatter);
+  r.add("aten.slice_scatter.default", slice_scatter);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -1,6 +1,6 @@
 // View rules on symbolic sizes: results share storage, sizes stay exact
 // expressions, and decisions become guards only where PyTorch guards.
-#include "fakeprop/fx/ops/testing_helpers.h"
+#include "fakeprop/fx/ops/graph_test_util.h"
 
 namespace fakeprop::fx {
 namespace {

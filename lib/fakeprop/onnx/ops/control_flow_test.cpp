@@ -6,7 +6,7 @@
 #include <map>
 #include <memory>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -18,7 +18,7 @@ using testing::run;
 using testing::shape_of;
 using Strings = std::vector<std::string>;
 
-constexpr int32_t kFloat = 1, kInt64 = 7, kBool = 9;
+using namespace testing::dtypes;
 
 // Sub-builders own the bytes of their constants, so they live as long as the test.
 struct Subgraphs {

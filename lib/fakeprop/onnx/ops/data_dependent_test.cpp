@@ -8,7 +8,7 @@
 #include <functional>
 #include <optional>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -20,7 +20,7 @@ using testing::find_value;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kInt64 = 7, kString = 8, kBool = 9;
+using namespace testing::dtypes;
 
 using Strings = std::vector<std::string>;
 using Bindings = std::vector<std::pair<std::string, std::string>>;

@@ -19,7 +19,7 @@ using testing::error_kinds;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9, kFloat16 = 10;
+using namespace testing::dtypes;
 
 using Strings = std::vector<std::string>;
 

@@ -20,7 +20,7 @@ using testing::find_value;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kInt32 = 6, kInt64 = 7, kBool = 9, kFloat16 = 10, kDouble = 11;
+using namespace testing::dtypes;
 
 using Strings = std::vector<std::string>;
 

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
+
+using namespace testing::dtypes;
 
 using testing::shape_of;
 
@@ -19,7 +21,7 @@ class LossTest : public ::testing::TestWithParam<LossCase> {};
 TEST_P(LossTest, OutputShape) {
   const LossCase& c = GetParam();
   ModelBuilder b(13);
-  b.input("x", 1, c.input).input("t", 7, c.target);
+  b.input("x", kFloat, c.input).input("t", kInt64, c.target);
   b.node(c.op, {"x", "t"}, {"loss"}, "loss").attr_string("reduction", c.reduction);
   RunResult r = run_model(b.build(), {});
   EXPECT_TRUE(r.errors.empty()) << (r.errors.empty() ? "" : r.errors[0].message);
@@ -36,7 +38,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(LossTest, SoftmaxCrossEntropyLogProbHasScoresShape) {
   ModelBuilder b(13);
-  b.input("x", 1, {"N", 5, 4}).input("t", 7, {"N", 4});
+  b.input("x", kFloat, {"N", 5, 4}).input("t", kInt64, {"N", 4});
   b.node("SoftmaxCrossEntropyLoss", {"x", "t"}, {"loss", "log_prob"}, "sce");
   RunResult r = run_model(b.build(), {});
   EXPECT_EQ(shape_of(r, "loss"), std::vector<std::string>{});
@@ -45,7 +47,7 @@ TEST(LossTest, SoftmaxCrossEntropyLogProbHasScoresShape) {
 
 TEST(LossTest, TargetOfWrongRankIsAnErrorOnTheNode) {
   ModelBuilder b(13);
-  b.input("x", 1, {3, 5}).input("t", 7, {3, 1, 1});
+  b.input("x", kFloat, {3, 5}).input("t", kInt64, {3, 1, 1});
   b.node("NegativeLogLikelihoodLoss", {"x", "t"}, {"loss"}, "nll");
   RunResult r = run_model(b.build(), {});
   EXPECT_EQ(testing::error_kinds(r, "nll"), std::vector<std::string>{"shape_mismatch"});
@@ -53,7 +55,7 @@ TEST(LossTest, TargetOfWrongRankIsAnErrorOnTheNode) {
 
 TEST(DetTest, BatchOfSquareMatrices) {
   ModelBuilder b(13);
-  b.input("x", 1, {"B", 4, 4});
+  b.input("x", kFloat, {"B", 4, 4});
   b.node("Det", {"x"}, {"d"}, "det");
   RunResult r = run_model(b.build(), {});
   EXPECT_EQ(shape_of(r, "d"), std::vector<std::string>{"B"});

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "fakeprop/onnx/ops/rule_case_test_util.h"
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -22,27 +22,13 @@ using testing::find_value;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kUint8 = 2, kInt32 = 6, kInt64 = 7, kFloat16 = 10, kDouble = 11;
+using namespace testing::dtypes;
 using Strings = std::vector<std::string>;
 using Dims = std::vector<ModelBuilder::DimSpec>;
 using Build = std::function<void(ModelBuilder&)>;
 
-struct Expect {
-  std::string value;
-  Strings shape;
-  std::optional<DType> dtype = std::nullopt;
-};
-
-struct Case {
-  std::string name;
-  int64_t opset;
-  Build build;
-  std::vector<Expect> expect;
-  std::string error_kind = "";  // this error is recorded instead
-  std::map<std::string, std::vector<int64_t>> hints = {};
-};
-
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+using Expect = testing::RuleExpect;
+using Case = testing::RuleCase;
 
 class NnCase : public ::testing::TestWithParam<Case> {};
 
@@ -94,7 +80,7 @@ const std::vector<Case>& cases() {
       // ---- Conv (onnx conv.py: 5x5 input, 3x3 kernel) ----
       {"conv_pads_1", 11,
        node("Conv", {{"x", dims({1, 1, 5, 5})}, {"w", dims({1, 1, 3, 3})}}, {"y"}, ints("pads", {1, 1, 1, 1})),
-       {{"y", {"1", "1", "5", "5"}, DType::Float32}}},
+       {{"y", {"1", "1", "5", "5"}, std::nullopt, DType::Float32}}},
       {"conv_no_pads", 11, node("Conv", {{"x", dims({1, 1, 5, 5})}, {"w", dims({1, 1, 3, 3})}}, {"y"}),
        {{"y", {"1", "1", "3", "3"}}}},
       {"conv_strides_pads", 11,
@@ -163,7 +149,7 @@ const std::vector<Case>& cases() {
       // ---- pooling (onnx maxpool.py / averagepool.py / lppool.py) ----
       {"maxpool_2d_default", 12,
        node("MaxPool", {{"x", dims({1, 3, 32, 32})}}, {"y"}, ints("kernel_shape", {2, 2})),
-       {{"y", {"1", "3", "31", "31"}, DType::Float32}}},
+       {{"y", {"1", "3", "31", "31"}, std::nullopt, DType::Float32}}},
       {"maxpool_2d_ceil", 12,
        node("MaxPool", {{"x", dims({1, 1, 4, 4})}}, {"y"},
             all({ints("kernel_shape", {3, 3}), ints("strides", {2, 2}), attr("ceil_mode", 1)})),
@@ -175,7 +161,7 @@ const std::vector<Case>& cases() {
       {"maxpool_with_indices", 12,
        node("MaxPool", {{"x", dims({1, 1, 5, 5})}}, {"y", "i"},
             all({ints("kernel_shape", {5, 5}), ints("pads", {2, 2, 2, 2})})),
-       {{"y", {"1", "1", "5", "5"}}, {"i", {"1", "1", "5", "5"}, DType::Int64}}},
+       {{"y", {"1", "1", "5", "5"}}, {"i", {"1", "1", "5", "5"}, std::nullopt, DType::Int64}}},
       {"maxpool_dilations", 12,
        node("MaxPool", {{"x", dims({1, 1, 4, 4})}}, {"y"},
             all({ints("kernel_shape", {2, 2}), ints("dilations", {2, 2})})),
@@ -252,7 +238,7 @@ const std::vector<Case>& cases() {
              b.input("m", kFloat, {3}).input("v", kFloat, {3});
            },
            attr("training_mode", 1)),
-       {{"y", {"2", "3", "4", "5"}, DType::Float16}, {"rm", {"3"}, DType::Float32}, {"rv", {"3"}, DType::Float32}}},
+       {{"y", {"2", "3", "4", "5"}, std::nullopt, DType::Float16}, {"rm", {"3"}, std::nullopt, DType::Float32}, {"rv", {"3"}, std::nullopt, DType::Float32}}},
       {"batchnorm_opset9_saved_stats", 9,
        node("BatchNormalization",
             {{"x", dims({2, 3, 4})}, {"s", dims({3})}, {"b", dims({3})}, {"m", dims({3})}, {"v", dims({3})}},
@@ -278,20 +264,20 @@ const std::vector<Case>& cases() {
       {"layernorm_last_axis_stats", 17,
        node("LayerNormalization", {{"x", dims({"B", "S", 8})}, {"s", dims({8})}, {"b", dims({8})}},
             {"y", "mean", "inv"}),
-       {{"y", {"B", "S", "8"}, DType::Float32},
-        {"mean", {"B", "S", "1"}, DType::Float32},
-        {"inv", {"B", "S", "1"}, DType::Float32}},
+       {{"y", {"B", "S", "8"}, std::nullopt, DType::Float32},
+        {"mean", {"B", "S", "1"}, std::nullopt, DType::Float32},
+        {"inv", {"B", "S", "1"}, std::nullopt, DType::Float32}},
        "", {{"x", {2, 5, 8}}}},
       {"layernorm_axis_1_half_input", 17,
        raw("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"},
            [](ModelBuilder& b) { b.input("x", kFloat16, {2, 3, 4, 5}).input("s", kFloat16, {3, 4, 5}); },
            attr("axis", 1)),
-       {{"y", {"2", "3", "4", "5"}, DType::Float16},
-        {"mean", {"2", "1", "1", "1"}, DType::Float32},
-        {"inv", {"2", "1", "1", "1"}, DType::Float32}}},
+       {{"y", {"2", "3", "4", "5"}, std::nullopt, DType::Float16},
+        {"mean", {"2", "1", "1", "1"}, std::nullopt, DType::Float32},
+        {"inv", {"2", "1", "1", "1"}, std::nullopt, DType::Float32}}},
       {"layernorm_stash_bfloat16", 17,
        node("LayerNormalization", {{"x", dims({3, 4})}, {"s", dims({4})}}, {"y", "mean"}, attr("stash_type", 16)),
-       {{"mean", {"3", "1"}, DType::BFloat16}}},
+       {{"mean", {"3", "1"}, std::nullopt, DType::BFloat16}}},
       {"layernorm_bad_axis", 17,
        node("LayerNormalization", {{"x", dims({3, 4})}, {"s", dims({4})}}, {"y"}, attr("axis", 2)), {},
        "invalid_axis"},
@@ -580,7 +566,7 @@ const std::vector<Case>& cases() {
              b.initializer_floats({}, "lo", {0.f}).initializer_floats({}, "hi", {4096.f});
            },
            attr("output_datatype", kDouble)),
-       {{"y", {"9", "8"}, DType::Float64}}},
+       {{"y", {"9", "8"}, std::nullopt, DType::Float64}}},
   };
   return all_cases;
 }
@@ -755,7 +741,7 @@ TEST(NnSymbolic, ResizeDyadicScalesMatchFloorBySubstitution) {
 
 TEST(NnSymbolic, ImageDecoderSizesAreUnbacked) {
   ModelBuilder b(20);
-  b.input("s", kUint8, {"bytes"});
+  b.input("s", kUInt8, {"bytes"});
   b.node("ImageDecoder", {"s"}, {"img"}, "n").attr_string("pixel_format", "Grayscale");
   InferOptions options;
   options.input_hints["s"] = {100};

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "fakeprop/onnx/ops/rule_case_test_util.h"
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -19,26 +19,12 @@ using testing::error_kinds;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kFloat16 = 10;
+using namespace testing::dtypes;
 
 using Strings = std::vector<std::string>;
 
-struct Expect {
-  std::string value;
-  Strings shape;
-  std::optional<DType> dtype = std::nullopt;
-};
-
-struct Case {
-  std::string name;
-  int64_t opset;
-  std::function<void(ModelBuilder&)> build;
-  std::vector<Expect> expect;
-  std::string error_kind = "";
-  std::map<std::string, std::vector<int64_t>> hints = {};
-};
-
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+using Expect = testing::RuleExpect;
+using Case = testing::RuleCase;
 
 class QuantizationCase : public ::testing::TestWithParam<Case> {};
 
@@ -53,7 +39,7 @@ const std::vector<Case>& cases() {
          b.initializer_floats({}, "scale", {0.5f});
          b.node("QuantizeLinear", {"x", "scale"}, {"y"});
        },
-       {{"y", {"batch", "4"}, DType::UInt8}}},
+       {{"y", {"batch", "4"}, std::nullopt, DType::UInt8}}},
       {"QuantizeTakesZeroPointType", 13,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch", 4});
@@ -61,7 +47,7 @@ const std::vector<Case>& cases() {
          b.initializer_ints("zp", {}, {0}, kInt8);
          b.node("QuantizeLinear", {"x", "scale", "zp"}, {"y"});
        },
-       {{"y", {"batch", "4"}, DType::Int8}}},
+       {{"y", {"batch", "4"}, std::nullopt, DType::Int8}}},
       {"QuantizePerAxis", 13,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {2, 3, "n"});
@@ -69,7 +55,7 @@ const std::vector<Case>& cases() {
          b.initializer_ints("zp", {3}, {0, 1, 2}, kUInt8);
          b.node("QuantizeLinear", {"x", "scale", "zp"}, {"y"});
        },
-       {{"y", {"2", "3", "n"}, DType::UInt8}}},
+       {{"y", {"2", "3", "n"}, std::nullopt, DType::UInt8}}},
       {"QuantizePerAxisLengthMismatch", 13,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {2, 3, 4});
@@ -92,7 +78,7 @@ const std::vector<Case>& cases() {
          b.initializer_floats({}, "scale", {0.5f});
          b.node("QuantizeLinear", {"x", "scale"}, {"y"}).attr_int("output_dtype", kInt8);
        },
-       {{"y", {"batch", "4"}, DType::Int8}}},
+       {{"y", {"batch", "4"}, std::nullopt, DType::Int8}}},
       {"QuantizeOpset21OutputDtypeConflicts", 21,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch", 4});
@@ -108,14 +94,14 @@ const std::vector<Case>& cases() {
          b.weight("scale", kFloat, {4, 3});
          b.node("QuantizeLinear", {"x", "scale"}, {"y"}).attr_int("axis", 1).attr_int("block_size", 2);
        },
-       {{"y", {"4", "6"}, DType::UInt8}}},
+       {{"y", {"4", "6"}, std::nullopt, DType::UInt8}}},
       {"QuantizeOpset21BlockedCeil", 21,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {4, 7});
          b.weight("scale", kFloat, {4, 3});
          b.node("QuantizeLinear", {"x", "scale"}, {"y"}).attr_int("axis", 1).attr_int("block_size", 3);
        },
-       {{"y", {"4", "7"}, DType::UInt8}}},
+       {{"y", {"4", "7"}, std::nullopt, DType::UInt8}}},
       {"QuantizeOpset21BlockedMismatch", 21,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {4, 6});
@@ -131,27 +117,27 @@ const std::vector<Case>& cases() {
          b.initializer_floats({}, "scale", {0.5f});
          b.node("DequantizeLinear", {"x", "scale"}, {"y"});
        },
-       {{"y", {"batch", "4"}, DType::Float32}}},
+       {{"y", {"batch", "4"}, std::nullopt, DType::Float32}}},
       {"DequantizeOpset19TakesScaleType", 19,
        [](ModelBuilder& b) {
          b.input("x", kInt8, {"batch", 4});
          b.weight("scale", kFloat16, {});
          b.node("DequantizeLinear", {"x", "scale"}, {"y"});
        },
-       {{"y", {"batch", "4"}, DType::Float16}}},
+       {{"y", {"batch", "4"}, std::nullopt, DType::Float16}}},
       {"DequantizeInt32NoZeroPoint", 10,
        [](ModelBuilder& b) {
          b.input("x", kInt32, {3});
          b.initializer_floats({}, "scale", {0.5f});
          b.node("DequantizeLinear", {"x", "scale"}, {"y"});
        },
-       {{"y", {"3"}, DType::Float32}}},
+       {{"y", {"3"}, std::nullopt, DType::Float32}}},
       {"DynamicQuantizeLinearOutputs", 11,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch", 8});
          b.node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"});
        },
-       {{"y", {"batch", "8"}, DType::UInt8}, {"scale", {}, DType::Float32}, {"zp", {}, DType::UInt8}}},
+       {{"y", {"batch", "8"}, std::nullopt, DType::UInt8}, {"scale", {}, std::nullopt, DType::Float32}, {"zp", {}, std::nullopt, DType::UInt8}}},
       // ---------------- integer and QLinear MatMul ----------------
       {"MatMulIntegerBatched", 10,
        [](ModelBuilder& b) {
@@ -159,14 +145,14 @@ const std::vector<Case>& cases() {
          b.weight("b", kUInt8, {3, 5});
          b.node("MatMulInteger", {"a", "b"}, {"y"});
        },
-       {{"y", {"batch", "4", "5"}, DType::Int32}}},
+       {{"y", {"batch", "4", "5"}, std::nullopt, DType::Int32}}},
       {"MatMulIntegerVectorOperand", 10,
        [](ModelBuilder& b) {
          b.input("a", kInt8, {3});
          b.weight("b", kInt8, {2, 3, 5});
          b.node("MatMulInteger", {"a", "b"}, {"y"});
        },
-       {{"y", {"2", "5"}, DType::Int32}}},
+       {{"y", {"2", "5"}, std::nullopt, DType::Int32}}},
       {"MatMulIntegerMismatch", 10,
        [](ModelBuilder& b) {
          b.input("a", kUInt8, {2, 4});
@@ -187,7 +173,7 @@ const std::vector<Case>& cases() {
          b.initializer_ints("yz", {}, {0}, kInt8);
          b.node("QLinearMatMul", {"a", "as", "az", "b", "bs", "bz", "ys", "yz"}, {"y"});
        },
-       {{"y", {"batch", "seq", "8"}, DType::Int8}}},
+       {{"y", {"batch", "seq", "8"}, std::nullopt, DType::Int8}}},
       // ---------------- integer and QLinear Conv ----------------
       // From ONNX's convinteger tests: 3x3 input, 2x2 kernel, with and without pads of 1.
       {"ConvIntegerPadding", 10,
@@ -197,14 +183,14 @@ const std::vector<Case>& cases() {
          b.node("ConvInteger", {"x", "w"}, {"padded"}).attr_ints("pads", {1, 1, 1, 1});
          b.node("ConvInteger", {"x", "w"}, {"plain"});
        },
-       {{"padded", {"1", "1", "4", "4"}, DType::Int32}, {"plain", {"1", "1", "2", "2"}, DType::Int32}}},
+       {{"padded", {"1", "1", "4", "4"}, std::nullopt, DType::Int32}, {"plain", {"1", "1", "2", "2"}, std::nullopt, DType::Int32}}},
       {"ConvIntegerSymbolicStride2", 10,
        [](ModelBuilder& b) {
          b.input("x", kUInt8, {"batch", 3, "h", "w"});
          b.weight("w", kUInt8, {8, 3, 3, 3});
          b.node("ConvInteger", {"x", "w"}, {"y"}).attr_ints("strides", {2, 2}).attr_ints("pads", {1, 1, 1, 1});
        },
-       {{"y", {"batch", "8", "(h - 1)//2 + 1", "(w - 1)//2 + 1"}, DType::Int32}},
+       {{"y", {"batch", "8", "(h - 1)//2 + 1", "(w - 1)//2 + 1"}, std::nullopt, DType::Int32}},
        "",
        {{"x", {2, 3, 32, 30}}}},
       {"ConvIntegerSymbolicKernelIsUnknown", 10,
@@ -213,7 +199,7 @@ const std::vector<Case>& cases() {
          b.input("w", kUInt8, {4, 2, "k"});
          b.node("ConvInteger", {"x", "w"}, {"y"});
        },
-       {{"y", {"1", "4", "u0"}, DType::Int32}}},
+       {{"y", {"1", "4", "u0"}, std::nullopt, DType::Int32}}},
       {"ConvIntegerKernelShapeMismatch", 10,
        [](ModelBuilder& b) {
          b.input("x", kUInt8, {1, 2, 9});
@@ -243,7 +229,7 @@ const std::vector<Case>& cases() {
          b.weight("bias", kInt32, {6});
          b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"}, {"y"}).attr_int("group", 2);
        },
-       {{"y", {"batch", "6", "5", "5"}, DType::UInt8}}},
+       {{"y", {"batch", "6", "5", "5"}, std::nullopt, DType::UInt8}}},
       {"QLinearConvBiasLengthMismatch", 10,
        [](ModelBuilder& b) {
          b.input("x", kUInt8, {1, 2, 5, 5});

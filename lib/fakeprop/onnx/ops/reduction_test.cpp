@@ -20,7 +20,7 @@ using testing::find_value;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kInt64 = 7;
+using namespace testing::dtypes;
 
 using Strings = std::vector<std::string>;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx::testing {
 

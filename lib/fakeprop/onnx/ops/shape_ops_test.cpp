@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "fakeprop/onnx/ops/rule_case_test_util.h"
-#include "fakeprop/onnx/testing.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -21,7 +21,7 @@ using testing::error_kinds;
 using testing::run;
 using testing::shape_of;
 
-constexpr int32_t kFloat = 1, kInt32 = 6, kInt64 = 7, kBool = 9;
+using namespace testing::dtypes;
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 

@@ -1,5 +1,6 @@
 // Helpers for tests of ONNX rules: run a built model, read values back.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,12 @@
 #include "fakeprop/onnx/model_builder.h"
 
 namespace fakeprop::onnx::testing {
+
+// ONNX TensorProto element types, as tests hand them to ModelBuilder.
+namespace dtypes {
+inline constexpr int32_t kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kString = 8, kBool = 9,
+                         kFloat16 = 10, kDouble = 11;
+}  // namespace dtypes
 
 inline RunResult run(const ModelBuilder& b, InferOptions options = {}) { return run_model(b.build(), options); }
 
