@@ -17,23 +17,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // Folding vocabulary: elementwise evaluation of known data under broadcasting.
 
-
-// Row-major index into an input of shape `in` for output flat index `flat`.
-int64_t source_index(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
-  int64_t idx = 0, stride = 1;
-  const size_t offset = out.size() - in.size();
-  for (size_t k = out.size(); k-- > 0;) {
-    const int64_t coord = flat % out[k];
-    flat /= out[k];
-    if (k >= offset) {
-      const int64_t extent = in[k - offset];
-      if (extent != 1) idx += coord * stride;
-      stride *= extent;
-    }
-  }
-  return idx;
-}
-
 // Known data of input i in the element representation T.
 template <class T>
 std::optional<std::vector<T>> known(const OpContext& ctx, size_t i) {
@@ -70,7 +53,7 @@ std::optional<std::vector<Out>> fold_elems(OpContext& ctx, const std::vector<siz
   result.reserve(static_cast<size_t>(total));
   std::vector<In> args(data.size());
   for (int64_t f = 0; f < total; ++f) {
-    for (size_t k = 0; k < data.size(); ++k) args[k] = data[k][static_cast<size_t>(source_index(f, *out, shapes[k]))];
+    for (size_t k = 0; k < data.size(); ++k) args[k] = data[k][static_cast<size_t>(broadcast_source_index(f, *out, shapes[k]))];
     std::optional<Out> r = fn(std::span<const In>(args));
     if (!r) return std::nullopt;
     result.push_back(std::move(*r));
@@ -545,8 +528,8 @@ void where_rule(OpContext& ctx) {
       d.is_float = floats;
       bool ok = numel(ctx.shape(0)).value() == static_cast<int64_t>(cond->size());
       for (int64_t f = 0; f < total && ok; ++f) {
-        const bool pick_x = (*cond)[static_cast<size_t>(source_index(f, *out_static, *s0))] != 0;
-        const auto src = static_cast<size_t>(source_index(f, *out_static, pick_x ? *s1 : *s2));
+        const bool pick_x = (*cond)[static_cast<size_t>(broadcast_source_index(f, *out_static, *s0))] != 0;
+        const auto src = static_cast<size_t>(broadcast_source_index(f, *out_static, pick_x ? *s1 : *s2));
         if (floats) {
           const auto& side = pick_x ? xf : yf;
           ok = side && src < side->size();

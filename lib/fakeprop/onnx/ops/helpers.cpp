@@ -65,22 +65,6 @@ std::optional<std::vector<int64_t>> static_shape(std::span<const SymInt> shape) 
 
 namespace {
 
-// Index into a row-major input of shape `in` for the flat output index under broadcasting.
-int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
-  int64_t idx = 0, stride = 1;
-  const size_t offset = out.size() - in.size();
-  for (size_t k = out.size(); k-- > 0;) {
-    const int64_t coord = flat % out[k];
-    flat /= out[k];
-    if (k >= offset) {
-      const int64_t extent = in[k - offset];
-      if (extent != 1) idx += coord * stride;
-      stride *= extent;
-    }
-  }
-  return idx;
-}
-
 template <class T, class Get>
 std::optional<std::vector<T>> fold(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
                                    Get get, const std::function<T(std::span<const T>)>& fn, int64_t cap) {
@@ -112,6 +96,21 @@ std::optional<std::vector<T>> fold(const OpContext& ctx, std::initializer_list<s
 }
 
 }  // namespace
+
+int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
+  int64_t idx = 0, stride = 1;
+  const size_t offset = out.size() - in.size();
+  for (size_t k = out.size(); k-- > 0;) {
+    const int64_t coord = flat % out[k];
+    flat /= out[k];
+    if (k >= offset) {
+      const int64_t extent = in[k - offset];
+      if (extent != 1) idx += coord * stride;
+      stride *= extent;
+    }
+  }
+  return idx;
+}
 
 std::optional<KnownData> fold_ints(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
                                    const std::function<SymInt(std::span<const SymInt>)>& fn) {

@@ -22,6 +22,10 @@ void same_shape_as_input(OpContext& ctx, DType dtype, size_t in = 0, size_t out 
 // Multidirectional (numpy) broadcast of the given inputs' shapes; absent inputs are skipped.
 SymShape broadcast_inputs(OpContext& ctx, std::initializer_list<size_t> inputs);
 
+// The flat index into a row-major input of shape `in` that output element
+// `flat` (of shape `out`) reads under broadcasting.
+int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in);
+
 // Known integer data as a KnownData.
 KnownData int_data(std::vector<SymInt> xs);
 KnownData float_data(std::vector<double> xs);
