@@ -92,11 +92,9 @@ void print_stats(const nlohmann::json& s, std::ostream& err) {
 
 }  // namespace
 
-// The run's result is never destroyed: freeing the values and expressions of
-// a graph with 100k nodes costs about as much as building them, and the
-// process ends right after run_infer. The pointer keeps it reachable, so
-// LeakSanitizer reports no leak; it has external linkage so that the compiler
-// cannot drop the store as dead (it did, at -O1).
+// The run's result is never destroyed (README, Performance, says why). The
+// pointer keeps it reachable, so LeakSanitizer reports no leak; it has
+// external linkage so that the compiler cannot drop the store as dead.
 RunResult* kept_result = nullptr;
 
 int run_infer(const InferCommand& cmd) {
