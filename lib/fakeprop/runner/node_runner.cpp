@@ -45,28 +45,28 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
 
   std::vector<Value> outputs;
   std::string failure;  // why the outputs fall back
-  const std::string node = name.str();
+  const std::string_view node = name;  // copied into a record only when something goes wrong
   step.reused = false;
   if (!step.recoverable) {
     step.run(outputs);
   } else try {
     step.run(outputs);
   } catch (const DataDependentError& err) {
-    result_.errors.push_back({node, ErrorKind::DataDependent, err.what(), err.suggested_fixes()});
-    failure = "data-dependent decision at node '" + node + "'";
+    result_.errors.push_back({name.str(), ErrorKind::DataDependent, err.what(), err.suggested_fixes()});
+    failure = "data-dependent decision at node '" + name + "'";
   } catch (const OpError& err) {
-    result_.errors.push_back({node, err.kind(), err.what()});
+    result_.errors.push_back({name.str(), err.kind(), err.what()});
     failure = err.kind() == ErrorKind::UnsupportedOp
                   ? "unsupported operator " + op.str()
-                  : std::string(error_kind_name(err.kind())) + " at node '" + node + "': " + err.what();
+                  : std::string(error_kind_name(err.kind())) + " at node '" + name + "': " + err.what();
   } catch (const OverflowError& err) {
-    result_.errors.push_back({node, ErrorKind::Overflow, err.what()});
-    failure = "overflow at node '" + node + "'";
+    result_.errors.push_back({name.str(), ErrorKind::Overflow, err.what()});
+    failure = "overflow at node '" + name + "'";
   } catch (const InputError&) {
     throw;
   } catch (const Error& err) {
-    result_.errors.push_back({node, ErrorKind::Error, err.what()});
-    failure = "error at node '" + node + "': " + err.what();
+    result_.errors.push_back({name.str(), ErrorKind::Error, err.what()});
+    failure = "error at node '" + name + "': " + err.what();
   }
   if (!failure.empty()) {
     outputs.clear();
