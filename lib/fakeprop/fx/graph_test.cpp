@@ -1,5 +1,5 @@
 // Loading JSON FX graphs: what a valid graph becomes, and every error the
-// loader gives, with its message (the limits are in graph/limits_test.cpp too).
+// loader gives, with its message (the limits are in options/limits_test.cpp too).
 #include "fakeprop/fx/graph.h"
 
 #include <gtest/gtest.h>

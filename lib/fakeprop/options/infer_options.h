@@ -25,7 +25,7 @@ struct InferOptions {
   LogLevel log_level = LogLevel::Off;
   int64_t max_fold_elements = 1 << 16;  // known-data cap for constant folding
   size_t max_subgraph_depth = 32;
-  size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (graph/limits.h)
+  size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (options/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
 };
 

@@ -8,7 +8,7 @@ namespace fakeprop {
 // Nodes one model may hold (every graph, subgraph and function together).
 inline constexpr size_t kDefaultMaxNodes = 10'000'000;
 // Operations one output expression (a size, stride, offset or SymInt) may
-// hold before it is replaced by a fresh unbacked symbol (graph/expr_cap.h).
+// hold before it is replaced by a fresh unbacked symbol (runner/expr_cap.h).
 inline constexpr size_t kDefaultMaxExprNodes = 2000;
 
 }  // namespace fakeprop

@@ -1,6 +1,6 @@
 // Control flow (If, Loop, Scan, SequenceMap), sequences and optionals.
 //
-// Representation (graph/value.h):
+// Representation (value/value.h):
 //  - A sequence is a Value::Kind::List of tensors. When its elements are not
 //    individually known (a length that is symbolic or data-dependent, or a
 //    Loop that grows it), it is Value::of_list_of_length(template, length):
