@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fakeprop/report/report.h"
+#include "fakeprop/util/enum_table.h"
 
 namespace fakeprop {
 
@@ -34,12 +35,8 @@ constexpr std::array kChangeKinds = {
     ChangeKindInfo{C::WiderRange, "wider_range"},
     ChangeKindInfo{C::NewUnbacked, "new_unbacked"},
 };
-constexpr bool change_kinds_in_order() {
-  for (size_t i = 0; i < kChangeKinds.size(); ++i)
-    if (static_cast<size_t>(kChangeKinds[i].kind) != i) return false;
-  return kChangeKinds.back().kind == C::NewUnbacked;
-}
-static_assert(change_kinds_in_order(), "kChangeKinds is indexed by ChangeKind and lists every kind");
+static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::NewUnbacked),
+              "kChangeKinds is indexed by ChangeKind and lists every kind");
 
 // Dims printed over sources: L['x'].size()[0] instead of s0 (names are not stable across edits).
 std::string dim_text(const SymInt& d, const ShapeEnv& env) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fakeprop/sym/parse.h"
+#include "fakeprop/util/enum_table.h"
 
 namespace fakeprop {
 
@@ -186,12 +187,9 @@ constexpr std::array kCallStatuses = {
     CallStatusInfo{CallStatus::LimitReached, "limit_reached"},
     CallStatusInfo{CallStatus::CompileError, "compile_error"},
 };
-constexpr bool statuses_in_order() {
-  for (size_t i = 0; i < kCallStatuses.size(); ++i)
-    if (static_cast<size_t>(kCallStatuses[i].status) != i) return false;
-  return kCallStatuses.back().status == CallStatus::CompileError;
-}
-static_assert(statuses_in_order(), "kCallStatuses is indexed by CallStatus and lists every status");
+static_assert(indexed_by_enum(kCallStatuses, [](const CallStatusInfo& e) { return e.status; },
+                              CallStatus::CompileError),
+              "kCallStatuses is indexed by CallStatus and lists every status");
 
 }  // namespace
 

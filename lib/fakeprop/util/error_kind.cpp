@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "fakeprop/util/enum_table.h"
+
 namespace fakeprop {
 
 namespace {
@@ -89,13 +91,8 @@ constexpr std::array kTable = {
                   kPassesStrict, kWarning},
 };
 
-constexpr bool in_enumerator_order() {
-  for (size_t i = 0; i < kTable.size(); ++i)
-    if (static_cast<size_t>(kTable[i].kind) != i) return false;
-  return true;
-}
-static_assert(in_enumerator_order(), "kTable is indexed by ErrorKind");
-static_assert(kTable.back().kind == ErrorKind::SpecializedInput, "a kind without a table entry");
+static_assert(indexed_by_enum(kTable, [](const ErrorKindInfo& e) { return e.kind; }, ErrorKind::SpecializedInput),
+              "kTable is indexed by ErrorKind and lists every kind");
 
 }  // namespace
 
