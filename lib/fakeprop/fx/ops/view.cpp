@@ -245,6 +245,17 @@ void set_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::
   set_tuple(ctx, std::move(pieces));
 }
 
+// Pieces of split_size along dim, the last one holding the rest; how many
+// there are is specialized to the hint (a tuple's length is static).
+void set_equal_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const SymInt& split_size, const char* why) {
+  const SymInt& size = self.sizes[static_cast<size_t>(dim)];
+  const int64_t count = std::max<int64_t>(specialize(ctx, simplified(ctx, ceildiv(size, split_size)), why), 1);
+  std::vector<SymInt> lens;
+  for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
+  lens.push_back(simplified(ctx, size - split_size * (count - 1)));
+  set_pieces(ctx, self, dim, lens);
+}
+
 void split(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "split expects at least a 1-dimensional tensor");
@@ -262,12 +273,7 @@ void split(OpContext& ctx) {
     set_pieces(ctx, self, dim, {size});
     return;
   }
-  const int64_t count =
-      std::max<int64_t>(ctx.env().evaluate_int(simplified(ctx, ceildiv(size, split_size)), why), 1);
-  std::vector<SymInt> lens;
-  for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
-  lens.push_back(simplified(ctx, size - split_size * (count - 1)));
-  set_pieces(ctx, self, dim, lens);
+  set_equal_pieces(ctx, self, dim, split_size, why);
 }
 
 void split_with_sizes(OpContext& ctx) {
@@ -304,11 +310,7 @@ void chunk(OpContext& ctx) {
     set_pieces(ctx, self, dim, lens);
     return;
   }
-  const int64_t count = std::max<int64_t>(ctx.env().evaluate_int(simplified(ctx, ceildiv(size, split_size)), "chunk"), 1);
-  std::vector<SymInt> lens;
-  for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
-  lens.push_back(simplified(ctx, size - split_size * (count - 1)));
-  set_pieces(ctx, self, dim, lens);
+  set_equal_pieces(ctx, self, dim, split_size, "chunk");
 }
 
 void unbind(OpContext& ctx) {
@@ -316,7 +318,7 @@ void unbind(OpContext& ctx) {
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "Dimension specified as 0 but tensor has no dimensions");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
   const auto d = static_cast<size_t>(dim);
-  const int64_t count = ctx.env().evaluate_int(self.sizes[d], "unbind");
+  const int64_t count = specialize(ctx, self.sizes[d], "unbind");
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
   sizes.erase(sizes.begin() + dim);

@@ -4,6 +4,7 @@
 #include "fakeprop/onnx/ops/conv_shape.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
+#include "fakeprop/onnx/ops/nn_common.h"
 
 namespace fakeprop::onnx::ops {
 
@@ -101,29 +102,11 @@ void dynamic_quantize_linear_rule(OpContext& ctx) {
   if (ctx.wants_output(2)) ctx.set_tensor(2, DType::UInt8, {});
 }
 
-// numpy.matmul shape of inputs a and b.
-SymShape matmul_shape(OpContext& ctx, size_t ia, size_t ib) {
-  SymShape a = ctx.shape(ia), b = ctx.shape(ib);
-  if (a.empty() || b.empty()) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " operands must have rank >= 1");
-  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), SymInt(1));
-  if (b_vec) b.push_back(SymInt(1));
-  require(ctx, sym_eq(a.back(), b[b.size() - 2]), "MatMul: contraction dims agree", ErrorKind::ShapeMismatch,
-          ctx.op_type() + ": contraction dims differ: " + shape_to_string(ctx.shape(ia)) + " @ " +
-          shape_to_string(ctx.shape(ib)));
-  SymShape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
-  SymShape out = broadcast_shapes(batch_a, batch_b, ctx.env());
-  if (!a_vec) out.push_back(a[a.size() - 2]);
-  if (!b_vec) out.push_back(b.back());
-  for (SymInt& d : out) d = simplified(ctx, d);
-  return out;
-}
-
 // MatMulInteger (10): int32 result.
-void matmul_integer_rule(OpContext& ctx) { ctx.set_tensor(0, DType::Int32, matmul_shape(ctx, 0, 1)); }
+void matmul_integer_rule(OpContext& ctx) { ctx.set_tensor(0, DType::Int32, matmul_shape(ctx, ctx.shape(0), ctx.shape(1))); }
 
 // QLinearMatMul: a (0), b (3); the type of y_zero_point (7).
-void qlinear_matmul_rule(OpContext& ctx) { ctx.set_tensor(0, ctx.dtype(7), matmul_shape(ctx, 0, 3)); }
+void qlinear_matmul_rule(OpContext& ctx) { ctx.set_tensor(0, ctx.dtype(7), matmul_shape(ctx, ctx.shape(0), ctx.shape(3))); }
 
 // Conv output shape for x (input ix) and weights w (input iw):
 // [N, M, spatial...] with the window sizes of conv_shape.h.
