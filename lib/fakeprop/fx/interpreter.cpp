@@ -374,7 +374,7 @@ void Interpreter::run() {
   std::vector<std::string> input_names;  // of the placeholders, in order
   for (const Node& n : graph_.nodes)
     if (n.op == "placeholder") input_names.push_back(n.target.empty() ? n.name : n.target);
-  check_inputs_named(options_, input_names);
+  std::vector<std::string> input_sources = checked_input_sources(options_, input_names);
   result_.inputs.reserve(result_.inputs.size() + input_names.size());
   size_t next_input = 0;
 
@@ -394,7 +394,7 @@ void Interpreter::run() {
     }
     std::string source;
     if (is_leaf)
-      source = is_placeholder ? SourceSpecs::input_source(input_names[next_input++])
+      source = is_placeholder ? std::move(input_sources[next_input++])
                               : "L['self']." + (n.target.empty() ? n.name : n.target);
     Step step(*this, n, position, is_leaf ? &source : nullptr);
     const NodeRecord& rec = runner_.run(n.record_name, n.record_op, {&n.record_name, 1}, step);

@@ -63,14 +63,15 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
   std::vector<std::string> names;
   for (const auto& vi : g.inputs)
     if (!init_names.count(vi.name)) names.push_back(vi.name);
-  check_inputs_named(options_, names);
+  const std::vector<std::string> sources = checked_input_sources(options_, names);
   InputDimFactory dims(e, result_.input_specializations, result_.warnings);
 
   std::unordered_map<std::string, SymInt> by_param;
   std::unordered_map<std::string, int64_t> param_hint;
+  size_t next_source = 0;
   for (const auto& vi : g.inputs) {
     if (init_names.count(vi.name)) continue;
-    const std::string src = SourceSpecs::input_source(vi.name);
+    const std::string& src = sources[next_source++];
     Value val;
     if (vi.type.kind == TypeInfo::Kind::Sequence || vi.type.kind == TypeInfo::Kind::Optional) {
       val = sequence_or_optional_input(vi.type, e, storage_, options_.device);

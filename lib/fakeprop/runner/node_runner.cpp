@@ -20,7 +20,7 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   return result;
 }
 
-void check_inputs_named(const InferOptions& options, std::span<const std::string> names) {
+std::vector<std::string> checked_input_sources(const InferOptions& options, std::span<const std::string> names) {
   std::vector<std::string> sources;
   sources.reserve(names.size());
   for (const std::string& n : names) sources.push_back(SourceSpecs::input_source(n));
@@ -32,6 +32,7 @@ void check_inputs_named(const InferOptions& options, std::span<const std::string
     for (const auto& s : sources) known += (known.empty() ? "" : ", ") + s;
     throw InputError("--input " + name + ": the model has no such input; the inputs are: " + known);
   }
+  return sources;
 }
 
 NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_names, NodeStep& step) {
@@ -43,7 +44,13 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
     e.set_node_context([lines] { return lines; });
   }
 
-  std::vector<Value> outputs;
+  if (depth_ == scratch_.size()) scratch_.emplace_back();
+  std::vector<Value>& outputs = scratch_[depth_];
+  outputs.clear();
+  struct Nesting {
+    size_t& depth;
+    ~Nesting() { --depth; }
+  } nesting{++depth_};
   std::string failure;  // why the outputs fall back
   const std::string_view node = name;  // copied into a record only when something goes wrong
   step.reused = false;

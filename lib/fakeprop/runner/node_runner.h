@@ -7,6 +7,8 @@
 // the node (never stopping the run), the expression cap, the unbacked
 // bindings and the record.
 #pragma once
+#include <cstddef>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,10 +23,10 @@ namespace fakeprop {
 // a ShapeEnv configured from the options (settings, trace level, extended debug).
 RunResult begin_run(std::string_view model_kind, std::string model_path, const InferOptions& options);
 
-// The graph's user inputs (`names`, as --input spells them) against the
-// options: every --input, source spec and --mark must name one of them, or an
-// InputError names the inputs there are.
-void check_inputs_named(const InferOptions& options, std::span<const std::string> names);
+// The sources (L['x']) of the graph's user inputs `names` (as --input spells
+// them), in order, once every --input, source spec and --mark is checked to
+// name one of them; otherwise an InputError names the inputs there are.
+std::vector<std::string> checked_input_sources(const InferOptions& options, std::span<const std::string> names);
 
 // One node as its front end runs it.
 class NodeStep {
@@ -65,6 +67,11 @@ class NodeRunner {
  private:
   RunResult& result_;
   const InferOptions& options_;
+  // One output buffer per nesting depth (an If's branch runs its nodes inside
+  // the If), kept from node to node so that running a node allocates none.
+  // A deque: a deeper buffer's creation never moves a shallower one.
+  std::deque<std::vector<Value>> scratch_;
+  size_t depth_ = 0;
 };
 
 }  // namespace fakeprop

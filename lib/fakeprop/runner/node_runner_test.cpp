@@ -191,19 +191,19 @@ TEST(NodeRunner, TheCausalChainNamesTheOpAndTheInputs) {
   EXPECT_EQ(seen, (std::vector<std::string>{"op Relu", "input x: float32[2]"}));
 }
 
-TEST(CheckInputsNamed, RefusesAnInputHintForNoInput) {
+TEST(CheckedInputSources, RefusesAnInputHintForNoInput) {
   InferOptions options;
   options.input_hints["c"] = {1, 2};
   const std::vector<std::string> names = {"a", "b"};
   try {
-    check_inputs_named(options, names);
+    checked_input_sources(options, names);
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), "--input c: the model has no such input; the inputs are: L['a'], L['b']");
   }
   options.input_hints.clear();
   options.input_hints["b"] = {4};
-  EXPECT_NO_THROW(check_inputs_named(options, names));
+  EXPECT_EQ(checked_input_sources(options, names), (std::vector<std::string>{"L['a']", "L['b']"}));
 }
 
 }  // namespace
