@@ -2,7 +2,10 @@
 # Installs fakeprop's build and test dependencies from Debian packages.
 # Idempotent: when everything is present it only checks, in about a second.
 #   scripts/setup.sh            build and test dependencies
-#   scripts/setup.sh --oracle   also PyTorch, for the scripts that regenerate goldens
+#   scripts/setup.sh --oracle   also the oracle: current PyTorch, ONNX and ONNX Runtime
+#                               (scripts/oracle-requirements.txt) in .venv-oracle/, where
+#                               the scripts that regenerate goldens run; and Debian's
+#                               torch 1.13 for the goldens not yet regenerated
 set -euo pipefail
 
 packages=(
@@ -14,7 +17,7 @@ packages=(
 )
 # The oracle scripts that regenerate committed goldens also need PyTorch.
 if [ "${1:-}" = "--oracle" ]; then
-  packages+=(python3-torch python3-torchvision)
+  packages+=(python3-torch python3-torchvision python3-venv)
 fi
 
 missing=()
@@ -30,4 +33,21 @@ if ((${#missing[@]})); then
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The oracle's virtual environment, created once and brought to the pinned versions.
+if [ "${1:-}" = "--oracle" ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  venv="$root/.venv-oracle"
+  reqs="$root/scripts/oracle-requirements.txt"
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "setup: creating $venv"
+    python3 -m venv "$venv"
+  fi
+  stamp="$venv/.installed-requirements"
+  if ! cmp -s "$reqs" "$stamp"; then
+    echo "setup: installing $(grep -c '==' "$reqs") pinned oracle packages into $venv (torch brings several GB)"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$reqs"
+    cp "$reqs" "$stamp"
+  fi
 fi
