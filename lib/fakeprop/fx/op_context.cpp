@@ -264,10 +264,19 @@ void OpRegistry::set_output_grad(std::string_view target, OutputGrad grad) {
 
 const OpEntry* OpRegistry::find_entry(std::string_view target) const {
   if (auto it = rules_.find(target); it != rules_.end()) return &it->second;
-  // "aten.add.Tensor" -> packet "aten.add"
+  const size_t first = target.find('.');
   const size_t last = target.rfind('.');
-  if (last != std::string_view::npos && last > 5)
-    if (auto it = rules_.find(target.substr(0, last)); it != rules_.end()) return &it->second;
+  if (first == std::string_view::npos) return nullptr;
+  if (first == last) {
+    // A packet named without an overload ("aten.sym_numel", as symbolic
+    // traces spell some calls) is its default overload.
+    std::string with_default(target);
+    with_default += ".default";
+    if (auto it = rules_.find(with_default); it != rules_.end()) return &it->second;
+    return nullptr;
+  }
+  // "aten.add.Tensor" -> packet "aten.add"
+  if (auto it = rules_.find(target.substr(0, last)); it != rules_.end()) return &it->second;
   return nullptr;
 }
 

@@ -696,6 +696,31 @@ void sdpa(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, q.dtype, device));
 }
 
+// _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+// proj_weight, proj_bias, mask, need_weights, average_attn_weights, mask_type): nn.MultiheadAttention's
+// fast path. Like torch's fake kernel, the weights are [B, T, T] (or [B, heads, T, T]) over the
+// query's length, and a query known to be empty gives empty outputs.
+void native_multi_head_attention(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& proj_weight = ctx.tensor(7, "proj_weight");
+  if (guard_or_false(ctx, sym_eq(q.numel(), 0), "_native_multi_head_attention")) {
+    set_tuple(ctx, {empty_tensor(ctx, q.sizes, q.dtype, q.device), empty_tensor(ctx, {SymInt(0)}, q.dtype, q.device)});
+    return;
+  }
+  if (q.dim() < 2 || proj_weight.dim() < 1)
+    ctx.fail(ErrorKind::InvalidArgument, "_native_multi_head_attention expects a query of rank >= 2, got " +
+                                             text(q.sizes));
+  const SymInt &b = q.sizes[0], &t = q.sizes[1];
+  TensorValue weights;
+  if (!ctx.bool_arg(10, "need_weights", true))
+    weights = empty_tensor(ctx, {SymInt(0)}, q.dtype, q.device);
+  else if (ctx.bool_arg(11, "average_attn_weights", true))
+    weights = empty_tensor(ctx, {b, t, t}, q.dtype, q.device);
+  else
+    weights = empty_tensor(ctx, {b, ctx.int_arg(4, "num_head"), t, t}, q.dtype, q.device);
+  set_tuple(ctx, {empty_tensor(ctx, {b, t, proj_weight.sizes[0]}, q.dtype, q.device), std::move(weights)});
+}
+
 // ---- losses and backward ops (AOTAutograd / make_fx training graphs) ----
 
 // nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight)
@@ -1334,6 +1359,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn, OutputGrad::first_only());
   r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu, OutputGrad::first_only());
   r.add("aten.scaled_dot_product_attention.default", sdpa);
+  r.add("aten._native_multi_head_attention.default", native_multi_head_attention);
   r.add("aten.mv.default", mv);
   r.add("aten.dot.default", dot);
   r.add("aten.mse_loss.default", pointwise_loss);

@@ -217,6 +217,43 @@ TEST(FxNn, MatmulLinearAndSdpaComposites) {
   EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"2", "4", "s0", "16"}));
 }
 
+// nn.MultiheadAttention's fast path; expected values from torch 2.15's fake
+// kernel (FakeTensorMode, cpu and cuda agree): weights are over the query length.
+TEST(FxNn, NativeMultiHeadAttention) {
+  struct Case {
+    bool need_weights, average;
+    Strs weights;
+  } cases[] = {{true, true, {"s0", "5", "5"}}, {true, false, {"s0", "4", "5", "5"}}, {false, true, {"0"}}};
+  for (const Case& c : cases) {
+    GraphText g;
+    g.symbol("s0", 2)
+        .input("q", tensor({"s0", 5, 16}))
+        .input("k", tensor({"s0", 7, 16}))
+        .input("w", tensor({48, 16}))
+        .input("b", tensor({48}))
+        .input("pw", tensor({12, 16}))
+        .input("pb", tensor({12}))
+        .call("a", "aten._native_multi_head_attention.default",
+              {node("q"), node("k"), node("k"), 16, 4, node("w"), node("b"), node("pw"), node("pb"), nullptr,
+               c.need_weights, c.average});
+    Ran r = run(g);
+    ASSERT_EQ(r.error("a"), "");
+    EXPECT_EQ(strs(r.tensor("a", 0).sizes), (Strs{"s0", "5", "12"}));
+    EXPECT_EQ(strs(r.tensor("a", 0).strides), (Strs{"60", "12", "1"}));
+    EXPECT_EQ(strs(r.tensor("a", 1).sizes), c.weights);
+  }
+  GraphText empty;
+  empty.input("q", tensor({0, 5, 16}))
+      .input("w", tensor({48, 16}))
+      .input("pw", tensor({16, 16}))
+      .call("a", "aten._native_multi_head_attention.default",
+            {node("q"), node("q"), node("q"), 16, 4, node("w"), node("w"), node("pw"), node("pw")});
+  Ran r = run(empty);
+  ASSERT_EQ(r.error("a"), "");
+  EXPECT_EQ(strs(r.tensor("a", 0).sizes), (Strs{"0", "5", "16"}));
+  EXPECT_EQ(strs(r.tensor("a", 1).sizes), (Strs{"0"}));
+}
+
 // embedding_bag: symbolic sizes, the CPU fast-path choice and the error
 // paths. The static layouts on both devices are checked against PyTorch in
 // testdata/fx_goldens/ops_core.json; expected values here are worked out by

@@ -97,7 +97,6 @@ void sym_is_contiguous(OpContext& ctx) {
 void register_sym_ops(OpRegistry& r) {
   r.add("aten.sym_size.int", sym_size);
   r.add("aten.sym_size.default", sym_size);
-  r.add("aten.sym_size", sym_size);
   r.add("aten.sym_stride.int", sym_stride);
   r.add("aten.sym_stride.default", sym_stride);
   r.add("aten.sym_numel.default", sym_numel);

@@ -57,6 +57,27 @@ TEST(FxSym, SymIntArithmeticFeedsViews) {
   EXPECT_TRUE(r.guards().empty());
 }
 
+// A symbolic trace of x.reshape(x.size(0), -1) spells some queries as bare
+// packets ("aten.sym_numel"); each resolves to its default overload.
+TEST(FxSym, PacketsWithoutOverloadAreTheirDefault) {
+  GraphText g;
+  g.symbol("s0", 4)
+      .input("x", tensor({"s0", 3, 2}))
+      .call("b", "aten.sym_size", {node("x"), 0})
+      .call("n", "aten.sym_numel", {node("x")})
+      .call("st", "aten.sym_stride", {node("x"), 0})
+      .call("k", "operator.floordiv", {node("n"), node("b")})
+      .call("v", "aten.reshape", {node("x"), json::array({node("b"), node("k")})});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("v"), "");
+  EXPECT_EQ(str(r.value("n").i), "6*s0");
+  EXPECT_EQ(str(r.value("st").i), "6");
+  EXPECT_EQ(strs(r.tensor("v").sizes), (Strs{"s0", "6"}));
+  GraphText unknown;
+  unknown.input("x", tensor({2})).call("v", "aten.no_such_op", {node("x")});
+  EXPECT_NE(run(unknown).error("v"), "");
+}
+
 TEST(FxSym, AssertScalarIsAGuardOrARuntimeAssert) {
   GraphText g;
   g.symbol("s0", 6)
