@@ -242,6 +242,27 @@ Value eval_operator(const std::string& target, std::string_view op, std::span<co
 
 }  // namespace
 
+namespace {
+
+// A call reading the value of a failed node that had no example meta fails
+// as unknown_input, naming that input, rather than with a type error about
+// the value it got. The message leaves out the input's own failure, so that
+// a chain of such nodes does not repeat it ever longer.
+void require_known_inputs(const Node& n, std::span<const Value* const> args) {
+  auto check = [](const Arg& a, const Value& v) {
+    if (a.kind == Arg::Kind::Node && v.is_unknown())
+      throw OpError(ErrorKind::UnknownInput, "input '" + a.s + "' is unknown");  // its node's error says why
+  };
+  for (size_t i = 0; i < n.args.size() && i < args.size(); ++i) {
+    const Arg& a = n.args[i];
+    check(a, *args[i]);
+    if (a.kind == Arg::Kind::List && args[i]->kind == Value::Kind::List)
+      for (size_t k = 0; k < a.list.size() && k < args[i]->list->size(); ++k) check(a.list[k], (*args[i]->list)[k]);
+  }
+}
+
+}  // namespace
+
 Value Interpreter::run_call(const Node& n, uint32_t position) {
   const TargetInfo& info = target_info(n.target);
   // Arguments point at the live values they name, or at values built from
@@ -251,6 +272,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   call_args_.clear();
   for (const Arg& a : n.args) call_args_.push_back(argument(a));
   const std::span<const Value* const> args(call_args_);
+  require_known_inputs(n, args);
   if (info.is_operator) return eval_operator(n.target, info.op, args, env());
   const OpEntry* entry = info.entry;
   Value out;
@@ -319,7 +341,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
 
 Value Interpreter::example_fallback(const Node& n, const std::string& why) {
   // Static dims of the example stay; symbolic ones become fresh unbacked sizes.
-  if (n.example.kind != ExampleValue::Kind::Tensor) return Value::of_opaque("unknown: " + why);
+  if (n.example.kind != ExampleValue::Kind::Tensor) return Value::unknown(why);
   TensorValue tv;
   for (const std::string& t : n.example.tensor.shape) {
     const std::optional<int64_t> lit = plain_integer(t);

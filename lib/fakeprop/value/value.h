@@ -101,6 +101,10 @@ struct Value {
     v.opaque = std::move(what);
     return v;
   }
+  // What a failed node without declared types or example meta yields: its
+  // readers fail as unknown_input instead of guessing.
+  static Value unknown(const std::string& why) { return of_opaque("unknown: " + why); }
+  bool is_unknown() const { return kind == Kind::Opaque && opaque_text().starts_with("unknown: "); }
   bool is_tensor() const { return kind == Kind::Tensor; }
   bool is_none() const { return kind == Kind::None; }
   bool is_symbolic_float() const { return kind == Kind::Float && float_sym; }

@@ -37,7 +37,7 @@ void local_scalar_dense(OpContext& ctx) {
     v = Value::of_symfloat(ctx.env().create_unbacked_symfloat());
   } else {
     // Complex scalars have no symbolic form (PyTorch has no SymComplex either).
-    v = Value::of_opaque("unknown: data-dependent complex from " + ctx.target());
+    v = Value::unknown("data-dependent complex from " + ctx.target());
   }
   if (slot) *slot = v;
   ctx.set_result(v);

@@ -15,9 +15,9 @@ const TypeInfo* declared_type(const Graph& g, std::string_view value_name) {
 Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
                      Device device, const std::string& why) {
   const TypeInfo* t = declared_type(g, value_name);
-  if (!t || t->kind != TypeInfo::Kind::Tensor || !t->shape) return Value::of_opaque("unknown: " + why);
+  if (!t || t->kind != TypeInfo::Kind::Tensor || !t->shape) return Value::unknown(why);
   auto dtype = dtype_from_onnx(t->elem_type);
-  if (!dtype) return Value::of_opaque("unknown: " + why);
+  if (!dtype) return Value::unknown(why);
   TensorValue tv;
   for (const Dim& d : *t->shape) {
     if (d.kind == Dim::Kind::Value && d.value >= 0)
