@@ -561,6 +561,43 @@ ExprRef pow(ExprRef a, int64_t exponent) {
   return from_product(p.coeff, p.factors);
 }
 
+namespace {
+
+// p and q over their common factor, as torch's simple_floordiv_gcd finds it:
+// the gcd of every integer coefficient and constant of both, times each
+// factor of a product q that every term of p holds as it is (the same base to
+// the same power); nullopt when that factor is 1.
+std::optional<std::pair<ExprRef, ExprRef>> cancel_common_factor(ExprRef p, ExprRef q) {
+  const Linear lp = linear_of(p), lq = linear_of(q);
+  uint64_t g = gcd_u64(magnitude(lp.constant), magnitude(lq.constant));
+  for (const Linear* l : {&lp, &lq})
+    for (const Term& t : l->terms) g = gcd_u64(g, magnitude(t.second));
+  auto holds = [](ExprRef term, const Term& factor) {
+    const Product f = product_of(term);
+    return std::find(f.factors.begin(), f.factors.end(), factor) != f.factors.end();
+  };
+  std::vector<Term> common;
+  if (lp.constant == 0 && lq.constant == 0 && lq.terms.size() == 1)
+    for (const Term& x : product_of(lq.terms[0].first).factors)
+      if (std::all_of(lp.terms.begin(), lp.terms.end(), [&](const Term& t) { return holds(t.first, x); }))
+        common.push_back(x);
+  if (g <= 1 && common.empty()) return std::nullopt;
+  const auto gi = static_cast<int64_t>(g);
+  auto divided = [&](const Linear& l) {
+    ExprRef out = integer(l.constant / gi);
+    for (const Term& t : l.terms) {
+      std::vector<Term> rest;
+      for (const Term& x : product_of(t.first).factors)
+        if (std::find(common.begin(), common.end(), x) == common.end()) rest.push_back(x);
+      out = add(out, from_product(t.second / gi, rest));
+    }
+    return out;
+  };
+  return std::pair{divided(lp), divided(lq)};
+}
+
+}  // namespace
+
 ExprRef floordiv(ExprRef a, ExprRef b) {
   require_int(a, "FloorDiv");
   require_int(b, "FloorDiv");
@@ -587,6 +624,11 @@ ExprRef floordiv(ExprRef a, ExprRef b) {
       rest.constant /= gi;
       return floordiv(from_linear(rest), integer(*c / gi));
     }
+  }
+  if (!b->is_integer()) {
+    if (a == b) return integer(1);
+    // floor(g*p / (g*q)) == floor(p / q) for any common factor g != 0: (6*s0)//s0 == 6.
+    if (auto reduced = cancel_common_factor(a, b)) return floordiv(reduced->first, reduced->second);
   }
   std::array<ExprRef, 2> args{a, b};
   return make_node(ExprKind::FloorDiv, args);
