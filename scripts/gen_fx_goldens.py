@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Writes testdata/fx_goldens/: JSON FX graphs with PyTorch's expected meta.
 
-Run with Debian's torch 1.13 + torchvision 0.14:
-    /usr/bin/python3 scripts/gen_fx_goldens.py [-o testdata/fx_goldens] [--only ops|models]
+Run in the oracle's environment (`scripts/setup.sh --oracle`: current torch
+and torchvision, pinned in scripts/oracle-requirements.txt):
+    .venv-oracle/bin/python scripts/gen_fx_goldens.py [-o testdata/fx_goldens] [--only ops|models]
 
-Two kinds of files, both read by lib/fakeprop/fx/fx_golden_test.cpp:
+Two kinds of files, both read by lib/fakeprop/fx/fx_golden_test.cpp, both
+recording the torch version that wrote them ("torch"):
   <model>_<N>x<C>x<H>x<W>.json  a make_fx trace (scripts/fx2json.py format);
       every call_function node carries "expected": the meta PyTorch's fake
       tensors give it (FakeTensorProp-style re-run under FakeTensorMode).
@@ -16,12 +18,12 @@ Two kinds of files, both read by lib/fakeprop/fx/fx_golden_test.cpp:
 An expected tensor is {"shape", "stride", "storage_offset", "dtype", "device",
 "requires_grad"} plus "alias_of": <placeholder> when it is a view of an input;
 fields at their default (contiguous stride, offset 0, float32, cpu, no grad)
-are left out. A tuple is a list; an int is {"int": v}; None is null. Where
-current PyTorch differs from 1.13 (see newer_torch), "expected" is current
-PyTorch's answer and "torch_1_13" keeps the traced one.
+are left out. A tuple is a list; an int is {"int": v}; None is null. Every
+"expected" is what that torch returned or raised: nothing is modelled by hand.
 """
 import argparse
 import json
+import logging
 import os
 import sys
 
@@ -70,271 +72,6 @@ def meta_of(v, inputs=None):
     raise TypeError("no meta for %s" % type(v).__name__)
 
 
-def newer_torch(target, args, expected):
-    """Where current PyTorch (2.x) gives other meta than torch 1.13, the
-    current answer; fakeprop follows current PyTorch. None when they agree.
-
-    - native_batch_norm (torch/_decomp/decompositions.py native_batch_norm_helper):
-      on CPU the saved statistics take the input dtype, and in eval mode they
-      are empty [0] tensors (1.13: [C] float32).
-    - native_layer_norm (torch/_refs native_layer_norm): on CPU mean/rstd take
-      the input dtype (1.13: float32).
-    - the FFT primitives and embedding_bag: see CURRENT_META_MODELS.
-    """
-    if len(args) == 0 or not isinstance(args[0], torch.Tensor):
-        return None
-    if target in CURRENT_META_MODELS:
-        return newer_torch_modelled(target, args, expected)
-    other = newer_torch_any_device(target, args, expected)
-    if other is not None or not isinstance(expected, list):
-        return other
-    x = args[0]
-    if x.device.type != "cpu":
-        return None
-    out = json.loads(json.dumps(expected))
-    if target == "aten.native_batch_norm.default":
-        training = args[5] if len(args) > 5 else False
-        for m in out[1:3]:
-            m["dtype"] = fx2json._dtype_name(x.dtype)
-            if not training:
-                m["shape"], m["stride"], m["storage_offset"] = [0], [1], 0
-    elif target == "aten.native_layer_norm.default":
-        for m in out[1:3]:
-            m["dtype"] = fx2json._dtype_name(x.dtype)
-    return out if out != expected else None
-
-
-def newer_torch_any_device(target, args, expected):
-    """Differences that do not depend on the device:
-    - convolution_backward's gradients are contiguous (meta_convolution_backward
-      uses new_empty; 1.13 kept a channels-last weight's layout).
-    - max_pool3d_with_indices keeps channels_last_3d (meta_max_pool3d_with_indices;
-      1.13 returned contiguous results).
-    - _adaptive_avg_pool2d and upsample_bicubic2d keep a channels-last
-      input's layout (meta_adaptive_avg_pool2d and the upsample_bicubic2d
-      structured meta use suggest_memory_format; 1.13 allocated contiguous).
-    """
-    if target == "aten.convolution_backward.default" and isinstance(expected, list):
-        out = json.loads(json.dumps(expected))
-        for m in out:
-            if isinstance(m, dict) and "shape" in m:
-                m["stride"] = contiguous_strides(m["shape"])
-        return out if out != expected else None
-    if target == "aten.max_pool3d_with_indices.default" and isinstance(expected, list):
-        x = args[0]
-        if x.dim() == 5 and torch._prims_common.suggest_memory_format(x) == torch.channels_last_3d:
-            out = json.loads(json.dumps(expected))
-            for m in out:
-                n, c, d, h, w = m["shape"]
-                m["stride"] = [c * d * h * w, 1, h * w * c, w * c, c]
-            return out if out != expected else None
-    laid_out = ("aten._adaptive_avg_pool2d.default", "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec")
-    if target in laid_out and isinstance(expected, dict) and "shape" in expected:
-        x = args[0]
-        if x.dim() == 4 and torch._prims_common.suggest_memory_format(x) == torch.channels_last:
-            n, c, h, w = expected["shape"]
-            out = dict(expected)
-            out["stride"] = [h * w * c, 1, w * c, c]
-            return out if out != expected else None
-    return None
-
-
-# ---------------------------------------------------------------------------
-# Ops whose current meta function differs from torch 1.13's by more than a
-# field or two: their current answer is worked out here by replaying the
-# current meta's steps on torch 1.13 meta tensors (torch does the permute,
-# reshape, resize_ and as_strided), then compared with the traced one.
-#
-# FFT (torch/_meta_registrations.py meta_fft_r2c / meta_fft_c2r /
-# meta_fft_c2c and _exec_fft, pytorch/pytorch at 0015748b977f, PyTorch
-# 2.5+): FakeTensor dispatches on the fake device. Outputs of _exec_fft are
-# restrided as the cuFFT/MKL plan leaves them (batch dims outermost in the
-# input's stride order, transformed dims innermost); _fft_r2c does that on
-# CUDA only (CPU: contiguous), _fft_c2r and _fft_c2c on both devices.
-# torch 1.13's metas returned contiguous new_empty results everywhere.
-#
-# embedding_bag (meta_embedding_bag / meta_embedding_bag_forward_only, same
-# commit): the CPU branch is taken for CPU fake tensors (1.13 tested
-# offsets.device, "meta" under FakeTensorMode, so always took the CUDA
-# branch), CPU max_indices is [num_bags, D] for mode max, and
-# per_sample_weights' dtype is no longer checked against weight's.
-
-
-class CurrentError(Exception):
-    pass
-
-
-def _meta_copy(t, dtype=None):
-    return torch.empty_strided(list(t.shape), list(t.stride()), dtype=dtype or t.dtype, device="meta")
-
-
-def _current_meta_dict(t, device, requires_grad=False):
-    return {"shape": list(t.shape), "stride": list(t.stride()), "storage_offset": t.storage_offset(),
-            "dtype": fx2json._dtype_name(t.dtype), "device": device, "requires_grad": requires_grad}
-
-
-def _fft_restrided(x, out_sizes, dims, dtype):
-    """The tensor _exec_fft writes: transformed `dims` (wrapped, in the order
-    the caller gives them) of meta tensor x, result sizes out_sizes."""
-    nd = x.dim()
-    signal = [d for d in range(nd) if d in dims]
-    batch = sorted((d for d in range(nd) if d not in dims), key=lambda d: -x.stride(d))
-    flat = x.permute(batch + signal).reshape([-1] + [x.shape[d] for d in signal])
-    out = torch.empty(0, dtype=dtype, device="meta")
-    out.resize_([flat.shape[0]] + [out_sizes[d] for d in dims])
-    strides = [0] * nd
-    running = 1
-    for d in reversed(batch):
-        strides[d] = running * out.stride(0)
-        running *= out_sizes[d]
-    for k, d in enumerate(signal):
-        strides[d] = out.stride(1 + k)
-    return out.as_strided(out_sizes, strides)
-
-
-def _cufft_one_plan(dim):
-    return not (len(dim) > 3 or (len(dim) >= 2 and dim[0] == 0 and dim[1] == 1))
-
-
-def _wrap_dims(x, dim):
-    if not dim:
-        raise CurrentError("IndexError")
-    return [d % x.dim() for d in dim]
-
-
-def _fft_c2c_current(x, dims):
-    if not dims:
-        return torch.empty_like(x)
-    return _fft_restrided(x, list(x.shape), dims, x.dtype)
-
-
-def current_fft(target, args):
-    x, dim = args[0], list(args[1])
-    on_cuda = x.device.type == "cuda"
-    xm = _meta_copy(x)
-    if target == "aten._fft_c2c.default":
-        if not x.dtype.is_complex:
-            raise CurrentError("RuntimeError")
-        return _fft_c2c_current(xm, [d % x.dim() for d in dim])
-    if target == "aten._fft_r2c.default":
-        onesided = args[3]
-        if not x.dtype.is_floating_point:
-            raise CurrentError("RuntimeError")
-        ctype = {torch.float16: torch.complex32, torch.bfloat16: torch.complex64,
-                 torch.float32: torch.complex64, torch.float64: torch.complex128}[x.dtype]
-        dims = _wrap_dims(x, dim)
-        last = dims[-1]
-        half = list(x.shape)
-        half[last] = x.shape[last] // 2 + 1
-        sizes = half if onesided else list(x.shape)
-        if not on_cuda:
-            return torch.empty(sizes, dtype=ctype, device="meta")
-        if _cufft_one_plan(dim):
-            return _fft_restrided(xm, sizes, dims, ctype)
-        out = _fft_restrided(xm, half, [last], ctype)
-        work = torch.empty(sizes, dtype=ctype, device="meta")
-        rest = dims[:-1]
-        while rest:
-            out, work = work, out
-            rest = sorted(rest, key=lambda d: -work.stride(d))
-            n = min(3, len(rest))
-            out = _fft_restrided(work, half, rest[len(rest) - n:], ctype)
-            rest = rest[:len(rest) - n]
-        if not onesided and out.shape[last] != sizes[last]:
-            out = torch.empty(sizes, dtype=ctype, device="meta")
-        return out
-    # _fft_c2r
-    if not x.dtype.is_complex:
-        raise CurrentError("RuntimeError")
-    rtype = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}[x.dtype]
-    dims = _wrap_dims(x, dim)
-    sizes = list(x.shape)
-    sizes[dims[-1]] = args[3]
-    if on_cuda and _cufft_one_plan(dim):
-        return _fft_restrided(xm.contiguous(), sizes, dims, rtype)
-    src = _fft_c2c_current(xm, dims[:-1]) if len(dims) > 1 else xm
-    return _fft_restrided(src, sizes, dims[-1:], rtype)
-
-
-def current_embedding_bag(target, args):
-    defaults = [None, None, None, False, 0, False, None, False, -1]
-    a = list(args) + defaults[len(args):]
-    weight, indices, offsets, _, mode, _, psw, include_last, padding_idx = a
-    forward_only = target == "aten._embedding_bag_forward_only.default"
-    if target in ("aten.embedding_bag.default", "aten.embedding_bag.padding_idx"):
-        if target == "aten.embedding_bag.default" or padding_idx is None:  # no padding_idx: -1
-            padding_idx = -1
-        else:
-            n = weight.shape[0]
-            if not -n <= padding_idx < n:
-                raise CurrentError("RuntimeError")
-            padding_idx %= n
-        forward_only = not weight.requires_grad
-    if indices.dtype not in (torch.int64, torch.int32) or offsets.dtype not in (torch.int64, torch.int32):
-        raise CurrentError("RuntimeError")
-    if not weight.dtype.is_floating_point:
-        raise CurrentError("RuntimeError")
-    num_bags = offsets.shape[0]
-    if include_last:
-        if num_bags < 1:
-            raise CurrentError("RuntimeError")
-        num_bags -= 1
-    features = weight.shape[1]
-    if psw is not None and (mode != 0 or psw.dim() != 1 or psw.numel() != indices.numel()):
-        raise CurrentError("RuntimeError")
-    device = str(weight.device)
-    grad = weight.requires_grad or (psw is not None and psw.requires_grad)
-
-    def out(shape, dtype, requires_grad=False):
-        return _current_meta_dict(torch.empty(shape, dtype=dtype, device="meta"), device, requires_grad)
-
-    result = [out([num_bags, features], weight.dtype, grad)]
-    if offsets.device.type != "cpu":
-        t = indices.dtype
-        result += [out([indices.shape[0]], t), out(list(offsets.shape), t),
-                   out([num_bags, features] if mode == 2 else [0], t)]
-    else:
-        fast = (weight.dtype in (torch.float32, torch.float16) and weight.stride(1) == 1 and padding_idx < 0
-                and (psw is None or psw.stride(0) == 1))
-        t = offsets.dtype
-        result += [out([indices.shape[0]] if mode in (1, 2) or not fast else [0], t),
-                   out(list(offsets.shape) if forward_only else [num_bags], t),
-                   out([num_bags, features] if mode == 2 else [num_bags], t)]
-    return result
-
-
-CURRENT_META_MODELS = {
-    "aten._fft_r2c.default": current_fft,
-    "aten._fft_c2r.default": current_fft,
-    "aten._fft_c2c.default": current_fft,
-    "aten._embedding_bag.default": current_embedding_bag,
-    "aten._embedding_bag_forward_only.default": current_embedding_bag,
-    "aten.embedding_bag.default": current_embedding_bag,
-    "aten.embedding_bag.padding_idx": current_embedding_bag,
-}
-
-
-def newer_torch_modelled(target, args, expected):
-    try:
-        current = CURRENT_META_MODELS[target](target, args)
-    except CurrentError as e:
-        if isinstance(expected, dict) and "error" in expected:
-            return None
-        return {"error": str(e), "message": "current PyTorch's meta rejects this call"}
-    if isinstance(current, torch.Tensor):
-        grad = args[0].requires_grad
-        current = _current_meta_dict(current, str(args[0].device), grad)
-    return current if current != expected else None
-
-
-def set_expected(node, expected, newer):
-    if newer is None:
-        node["expected"] = expected
-    else:
-        node["expected"] = newer
-        node["torch_1_13"] = expected
-
-
 class Recorder(torch.fx.Interpreter):
     """FakeTensorProp that keeps every node's result as JSON meta right away
     (in-place ops change their inputs later)."""
@@ -342,7 +79,6 @@ class Recorder(torch.fx.Interpreter):
     def __init__(self, gm):
         super().__init__(gm)
         self.metas = {}
-        self.newer = {}
         self.placeholders = {}
 
     def run_node(self, n):
@@ -351,12 +87,6 @@ class Recorder(torch.fx.Interpreter):
             self.placeholders[n.name] = result
         elif n.op == "call_function":
             self.metas[n.name] = meta_of(result, self.placeholders)
-            args, _ = self.fetch_args_kwargs_from_env(n)
-            target = fx2json._target_name(n.target)
-            if target == "operator.getitem" and isinstance(n.args[0], torch.fx.Node) and self.newer.get(n.args[0].name):
-                self.newer[n.name] = self.newer[n.args[0].name][n.args[1]]
-            else:
-                self.newer[n.name] = newer_torch(target, args, self.metas[n.name])
         return result
 
 
@@ -380,9 +110,8 @@ def compact(doc):
     for n in doc["nodes"]:
         if n.get("val") is not None and "shape" in n["val"]:
             n["val"] = compact_meta(n["val"])
-        for key in ("expected", "torch_1_13"):
-            if key in n:
-                n[key] = compact_meta(n[key])
+        if "expected" in n:
+            n["expected"] = compact_meta(n["expected"])
         if n.get("kwargs") == {}:
             del n["kwargs"]
         if n["op"] == "placeholder" and n.get("target") == n["name"]:
@@ -510,15 +239,14 @@ def model_goldens(out_dir):
                 elif isinstance(m, dict) and "alias_of" in m:
                     m["alias_of"] = renamed[m["alias_of"]]
 
-            for metas in (rec.metas, rec.newer):
-                for m in metas.values():
-                    rename_alias(m)
+            for m in rec.metas.values():
+                rename_alias(m)
             compared = 0
             for node in doc["nodes"]:
                 if node["op"] == "call_function":
-                    set_expected(node, rec.metas[node["name"]], rec.newer[node["name"]])
+                    node["expected"] = rec.metas[node["name"]]
                     compared += 1
-            # make_fx's own meta['val'] (single tensors only in 1.13) must agree.
+            # make_fx's own meta['val'] must agree.
             for n in gm.graph.nodes:
                 v = n.meta.get("val")
                 if n.op == "call_function" and isinstance(v, torch.Tensor):
@@ -626,17 +354,15 @@ def build_case(target, args, kwargs):
     graph.output(node)
     gm = torch.fx.GraphModule(torch.nn.Module(), graph)
     doc = fx2json.dump_graph_module(gm, fakes, names)
-    newer = None
     try:
         with mode:
             result = op(*[v for _, v in placed], **{k: v for k, (_, v) in placed_kw.items()})
         expected = meta_of(result, dict(zip(names, fakes)))
-        newer = newer_torch(target, [v for _, v in placed], expected)
     except Exception as e:  # PyTorch rejects the call: fakeprop must report an error too
         expected = {"error": type(e).__name__, "message": (str(e).strip().splitlines() or [""])[0][:160]}
     for n in doc["nodes"]:
         if n["op"] == "call_function":
-            set_expected(n, expected, newer)
+            n["expected"] = expected
     return doc
 
 
@@ -1754,8 +1480,7 @@ def core_cases():
 
 def fft_and_embedding_bag_cases():
     """_fft_r2c / _fft_c2r / _fft_c2c and the embedding_bag family on both
-    devices. torch 1.13's metas ignore the device here; "expected" holds
-    current PyTorch's answer (CURRENT_META_MODELS above), "torch_1_13" the traced one."""
+    devices (their layouts depend on it: cuFFT and the CPU fast path)."""
     cases = []
     for dev in ["cpu", "cuda:0"]:
         def D(shape, **kw):
@@ -1865,7 +1590,7 @@ def op_goldens(out_dir, only_family=None):
             docs.append(build_case(t, a, k))
         path = os.path.join(out_dir, "ops_%s.json" % family)
         with open(path, "w") as f:
-            f.write(dumps({"format": "fakeprop.fx.goldens/1", "cases": docs}))
+            f.write(dumps({"format": "fakeprop.fx.goldens/1", "torch": torch.__version__, "cases": docs}))
         print("wrote %s: %d cases" % (path, len(docs)), file=sys.stderr)
 
 
@@ -1876,7 +1601,12 @@ def main():
     parser.add_argument("--only", choices=["ops", "models"])
     parser.add_argument("--family", choices=sorted(FAMILIES), help="regenerate this op family only")
     args = parser.parse_args()
+    if int(torch.__version__.split(".")[0]) < 2:
+        sys.exit(f"gen_fx_goldens: torch {torch.__version__} is not current PyTorch; "
+                 "run it with .venv-oracle/bin/python (scripts/setup.sh --oracle)")
     os.makedirs(args.output, exist_ok=True)
+    # FakeTensorMode logs a traceback for every call it rejects; the rejected cases are expected.
+    logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
     torch.manual_seed(0)
     if args.only != "models":
         op_goldens(args.output, args.family)
