@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <unordered_set>
 
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/onnx/interpreter.h"
@@ -82,11 +83,20 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
   if (result.model_kind != "onnx") throw InputError(out_path + ": -o is only supported for ONNX models so far");
   onnx::Model model = onnx::load_model(model_path);
   const ShapeEnv& env = *result.env;
+  // The main graph's values, told apart from its subgraphs' by the model's
+  // own scopes (ONNX keeps value names unique across them; node names such
+  // as torch's "/block/conv/Conv" may hold '/'). A failed node's outputs are
+  // fallbacks: the model's own declarations of them stay.
+  std::unordered_set<std::string_view> main_values;
+  for (const onnx::Node& node : model.graph.nodes)
+    for (const Name& o : node.outputs) main_values.insert(o.view());
+  std::unordered_set<std::string_view> failed;
+  for (const ErrorRecord& e : result.errors) failed.insert(e.node);
   std::vector<onnx::OutputValueInfo> infos;
   for (const auto& n : result.nodes) {
-    if (n.name.view().find('/') != std::string::npos) continue;  // values inside subgraphs stay local
+    if (failed.count(n.name.view())) continue;
     for (const auto& o : n.outputs) {
-      if (!o.val.is_tensor()) continue;
+      if (!o.val.is_tensor() || !main_values.count(o.name.view())) continue;
       onnx::OutputValueInfo vi;
       vi.name = o.name.str();
       vi.elem_type = dtype_to_onnx(o.val.tensor->meta.dtype);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <unordered_set>
 
 #include "fakeprop/onnx/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
@@ -23,6 +24,7 @@ using wire::WireType;
 
 constexpr uint32_t kModelGraph = 7;
 constexpr uint32_t kGraphValueInfo = 13;
+constexpr uint32_t kValueInfoName = 1;
 
 // ValueInfoProto{name, type: TypeProto{tensor_type: {elem_type, shape}}}.
 std::string encode_value_info(const OutputValueInfo& info) {
@@ -70,7 +72,17 @@ std::vector<Field> read_fields(std::string_view origin_file, std::string_view me
   return fields;
 }
 
+// The name of an encoded ValueInfoProto ("" when it has none).
+std::string_view value_info_name(std::string_view file, std::string_view message) {
+  std::string_view name;
+  for (const Field& f : read_fields(file, message))
+    if (f.number == kValueInfoName && f.type == WireType::Len) name = f.payload;
+  return name;
+}
+
 void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_info, Pieces& out) {
+  std::unordered_set<std::string_view> annotated;
+  for (const OutputValueInfo& info : value_info) annotated.insert(info.name);
   const std::vector<Field> top = read_fields(file, file);
   size_t last_graph = top.size();
   for (size_t i = 0; i < top.size(); ++i) {
@@ -83,11 +95,14 @@ void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_i
       continue;
     }
     // Protobuf merges repeated occurrences of the graph; the new entries go
-    // into the last one, and old value_info goes from all of them.
+    // into the last one. An old value_info entry goes only where a new one
+    // replaces it: the written model never describes fewer values.
     std::vector<std::string_view> kept;
     uint64_t size = 0;
     for (const Field& graph_field : read_fields(file, field.payload)) {
-      if (graph_field.number == kGraphValueInfo) continue;
+      if (graph_field.number == kGraphValueInfo && graph_field.type == WireType::Len &&
+          annotated.count(value_info_name(file, graph_field.payload)))
+        continue;
       kept.push_back(graph_field.encoded);
       size += graph_field.encoded.size();
     }

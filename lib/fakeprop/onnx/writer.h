@@ -16,7 +16,10 @@ struct OutputValueInfo {
   std::optional<std::vector<std::variant<int64_t, std::string>>> shape;  // string: dim_param text
 };
 
-// Throws InputError when out_path equals the model's own path or cannot be written.
+// Writes the model with `value_info` as its main graph's value_info: each
+// entry replaces the model's own entry of that name, the model's other
+// entries stay. Throws InputError when out_path equals the model's own path
+// or cannot be written.
 void write_annotated_model(const Model& model, const std::vector<OutputValueInfo>& value_info,
                            const std::string& out_path);
 

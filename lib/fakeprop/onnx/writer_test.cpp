@@ -1,6 +1,8 @@
 #include "fakeprop/onnx/writer.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
@@ -64,9 +66,16 @@ TEST(OnnxWriter, ReplacesValueInfoAndKeepsEverythingElse) {
     write_annotated_model(original, infos, out);
 
     const Model written = load_model(out);
-    // Old value_info entries are gone; the new ones are there, in order.
-    ASSERT_EQ(written.graph.value_info.size(), infos.size());
-    const auto& a = written.graph.value_info[0];
+    // The model's own entries stay, in order, except those a new one replaces;
+    // the new ones follow, in order.
+    std::vector<std::string> kept;
+    for (const auto& v : original.graph.value_info)
+      if (std::none_of(infos.begin(), infos.end(), [&](const OutputValueInfo& i) { return i.name == v.name; }))
+        kept.push_back(v.name);
+    const size_t k = kept.size();
+    ASSERT_EQ(written.graph.value_info.size(), k + infos.size());
+    for (size_t i = 0; i < k; ++i) EXPECT_EQ(written.graph.value_info[i].name, kept[i]);
+    const auto& a = written.graph.value_info[k];
     EXPECT_EQ(a.name, "a");
     EXPECT_EQ(a.type.kind, TypeInfo::Kind::Tensor);
     EXPECT_EQ(a.type.elem_type, 1);
@@ -76,12 +85,12 @@ TEST(OnnxWriter, ReplacesValueInfoAndKeepsEverythingElse) {
     EXPECT_EQ((*a.type.shape)[0].value, 2);
     EXPECT_EQ((*a.type.shape)[1].param, "s0");
     EXPECT_EQ((*a.type.shape)[2].param, "2*s0 + 1");
-    const auto& b = written.graph.value_info[1];
+    const auto& b = written.graph.value_info[k + 1];
     ASSERT_TRUE(b.type.shape.has_value());
     EXPECT_TRUE(b.type.shape->empty());
     EXPECT_EQ(b.type.elem_type, 7);
-    EXPECT_FALSE(written.graph.value_info[2].type.shape.has_value());
-    const auto& d = written.graph.value_info[3];
+    EXPECT_FALSE(written.graph.value_info[k + 2].type.shape.has_value());
+    const auto& d = written.graph.value_info[k + 3];
     EXPECT_EQ(d.type.elem_type, 0);
     EXPECT_EQ((*d.type.shape)[1].value, int64_t{1} << 40);
 
@@ -134,18 +143,21 @@ TEST(OnnxWriter, LibOnnxParsesTheOutput) {
       const auto& o = before.graph().initializer(i);
       EXPECT_EQ(w.SerializeAsString(), o.SerializeAsString()) << o.name();
     }
-    ASSERT_EQ(after.graph().value_info_size(), 4);
-    const auto& a = after.graph().value_info(0);
+    int replaced = 0;
+    for (const auto& v : before.graph().value_info()) replaced += v.name() == "a" || v.name() == "b" || v.name() == "c" || v.name() == "d";
+    const int k = before.graph().value_info_size() - replaced;
+    ASSERT_EQ(after.graph().value_info_size(), k + 4);
+    const auto& a = after.graph().value_info(k);
     EXPECT_EQ(a.name(), "a");
     ASSERT_TRUE(a.type().has_tensor_type());
     EXPECT_EQ(a.type().tensor_type().elem_type(), 1);
     ASSERT_EQ(a.type().tensor_type().shape().dim_size(), 3);
     EXPECT_EQ(a.type().tensor_type().shape().dim(0).dim_value(), 2);
     EXPECT_EQ(a.type().tensor_type().shape().dim(1).dim_param(), "s0");
-    EXPECT_TRUE(after.graph().value_info(1).type().tensor_type().has_shape());
-    EXPECT_EQ(after.graph().value_info(1).type().tensor_type().shape().dim_size(), 0);
-    EXPECT_FALSE(after.graph().value_info(2).type().tensor_type().has_shape());
-    EXPECT_FALSE(after.graph().value_info(3).type().tensor_type().has_elem_type());
+    EXPECT_TRUE(after.graph().value_info(k + 1).type().tensor_type().has_shape());
+    EXPECT_EQ(after.graph().value_info(k + 1).type().tensor_type().shape().dim_size(), 0);
+    EXPECT_FALSE(after.graph().value_info(k + 2).type().tensor_type().has_shape());
+    EXPECT_FALSE(after.graph().value_info(k + 3).type().tensor_type().has_elem_type());
     // Everything but the graph is byte-identical per libonnx too.
     before.clear_graph();
     after.clear_graph();

@@ -234,8 +234,11 @@ void if_rule(OpContext& ctx) {
   const Scope& outer = *in.current_scope();
   const Graph& then_g = graph_attr(ctx, "then_branch");
   const Graph& else_g = graph_attr(ctx, "else_branch");
-  if (ctx.shape(0).size() > 1 || (ctx.shape(0).size() == 1 && !known_true(ctx, sym_eq(ctx.shape(0)[0], 1))))
-    ctx.fail(ErrorKind::ShapeMismatch, "If: the condition must hold a single element");
+  // Any shape holding one element will do ([1, 1] too, as the spec allows).
+  for (const SymInt& d : ctx.shape(0))
+    if (!known_true(ctx, sym_eq(d, 1)))
+      ctx.fail(ErrorKind::ShapeMismatch, "If: the condition must hold a single element, got shape " +
+                                             shape_to_string(ctx.shape(0)));
   std::optional<bool> cond;
   if (auto c = ctx.scalar_int(0)) {
     if (c->is_static()) cond = c->value() != 0;

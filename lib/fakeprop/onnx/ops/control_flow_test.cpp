@@ -97,6 +97,28 @@ TEST(ControlFlowIf, KnownConditionRunsOneBranch) {
   }
 }
 
+// The spec asks for a condition holding one element, of any rank.
+TEST(ControlFlowIf, ConditionOfAnyShapeWithOneElement) {
+  for (int64_t cond : {1, 0}) {
+    Subgraphs sg;
+    ModelBuilder b;
+    b.input("x", kFloat, {"N", 3}).initializer_ints("c", {1, 1}, {cond}, kBool);
+    add_if(b, sg, "c");
+    b.output("y");
+    RunResult r = run(b, with_hints({{"x", {4, 3}}}));
+    EXPECT_TRUE(r.errors.empty()) << r.errors.front().message;
+    EXPECT_EQ(shape_of(r, "y"), (cond ? Strings{"N", "3"} : Strings{"2*N", "3"}));
+  }
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("x", kFloat, {"N", 3}).input("c", kBool, {1, 2});
+  add_if(b, sg, "c");
+  b.output("y");
+  RunResult r = run(b, with_hints({{"x", {4, 3}}}));
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "If: the condition must hold a single element, got shape [1, 2]");
+}
+
 TEST(ControlFlowIf, UnknownConditionMergesBranches) {
   Subgraphs sg;
   ModelBuilder b;
