@@ -14,9 +14,10 @@
 //
 // Subgraphs run through Interpreter::run_subgraph with the calling node's
 // scope as the outer scope, like torch.cond / torch.while_loop's tracing:
-//  - If: a statically known condition runs one branch; otherwise both run and
-//    the outputs merge (same dtype and rank; equal dims stay, differing dims
-//    become a fresh unbacked size covering both).
+//  - If: a condition known statically or decidable by a guard on backed
+//    sizes runs one branch; otherwise both run and the outputs merge (same
+//    dtype and rank; equal dims stay, differing dims become a fresh unbacked
+//    size covering both).
 //  - Loop / Scan: the body runs with the initial loop-carried values; a dim
 //    (or sequence length, or known data) the body changes is generalized to a
 //    fresh unbacked symbol and the body runs again, until nothing changes.
@@ -239,11 +240,14 @@ void if_rule(OpContext& ctx) {
     if (!known_true(ctx, sym_eq(d, 1)))
       ctx.fail(ErrorKind::ShapeMismatch, "If: the condition must hold a single element, got shape " +
                                              shape_to_string(ctx.shape(0)));
+  // A condition over backed sizes is decided by a guard, as Dynamo decides
+  // the Python `if` an exporter turned into this If; over unbacked ones (or
+  // data) both branches run and merge.
   std::optional<bool> cond;
   if (auto c = ctx.scalar_int(0)) {
     if (c->is_static()) cond = c->value() != 0;
-    else if (known_true(ctx, sym_ne(*c, 0))) cond = true;
-    else if (known_true(ctx, sym_eq(*c, 0))) cond = false;
+    else if (guard_or_false(ctx, sym_ne(*c, 0), "If condition")) cond = true;
+    else if (guard_or_false(ctx, sym_eq(*c, 0), "If condition")) cond = false;
   }
   const std::string path = node_path(ctx);
   auto run = [&](const Graph& g, const char* which) {

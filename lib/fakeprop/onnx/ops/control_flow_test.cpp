@@ -119,6 +119,41 @@ TEST(ControlFlowIf, ConditionOfAnyShapeWithOneElement) {
   EXPECT_EQ(r.errors[0].message, "If: the condition must hold a single element, got shape [1, 2]");
 }
 
+// "if x.size(0) == 4" as an exporter writes it: decided by a guard on the
+// backed size (Dynamo's answer), both ways; an unbacked size merges instead.
+TEST(ControlFlowIf, ConditionOnBackedSizesIsGuarded) {
+  auto build = [](ModelBuilder& b, Subgraphs& sg) {
+    b.input("x", kFloat, {"N", 3});
+    b.node("Shape", {"x"}, {"s"});
+    b.initializer_ints("i", {}, {0});
+    b.node("Gather", {"s", "i"}, {"n"});
+    b.initializer_ints("four", {}, {4});
+    b.node("Equal", {"n", "four"}, {"c"});
+    add_if(b, sg, "c");
+    b.output("y");
+  };
+  for (int64_t hint : {4, 5}) {
+    Subgraphs sg;
+    ModelBuilder b;
+    build(b, sg);
+    RunResult r = run(b, with_hints({{"x", {hint, 3}}}));
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+    EXPECT_EQ(shape_of(r, "y"), (hint == 4 ? Strings{"4", "3"} : Strings{"2*N", "3"}));
+    std::vector<std::string> guards;
+    for (const auto& g : r.env->guards()) guards.push_back(SymBool(g.expr).to_python());
+    EXPECT_EQ(guards, (hint == 4 ? Strings{"N == 4"} : Strings{"N != 4"})) << hint;
+  }
+  Subgraphs sg;
+  ModelBuilder b;
+  build(b, sg);
+  InferOptions o = with_hints({{"x", {4, 3}}});
+  o.specs.add(DimMark::Unbacked, "L['x']:0");
+  RunResult r = run(b, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  EXPECT_TRUE(r.env->guards().empty());
+  EXPECT_TRUE(is_unbacked(r, shape_of(r, "y")[0]));
+}
+
 TEST(ControlFlowIf, UnknownConditionMergesBranches) {
   Subgraphs sg;
   ModelBuilder b;
