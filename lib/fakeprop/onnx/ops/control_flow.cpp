@@ -206,6 +206,14 @@ struct Merger {
     return Value::of_list_of_length(*t, len);
   }
 
+  Value rank_and_dtype_of(const Value& known, const std::string& what) {
+    changed = true;
+    SymShape shape;
+    for (size_t k = 0; k < known.tensor->meta.sizes.size(); ++k) shape.push_back(ctx.new_unbacked_size({0, kIntOo}));
+    ctx.note_precision(what + ": one case is unknown, so only its dtype and rank are");
+    return tensor_value(ctx, known.tensor->meta.dtype, std::move(shape), std::nullopt);
+  }
+
   Value value(const Value& a, const Value& b, const std::string& what) {
     const bool opt = a.maybe_none || b.maybe_none;
     if (opt && !a.maybe_none) changed = true;
@@ -220,6 +228,10 @@ struct Merger {
       if (!a.maybe_none) changed = true;
       return maybe_none(a);
     }
+    // A failed node left one side unknown; the two sides' ONNX types agree,
+    // so the other's dtype and rank still hold, with sizes no longer known.
+    if (a.is_unknown() && b.is_tensor()) return rank_and_dtype_of(b, what);
+    if (b.is_unknown() && a.is_tensor()) return rank_and_dtype_of(a, what);
     if (a.kind == Value::Kind::Opaque) return a;
     if (b.kind == Value::Kind::Opaque) return b;
     ctx.fail(ErrorKind::TypeError, what + " is " + describe_kind(a) + " in one case and " + describe_kind(b) +

@@ -183,6 +183,31 @@ TEST(ControlFlowIf, UnknownConditionMergesBranches) {
   EXPECT_EQ(branch_nodes, 2);
 }
 
+// A node without a rule in one branch: the output it feeds keeps the other
+// branch's dtype and rank; the output it does not feed is exact.
+TEST(ControlFlowIf, FailedBranchNodeKeepsWhatTheOtherBranchDetermines) {
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("x", kFloat, {"N", 3}).input("c", kBool, {});
+  ModelBuilder& then_b = sg.make("then");
+  then_b.node("Mystery", {"x"}, {"t0"}, "m", "custom.domain");
+  then_b.node("Identity", {"x"}, {"t1"}).output("t0").output("t1");
+  ModelBuilder& else_b = sg.make("else");
+  else_b.node("Neg", {"x"}, {"e0"}).node("Identity", {"x"}, {"e1"}).output("e0").output("e1");
+  b.node("If", {"c"}, {"y0", "y1"}, "if0")
+      .attr_graph("then_branch", Subgraphs::graph(then_b))
+      .attr_graph("else_branch", Subgraphs::graph(else_b));
+  b.output("y0").output("y1");
+  RunResult r = run(b, with_hints({{"x", {4, 3}}}));
+  ASSERT_EQ(error_kinds(r), Strings{"unsupported_op"});
+  EXPECT_EQ(r.errors[0].node, "if0/then/m");
+  const Strings y0 = shape_of(r, "y0");
+  ASSERT_EQ(y0.size(), 2u);
+  EXPECT_TRUE(is_unbacked(r, y0[0]) && is_unbacked(r, y0[1])) << y0[0] << " " << y0[1];
+  EXPECT_EQ(dtype_of(r, "y0"), DType::Float32);
+  EXPECT_EQ(shape_of(r, "y1"), (Strings{"N", "3"}));
+}
+
 TEST(ControlFlowIf, BranchesOfDifferentRankFail) {
   Subgraphs sg;
   ModelBuilder then_b = ModelBuilder(17);
