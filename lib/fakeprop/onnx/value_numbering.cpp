@@ -94,6 +94,10 @@ std::vector<size_t> topological_order(const Graph& g, const ValueNumbering& name
     const auto outs = names.outputs(i);
     for (size_t k = 0; k < outs.size(); ++k) {
       if (outs[k] == ValueNumbering::kNone) continue;
+      if (available[outs[k]])
+        throw InputError(path + ": node '" + g.nodes[i].name + "': output '" + g.nodes[i].outputs[k] +
+                         "' has the name of a value defined before the graph runs (an input, an initializer or "
+                         "an outer scope's value); ONNX assigns each value once");
       size_t& p = producer[outs[k]];
       if (p != kNoProducer)
         throw InputError(path + ": node '" + g.nodes[i].name + "': value '" + g.nodes[i].outputs[k] +

@@ -94,6 +94,8 @@ void constant_of_shape_rule(OpContext& ctx) {
     dt = value->t->dtype();
     fill = tensor_data(*value->t, 1);
   }
+  if (ctx.dtype(0) != DType::Int64)  // the schema's T1 is tensor(int64) only
+    ctx.fail(ErrorKind::TypeError, "ConstantOfShape input must be int64, got " + std::string(dtype_name(ctx.dtype(0))));
   if (ctx.rank(0) != 1)
     ctx.fail(ErrorKind::InvalidShape, "ConstantOfShape input must be 1-D, got rank " + std::to_string(ctx.rank(0)));
   SymShape out;

@@ -111,6 +111,13 @@ const std::vector<Case>& cases() {
        },
        {},
        "invalid_shape"},
+      {"ConstantOfShapeInt32ShapeFails", 9,
+       [](ModelBuilder& b) {
+         b.initializer_ints("shape", {2}, {2, 3}, kInt32);
+         b.node("ConstantOfShape", {"shape"}, {"y"});
+       },
+       {},
+       "type_error"},
       {"ConstantOfShapeTwoElementValueFails", 9,
        [](ModelBuilder& b) {
          b.initializer_ints("shape", {1}, {2});

@@ -41,6 +41,8 @@ save("cycle", [helper.make_node("Relu", ["b"], ["a"], name="first"), helper.make
 # One value produced twice.
 save("duplicate", [helper.make_node("Relu", ["x"], ["y"], name="one"), helper.make_node("Neg", ["x"], ["y"], name="two")],
      [x23], [tensor("y", [2, 3])])
+# A node output named like a graph input (and an initializer).
+save("reuses_input", [helper.make_node("Relu", ["x"], ["x"], name="again")], [x23], [tensor("x", [2, 3])])
 # An input nobody produces.
 save("dangling", [helper.make_node("Add", ["x", "ghost"], ["y"], name="adder")], [x23], [tensor("y", [2, 3])])
 # Attributes of the wrong type: Transpose's perm as a string, Concat's axis as a float.
