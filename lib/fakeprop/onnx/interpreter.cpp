@@ -199,6 +199,34 @@ void Interpreter::run_node(const Node& node, std::span<const uint32_t> input_ids
     if (!node.outputs[k].empty()) scope.bind(output_ids[k], &rec.outputs[j++].val);
 }
 
+namespace {
+
+// "float32[2, 3]" for a declared tensor type, with "?" for unknown dims.
+std::string declared_text(const TypeInfo& t) {
+  auto dt = dtype_from_onnx(t.elem_type);
+  std::string out = dt ? std::string(dtype_name(*dt)) : "?";
+  if (!t.shape) return out + "[...]";
+  out += "[";
+  for (size_t i = 0; i < t.shape->size(); ++i) {
+    const Dim& d = (*t.shape)[i];
+    out += (i ? ", " : "") + (d.kind == Dim::Kind::Value ? std::to_string(d.value) : d.kind == Dim::Kind::Param ? d.param : "?");
+  }
+  return out + "]";
+}
+
+// Whether a graph input's declared type contradicts the initializer of its name.
+bool contradicts(const TypeInfo& declared, const TensorRef& t) {
+  if (declared.kind != TypeInfo::Kind::Tensor) return false;
+  if (declared.elem_type != 0 && declared.elem_type != t.data_type) return true;
+  if (!declared.shape) return false;
+  if (declared.shape->size() != t.dims.size()) return true;
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    if ((*declared.shape)[i].kind == Dim::Kind::Value && (*declared.shape)[i].value != t.dims[i]) return true;
+  return false;
+}
+
+}  // namespace
+
 void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth) {
   if (depth > options_.max_subgraph_depth)
     throw InputError(model_.path + ": subgraphs nested deeper than " + std::to_string(options_.max_subgraph_depth));
@@ -206,6 +234,16 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
   for (const auto& t : g.initializers) {
     const uint32_t id = names.id(t->name);
     if (id == ValueNumbering::kNone || scope.has_local(id)) continue;  // unnamed: nothing can read it
+    // An initializer is its graph input's default value (IR 4 and later; before, every initializer
+    // is an input): the value fakeprop propagates, so a declaration that contradicts it is an error.
+    for (const ValueInfo& vi : g.inputs) {
+      if (vi.name != t->name || !contradicts(vi.type, *t)) continue;
+      TypeInfo given{TypeInfo::Kind::Tensor, t->data_type, std::vector<Dim>{}, nullptr, 0};
+      for (int64_t d : t->dims) given.shape->push_back(Dim{Dim::Kind::Value, d, {}});
+      result_.errors.push_back({prefix + t->name, ErrorKind::ValueInfoConflict,
+                                "graph input '" + t->name + "': declared " + declared_text(vi.type) +
+                                    ", its initializer is " + declared_text(given) + " (the initializer is used)"});
+    }
     TensorValue tv;
     for (int64_t d : t->dims) tv.meta.sizes.emplace_back(d);
     tv.meta.strides = contiguous_strides(tv.meta.sizes);

@@ -43,6 +43,9 @@ save("duplicate", [helper.make_node("Relu", ["x"], ["y"], name="one"), helper.ma
      [x23], [tensor("y", [2, 3])])
 # A node output named like a graph input (and an initializer).
 save("reuses_input", [helper.make_node("Relu", ["x"], ["x"], name="again")], [x23], [tensor("x", [2, 3])])
+# An initializer that contradicts the declared graph input of its name.
+save("initializer_conflict", [helper.make_node("Relu", ["x"], ["y"], name="relu")], [x23], [tensor("y", [4])],
+     initializers=[helper.make_tensor("x", FLOAT, [4], [1.0, 2.0, 3.0, 4.0])])
 # An input nobody produces.
 save("dangling", [helper.make_node("Add", ["x", "ghost"], ["y"], name="adder")], [x23], [tensor("y", [2, 3])])
 # Attributes of the wrong type: Transpose's perm as a string, Concat's axis as a float.
