@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/param_name_test_util.h"
 
 namespace fakeprop {
 namespace {
@@ -197,7 +198,10 @@ const SimplifyCase kSimplifyCases[] = {
     {"empty or", [] { return logical_or(std::span<const ExprRef>()); }, "False"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Table, ExprSimplify, ::testing::ValuesIn(kSimplifyCases));
+INSTANTIATE_TEST_SUITE_P(Table, ExprSimplify, ::testing::ValuesIn(kSimplifyCases),
+                         [](const ::testing::TestParamInfo<SimplifyCase>& info) {
+                           return testing::param_name(info.param.what, info.index);
+                         });
 
 TEST(ExprSimplifyStructure, CanonicalShapes) {
   // 2*s0 is a Mul with coefficient 2; inside an Add it is term s0 with coefficient 2.
@@ -417,7 +421,10 @@ const PrintCase kPrintCases[] = {
     {[] { return mul(s0(), kMin); }, "-9223372036854775808*s0", "-9223372036854775808*s0"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Table, ExprPrint, ::testing::ValuesIn(kPrintCases));
+INSTANTIATE_TEST_SUITE_P(Table, ExprPrint, ::testing::ValuesIn(kPrintCases),
+                         [](const ::testing::TestParamInfo<PrintCase>& info) {
+                           return testing::param_name(info.param.python, info.index);
+                         });
 
 TEST(ExprPrintNamer, RenamesSymbols) {
   SymbolNamer namer = [](ExprRef sym) {

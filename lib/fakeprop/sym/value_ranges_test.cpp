@@ -8,6 +8,7 @@
 #include <random>
 
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/param_name_test_util.h"
 
 namespace fakeprop {
 namespace {
@@ -90,7 +91,10 @@ const RangeCase kRangeCases[] = {
     {"hull", [] { return R(0, 3).hull(R(5, 6)); }, R(0, 6)},
 };
 
-INSTANTIATE_TEST_SUITE_P(Table, ValueRangeOps, ::testing::ValuesIn(kRangeCases));
+INSTANTIATE_TEST_SUITE_P(Table, ValueRangeOps, ::testing::ValuesIn(kRangeCases),
+                         [](const ::testing::TestParamInfo<RangeCase>& info) {
+                           return testing::param_name(info.param.what, info.index);
+                         });
 
 TEST(ValueRangeBasics, PrintingAndPredicates) {
   EXPECT_EQ(R(2, oo).to_string(), "[2, int_oo]");
