@@ -176,7 +176,8 @@ class Interpreter::Step final : public NodeStep {
   void fallback(std::vector<Value>& outputs, const std::string& why) override {
     for (const Name& o : node_.outputs)
       outputs.push_back(o.empty() ? Value::none()
-                                  : ops::fallback_value(o, graph_, in_.env(), in_.storage_, in_.options_.device, why));
+                                  : ops::fallback_value(o, graph_, in_.env(), in_.storage_, in_.options_.device, why,
+                                                        in_.input_params_));
   }
 
  private:

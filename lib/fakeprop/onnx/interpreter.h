@@ -75,6 +75,7 @@ class Interpreter {
   StringMap<const TensorRef*> initializers_;
   StringMap<std::unique_ptr<KnownData>> initializer_cache_;
   StringMap<const Function*> functions_;  // "domain::name"
+  StringMap<SymInt> input_params_;        // a main-graph input dim_param -> that dim's size
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
   std::unique_ptr<DispatchCache> cache_;  // null when off

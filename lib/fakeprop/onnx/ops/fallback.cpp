@@ -13,7 +13,7 @@ const TypeInfo* declared_type(const Graph& g, std::string_view value_name) {
 }
 
 Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
-                     Device device, const std::string& why) {
+                     Device device, const std::string& why, const StringMap<SymInt>& input_params) {
   const TypeInfo* t = declared_type(g, value_name);
   if (!t || t->kind != TypeInfo::Kind::Tensor || !t->shape) return Value::unknown(why);
   auto dtype = dtype_from_onnx(t->elem_type);
@@ -22,6 +22,9 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
   for (const Dim& d : *t->shape) {
     if (d.kind == Dim::Kind::Value && d.value >= 0)
       tv.meta.sizes.emplace_back(d.value);
+    else if (auto it = d.kind == Dim::Kind::Param ? input_params.find(d.param) : input_params.end();
+             it != input_params.end())
+      tv.meta.sizes.push_back(it->second);
     else
       tv.meta.sizes.emplace_back(env.create_unbacked_symint(true));
   }
