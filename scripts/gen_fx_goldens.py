@@ -844,9 +844,9 @@ def factory_cases():
         ("aten.arange.default", [5], {}),
         ("aten.arange.default", [5], {"dtype": torch.float32}),
         ("aten.arange.start", [2, 7], {}),
-        # Float bounds without a dtype gave int64 in 1.13's arange meta (it
-        # rounded them up first); current PyTorch gives the default float.
         ("aten.arange.start", [-2.5, 3], {"dtype": torch.float32}),
+        ("aten.arange.start", [-2.5, 3], {}),
+        ("aten.arange.start_step", [0, 1, 0.25], {}),
         ("aten.arange.start_step", [0, 10, 3], {}),
         ("aten.arange.start_step", [10, 0, -3], {}),
         ("aten.arange.start_step", [0, 1, 0.1], {}),
@@ -1332,11 +1332,11 @@ def sym_cases():
     tr = T([4, 3], layout=("perm", [1, 0]))
     return [
         ("aten.sym_size.int", [x, 1], {}),
-        # Negative dims are left out: torch 1.13's sym_size.int / sym_stride.int
-        # index them wrongly (sym_size.int(x, -1) of a [2, 3, 4] tensor is 3);
-        # current PyTorch wraps them (sym_test.cpp covers that).
         ("aten.sym_size.int", [x, 2], {}),
+        ("aten.sym_size.int", [x, -1], {}),
+        ("aten.sym_size.int", [x, -3], {}),
         ("aten.sym_stride.int", [tr, 0], {}),
+        ("aten.sym_stride.int", [tr, -1], {}),
         ("aten.sym_stride.int", [x, 0], {}),
         ("aten.sym_numel.default", [x], {}),
         ("aten.sym_storage_offset.default", [x], {}),
@@ -1419,16 +1419,7 @@ def grad_cases():
             ("aten.convolution.default", [x4, G([3, 4, 3, 3]), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1], {}),
             ("aten.mm.default", [G([2, 3]), D([3, 4])], {}),
         ]
-    # torch 1.13's CPU-only build aborts (autograd gradient_edge) when it
-    # records a grad_fn for a fake cuda tensor, so on cuda only the calls
-    # whose outputs get no grad_fn are traced; the cpu cases cover the rest.
-    no_grad_fn = {"aten.detach.default", "aten.empty_like.default", "aten.zeros_like.default",
-                  "aten.ones_like.default", "aten.full_like.default", "aten.rand_like.default",
-                  "aten.randn_like.default", "aten.new_empty.default", "aten.new_zeros.default",
-                  "aten.new_ones.default", "aten.new_full.default", "aten.new_empty_strided.default",
-                  "aten.eq.Tensor", "aten.argmax.default"}
-    return [c for c in cases if c[1][0].device == "cpu" or c[0] in no_grad_fn
-            or (c[0] == "aten._to_copy.default" and c[2].get("dtype") == torch.int64)]
+    return cases
 
 
 def core_cases():
