@@ -272,9 +272,9 @@ void copy_functional(OpContext& ctx) {
 }  // namespace
 
 // randint_like(self, high) / (self, low, high): self's metadata (dtype
-// defaults to self's, not int64). torch 1.13 marks the result requires_grad
-// when self does (no output_differentiability entry), so it keeps the
-// default OutputGrad, unlike the other *_like factories.
+// defaults to self's, not int64). PyTorch (1.13 and 2.15 alike, ops_grad.json)
+// marks the result requires_grad when self does (no output_differentiability
+// entry), so it keeps the default OutputGrad, unlike the other *_like factories.
 void randint_like(OpContext& ctx) { like(ctx); }
 
 void register_factory_ops(OpRegistry& r) {
