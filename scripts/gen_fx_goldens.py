@@ -1345,8 +1345,11 @@ def sym_cases():
 
 
 def data_dependent_cases():
-    # nonzero, item, unique and friends are refused by 1.13's fake tensors
-    # (no ShapeEnv); only the calls whose sizes do not depend on data.
+    # nonzero, item, unique and friends raise DynamicOutputShapeException /
+    # DataDependentOutputException under a FakeTensorMode without a ShapeEnv
+    # (torch 2.15 as 1.13), and these files hold no unbacked symbols;
+    # data_dependent_test.cpp covers them. Only calls whose sizes do not
+    # depend on data are here.
     return [
         ("aten.one_hot.default", [T([2, 3], dtype=torch.int64), 5], {}),
         ("aten.one_hot.default", [T([4], dtype=torch.int64, layout=("stride", [0])), 3], {}),
