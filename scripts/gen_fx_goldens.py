@@ -1018,6 +1018,10 @@ def nn_cases():
             (conv, [D([2, 8, 5, 5]), D([8, 3, 3, 3]), None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1], {}),
             (conv, [D([2, 8, 5, 5]), D([8, 2, 3, 3]), None, [2, 2], [0, 0], [1, 1], True, [0, 0], 2], {}),
             (conv, [D([2, 3, 10]), D([4, 3, 3]), None, [1], [0], [1], False, [0], 1], {}),
+            # 1-D: FakeTensor asks the backend as 2-D over a contiguous input, so
+            # a channels-innermost weight decides and the input does not
+            (conv, [D([2, 3, 10]), D([4, 3, 3], layout=("perm", [0, 2, 1])), None, [1], [0], [1], False, [0], 1], {}),
+            (conv, [D([2, 3, 10], layout=("perm", [0, 2, 1])), D([4, 3, 3]), None, [1], [0], [1], False, [0], 1], {}),
             (conv, [D([2, 3, 4, 6, 6]), D([4, 3, 3, 3, 3]), None, [1, 1, 1], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1], {}),
             (conv, [D([2, 3, 4, 6, 6], layout="cl"), D([4, 3, 3, 3, 3]), None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False,
                     [0, 0, 0], 1], {}),

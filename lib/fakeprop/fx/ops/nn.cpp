@@ -42,18 +42,42 @@ bool suggests_channels_last(OpContext& ctx, const TensorMeta& t) {
 // 2-D: channels_last when the input or the weight suggests it, on CPU for
 // every dtype (mkldnn or the slow kernels), on CUDA only where cuDNN takes it
 // (float32 / float16). 3-D: channels_last_3d likewise, but on CPU only for
-// float32 (mkldnn; the slow 3-D kernels are contiguous). Else contiguous.
+// float32 (mkldnn; the slow 3-D kernels are contiguous). 1-D convs are asked
+// as 2-D ones over a contiguous input and the weight unsqueezed at dim 2, so
+// only the weight's layout counts. Else contiguous.
 MemoryFormat conv_memory_format(OpContext& ctx, const TensorMeta& input, const TensorMeta& weight,
                                 const Device& device) {
-  const int64_t k = weight.dim();
-  if (input.dim() != k || (k != 4 && k != 5)) return MemoryFormat::Contiguous;
+  int64_t k = weight.dim();
+  if (input.dim() != k || k < 3 || k > 5) return MemoryFormat::Contiguous;
+  const TensorMeta* in = &input;
+  const TensorMeta* w = &weight;
+  TensorMeta w2d;
+  if (k == 3) {
+    w2d = weight;
+    w2d.sizes.insert(w2d.sizes.begin() + 2, SymInt(1));
+    w2d.strides.insert(w2d.strides.begin() + 2, weight.sizes[2] * weight.strides[2]);
+    in = nullptr;
+    w = &w2d;
+    k = 4;
+  }
   const DType t = input.dtype;
   const bool backend_takes_it = device.is_cuda() ? (t == DType::Float32 || t == DType::Float16)
                                                  : (k == 4 || t == DType::Float32);
   if (!backend_takes_it) return MemoryFormat::Contiguous;
   const MemoryFormat cl = k == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
-  const bool suggested = suggest_memory_format(input, ctx.env()) == cl || suggest_memory_format(weight, ctx.env()) == cl;
+  const bool suggested = (in && suggest_memory_format(*in, ctx.env()) == cl) || suggest_memory_format(*w, ctx.env()) == cl;
   return suggested ? cl : MemoryFormat::Contiguous;
+}
+
+// A fresh convolution result in `format`; for a 1-D conv, channels_last is
+// the layout of its 2-D view with the dummy dim squeezed out again.
+TensorValue conv_tensor(OpContext& ctx, SymShape sizes, DType dtype, const Device& device, MemoryFormat format) {
+  if (format != MemoryFormat::ChannelsLast || sizes.size() != 3)
+    return empty_tensor(ctx, std::move(sizes), dtype, device, format);
+  sizes = simplified(ctx, std::move(sizes));
+  const SymShape four{sizes[0], sizes[1], SymInt(1), sizes[2]};
+  const SymShape st = strides_for(four, MemoryFormat::ChannelsLast, &ctx.env());
+  return ctx.new_tensor(std::move(sizes), dtype, device, SymShape{st[0], st[1], st[3]});
 }
 
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
@@ -108,7 +132,7 @@ void convolution(OpContext& ctx) {
   for (const SymInt& s : out)
     if (!s.is_static())
       require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
-  set_tensor(ctx, empty_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device)));
+  set_tensor(ctx, conv_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device)));
 }
 
 // ---- matrix products ----
@@ -869,9 +893,9 @@ void convolution_backward(OpContext& ctx) {
   };
   ValueList outs;
   const MemoryFormat format = conv_memory_format(ctx, input, weight, input.device);
-  outs.push_back(wanted(0) ? Value::of_tensor(empty_tensor(ctx, input.sizes, grad.dtype, grad.device, format))
+  outs.push_back(wanted(0) ? Value::of_tensor(conv_tensor(ctx, input.sizes, grad.dtype, grad.device, format))
                            : Value::none());
-  outs.push_back(wanted(1) ? Value::of_tensor(empty_tensor(ctx, weight.sizes, grad.dtype, grad.device, format))
+  outs.push_back(wanted(1) ? Value::of_tensor(conv_tensor(ctx, weight.sizes, grad.dtype, grad.device, format))
                            : Value::none());
   if (wanted(2)) {
     SymShape bias = ctx.optional_int_list(3, "bias_sizes").value_or(SymShape{weight.sizes[0]});

@@ -391,7 +391,8 @@ json contiguous(const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   return strides_in_order(shape, order);
 }
-// channels_last / channels_last_3d: N, spatial dims, C innermost.
+// channels_last / channels_last_3d (and a 1-D conv's [N, L, C]): N, spatial
+// dims, C innermost.
 json channels_last(const std::vector<int64_t>& shape) {
   std::vector<size_t> order{0};
   for (size_t d = 2; d < shape.size(); ++d) order.push_back(d);
@@ -422,6 +423,9 @@ TEST(FxNn, ConvolutionLayoutFollowsTheBackend) {
       {"cpu", "float32", 3, false, true, true},     {"cpu", "float16", 3, true, false, false},
       {"cpu", "float64", 3, true, true, false},     {"cuda:0", "float16", 3, true, false, true},
       {"cuda:0", "float64", 3, false, true, false}, {"cpu", "float32", 2, false, false, false},
+      // 1-D: asked as 2-D over a contiguous input, so only the weight counts
+      {"cpu", "float64", 1, false, true, true},     {"cpu", "float32", 1, true, false, false},
+      {"cuda:0", "float32", 1, true, true, true},   {"cuda:0", "float64", 1, false, true, false},
   };
   for (const ConvLayoutCase& c : cases) {
     std::vector<int64_t> in{2, 4}, w{8, 4}, out{2, 8};
