@@ -930,15 +930,38 @@ void batch_norm_backward(OpContext& ctx) {
   ctx.set_result(Value::of_list(std::move(outs)));
 }
 
-// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask).
+// grad_input is laid out as the decomposition computes it: grad_out and input
+// enter as .to(computation dtype, contiguous_format), which keeps a tensor
+// as it is when no cast is needed and it does not suggest channels-last; the
+// last step multiplies rstd (broadcast over the normalized dims) by a term
+// laid out from grad_out, then input. Empty inputs give zeros (contiguous).
 void layer_norm_backward(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_out");
   const TensorMeta& input = ctx.tensor(1, "input");
+  const size_t normalized = ctx.int_list(2, "normalized_shape").size();
+  const TensorMeta& rstd = ctx.tensor(4, "rstd");
   const TensorMeta* weight = ctx.optional_tensor(5, "weight");
   const TensorMeta* bias = ctx.optional_tensor(6, "bias");
+  auto as_computed = [&](const TensorMeta& t) {
+    TensorMeta c = t;
+    if (computation_dtype(t.dtype) != t.dtype || suggest_memory_format(t, ctx.env()) != MemoryFormat::Contiguous)
+      c.strides = contiguous_strides(t.sizes, &ctx.env());
+    return c;
+  };
+  auto grad_input = [&]() {
+    const size_t axis = input.sizes.size() - std::min(normalized, input.sizes.size());
+    const SymShape outer(input.sizes.begin(), input.sizes.begin() + static_cast<int64_t>(axis));
+    const SymShape inner(input.sizes.begin() + static_cast<int64_t>(axis), input.sizes.end());
+    if (known_true(ctx, sym_eq(product(outer), 0)) || known_true(ctx, sym_eq(product(inner), 0)))
+      return empty_tensor(ctx, input.sizes, input.dtype, input.device);
+    const TensorMeta g = as_computed(grad), x = as_computed(input);
+    const TensorMeta* ops[] = {&rstd, &g, &x};
+    SymShape strides = elementwise_output_strides(ops, input.sizes, ctx.env());
+    return ctx.new_tensor(input.sizes, input.dtype, input.device, simplified(ctx, std::move(strides)));
+  };
   ValueList outs;
-  outs.push_back(mask_bit(ctx, 7, "output_mask", 0)
-                     ? Value::of_tensor(empty_tensor(ctx, input.sizes, input.dtype, input.device))
-                     : Value::none());
+  outs.push_back(mask_bit(ctx, 7, "output_mask", 0) ? Value::of_tensor(grad_input()) : Value::none());
   outs.push_back(mask_bit(ctx, 7, "output_mask", 1) && weight ? Value::of_tensor(empty_like(ctx, *weight)) : Value::none());
   outs.push_back(mask_bit(ctx, 7, "output_mask", 2) && bias ? Value::of_tensor(empty_like(ctx, *bias)) : Value::none());
   ctx.set_result(Value::of_list(std::move(outs)));
