@@ -202,16 +202,46 @@ void report(const std::vector<std::string>& errors, size_t max_shown = 40) {
   if (errors.size() > max_shown) ADD_FAILURE() << "... and " << errors.size() - max_shown << " more mismatches";
 }
 
+// Op cases where fakeprop deliberately differs from the torch that recorded
+// the goldens: each is skipped, and must still name its op (a regenerated
+// file that moves it makes the entry stale).
+struct KnownDifference {
+  const char* label;   // <file stem>#<case index>
+  const char* target;
+  const char* why;
+};
+const KnownDifference kKnownDifferences[] = {
+    // torch 2.15's fake var / std (the _refs path) accept an integer self and
+    // return its dtype; the real kernels raise "std and var only support
+    // floating point and complex dtypes", and fakeprop raises with them.
+    {"ops_reduction#64", "aten.var.correction", "integer var: a fake-mode gap in torch"},
+};
+
+const KnownDifference* known_difference(const std::string& label) {
+  for (const KnownDifference& k : kKnownDifferences)
+    if (label == k.label) return &k;
+  return nullptr;
+}
+
 TEST(FxGolden, OpCasesMatchPyTorch) {
   const auto files = golden_files(true);
   ASSERT_FALSE(files.empty()) << "no ops_*.json in " << kGoldens << " (run scripts/gen_fx_goldens.py)";
-  int64_t cases = 0, values = 0, errors_expected = 0;
+  int64_t cases = 0, values = 0, errors_expected = 0, skipped = 0;
   std::vector<std::string> errors;
   for (const fs::path& f : files) {
     const json doc = read_json(f);
     size_t i = 0;
     for (const json& c : doc["cases"]) {
       const std::string label = f.stem().string() + "#" + std::to_string(i++);
+      if (const KnownDifference* k = known_difference(label)) {
+        bool found = false;
+        for (const json& n : c["nodes"])
+          if (n["op"] == "call_function" && n["target"] == k->target) found = true;
+        if (!found) ADD_FAILURE() << label << " is listed in kKnownDifferences as " << k->target << ": stale entry";
+        std::cout << "[fx goldens] " << label << " (" << k->target << ") skipped: " << k->why << "\n";
+        ++skipped;
+        continue;
+      }
       for (const json& n : c["nodes"])
         if (n["op"] == "call_function" && n["expected"].is_object() && n["expected"].contains("error")) ++errors_expected;
       GoldenRun g = run_golden(c, label, InferOptions{}, {});
@@ -221,7 +251,7 @@ TEST(FxGolden, OpCasesMatchPyTorch) {
     }
   }
   std::cout << "[fx goldens] " << cases << " op cases, " << values << " values compared, " << errors_expected
-            << " expected errors, " << errors.size() << " mismatches\n";
+            << " expected errors, " << skipped << " known differences skipped, " << errors.size() << " mismatches\n";
   report(errors);
 }
 

@@ -22,11 +22,26 @@ MemoryFormat factory_format(OpContext& ctx) {
   return f;
 }
 
-// empty / zeros / ones / full / rand / randn (size first).
+// empty / zeros / ones / rand / randn (size first).
 void factory(OpContext& ctx) {
   SymShape size = ctx.int_list(0, "size");
   check_non_negative(ctx, size);
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device()),
+                               factory_format(ctx)));
+}
+
+// full(size, fill_value): without dtype=, the fill value's kind picks it
+// (bool, int64, or the default float), as torch.full does.
+void full(OpContext& ctx) {
+  SymShape size = ctx.int_list(0, "size");
+  check_non_negative(ctx, size);
+  DType inferred = DType::Float32;
+  switch (ctx.scalar_arg(1, "fill_value").kind) {
+    case Scalar::Kind::Bool: inferred = DType::Bool; break;
+    case Scalar::Kind::Int: inferred = DType::Int64; break;
+    default: break;
+  }
+  set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, inferred), device_or(ctx, ctx.device()),
                                factory_format(ctx)));
 }
 
@@ -257,15 +272,16 @@ void copy_functional(OpContext& ctx) {
 }  // namespace
 
 // randint_like(self, high) / (self, low, high): self's metadata (dtype
-// defaults to self's, not int64). torch 1.13 marks the result requires_grad
-// when self does (no output_differentiability entry), so it keeps the
-// default OutputGrad, unlike the other *_like factories.
+// defaults to self's, not int64). PyTorch (1.13 and 2.15 alike, ops_grad.json)
+// marks the result requires_grad when self does (no output_differentiability
+// entry), so it keeps the default OutputGrad, unlike the other *_like factories.
 void randint_like(OpContext& ctx) { like(ctx); }
 
 void register_factory_ops(OpRegistry& r) {
-  for (const char* name : {"aten.empty.memory_format", "aten.zeros.default", "aten.ones.default", "aten.full.default",
+  for (const char* name : {"aten.empty.memory_format", "aten.zeros.default", "aten.ones.default",
                            "aten.rand.default", "aten.randn.default"})
     r.add(name, factory);
+  r.add("aten.full.default", full);
   r.add("aten.empty_strided.default", empty_strided_op);
   r.add("aten.scalar_tensor.default", scalar_tensor);
   for (const char* name : {"aten.empty_like.default", "aten.zeros_like.default", "aten.ones_like.default",

@@ -79,5 +79,21 @@ TEST(FxFactory, RandomOps) {
   EXPECT_EQ(r.tensor("m").dtype, DType::Int64);
 }
 
+TEST(FxFactory, FullTakesItsDtypeFromTheFillValue) {
+  const std::tuple<json, json, DType> cases[] = {
+      {7, json::object(), DType::Int64},
+      {true, json::object(), DType::Bool},
+      {1.5, json::object(), DType::Float32},
+      {7, {{"dtype", dtype("float16")}}, DType::Float16},  // dtype= wins
+  };
+  for (const auto& [fill, kwargs, want] : cases) {
+    GraphText g;
+    g.call("f", "aten.full.default", {{2, 3}, fill}, kwargs);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("f"), "") << fill;
+    EXPECT_EQ(r.tensor("f").dtype, want) << fill << " " << kwargs;
+  }
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

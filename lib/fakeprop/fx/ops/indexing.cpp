@@ -119,9 +119,11 @@ void stack(OpContext& ctx) {
 
 bool is_index_dtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
+// gather / scatter take int32 or int64 indices; an index known to be empty
+// is not checked.
 void check_index_dtype(OpContext& ctx, const TensorMeta& index, const char* op) {
-  if (index.dtype != DType::Int64)
-    ctx.fail(ErrorKind::TypeError, std::string(op) + "(): Expected dtype int64 for index");
+  if (!is_index_dtype(index.dtype) && !known_true(ctx, sym_eq(index.numel(), 0)))
+    ctx.fail(ErrorKind::TypeError, std::string(op) + "(): Expected dtype int32/int64 for index");
 }
 
 // index_select(self, dim, index): self with dim resized to index.numel().
@@ -372,7 +374,7 @@ void repeat(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
 }
 
-// flip and roll keep self's layout (empty_like).
+// flip keeps self's layout (empty_like).
 void flip(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
@@ -384,7 +386,23 @@ void flip(OpContext& ctx) {
   }
   set_tensor(ctx, empty_like(ctx, self));
 }
-void roll(OpContext& ctx) { set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"))); }
+// roll(self, shifts, dims): PyTorch's reference rolls one dim at a time with
+// index_select (dims empty: over the flattened tensor), so the result is
+// contiguous; only an empty self is cloned, keeping its layout.
+void roll(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<int64_t> shifts = static_int_list(ctx, 1, "shifts");
+  const std::vector<int64_t> dims = static_int_list(ctx, 2, "dims", std::vector<SymInt>{});
+  for (int64_t d : dims) (void)canonical_dim(d, self.dim());
+  if (decide(ctx, sym_eq(self.numel(), 0), "roll")) return set_tensor(ctx, empty_like(ctx, self));
+  if (self.dim() == 0 && !dims.empty())
+    ctx.fail(ErrorKind::IndexError, "Dimension specified as " + std::to_string(dims[0]) + " but tensor has no dimensions");
+  if (shifts.empty()) ctx.fail(ErrorKind::InvalidArgument, "`shifts` required");
+  if (!(dims.empty() && shifts.size() == 1) && shifts.size() != dims.size())
+    ctx.fail(ErrorKind::InvalidArgument, "shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
+                                             ", dims: " + std::to_string(dims.size()));
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+}
 // tril / triu: the structured meta checks nothing (the kernel wants 2-D).
 void tril(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");

@@ -78,5 +78,67 @@ TEST(FxIndexing, UnsafeIndexPutIsLikeSelf) {
   EXPECT_NE(r.tensor("y").storage, r.tensor("x").storage);
 }
 
+TEST(FxIndexing, GatherAndScatterTakeInt32Indices) {
+  struct Case {
+    const char* target;
+    const char* index_dtype;
+    std::vector<int64_t> index_shape;
+    bool ok;
+  };
+  const Case cases[] = {
+      {"aten.gather.default", "int32", {2, 2}, true},
+      {"aten.gather.default", "int16", {2, 2}, false},
+      {"aten.gather.default", "int16", {0, 2}, true},  // an empty index is not checked
+      {"aten.scatter_add.default", "int32", {2, 2}, true},
+      {"aten.scatter.value", "int16", {2, 2}, false},
+  };
+  for (const Case& c : cases) {
+    const std::string target = c.target;
+    json args = json::array({node("x"), 0, node("i")});
+    if (target == "aten.scatter_add.default") args.push_back(node("src"));
+    if (target == "aten.scatter.value") args.push_back(1.0);
+    GraphText g;
+    g.input("x", tensor({4, 5}))
+        .input("i", tensor(c.index_shape, c.index_dtype))
+        .input("src", tensor({2, 2}))
+        .call("y", target, args);
+    const std::string err = run(g).error("y");
+    if (c.ok)
+      EXPECT_EQ(err, "") << target << " " << c.index_dtype;
+    else
+      EXPECT_NE(err.find("Expected dtype int32/int64 for index"), std::string::npos) << target << ": " << err;
+  }
+}
+
+TEST(FxIndexing, RollIsContiguous) {
+  // torch 2.15's roll decomposes into index_select per dim (or a flatten and
+  // view when dims is empty): contiguous whatever self's layout.
+  const json perm = json::array({1, 4});
+  const std::pair<json, json> calls[] = {
+      {json::array({1}), json::array({0})},
+      {json::array({1, 2}), json::array({0, 1})},
+      {json::array({3}), json::array()},
+  };
+  for (const auto& [shifts, dims] : calls) {
+    GraphText g;
+    g.input("x", tensor({4, 5}, "float32", "cpu", perm)).call("y", "aten.roll.default", {node("x"), shifts, dims});
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << shifts << dims;
+    EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"5", "1"})) << shifts << dims;
+  }
+  const std::tuple<json, json, const char*> errors[] = {
+      {json::array({1, 2}), json::array({0}), "shifts and dimensions must align"},
+      {json::array(), json::array({0}), "`shifts` required"},
+  };
+  for (const auto& [shifts, dims, want] : errors) {
+    GraphText g;
+    g.input("x", tensor({4, 5})).call("y", "aten.roll.default", {node("x"), shifts, dims});
+    EXPECT_NE(run(g).error("y").find(want), std::string::npos) << want;
+  }
+  GraphText scalar;
+  scalar.input("x", tensor(json::array())).call("y", "aten.roll.default", {node("x"), json::array({1}), json::array({0})});
+  EXPECT_NE(run(scalar).error("y").find("but tensor has no dimensions"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

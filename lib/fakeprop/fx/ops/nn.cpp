@@ -37,6 +37,49 @@ bool suggests_channels_last(OpContext& ctx, const TensorMeta& t) {
 
 // ---- convolution ----
 
+// The layout of convolution's result (and of convolution_backward's grad_input
+// and grad_weight): FakeTensor asks the backend the real kernel would pick.
+// 2-D: channels_last when the input or the weight suggests it, on CPU for
+// every dtype (mkldnn or the slow kernels), on CUDA only where cuDNN takes it
+// (float32 / float16). 3-D: channels_last_3d likewise, but on CPU only for
+// float32 (mkldnn; the slow 3-D kernels are contiguous). 1-D convs are asked
+// as 2-D ones over a contiguous input and the weight unsqueezed at dim 2, so
+// only the weight's layout counts. Else contiguous.
+MemoryFormat conv_memory_format(OpContext& ctx, const TensorMeta& input, const TensorMeta& weight,
+                                const Device& device) {
+  int64_t k = weight.dim();
+  if (input.dim() != k || k < 3 || k > 5) return MemoryFormat::Contiguous;
+  const TensorMeta* in = &input;
+  const TensorMeta* w = &weight;
+  TensorMeta w2d;
+  if (k == 3) {
+    w2d = weight;
+    w2d.sizes.insert(w2d.sizes.begin() + 2, SymInt(1));
+    w2d.strides.insert(w2d.strides.begin() + 2, weight.sizes[2] * weight.strides[2]);
+    in = nullptr;
+    w = &w2d;
+    k = 4;
+  }
+  const DType t = input.dtype;
+  const bool backend_takes_it = device.is_cuda() ? (t == DType::Float32 || t == DType::Float16)
+                                                 : (k == 4 || t == DType::Float32);
+  if (!backend_takes_it) return MemoryFormat::Contiguous;
+  const MemoryFormat cl = k == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  const bool suggested = (in && suggest_memory_format(*in, ctx.env()) == cl) || suggest_memory_format(*w, ctx.env()) == cl;
+  return suggested ? cl : MemoryFormat::Contiguous;
+}
+
+// A fresh convolution result in `format`; for a 1-D conv, channels_last is
+// the layout of its 2-D view with the dummy dim squeezed out again.
+TensorValue conv_tensor(OpContext& ctx, SymShape sizes, DType dtype, const Device& device, MemoryFormat format) {
+  if (format != MemoryFormat::ChannelsLast || sizes.size() != 3)
+    return empty_tensor(ctx, std::move(sizes), dtype, device, format);
+  sizes = simplified(ctx, std::move(sizes));
+  const SymShape four{sizes[0], sizes[1], SymInt(1), sizes[2]};
+  const SymShape st = strides_for(four, MemoryFormat::ChannelsLast, &ctx.env());
+  return ctx.new_tensor(std::move(sizes), dtype, device, SymShape{st[0], st[1], st[3]});
+}
+
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 void convolution(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
@@ -89,11 +132,7 @@ void convolution(OpContext& ctx) {
   for (const SymInt& s : out)
     if (!s.is_static())
       require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
-  // meta_conv: channels_last when the input suggests it; on CUDA also when the weight does.
-  const bool channels_last = suggests_channels_last(ctx, input) ||
-                             (device.is_cuda() && suggests_channels_last(ctx, weight));
-  set_tensor(ctx, empty_tensor(ctx, std::move(out), input.dtype, device,
-                               channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+  set_tensor(ctx, conv_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device)));
 }
 
 // ---- matrix products ----
@@ -118,8 +157,29 @@ void mm(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], b.sizes[1]}, a.dtype, device));
 }
 
-// addmm(self, mat1, mat2, *, beta, alpha): the structured meta checks the
-// matrices only; self's broadcast is checked by the kernel, not by fake tensors.
+// self.expand(target) must succeed: addmm / baddbmm broadcast self to the
+// product's shape (fake tensors run that expand).
+void check_expandable(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
+  const auto n = static_cast<int64_t>(target.size());
+  if (n < self.dim())
+    ctx.fail(ErrorKind::InvalidArgument, "expand(" + text(self.sizes) + ", size=" + text(target) +
+                                             "): the number of sizes provided (" + std::to_string(n) +
+                                             ") must be greater or equal to the number of dimensions in the tensor (" +
+                                             std::to_string(self.dim()) + ")");
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    const SymInt& have = self.sizes[static_cast<size_t>(i)];
+    const SymInt& want = target[static_cast<size_t>(n - self.dim() + i)];
+    if (!same_size(ctx, have, want, "expand") && !same_size(ctx, have, 1, "expand"))
+      ctx.fail(ErrorKind::ShapeMismatch, "The expanded size of the tensor (" + text(want) +
+                                             ") must match the existing size (" + text(have) +
+                                             ") at non-singleton dimension " + std::to_string(n - self.dim() + i) +
+                                             ".  Target sizes: " + text(target) + ".  Tensor sizes: " +
+                                             text(self.sizes));
+  }
+}
+
+// addmm(self, mat1, mat2, *, beta, alpha): contiguous [n, m]; self must
+// broadcast to it.
 void addmm(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& a = ctx.tensor(1, "mat1");
@@ -135,6 +195,7 @@ void addmm(OpContext& ctx) {
                                            ")");
   check_same_dtype(ctx, a, b, "mat1 and mat2");
   check_same_dtype(ctx, self, a, "self and mat2");
+  check_expandable(ctx, self, {a.sizes[0], b.sizes[1]});
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], b.sizes[1]}, a.dtype, device));
 }
 
@@ -160,6 +221,7 @@ void baddbmm(OpContext& ctx) {
   const TensorMeta& a = ctx.tensor(1, "batch1");
   const TensorMeta& b = ctx.tensor(2, "batch2");
   bmm_like(ctx, a, b, {&self, &a, &b});
+  if (a.dim() == 3 && b.dim() == 3) check_expandable(ctx, self, {a.sizes[0], a.sizes[1], b.sizes[2]});
 }
 
 // matmul (CompositeImplicit: seen in torch.export graphs): numpy rules.
@@ -461,7 +523,9 @@ SymInt scaled_size(OpContext& ctx, const SymInt& size, double scale) {
 }
 
 // upsample_{nearest,bilinear,bicubic}Nd: [N, C, *output_size] in the input's
-// suggested memory format. `.vec` overloads compute output_size from scales.
+// suggested memory format, except that the CUDA bilinear / trilinear kernels
+// take their channels-last path only from 16 channels on. `.vec` overloads
+// compute output_size from scales.
 template <int Spatial>
 void upsample(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
@@ -493,7 +557,13 @@ void upsample(OpContext& ctx) {
                                                text(size));
   SymShape out{input.sizes[0], input.sizes[1]};
   out.insert(out.end(), size.begin(), size.end());
-  set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, suggest_memory_format(input, ctx.env())));
+  MemoryFormat format = suggest_memory_format(input, ctx.env());
+  const bool linear = ctx.target().rfind("aten.upsample_bilinear2d.", 0) == 0 ||
+                      ctx.target().rfind("aten.upsample_trilinear3d.", 0) == 0;
+  if (linear && input.device.is_cuda() && format != MemoryFormat::Contiguous &&
+      decide(ctx, sym_lt(input.sizes[1], 16), "upsample channels"))
+    format = MemoryFormat::Contiguous;
+  set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, format));
 }
 
 // embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).
@@ -785,8 +855,10 @@ void softmax_backward(OpContext& ctx) {
 }
 
 // gelu_backward(grad_output, self, approximate) and friends: TensorIterator
-// binary ops over (grad_output, self); threshold_backward's iterator takes
-// self first, which decides the layout when the two differ.
+// binary ops over (grad_output, self). threshold_backward's iterator, and the
+// decompositions that select on self (hardtanh, leaky_relu, hardsigmoid,
+// hardswish, softplus, elu backward), take self first, which decides the
+// layout when the two differ.
 void binary_backward(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {1, "self"}});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
@@ -806,8 +878,8 @@ void index_backward(OpContext& ctx) {
 
 // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
 // transposed, output_padding, groups, output_mask) -> (grad_input, grad_weight, grad_bias):
-// meta_convolution_backward (2.x) allocates them contiguous with new_empty
-// (torch 1.13 kept a channels-last weight's layout for grad_weight).
+// grad_input and grad_weight take the forward's backend layout (from input and
+// weight, not grad_output); grad_bias is contiguous.
 void convolution_backward(OpContext& ctx) {
   const TensorMeta& grad = ctx.tensor(0, "grad_output");
   const TensorMeta& input = ctx.tensor(1, "input");
@@ -820,8 +892,11 @@ void convolution_backward(OpContext& ctx) {
     return m.kind == Value::Kind::Bool ? m.b.value() : m.i.value() != 0;
   };
   ValueList outs;
-  outs.push_back(wanted(0) ? Value::of_tensor(empty_tensor(ctx, input.sizes, grad.dtype, grad.device)) : Value::none());
-  outs.push_back(wanted(1) ? Value::of_tensor(empty_tensor(ctx, weight.sizes, grad.dtype, grad.device)) : Value::none());
+  const MemoryFormat format = conv_memory_format(ctx, input, weight, input.device);
+  outs.push_back(wanted(0) ? Value::of_tensor(conv_tensor(ctx, input.sizes, grad.dtype, grad.device, format))
+                           : Value::none());
+  outs.push_back(wanted(1) ? Value::of_tensor(conv_tensor(ctx, weight.sizes, grad.dtype, grad.device, format))
+                           : Value::none());
   if (wanted(2)) {
     SymShape bias = ctx.optional_int_list(3, "bias_sizes").value_or(SymShape{weight.sizes[0]});
     outs.push_back(Value::of_tensor(empty_tensor(ctx, bias, grad.dtype, grad.device)));
@@ -855,15 +930,38 @@ void batch_norm_backward(OpContext& ctx) {
   ctx.set_result(Value::of_list(std::move(outs)));
 }
 
-// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask).
+// grad_input is laid out as the decomposition computes it: grad_out and input
+// enter as .to(computation dtype, contiguous_format), which keeps a tensor
+// as it is when no cast is needed and it does not suggest channels-last; the
+// last step multiplies rstd (broadcast over the normalized dims) by a term
+// laid out from grad_out, then input. Empty inputs give zeros (contiguous).
 void layer_norm_backward(OpContext& ctx) {
+  const TensorMeta& grad = ctx.tensor(0, "grad_out");
   const TensorMeta& input = ctx.tensor(1, "input");
+  const size_t normalized = ctx.int_list(2, "normalized_shape").size();
+  const TensorMeta& rstd = ctx.tensor(4, "rstd");
   const TensorMeta* weight = ctx.optional_tensor(5, "weight");
   const TensorMeta* bias = ctx.optional_tensor(6, "bias");
+  auto as_computed = [&](const TensorMeta& t) {
+    TensorMeta c = t;
+    if (computation_dtype(t.dtype) != t.dtype || suggest_memory_format(t, ctx.env()) != MemoryFormat::Contiguous)
+      c.strides = contiguous_strides(t.sizes, &ctx.env());
+    return c;
+  };
+  auto grad_input = [&]() {
+    const size_t axis = input.sizes.size() - std::min(normalized, input.sizes.size());
+    const SymShape outer(input.sizes.begin(), input.sizes.begin() + static_cast<int64_t>(axis));
+    const SymShape inner(input.sizes.begin() + static_cast<int64_t>(axis), input.sizes.end());
+    if (known_true(ctx, sym_eq(product(outer), 0)) || known_true(ctx, sym_eq(product(inner), 0)))
+      return empty_tensor(ctx, input.sizes, input.dtype, input.device);
+    const TensorMeta g = as_computed(grad), x = as_computed(input);
+    const TensorMeta* ops[] = {&rstd, &g, &x};
+    SymShape strides = elementwise_output_strides(ops, input.sizes, ctx.env());
+    return ctx.new_tensor(input.sizes, input.dtype, input.device, simplified(ctx, std::move(strides)));
+  };
   ValueList outs;
-  outs.push_back(mask_bit(ctx, 7, "output_mask", 0)
-                     ? Value::of_tensor(empty_tensor(ctx, input.sizes, input.dtype, input.device))
-                     : Value::none());
+  outs.push_back(mask_bit(ctx, 7, "output_mask", 0) ? Value::of_tensor(grad_input()) : Value::none());
   outs.push_back(mask_bit(ctx, 7, "output_mask", 1) && weight ? Value::of_tensor(empty_like(ctx, *weight)) : Value::none());
   outs.push_back(mask_bit(ctx, 7, "output_mask", 2) && bias ? Value::of_tensor(empty_like(ctx, *bias)) : Value::none());
   ctx.set_result(Value::of_list(std::move(outs)));
@@ -910,7 +1008,12 @@ void dot(OpContext& ctx) {
   if (a.dim() != 1 || b.dim() != 1)
     ctx.fail(ErrorKind::InvalidArgument, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
                                              std::to_string(b.dim()) + "D tensors");
-  // meta_dot checks the ranks only; dtypes and lengths are the kernel's to check.
+  if (a.dtype != b.dtype)
+    ctx.fail(ErrorKind::TypeError, "dot : expected both vectors to have same dtype, but found " + torch_dtype(a.dtype) +
+                                       " and " + torch_dtype(b.dtype));
+  if (!same_size(ctx, a.sizes[0], b.sizes[0], "dot"))
+    ctx.fail(ErrorKind::ShapeMismatch, "inconsistent tensor size, expected tensor [" + text(a.sizes[0]) +
+                                           "] and src [" + text(b.sizes[0]) + "] to have the same number of elements");
   set_tensor(ctx, empty_tensor(ctx, {}, a.dtype, common_device(present({&a, &b}), ctx.target())));
 }
 
@@ -936,7 +1039,7 @@ void pointwise_loss(OpContext& ctx) {
 
 // elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result).
 void elu_backward(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {5, "self_or_result"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {{5, "self_or_result"}, {0, "grad_output"}});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
 }
 
@@ -970,7 +1073,10 @@ void pad_nd(OpContext& ctx) {
       ctx.fail(ErrorKind::InvalidArgument, "input (" + text(self.sizes) + ") is too small. Calculated output " +
                                                text(out));
   }
-  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
+  // The CPU 2-D kernels keep a batched channels-last input's layout; CUDA and
+  // the 1-D / 3-D kernels allocate contiguous results.
+  const bool cl = Spatial == 2 && !self.device.is_cuda() && suggests_channels_last(ctx, self);
+  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
 }
 
 // max_pool3d_with_indices / avg_pool3d (kernel, stride, padding[, dilation], ceil_mode, ...).
@@ -1371,13 +1477,13 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._log_softmax_backward_data.default", softmax_backward);
   r.add("aten.threshold_backward.default", threshold_backward);
   r.add("aten.gelu_backward.default", binary_backward);
-  r.add("aten.hardtanh_backward.default", binary_backward);
-  r.add("aten.silu_backward.default", binary_backward);
-  for (const char* name : {"aten.sigmoid_backward.default", "aten.tanh_backward.default",
-                           "aten.leaky_relu_backward.default", "aten.hardsigmoid_backward.default",
-                           "aten.hardswish_backward.default", "aten.softplus_backward.default",
-                           "aten.mish_backward.default"})
+  for (const char* name : {"aten.silu_backward.default", "aten.sigmoid_backward.default",
+                           "aten.tanh_backward.default", "aten.mish_backward.default"})
     r.add(name, binary_backward);
+  for (const char* name : {"aten.hardtanh_backward.default", "aten.leaky_relu_backward.default",
+                           "aten.hardsigmoid_backward.default", "aten.hardswish_backward.default",
+                           "aten.softplus_backward.default"})
+    r.add(name, threshold_backward);
   r.add("aten.elu_backward.default", elu_backward);
   r.add("aten.reflection_pad1d.default", pad_nd<1>);
   r.add("aten.reflection_pad2d.default", pad_nd<2>);

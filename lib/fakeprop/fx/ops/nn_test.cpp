@@ -376,5 +376,190 @@ TEST(FxEmbeddingBag, Errors) {
   has("devices", "device");
 }
 
+// Strides of `shape` laid out contiguously in the order `outer_to_inner`.
+json strides_in_order(const std::vector<int64_t>& shape, const std::vector<size_t>& outer_to_inner) {
+  std::vector<int64_t> st(shape.size());
+  int64_t running = 1;
+  for (size_t k = outer_to_inner.size(); k-- > 0;) {
+    st[outer_to_inner[k]] = running;
+    running *= shape[outer_to_inner[k]];
+  }
+  return json(st);
+}
+json contiguous(const std::vector<int64_t>& shape) {
+  std::vector<size_t> order(shape.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  return strides_in_order(shape, order);
+}
+// channels_last / channels_last_3d (and a 1-D conv's [N, L, C]): N, spatial
+// dims, C innermost.
+json channels_last(const std::vector<int64_t>& shape) {
+  std::vector<size_t> order{0};
+  for (size_t d = 2; d < shape.size(); ++d) order.push_back(d);
+  order.push_back(1);
+  return strides_in_order(shape, order);
+}
+Strs as_strs(const json& ints) {
+  Strs out;
+  for (const json& v : ints) out.push_back(std::to_string(v.get<int64_t>()));
+  return out;
+}
+
+struct ConvLayoutCase {
+  const char* device;
+  const char* dtype;
+  int spatial;
+  bool input_cl, weight_cl;
+  bool want_cl;  // else contiguous
+};
+
+TEST(FxNn, ConvolutionLayoutFollowsTheBackend) {
+  // Measured with torch 2.15's FakeTensor (fake_impls' conv asks
+  // _select_conv_backend): on CPU every dtype keeps channels_last in 2-D, only
+  // float32 (mkldnn) in 3-D; on CUDA cuDNN does for float32 / float16.
+  const ConvLayoutCase cases[] = {
+      {"cpu", "float64", 2, false, true, true},     {"cpu", "float16", 2, true, false, true},
+      {"cuda:0", "float64", 2, true, false, false}, {"cuda:0", "float16", 2, false, true, true},
+      {"cpu", "float32", 3, false, true, true},     {"cpu", "float16", 3, true, false, false},
+      {"cpu", "float64", 3, true, true, false},     {"cuda:0", "float16", 3, true, false, true},
+      {"cuda:0", "float64", 3, false, true, false}, {"cpu", "float32", 2, false, false, false},
+      // 1-D: asked as 2-D over a contiguous input, so only the weight counts
+      {"cpu", "float64", 1, false, true, true},     {"cpu", "float32", 1, true, false, false},
+      {"cuda:0", "float32", 1, true, true, true},   {"cuda:0", "float64", 1, false, true, false},
+  };
+  for (const ConvLayoutCase& c : cases) {
+    std::vector<int64_t> in{2, 4}, w{8, 4}, out{2, 8};
+    json ones = json::array(), zeros = json::array();
+    for (int i = 0; i < c.spatial; ++i) {
+      in.push_back(6), w.push_back(3), out.push_back(4);
+      ones.push_back(1), zeros.push_back(0);
+    }
+    GraphText g;
+    g.input("x", tensor(in, c.dtype, c.device, c.input_cl ? channels_last(in) : contiguous(in)))
+        .input("w", tensor(w, c.dtype, c.device, c.weight_cl ? channels_last(w) : contiguous(w)))
+        .input("g", tensor(out, c.dtype, c.device))
+        .call("y", "aten.convolution.default", {node("x"), node("w"), nullptr, ones, zeros, ones, false, zeros, 1})
+        .call("gb", "aten.convolution_backward.default",
+              {node("g"), node("x"), node("w"), json::array({8}), ones, zeros, ones, false, zeros, 1,
+               json::array({true, true, true})});
+    Ran r = run(g);
+    const std::string what = std::string(c.device) + " " + c.dtype + " " + std::to_string(c.spatial) + "-D";
+    ASSERT_EQ(r.error("y"), "") << what;
+    ASSERT_EQ(r.error("gb"), "") << what;
+    auto layout = [&](const std::vector<int64_t>& shape) {
+      return as_strs(c.want_cl ? channels_last(shape) : contiguous(shape));
+    };
+    EXPECT_EQ(strs(r.tensor("y").strides), layout(out)) << what;
+    EXPECT_EQ(strs(r.tensor("gb", 0).strides), layout(in)) << what << " grad_input";
+    EXPECT_EQ(strs(r.tensor("gb", 1).strides), layout(w)) << what << " grad_weight";
+    EXPECT_EQ(strs(r.tensor("gb", 2).strides), (Strs{"1"})) << what << " grad_bias";
+  }
+}
+
+struct ResampleCase {
+  const char* target;
+  json args;  // after the input
+  const char* device;
+  int64_t channels;
+  std::vector<int64_t> out;
+  bool want_cl;
+};
+
+TEST(FxNn, ResamplingAndPaddingLayouts) {
+  // Measured with torch 2.15: CUDA's bilinear / trilinear kernels go
+  // channels-last from 16 channels only; nearest and bicubic always follow
+  // the input. The 2-D pads keep channels_last on CPU only.
+  const json hw = json::array({18, 18});
+  const ResampleCase cases[] = {
+      {"aten.upsample_bilinear2d.default", {hw, false}, "cuda:0", 15, {2, 15, 18, 18}, false},
+      {"aten.upsample_bilinear2d.default", {hw, false}, "cuda:0", 16, {2, 16, 18, 18}, true},
+      {"aten.upsample_bilinear2d.vec", {nullptr, false, json::array({2.0, 2.0})}, "cuda:0", 3, {2, 3, 18, 18}, false},
+      {"aten.upsample_bilinear2d.default", {hw, false}, "cpu", 3, {2, 3, 18, 18}, true},
+      {"aten.upsample_nearest2d.default", {hw}, "cuda:0", 3, {2, 3, 18, 18}, true},
+      {"aten.upsample_bicubic2d.default", {hw, false}, "cuda:0", 3, {2, 3, 18, 18}, true},
+      {"aten.reflection_pad2d.default", {json::array({1, 1, 2, 2})}, "cuda:0", 3, {2, 3, 13, 11}, false},
+      {"aten.replication_pad2d.default", {json::array({1, 1, 2, 2})}, "cpu", 3, {2, 3, 13, 11}, true},
+  };
+  for (const ResampleCase& c : cases) {
+    const std::vector<int64_t> in{2, c.channels, 9, 9};
+    json args = json::array({node("x")});
+    for (const json& a : c.args) args.push_back(a);
+    GraphText g;
+    g.input("x", tensor(in, "float32", c.device, channels_last(in))).call("y", c.target, args);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << c.target;
+    EXPECT_EQ(strs(r.tensor("y").strides), as_strs(c.want_cl ? channels_last(c.out) : contiguous(c.out)))
+        << c.target << " on " << c.device << " with " << c.channels << " channels";
+  }
+  GraphText g3;
+  const std::vector<int64_t> in3{2, 3, 4, 5, 5};
+  g3.input("x", tensor(in3, "float32", "cpu", channels_last(in3)))
+      .call("y", "aten.replication_pad3d.default", {node("x"), json::array({1, 1, 1, 1, 1, 1})});
+  EXPECT_EQ(strs(run(g3).tensor("y").strides), as_strs(contiguous({2, 3, 6, 7, 7}))) << "3-D pads are contiguous";
+}
+
+TEST(FxNn, ActivationBackwardsTakeTheLayoutOfTheirFirstOperand) {
+  // grad_output contiguous, self transposed: the decompositions that select
+  // on self (and threshold_backward's iterator) give self's layout; the
+  // (grad_output, self) iterators give grad_output's. Measured with torch 2.15.
+  const std::pair<const char*, json> self_first[] = {
+      {"aten.elu_backward.default", {node("g"), 1.0, 1.0, 1.0, false, node("s")}},
+      {"aten.hardtanh_backward.default", {node("g"), node("s"), -1.0, 1.0}},
+      {"aten.leaky_relu_backward.default", {node("g"), node("s"), 0.1, false}},
+      {"aten.hardsigmoid_backward.default", {node("g"), node("s")}},
+      {"aten.hardswish_backward.default", {node("g"), node("s")}},
+      {"aten.softplus_backward.default", {node("g"), node("s"), 1.0, 20.0}},
+      {"aten.threshold_backward.default", {node("g"), node("s"), 0.0}},
+  };
+  const std::pair<const char*, json> grad_first[] = {
+      {"aten.gelu_backward.default", {node("g"), node("s")}},
+      {"aten.silu_backward.default", {node("g"), node("s")}},
+      {"aten.sigmoid_backward.default", {node("g"), node("s")}},
+      {"aten.tanh_backward.default", {node("g"), node("s")}},
+      {"aten.mish_backward.default", {node("g"), node("s")}},
+  };
+  auto strides_of = [](const char* target, const json& args) {
+    GraphText g;
+    g.input("g", tensor({2, 3})).input("s", tensor({2, 3}, "float32", "cpu", json::array({1, 2}))).call("y", target, args);
+    Ran r = run(g);
+    EXPECT_EQ(r.error("y"), "") << target;
+    return strs(r.tensor("y").strides);
+  };
+  for (const auto& [target, args] : self_first) EXPECT_EQ(strides_of(target, args), (Strs{"1", "2"})) << target;
+  for (const auto& [target, args] : grad_first) EXPECT_EQ(strides_of(target, args), (Strs{"3", "1"})) << target;
+}
+
+TEST(FxNn, MatrixProductsCheckSelfAndVectors) {
+  struct Case {
+    const char* target;
+    std::vector<int64_t> self;
+    const char* want_error;  // "" when accepted
+  };
+  const Case cases[] = {
+      {"aten.addmm.default", {2, 1}, ""},
+      {"aten.addmm.default", {4}, ""},
+      {"aten.addmm.default", {1, 2, 4}, "must be greater or equal to the number of dimensions"},
+      {"aten.addmm.default", {3}, "must match the existing size (3)"},
+      {"aten.baddbmm.default", {2, 1, 4}, ""},
+      {"aten.baddbmm.default", {3, 1, 4}, "must match the existing size (3)"},
+  };
+  for (const Case& c : cases) {
+    const bool batched = std::string(c.target) == "aten.baddbmm.default";
+    GraphText g;
+    g.input("self", tensor(c.self))
+        .input("a", tensor(batched ? std::vector<int64_t>{2, 2, 3} : std::vector<int64_t>{2, 3}))
+        .input("b", tensor(batched ? std::vector<int64_t>{2, 3, 4} : std::vector<int64_t>{3, 4}))
+        .call("y", c.target, {node("self"), node("a"), node("b")});
+    const std::string err = run(g).error("y");
+    if (*c.want_error == '\0')
+      EXPECT_EQ(err, "") << c.target;
+    else
+      EXPECT_NE(err.find(c.want_error), std::string::npos) << c.target << ": " << err;
+  }
+  GraphText d;
+  d.input("a", tensor({3})).input("b", tensor({4})).call("y", "aten.dot.default", {node("a"), node("b")});
+  EXPECT_NE(run(d).error("y").find("inconsistent tensor size"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -43,5 +43,16 @@ TEST(FxReduction, AnyAllOverSeveralDims) {
   EXPECT_EQ(r.tensor("b").dtype, DType::Bool);
 }
 
+TEST(FxReduction, VarAndStdOfIntegersRaise) {
+  // The real kernels reject integer input. torch 2.15's fake var / std return
+  // the input dtype instead (fx_golden_test.cpp lists that case as a known
+  // difference); fakeprop follows the kernels.
+  for (const char* target : {"aten.var.correction", "aten.std.correction", "aten.var_mean.correction"}) {
+    GraphText g;
+    g.input("x", tensor({2, 3}, "int64")).call("v", target, {node("x"), json::array({1})}, {{"correction", 1}});
+    EXPECT_NE(run(g).error("v").find("only support floating point and complex"), std::string::npos) << target;
+  }
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -21,8 +21,8 @@ TEST(FxSym, QueriesReturnTheSymbolicValues) {
   EXPECT_EQ(str(r.value("o").i), "2");
 }
 
-// Current PyTorch wraps negative dims (TensorBase::sym_size(dim)); torch
-// 1.13's sym_size.int indexed them wrongly, so the goldens leave them out.
+// Current PyTorch wraps negative dims (TensorBase::sym_size(dim)); ops_sym.json
+// holds a few; this adds sym_stride.int(-3) and an out-of-range dim.
 TEST(FxSym, NegativeDimsWrap) {
   struct Case {
     const char* target;
