@@ -25,7 +25,7 @@ OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testda
 TORCH_DTYPES = [
     torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
     torch.float16, torch.bfloat16, torch.float32, torch.float64,
-    torch.complex32, torch.complex64, torch.complex128,
+    torch.complex32, torch.bcomplex32, torch.complex64, torch.complex128,
     torch.qint8, torch.quint8, torch.qint32, torch.quint4x2,
 ]
 
@@ -118,6 +118,11 @@ def gen_result_type():
         (("scalar", "bool"), ("scalar", "complex128")),
         (("zerodim", "complex32"), ("tensor", "float64")),
         (("zerodim", "float64"), ("tensor", "complex64")),
+        # bcomplex32: bfloat16's complex counterpart.
+        (("tensor", "bcomplex32"), ("scalar", "float64")),
+        (("tensor", "bcomplex32"), ("tensor", "float16")),
+        (("zerodim", "bcomplex32"), ("tensor", "bfloat16")),
+        (("tensor", "int32"), ("zerodim", "bcomplex32")),
     ]
     kinds = ["tensor", "zerodim", "scalar"]
     seen = set(pairs)
@@ -150,6 +155,14 @@ def gen_elementwise_dtypes():
     for kind_name, kind in KINDS.items():
         for i in range(30):
             operands = [random_operand(rng, kinds) for _ in range(1 + i % 3)]
+            got = outcome(lambda: [dtype_name(d) for d in prims.elementwise_dtypes(
+                *[make_operand(*op) for op in operands], type_promotion_kind=kind)])
+            cases.append({"operands": [operand_json(*op) for op in operands], "kind": kind_name, "expected": got})
+    # bcomplex32 and the promotions that reach it.
+    fixed = [[("tensor", "bcomplex32")], [("tensor", "bcomplex32"), ("scalar", "float64")],
+             [("tensor", "bfloat16"), ("scalar", "complex128")], [("zerodim", "bcomplex32"), ("tensor", "float16")]]
+    for kind_name, kind in KINDS.items():
+        for operands in fixed:
             got = outcome(lambda: [dtype_name(d) for d in prims.elementwise_dtypes(
                 *[make_operand(*op) for op in operands], type_promotion_kind=kind)])
             cases.append({"operands": [operand_json(*op) for op in operands], "kind": kind_name, "expected": got})

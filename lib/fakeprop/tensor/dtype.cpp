@@ -33,6 +33,7 @@ constexpr std::array<DTypeInfo, static_cast<size_t>(DType::Undefined) + 1> kInfo
     {DType::Float32, "float32", "Float", 1, 4, Category::Floating, true},
     {DType::Float64, "float64", "Double", 11, 8, Category::Floating, true},
     {DType::Complex32, "complex32", "ComplexHalf", 0, 4, Category::Complex, true},
+    {DType::BComplex32, "bcomplex32", "BComplex32", 0, 4, Category::Complex, true},
     {DType::Complex64, "complex64", "ComplexFloat", 14, 8, Category::Complex, true},
     {DType::Complex128, "complex128", "ComplexDouble", 15, 16, Category::Complex, true},
     {DType::Float8_e4m3fn, "float8_e4m3fn", "Float8_e4m3fn", 17, 1, Category::Floating, true},
@@ -85,7 +86,7 @@ bool is_barebones_unsigned(DType t) {
   return t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64 || t == DType::UInt4;
 }
 
-// Index into c10's 13x13 promotion table, -1 for types outside it.
+// Index into c10's promotion table, -1 for types outside it.
 int promotion_index(DType t) {
   switch (t) {
     case DType::UInt8: return 0;
@@ -101,6 +102,7 @@ int promotion_index(DType t) {
     case DType::Complex128: return 10;
     case DType::Bool: return 11;
     case DType::BFloat16: return 12;
+    case DType::BComplex32: return 13;
     default: return -1;
   }
 }
@@ -146,6 +148,7 @@ int64_t element_size(DType t) { return info(t).size; }
 DType to_real(DType t) {
   switch (t) {
     case DType::Complex32: return DType::Float16;
+    case DType::BComplex32: return DType::BFloat16;
     case DType::Complex64: return DType::Float32;
     case DType::Complex128: return DType::Float64;
     default: return t;
@@ -156,7 +159,7 @@ DType to_real(DType t) {
 DType to_complex(DType t) {
   switch (t) {
     case DType::Float16: return DType::Complex32;
-    case DType::BFloat16:  // same range as float32
+    case DType::BFloat16: return DType::BComplex32;
     case DType::Float32: return DType::Complex64;
     case DType::Float64: return DType::Complex128;
     default: return t;
@@ -180,23 +183,24 @@ std::optional<DType> promote_types(DType a, DType b) {
   using D = DType;
   constexpr D u1 = D::UInt8, i1 = D::Int8, i2 = D::Int16, i4 = D::Int32, i8 = D::Int64;
   constexpr D f2 = D::Float16, f4 = D::Float32, f8 = D::Float64, bf = D::BFloat16, b1 = D::Bool;
-  constexpr D c2 = D::Complex32, c4 = D::Complex64, c8 = D::Complex128;
+  constexpr D c2 = D::Complex32, c4 = D::Complex64, c8 = D::Complex128, bc = D::BComplex32;
   // c10::promoteTypes' table; rows and columns follow promotion_index().
-  static constexpr D kTable[13][13] = {
-      /*        u1  i1  i2  i4  i8  f2  f4  f8  c2  c4  c8  b1  bf */
-      /* u1 */ {u1, i2, i2, i4, i8, f2, f4, f8, c2, c4, c8, u1, bf},
-      /* i1 */ {i2, i1, i2, i4, i8, f2, f4, f8, c2, c4, c8, i1, bf},
-      /* i2 */ {i2, i2, i2, i4, i8, f2, f4, f8, c2, c4, c8, i2, bf},
-      /* i4 */ {i4, i4, i4, i4, i8, f2, f4, f8, c2, c4, c8, i4, bf},
-      /* i8 */ {i8, i8, i8, i8, i8, f2, f4, f8, c2, c4, c8, i8, bf},
-      /* f2 */ {f2, f2, f2, f2, f2, f2, f4, f8, c2, c4, c8, f2, f4},
-      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f8, c4, c4, c8, f4, f4},
-      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, c8, c8, c8, f8, f8},
-      /* c2 */ {c2, c2, c2, c2, c2, c2, c4, c8, c2, c4, c8, c2, c4},
-      /* c4 */ {c4, c4, c4, c4, c4, c4, c4, c8, c4, c4, c8, c4, c4},
-      /* c8 */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8},
-      /* b1 */ {u1, i1, i2, i4, i8, f2, f4, f8, c2, c4, c8, b1, bf},
-      /* bf */ {bf, bf, bf, bf, bf, f4, f4, f8, c4, c4, c8, bf, bf},
+  static constexpr D kTable[14][14] = {
+      /*        u1  i1  i2  i4  i8  f2  f4  f8  c2  c4  c8  b1  bf  bc */
+      /* u1 */ {u1, i2, i2, i4, i8, f2, f4, f8, c2, c4, c8, u1, bf, bc},
+      /* i1 */ {i2, i1, i2, i4, i8, f2, f4, f8, c2, c4, c8, i1, bf, bc},
+      /* i2 */ {i2, i2, i2, i4, i8, f2, f4, f8, c2, c4, c8, i2, bf, bc},
+      /* i4 */ {i4, i4, i4, i4, i8, f2, f4, f8, c2, c4, c8, i4, bf, bc},
+      /* i8 */ {i8, i8, i8, i8, i8, f2, f4, f8, c2, c4, c8, i8, bf, bc},
+      /* f2 */ {f2, f2, f2, f2, f2, f2, f4, f8, c2, c4, c8, f2, f4, c4},
+      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f8, c4, c4, c8, f4, f4, c4},
+      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, c8, c8, c8, f8, f8, c8},
+      /* c2 */ {c2, c2, c2, c2, c2, c2, c4, c8, c2, c4, c8, c2, c4, c4},
+      /* c4 */ {c4, c4, c4, c4, c4, c4, c4, c8, c4, c4, c8, c4, c4, c4},
+      /* c8 */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8},
+      /* b1 */ {u1, i1, i2, i4, i8, f2, f4, f8, c2, c4, c8, b1, bf, bc},
+      /* bf */ {bf, bf, bf, bf, bf, f4, f4, f8, c4, c4, c8, bf, bf, bc},
+      /* bc */ {bc, bc, bc, bc, bc, c4, c4, c8, c4, c4, c8, bc, bc, bc},
   };
   return kTable[ia][ib];
 }
@@ -265,12 +269,14 @@ std::optional<NumberKind> number_kind(DType t) {
   return std::nullopt;
 }
 
-// Opmath: low-precision floating types compute in float32 (complex32 in complex64).
+// Opmath: low-precision floating types compute in float32 (complex32 and
+// bcomplex32 in complex64).
 DType computation_dtype(DType t) {
   switch (t) {
     case DType::Float16:
     case DType::BFloat16: return DType::Float32;
-    case DType::Complex32: return DType::Complex64;
+    case DType::Complex32:
+    case DType::BComplex32: return DType::Complex64;
     default: return t;
   }
 }

@@ -23,6 +23,7 @@ enum class DType : uint8_t {
   Float32,
   Float64,
   Complex32,
+  BComplex32,  // complex with bfloat16 parts
   Complex64,
   Complex128,
   Float8_e4m3fn,
@@ -52,7 +53,8 @@ bool is_complex(DType t);
 bool is_integral(DType t, bool include_bool);
 bool is_signed(DType t);
 int64_t element_size(DType t);  // bytes (sub-byte types: 1)
-// complex64 -> float32, complex128 -> float64, complex32 -> float16; others unchanged.
+// complex64 -> float32, complex128 -> float64, complex32 -> float16,
+// bcomplex32 -> bfloat16; others unchanged.
 DType to_real(DType t);
 DType to_complex(DType t);
 

@@ -39,7 +39,7 @@ TEST(TensorDType, PyTorchNamesAndAliases) {
       {"int16", DType::Int16},           {"short", DType::Int16},             {"int8", DType::Int8},
       {"uint8", DType::UInt8},           {"uint16", DType::UInt16},           {"uint32", DType::UInt32},
       {"uint64", DType::UInt64},         {"bool", DType::Bool},               {"complex32", DType::Complex32},
-      {"chalf", DType::Complex32},       {"complex64", DType::Complex64},     {"cfloat", DType::Complex64},
+      {"chalf", DType::Complex32},       {"bcomplex32", DType::BComplex32},   {"complex64", DType::Complex64},     {"cfloat", DType::Complex64},
       {"complex128", DType::Complex128}, {"cdouble", DType::Complex128},      {"float8_e4m3fn", DType::Float8_e4m3fn},
       {"float8_e4m3fnuz", DType::Float8_e4m3fnuz}, {"float8_e5m2", DType::Float8_e5m2},
       {"float8_e5m2fnuz", DType::Float8_e5m2fnuz}, {"qint8", DType::QInt8}, {"quint8", DType::QUInt8},
@@ -71,7 +71,7 @@ TEST(TensorDType, OnnxElementTypes) {
     EXPECT_EQ(dtype_to_onnx(dtype), code);
   }
   for (int32_t code : {0, -1, 24, 1000}) EXPECT_EQ(dtype_from_onnx(code), std::nullopt) << code;
-  for (DType t : {DType::Complex32, DType::QInt8, DType::QUInt8, DType::QInt32, DType::QUInt4x2, DType::Undefined}) {
+  for (DType t : {DType::Complex32, DType::BComplex32, DType::QInt8, DType::QUInt8, DType::QInt32, DType::QUInt4x2, DType::Undefined}) {
     EXPECT_EQ(dtype_to_onnx(t), 0) << dtype_name(t);
   }
 }
@@ -83,7 +83,7 @@ TEST(TensorDType, C10Names) {
       {DType::BFloat16, "BFloat16"},   {DType::Int64, "Long"},            {DType::Int32, "Int"},
       {DType::Int16, "Short"},         {DType::Int8, "Char"},             {DType::UInt8, "Byte"},
       {DType::Bool, "Bool"},           {DType::Complex32, "ComplexHalf"}, {DType::Complex64, "ComplexFloat"},
-      {DType::Complex128, "ComplexDouble"}, {DType::UInt16, "UInt16"},    {DType::Float8_e5m2, "Float8_e5m2"},
+      {DType::BComplex32, "BComplex32"}, {DType::Complex128, "ComplexDouble"}, {DType::UInt16, "UInt16"},    {DType::Float8_e5m2, "Float8_e5m2"},
       {DType::QInt8, "QInt8"},
   };
   for (const auto& [dtype, name] : cases) EXPECT_EQ(dtype_c10_name(dtype), name);
@@ -110,6 +110,7 @@ TEST(TensorDType, Predicates) {
       {DType::Float32, true, false, false, false, true, 4},
       {DType::Float64, true, false, false, false, true, 8},
       {DType::Complex32, false, true, false, false, true, 4},
+      {DType::BComplex32, false, true, false, false, true, 4},
       {DType::Complex64, false, true, false, false, true, 8},
       {DType::Complex128, false, true, false, false, true, 16},
       {DType::Float8_e4m3fn, true, false, false, false, true, 1},
@@ -132,11 +133,12 @@ TEST(TensorDType, Predicates) {
 
 TEST(TensorDType, RealAndComplexCounterparts) {
   EXPECT_EQ(to_real(DType::Complex32), DType::Float16);
+  EXPECT_EQ(to_real(DType::BComplex32), DType::BFloat16);
   EXPECT_EQ(to_real(DType::Complex64), DType::Float32);
   EXPECT_EQ(to_real(DType::Complex128), DType::Float64);
   EXPECT_EQ(to_real(DType::Int32), DType::Int32);
   EXPECT_EQ(to_complex(DType::Float16), DType::Complex32);
-  EXPECT_EQ(to_complex(DType::BFloat16), DType::Complex64);
+  EXPECT_EQ(to_complex(DType::BFloat16), DType::BComplex32);  // torch 2.15; 1.13 had no bcomplex32
   EXPECT_EQ(to_complex(DType::Float32), DType::Complex64);
   EXPECT_EQ(to_complex(DType::Float64), DType::Complex128);
   EXPECT_EQ(to_complex(DType::Complex64), DType::Complex64);
@@ -187,7 +189,7 @@ TEST(TensorDType, PromoteTypesOracle) {
     }
     ++compared;
   }
-  EXPECT_EQ(compared, 17u * 17u);
+  EXPECT_EQ(compared, 18u * 18u);
   oracle::report_count("promote_types", compared);
 }
 

@@ -154,15 +154,21 @@ SymShape dense_strides(std::span<const SymInt> sizes, std::span<const size_t> ph
   return strides;
 }
 
-// The operand's strides seen through expand() to `out_shape` (broadcast dims
-// get stride 0, as torch's elementwise refs expand their inputs first).
+// The operand's strides seen through expand() to `out_shape`, as torch's
+// elementwise refs broadcast their inputs first: a size-1 dim that grows gets
+// stride 0, and so does a new leading dim, unless it has size 1.
 SymShape expanded_strides(const TensorMeta& t, const SymShape& out_shape) {
   const size_t n = out_shape.size();
   const size_t r = t.sizes.size();
   if (r > n) throw Error("elementwise_output_strides: operand rank " + std::to_string(r) + " exceeds output rank " +
                          std::to_string(n));
   SymShape strides(n, SymInt(0));
-  for (size_t i = n - r; i < n; ++i) {
+  for (size_t i = n; i-- > 0;) {
+    if (i < n - r) {
+      const bool one = out_shape[i].is_static() && out_shape[i].value() == 1;
+      strides[i] = one ? (i + 1 < n ? mul(strides[i + 1], out_shape[i + 1]) : SymInt(1)) : SymInt(0);
+      continue;
+    }
     const SymInt& size = t.sizes[i - (n - r)];
     const bool broadcast = !size.same(out_shape[i]) && size.is_static() && size.value() == 1;
     strides[i] = broadcast ? SymInt(0) : t.strides[i - (n - r)];
@@ -208,12 +214,37 @@ class DimOrder {
   ShapeEnv& env_;
 };
 
-// Physical order (outermost first) of an elementwise result.
-std::vector<size_t> elementwise_physical_order(std::span<const SymShape> strides, const SymShape& shape,
-                                               ShapeEnv& env) {
+// compute_elementwise_output_logical_to_physical_perm: the physical order
+// (outermost first) of an elementwise result over operands of `shape` with
+// these (expanded) strides.
+std::vector<size_t> logical_to_physical_order(std::span<const SymShape> strides, const SymShape& shape,
+                                              ShapeEnv& env) {
   const size_t n = shape.size();
-  // Insertion sort of the back-to-front order [n-1, ..., 0]; ties keep their place.
   std::vector<size_t> perm(n);
+  if (n <= 1 || strides.empty()) {
+    std::iota(perm.begin(), perm.end(), size_t{0});
+    return perm;
+  }
+  // Unambiguously contiguous or channels-last operands need no sorting (nor its guards).
+  bool all_contiguous = true;
+  bool all_channels_last = true;
+  for (const SymShape& st : strides) {
+    TensorMeta t;
+    t.sizes = shape;
+    t.strides = st;
+    all_contiguous = all_contiguous && contiguous(t, env, Decide::OrFalse);
+    all_channels_last = all_channels_last && channels_last_contiguous(t, 4, env, Decide::OrFalse);
+  }
+  if (all_contiguous != all_channels_last) {
+    if (all_contiguous) {
+      std::iota(perm.begin(), perm.end(), size_t{0});
+    } else {
+      const std::span<const size_t> inner_first = channels_last_order(4);
+      std::copy(inner_first.rbegin(), inner_first.rend(), perm.begin());
+    }
+    return perm;
+  }
+  // Insertion sort of the back-to-front order [n-1, ..., 0]; ties keep their place.
   for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
   DimOrder order(strides, shape, env);
   for (size_t i = 1; i < n; ++i) {
@@ -230,6 +261,15 @@ std::vector<size_t> elementwise_physical_order(std::span<const SymShape> strides
   }
   std::reverse(perm.begin(), perm.end());
   return perm;
+}
+
+// The operands that take part in stride computation: CPU zero-dim tensors do not.
+std::vector<const TensorMeta*> strided_operands(std::span<const TensorMeta* const> operands) {
+  std::vector<const TensorMeta*> tensors;
+  for (const TensorMeta* t : operands) {
+    if (t != nullptr && !(t->dim() == 0 && t->device.is_cpu())) tensors.push_back(t);
+  }
+  return tensors;
 }
 
 std::vector<size_t> identity_order(size_t n) {
@@ -359,51 +399,60 @@ MemoryFormat suggest_memory_format(const TensorMeta& t, ShapeEnv& env) {
   return t.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
 }
 
-SymShape elementwise_output_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
-                                    ShapeEnv& env) {
-  std::vector<const TensorMeta*> tensors;
-  for (const TensorMeta* t : operands) {
-    if (t != nullptr && !(t->dim() == 0 && t->device.is_cpu())) tensors.push_back(t);
-  }
+SymShape elementwise_permuted_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
+                                      ShapeEnv& env) {
   const size_t n = out_shape.size();
   if (n == 0) return {};
-  if (tensors.empty()) return contiguous_strides(out_shape, &env);
-  // Fake tensors' fast path for elementwise ops looks at each operand in its
-  // own shape: all contiguous wins first, then all channels-last.
-  auto all_of = [&](auto pred) { return std::all_of(tensors.begin(), tensors.end(), pred); };
-  if (all_of([&](const TensorMeta* t) { return contiguous(*t, env, Decide::OrFalse); })) {
-    return contiguous_strides(out_shape, &env);
-  }
-  if (n == 4 && all_of([&](const TensorMeta* t) { return channels_last_contiguous(*t, 4, env, Decide::OrFalse); })) {
-    return channels_last_strides(out_shape, &env);
-  }
-  if (n == 1) return {SymInt(1)};
-
+  const std::vector<const TensorMeta*> tensors = strided_operands(operands);
+  if (tensors.empty() || n == 1) return contiguous_strides(out_shape, &env);
   std::vector<SymShape> strides;
   strides.reserve(tensors.size());
   for (const TensorMeta* t : tensors) strides.push_back(expanded_strides(*t, out_shape));
+  return dense_strides(out_shape, logical_to_physical_order(strides, out_shape, env), &env);
+}
 
-  if (tensors.size() == 1) {
+SymShape elementwise_output_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
+                                    ShapeEnv& env) {
+  const size_t n = out_shape.size();
+  if (n == 0) return {};
+  const std::vector<const TensorMeta*> tensors = strided_operands(operands);
+  // Each operand in its own shape: all contiguous wins first, then all
+  // channels-last (the layout checks the FX decomposition rules guard on).
+  auto all_of = [&](auto pred) { return std::all_of(tensors.begin(), tensors.end(), pred); };
+  if (!tensors.empty() && all_of([&](const TensorMeta* t) { return contiguous(*t, env, Decide::OrFalse); }))
+    return contiguous_strides(out_shape, &env);
+  if (!tensors.empty() && n == 4 &&
+      all_of([&](const TensorMeta* t) { return channels_last_contiguous(*t, 4, env, Decide::OrFalse); }))
+    return channels_last_strides(out_shape, &env);
+  if (tensors.size() == 1 && n > 1) {
+    // A lone non-overlapping, dense operand keeps its strides.
     TensorMeta expanded;
     expanded.sizes = out_shape;
-    expanded.strides = strides[0];
+    expanded.strides = expanded_strides(*tensors[0], out_shape);
     if (is_non_overlapping_and_dense(expanded, env)) return expanded.strides;
-  } else {
-    // compute_elementwise_output_logical_to_physical_perm's own short cut,
-    // on the expanded operands, where ambiguous (NC11) layouts fall through.
-    bool all_contiguous = true;
-    bool all_channels_last = true;
-    for (const SymShape& st : strides) {
-      TensorMeta expanded;
-      expanded.sizes = out_shape;
-      expanded.strides = st;
-      all_contiguous = all_contiguous && contiguous(expanded, env, Decide::OrFalse);
-      all_channels_last = all_channels_last && channels_last_contiguous(expanded, 4, env, Decide::OrFalse);
-    }
-    if (all_contiguous && !all_channels_last) return contiguous_strides(out_shape, &env);
-    if (all_channels_last && !all_contiguous) return channels_last_strides(out_shape, &env);
   }
-  return dense_strides(out_shape, elementwise_physical_order(strides, out_shape, env), &env);
+  return elementwise_permuted_strides(operands, out_shape, env);
+}
+
+std::optional<SymShape> fast_binary_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
+                                            ShapeEnv& env) {
+  // Some operand must already have the broadcast shape.
+  const bool one_full = std::any_of(operands.begin(), operands.end(), [&](const TensorMeta* t) {
+    if (t == nullptr || t->sizes.size() != out_shape.size()) return false;
+    for (size_t i = 0; i < out_shape.size(); ++i)
+      if (!guard_or_false(env, rel(t->sizes[i], Rel::Eq, out_shape[i]), "fast_binary_impl")) return false;
+    return true;
+  });
+  if (!one_full) return std::nullopt;
+  // Each operand in its own shape: all contiguous wins first, then all channels-last.
+  auto all_of = [&](auto pred) {
+    return std::all_of(operands.begin(), operands.end(), [&](const TensorMeta* t) { return t == nullptr || pred(*t); });
+  };
+  if (all_of([&](const TensorMeta& t) { return contiguous(t, env, Decide::OrFalse); }))
+    return contiguous_strides(out_shape, &env);
+  if (all_of([&](const TensorMeta& t) { return channels_last_contiguous(t, 4, env, Decide::OrFalse); }))
+    return strides_for(out_shape, MemoryFormat::ChannelsLast, &env);
+  return std::nullopt;
 }
 
 SymShape strides_like(const TensorMeta& like, std::span<const SymInt> sizes, ShapeEnv& env) {
@@ -412,7 +461,12 @@ SymShape strides_like(const TensorMeta& like, std::span<const SymInt> sizes, Sha
   // strided input gets dense strides in the order of its own strides.
   if (is_non_overlapping_and_dense(like, env) && same_sizes(like.sizes, sizes)) return like.strides;
   const SymShape strides[] = {like.strides};
-  return dense_strides(sizes, elementwise_physical_order(strides, like.sizes, env), &env);
+  return dense_strides(sizes, logical_to_physical_order(strides, like.sizes, env), &env);
+}
+
+SymShape empty_like_strides(const TensorMeta& like, ShapeEnv& env) {
+  const SymShape strides[] = {like.strides};
+  return dense_strides(like.sizes, logical_to_physical_order(strides, like.sizes, env), &env);
 }
 
 SymShape broadcast_shapes(const SymShape& a, const SymShape& b, ShapeEnv& env) {
@@ -489,9 +543,9 @@ Device common_device(std::span<const TensorMeta* const> operands, const std::str
       common_is_cpu_scalar = false;
       continue;
     }
-    throw OpError(ErrorKind::DeviceMismatch, "Unhandled FakeTensor Device Propagation for " + op +
-                                                 ", found two different devices " + common->str() + ", " +
-                                                 t->device.str());
+    (void)op;  // FakeTensorDeviceMismatchError does not name the op
+    throw OpError(ErrorKind::DeviceMismatch, "Expected all tensors to be on the same device, but found at least two "
+                                             "devices, " + common->str() + " and " + t->device.str() + "!");
   }
   // Only Python numbers: the result lives on the CPU.
   return common.value_or(Device::cpu());

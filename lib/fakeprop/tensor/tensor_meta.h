@@ -56,14 +56,35 @@ bool is_contiguous(const TensorMeta& t, ShapeEnv& env);
 bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env);  // 2d (4-D) or 3d (5-D)
 bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env);
 MemoryFormat suggest_memory_format(const TensorMeta& t, ShapeEnv& env);
-// compute_elementwise_output_strides over the tensor operands (CPU zero-dim
-// tensors and non-tensors already left out by the caller are fine too).
+// Output strides of elementwise ops over the tensor operands, broadcast to
+// `out_shape` (CPU zero-dim tensors take no part; nullptr entries are fine).
+//
+// elementwise_permuted_strides: what torch's elementwise refs (the meta
+// kernels of pointwise ops) allocate: empty_permuted(out_shape,
+// compute_elementwise_output_logical_to_physical_perm(operands)).
+SymShape elementwise_permuted_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
+                                      ShapeEnv& env);
+// What the FX decomposition rules (normalizations, index) use, unchanged
+// from before torch 2.15: all-contiguous then all-channels-last operands (in
+// their own shapes) short-cut, then compute_elementwise_output_strides (a lone
+// non-overlapping, dense operand keeps its strides; else as above).
 SymShape elementwise_output_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
                                     ShapeEnv& env);
-// Strides for a new tensor of `sizes` laid out like `like` (empty_like /
-// clone with preserve_format): dense strides with like's permutation when
-// like is non-overlapping and dense, contiguous otherwise.
+// FakeTensor's fast path for add/sub/mul/div.Tensor (make_fast_binary_impl),
+// which it takes only when some input is symbolic: contiguous when every
+// operand is, else channels-last when every operand is; nullopt when it falls
+// back to the ref (no operand has the broadcast shape, or no common layout).
+std::optional<SymShape> fast_binary_strides(std::span<const TensorMeta* const> operands, const SymShape& out_shape,
+                                            ShapeEnv& env);
+// C++ empty_like with preserve_format (clone, _to_copy): a dense `like`
+// keeps its strides exactly; any other gets dense strides in the order of its
+// own. A different rank gets contiguous strides.
 SymShape strides_like(const TensorMeta& like, std::span<const SymInt> sizes, ShapeEnv& env);
+// torch._refs.empty_like with preserve_format (what fake tensors run for
+// empty_like / zeros_like / ...): dense strides in
+// compute_elementwise_output_logical_to_physical_perm(like)'s order, so even
+// a dense input's size-1 dims get fresh strides.
+SymShape empty_like_strides(const TensorMeta& like, ShapeEnv& env);
 
 // ---- shapes ----
 // torch.broadcast_shapes: guards (or size-oblivious runtime asserts for
@@ -76,8 +97,8 @@ int64_t canonical_dim(int64_t dim, int64_t rank, bool wrap_scalar = true);
 
 // ---- devices ----
 // The op's output device: first non-CPU-scalar device; CPU zero-dim tensors
-// yield. Throws OpError(ErrorKind::DeviceMismatch) with PyTorch's FakeTensor text
-// naming `op` on any other mix.
+// yield. Throws OpError(ErrorKind::DeviceMismatch) with FakeTensorDeviceMismatchError's
+// text on any other mix (`op` is kept for callers' messages).
 Device common_device(std::span<const TensorMeta* const> operands, const std::string& op);
 
 std::string shape_to_string(std::span<const SymInt> shape);  // "[2*s0, 3]"

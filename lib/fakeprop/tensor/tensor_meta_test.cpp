@@ -41,7 +41,7 @@ TEST(TensorMetaLayout, Oracle) {
       const MemoryFormat cl = t.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
       EXPECT_EQ(oracle::to_json(strides_for(t.sizes, cl)), c["channels_last_strides"]["expected"]);
     }
-    EXPECT_EQ(oracle::to_json(strides_like(t, t.sizes, env)), c["empty_like_strides"]["expected"]);
+    EXPECT_EQ(oracle::to_json(empty_like_strides(t, env)), c["empty_like_strides"]["expected"]);
     ++compared;
   }
   EXPECT_GE(compared, 60u);
@@ -78,6 +78,33 @@ TEST(TensorMetaLayout, StridesLikeWithOtherSizes) {
   EXPECT_EQ(oracle::to_json(strides_like(like, rank3, env)), json::parse("[12, 4, 1]"));
 }
 
+// clone / _to_copy (C++ empty_like) keep a dense input's strides, where
+// empty_like / zeros_like (torch._refs.empty_like) recompute them; measured
+// with torch 2.15's FakeTensorMode.
+TEST(TensorMetaLayout, CloneKeepsDenseStridesEmptyLikeDoesNot) {
+  struct Case {
+    const char* shape;
+    const char* stride;
+    const char* clone;
+    const char* empty_like;
+  };
+  const Case cases[] = {
+      {"[1, 3, 4, 1]", "[12, 4, 1, 4]", "[12, 4, 1, 4]", "[12, 4, 1, 1]"},
+      {"[2, 3, 1, 1]", "[3, 1, 3, 3]", "[3, 1, 3, 3]", "[3, 1, 3, 3]"},
+      {"[1]", "[7]", "[7]", "[1]"},
+      {"[2, 0, 3]", "[1, 6, 2]", "[1, 6, 2]", "[3, 3, 1]"},
+      {"[4, 3]", "[1, 4]", "[1, 4]", "[1, 4]"},
+      {"[4, 3]", "[6, 1]", "[3, 1]", "[3, 1]"},
+  };
+  ShapeEnv env;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.shape) + " " + c.stride);
+    const TensorMeta t = make_tensor(json::parse(c.shape), json::parse(c.stride));
+    EXPECT_EQ(oracle::to_json(strides_like(t, t.sizes, env)), json::parse(c.clone));
+    EXPECT_EQ(oracle::to_json(empty_like_strides(t, env)), json::parse(c.empty_like));
+  }
+}
+
 TEST(TensorMetaLayout, Numel) {
   TensorMeta t;
   t.sizes = {2, 3, 4};
@@ -105,12 +132,50 @@ TEST(TensorMetaElementwise, Oracle) {
     std::vector<const TensorMeta*> operands;
     for (const TensorMeta& t : tensors) operands.push_back(&t);
     const SymShape out_shape = oracle::shape(c["out_shape"]);
-    EXPECT_EQ(oracle::to_json(elementwise_output_strides(operands, out_shape, env)), c["expected"]);
+    EXPECT_EQ(oracle::to_json(elementwise_permuted_strides(operands, out_shape, env)), c["expected"]);
     ++compared;
   }
   EXPECT_GE(compared, 60u);
   oracle::report_count("elementwise output strides", compared);
   EXPECT_TRUE(env.guards().empty());
+}
+
+// Static shapes run the refs' meta kernels (permuted); add/sub/mul/div take
+// FakeTensor's fast path only when an input is symbolic; the decomposition
+// rules' elementwise_output_strides short-cuts on layouts, then keeps a lone
+// dense operand's strides.
+TEST(TensorMetaElementwise, PathsDiffer) {
+  struct Case {
+    std::vector<std::pair<const char*, const char*>> operands;
+    const char* out;
+    const char* permuted;
+    const char* fast;  // nullptr: falls back to the ref
+    const char* output_strides;
+  };
+  const Case cases[] = {
+      {{{"[2, 3, 1, 1]", "[3, 1, 1, 1]"}, {"[2, 3, 1, 1]", "[3, 1, 3, 3]"}}, "[2, 3, 1, 1]", "[3, 1, 3, 3]",
+       "[3, 1, 1, 1]", "[3, 1, 1, 1]"},
+      {{{"[2, 1, 4, 5]", "[20, 20, 5, 1]"}, {"[2, 1, 4, 5]", "[20, 40, 5, 1]"}}, "[2, 1, 4, 5]", "[20, 40, 5, 1]",
+       "[20, 20, 5, 1]", "[20, 20, 5, 1]"},
+      {{{"[1, 3, 4, 1]", "[12, 4, 1, 4]"}}, "[1, 3, 4, 1]", "[12, 4, 1, 1]", "[12, 4, 1, 1]", "[12, 4, 1, 1]"},
+      {{{"[2, 3, 4]", "[1, 2, 6]"}}, "[2, 3, 4]", "[1, 2, 6]", nullptr, "[1, 2, 6]"},
+      {{{"[4, 3]", "[1, 4]"}, {"[3]", "[1]"}}, "[4, 3]", "[1, 4]", nullptr, "[1, 4]"},
+      {{{"[4, 1]", "[1, 1]"}, {"[3]", "[1]"}}, "[4, 3]", "[3, 1]", nullptr, "[3, 1]"},
+  };
+  ShapeEnv env;
+  for (const Case& c : cases) {
+    std::vector<TensorMeta> tensors;
+    for (const auto& [shape, stride] : c.operands) tensors.push_back(make_tensor(json::parse(shape), json::parse(stride)));
+    std::vector<const TensorMeta*> operands;
+    for (const TensorMeta& t : tensors) operands.push_back(&t);
+    SCOPED_TRACE(c.permuted);
+    const SymShape out = oracle::shape(json::parse(c.out));
+    EXPECT_EQ(oracle::to_json(elementwise_permuted_strides(operands, out, env)), json::parse(c.permuted));
+    const std::optional<SymShape> fast = fast_binary_strides(operands, out, env);
+    EXPECT_EQ(fast.has_value(), c.fast != nullptr);
+    if (fast && c.fast) EXPECT_EQ(oracle::to_json(*fast), json::parse(c.fast));
+    EXPECT_EQ(oracle::to_json(elementwise_output_strides(operands, out, env)), json::parse(c.output_strides));
+  }
 }
 
 TEST(TensorMetaElementwise, CpuScalarsAndRankZero) {

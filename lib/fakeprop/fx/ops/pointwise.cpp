@@ -1,6 +1,6 @@
 // Pointwise ATen ops: unary, binary and ternary elementwise ops, comparisons,
-// where / masked_fill, and their in-place variants (TensorIterator semantics:
-// see pointwise_helpers.h).
+// where / masked_fill, and their in-place variants (the refs' semantics, as
+// torch 2.15's meta kernels: see pointwise_helpers.h).
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
 
@@ -12,11 +12,11 @@ using PK = PromotionKind;
 
 // ---- generic shapes of rules ----
 
-template <PK Kind, Layout L = Layout::Elementwise>
+template <PK Kind>
 void unary(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
   if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
-  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind), L));
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
 template <PK Kind>
@@ -27,34 +27,84 @@ void unary_inplace(OpContext& ctx) {
 }
 
 // Binary ops: `self` and `other` are tensors or numbers (at least one tensor).
-template <PK Kind, Layout L = Layout::Elementwise>
+template <PK Kind>
 void binary(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": needs a Tensor operand");
-  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind), L));
+  set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
-template <PK Kind>
+template <PK Kind, bool CheckCast = true>
 void binary_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   if (!ctx.value(0, "self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
-  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
+  set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind), CheckCast));
+}
+
+// Ops whose kernels or refs reject some input dtypes.
+bool is_bool_or_integral(DType t) { return is_integral(t, true); }
+
+// bool inputs: no kernel (frac, hardtanh, logaddexp, ...).
+template <void (*Rule)(OpContext&)>
+void no_bool(OpContext& ctx) {
+  const Value& self = ctx.value(0, "self");
+  if (self.is_tensor() && self.tensor->meta.dtype == DType::Bool)
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": not implemented for 'Bool'");
+  Rule(ctx);
+}
+
+// The refs cast these Scalar parameters to the input's Python type: a float
+// parameter (given or by default) cannot go into an integral or bool input.
+struct FloatParam {
+  size_t pos;
+  const char* name;
+  bool float_default;
+};
+template <const FloatParam* Params, size_t N, bool Inplace = false>
+void float_params(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (is_bool_or_integral(self.dtype)) {
+    for (size_t i = 0; i < N; ++i) {
+      const FloatParam& p = Params[i];
+      const bool is_float = ctx.has(p.pos, p.name) ? ctx.value(p.pos, p.name).kind == Value::Kind::Float : p.float_default;
+      if (is_float)
+        ctx.fail(ErrorKind::TypeError, std::string(p.name) + " argument of type <class 'float'> cannot be safely cast "
+                                                              "to the input's type");
+    }
+  }
+  if (Inplace) unary_inplace<PK::Default>(ctx);
+  else unary<PK::Default>(ctx);
+}
+constexpr FloatParam kLeakyRelu[] = {{1, "negative_slope", true}};
+constexpr FloatParam kSoftplus[] = {{1, "beta", false}, {2, "threshold", false}};
+
+// elu / selu: their refs scale by a float whatever the arguments.
+template <bool Inplace>
+void float_only_activation_any(OpContext& ctx) {
+  if (is_bool_or_integral(ctx.tensor(0, "self").dtype))
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": input_scale argument of type <class 'float'> cannot be safely "
+                                                  "cast to the input's type");
+  if (Inplace) unary_inplace<PK::Default>(ctx);
+  else unary<PK::Default>(ctx);
+}
+
+// softshrink: torch.finfo of the input.
+void softshrink(OpContext& ctx) {
+  if (!is_floating(ctx.tensor(0, "self").dtype))
+    ctx.fail(ErrorKind::TypeError, "torch.finfo() requires a floating point input type");
+  unary<PK::Default>(ctx);
 }
 
 // add / sub / rsub: sub_check rejects bool operands (numbers included);
 // alpha must not be a float for integral results.
 void check_alpha(OpContext& ctx, const PointwiseOperands& ops, DType result, bool is_sub) {
-  if (is_sub) {
-    size_t bools = 0;
-    for (const PromotionOperand& p : ops.promotion) bools += p.dtype == DType::Bool;
-    if (bools == 2)
-      ctx.fail(ErrorKind::TypeError,
-               "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-               "`logical_xor()` operator instead.");
-    if (bools > 0)
-      ctx.fail(ErrorKind::TypeError,
-               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
-               "mask, use the `~` or `logical_not()` operator instead.");
+  // The sub ref rejects bool only between two tensors (a number may meet a bool tensor).
+  if (is_sub && ops.tensors.size() == 2) {
+    for (const TensorMeta* t : ops.tensors)
+      if (t->dtype == DType::Bool)
+        ctx.fail(ErrorKind::TypeError,
+                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                 "`logical_xor()` operator instead.");
   }
   if (!ctx.has(2, "alpha")) return;
   const Value& alpha = ctx.value(2, "alpha");
@@ -110,11 +160,59 @@ void positive(OpContext& ctx) {
   set_tensor(ctx, same_view(ctx, self));
 }
 
+// copysign and float floor_divide are compositions in their refs, whose
+// outermost op is a where() led by an operand computed from the broadcast
+// `other` alone: its layout, not self's, decides the result's. A number
+// operand becomes a zero-dim tensor on the other operand's device.
+struct Composed {
+  const TensorMeta* self;
+  const TensorMeta* other;
+  TensorMeta wrapped;  // a number operand as scalar_tensor
+};
+void composed_operands(OpContext& ctx, Composed& c) {
+  const Value& a = ctx.value(0, "self");
+  const Value& b = ctx.value(1, "other");
+  c.wrapped.device = a.is_tensor() ? a.tensor->meta.device : (b.is_tensor() ? b.tensor->meta.device : Device::cpu());
+  c.self = a.is_tensor() ? &a.tensor->meta : &c.wrapped;
+  c.other = b.is_tensor() ? &b.tensor->meta : &c.wrapped;
+}
+
+// where(f(other), g(self, other), g(self, other)) over the broadcast operands.
+TensorValue composed_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype, bool pair) {
+  Composed c{nullptr, nullptr, {}};
+  composed_operands(ctx, c);
+  TensorValue r = pointwise_result(ctx, ops, dtype);
+  const SymShape& shape = r.meta.sizes;
+  const TensorMeta* lead_ops[] = {c.other};
+  TensorMeta lead;
+  lead.sizes = shape;
+  lead.strides = elementwise_permuted_strides(lead_ops, shape, ctx.env());
+  lead.device = c.other->device;
+  std::vector<const TensorMeta*> body_ops = {c.self};
+  if (pair) body_ops.push_back(c.other);
+  TensorMeta body;
+  body.sizes = shape;
+  body.strides = elementwise_permuted_strides(body_ops, shape, ctx.env());
+  body.device = r.meta.device;
+  // A wrapped number stays zero-dim there (no broadcast): it decides nothing.
+  const bool other_is_number = c.other == &c.wrapped;
+  const TensorMeta* where_ops[] = {other_is_number ? nullptr : &lead, &body, &body};
+  r.meta.strides = simplified(ctx, elementwise_permuted_strides(where_ops, shape, ctx.env()));
+  return r;
+}
+
 void floor_divide(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   if (dtype == DType::Bool) ctx.fail(ErrorKind::TypeError, "torch.bool not supported for floor_divide");
-  set_tensor(ctx, pointwise_result(ctx, ops, dtype));
+  // Integers divide in one prim; floats go through _floor_divide_float.
+  set_tensor(ctx, is_floating(dtype) ? composed_result(ctx, ops, dtype, true) : pointwise_result(ctx, ops, dtype));
+}
+
+// copysign(self, other) = where(signbit(other), -abs(self), abs(self)).
+void copysign(OpContext& ctx) {
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  set_tensor(ctx, composed_result(ctx, ops, promoted_dtype(ctx, ops, PK::IntToFloat), false));
 }
 void floor_divide_inplace(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
@@ -123,12 +221,10 @@ void floor_divide_inplace(OpContext& ctx) {
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
 }
 
-// heaviside(self, values): the kernel has one dtype for both.
+// heaviside(self, values): its ref promotes mixed dtypes.
 template <bool Inplace>
 void heaviside(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "values"}});
-  if (ops.promotion.size() == 2 && ops.promotion[0].dtype != ops.promotion[1].dtype)
-    ctx.fail(ErrorKind::TypeError, "heaviside is not yet implemented for tensors with different dtypes.");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   set_tensor(ctx, Inplace ? pointwise_inplace(ctx, ops, dtype) : pointwise_result(ctx, ops, dtype));
 }
@@ -183,8 +279,9 @@ void masked_fill(OpContext& ctx) {
   if (mask.dtype != DType::Bool)
     ctx.fail(ErrorKind::TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype " +
                                        dtype_title(mask.dtype));
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
-  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype, Layout::Contiguous));
+  // The ref is where(mask, value, self): the mask's layout leads.
+  PointwiseOperands ops = pointwise_operands(ctx, {{1, "mask"}, {0, "self"}});
+  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype));
 }
 void masked_fill_inplace(OpContext& ctx) {
   const TensorMeta& mask = ctx.tensor(1, "mask");
@@ -209,9 +306,13 @@ void lerp(OpContext& ctx) {
 }
 
 // native_dropout_backward(grad_output, mask, scale): grad_output's dtype.
+// Its decomposition clones the product in grad_output's suggested memory format.
 void native_dropout_backward(OpContext& ctx) {
   const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {1, "mask"}});
-  set_tensor(ctx, pointwise_result(ctx, ops, ctx.tensor(0, "grad_output").dtype));
+  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  TensorValue r = pointwise_result(ctx, ops, grad.dtype);
+  r.meta.strides = strides_for(r.meta.sizes, suggest_memory_format(grad, ctx.env()), &ctx.env());
+  set_tensor(ctx, std::move(r));
 }
 
 // Registration of an op name for its functional and in-place forms.
@@ -228,25 +329,36 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.relu", "aten.relu_"},           {"aten.ceil", "aten.ceil_"},
       {"aten.floor", "aten.floor_"},         {"aten.round", "aten.round_"},
       {"aten.trunc", "aten.trunc_"},         {"aten.sign", "aten.sign_"},
-      {"aten.sgn", "aten.sgn_"},             {"aten.frac", "aten.frac_"},
-      {"aten.hardtanh", "aten.hardtanh_"},   {"aten.leaky_relu", "aten.leaky_relu_"},
-      {"aten.elu", "aten.elu_"},             {"aten.hardswish", "aten.hardswish_"},
+      {"aten.sgn", "aten.sgn_"},             {"aten.hardswish", "aten.hardswish_"},
       {"aten.hardsigmoid", "aten.hardsigmoid_"}, {"aten.gelu", "aten.gelu_"},
       {"aten.silu", "aten.silu_"},           {"aten.mish", "aten.mish_"},
-      {"aten.softplus", nullptr},            {"aten.threshold", "aten.threshold_"},
+      {"aten.threshold", "aten.threshold_"},
       {"aten.bitwise_not", "aten.bitwise_not_"}, {"aten.celu", "aten.celu_"},
-      {"aten.selu", "aten.selu_"},           {"aten.nan_to_num", "aten.nan_to_num_"},
-      {"aten.hardshrink", nullptr},          {"aten.softshrink", nullptr},
+      {"aten.nan_to_num", "aten.nan_to_num_"},
   };
   for (const Names& n : keep_dtype) {
     r.add(n.functional, unary<PK::Default>);
     if (n.inplace) r.add_inplace(n.inplace, unary_inplace<PK::Default>);
   }
+  for (const Names& n : {Names{"aten.frac", "aten.frac_"}, Names{"aten.hardtanh", "aten.hardtanh_"}}) {
+    r.add(n.functional, no_bool<unary<PK::Default>>);
+    r.add_inplace(n.inplace, no_bool<unary_inplace<PK::Default>>);
+  }
+  r.add("aten.leaky_relu", float_params<kLeakyRelu, 1>);
+  r.add_inplace("aten.leaky_relu_", float_params<kLeakyRelu, 1, true>);
+  r.add("aten.softplus", float_params<kSoftplus, 2>);
+  for (const Names& n : {Names{"aten.elu", "aten.elu_"}, Names{"aten.selu", "aten.selu_"}}) {
+    r.add(n.functional, float_only_activation_any<false>);
+    r.add_inplace(n.inplace, float_only_activation_any<true>);
+  }
+  // hardshrink promotes bool to int64 (its ref multiplies by the mask).
+  r.add("aten.hardshrink", unary<PK::BoolToLong>);
+  r.add("aten.softshrink", softshrink);
   r.add("aten.neg", neg);
   r.add_inplace("aten.neg_", unary_inplace<PK::Default>);
   r.add("aten.positive", positive);
   // abs and the logical ops fill an empty({0}) result: contiguous.
-  r.add("aten.abs", unary<PK::ComplexToFloat, Layout::Contiguous>);
+  r.add("aten.abs", unary<PK::ComplexToFloat>);
   r.add_inplace("aten.abs_", unary_inplace<PK::ComplexToFloat>);
   // Unary ops that compute in floating point (PromotionKind::IntToFloat).
   const Names to_float[] = {
@@ -268,8 +380,8 @@ void register_pointwise_ops(OpRegistry& r) {
   // Predicates.
   for (const char* name : {"aten.isnan", "aten.isfinite", "aten.signbit", "aten.isneginf", "aten.isposinf"})
     r.add(name, unary<PK::AlwaysBool>);
-  r.add("aten.isinf", unary<PK::AlwaysBool, Layout::Contiguous>);
-  r.add("aten.logical_not", unary<PK::AlwaysBool, Layout::Contiguous>);
+  r.add("aten.isinf", unary<PK::AlwaysBool>);
+  r.add("aten.logical_not", unary<PK::AlwaysBool>);
   r.add_inplace("aten.logical_not_", unary_inplace<PK::AlwaysBool>);
 
   // Binary arithmetic.
@@ -279,7 +391,7 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add_inplace("aten.sub_", add_sub_inplace<true>);
   r.add("aten.rsub", add_sub<true>);
   r.add("aten.mul", binary<PK::Default>);
-  r.add_inplace("aten.mul_", binary_inplace<PK::Default>);
+  r.add_inplace("aten.mul_", binary_inplace<PK::Default, false>);
   r.add("aten.div.Tensor", binary<PK::IntToFloat>);
   r.add("aten.div.Scalar", binary<PK::IntToFloat>);
   r.add("aten.div.Tensor_mode", div_mode);
@@ -298,10 +410,7 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.bitwise_or", "aten.bitwise_or_"},     {"aten.bitwise_xor", "aten.bitwise_xor_"},
       {"aten.bitwise_left_shift", "aten.bitwise_left_shift_"},
       {"aten.bitwise_right_shift", "aten.bitwise_right_shift_"},
-      {"aten.pow.Tensor_Tensor", "aten.pow_.Tensor"},
-      {"aten.pow.Tensor_Scalar", "aten.pow_.Scalar"},
       {"aten.hypot", "aten.hypot_"},
-      {"aten.logaddexp", nullptr},                 {"aten.logaddexp2", nullptr},
       {"aten.clamp_min.default", "aten.clamp_min_.default"},
       {"aten.clamp_max.default", "aten.clamp_max_.default"},
       {"aten.clamp_min.Tensor", "aten.clamp_min_.Tensor"},
@@ -319,20 +428,28 @@ void register_pointwise_ops(OpRegistry& r) {
     r.add(n.functional, binary<PK::Default>);
     r.add(n.inplace, binary_inplace<PK::Default>);
   }
+  // pow promotes bool to int64.
+  r.add("aten.pow.Tensor_Tensor", binary<PK::BoolToLong>);
+  r.add_inplace("aten.pow_.Tensor", binary_inplace<PK::BoolToLong>);
+  r.add("aten.pow.Tensor_Scalar", binary<PK::BoolToLong>);
+  r.add_inplace("aten.pow_.Scalar", binary_inplace<PK::BoolToLong>);
+  r.add("aten.logaddexp", no_bool<binary<PK::Default>>);
+  r.add("aten.logaddexp2", no_bool<binary<PK::Default>>);
   r.add("aten.pow.Scalar", pow_scalar_base);
   r.add("aten.heaviside", heaviside<false>);
   r.add_inplace("aten.heaviside_", heaviside<true>);
   r.add("aten.floor_divide", floor_divide);
   r.add_inplace("aten.floor_divide_", floor_divide_inplace);
-  for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.copysign", "aten.copysign_"},
-                         Names{"aten.xlogy.Tensor", "aten.xlogy_.Tensor"}}) {
+  r.add("aten.copysign", copysign);
+  r.add_inplace("aten.copysign_", binary_inplace<PK::IntToFloat>);
+  for (const Names& n : {Names{"aten.atan2", "aten.atan2_"}, Names{"aten.xlogy.Tensor", "aten.xlogy_.Tensor"}}) {
     r.add(n.functional, binary<PK::IntToFloat>);
     if (n.inplace) r.add_inplace(n.inplace, binary_inplace<PK::IntToFloat>);
   }
   // Comparisons and logical ops.
   for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
-    r.add(std::string("aten.") + op, binary<PK::AlwaysBool, Layout::Contiguous>);
-    r.add_inplace(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool>);
+    r.add(std::string("aten.") + op, binary<PK::AlwaysBool>);
+    r.add_inplace(std::string("aten.") + op + "_", binary_inplace<PK::AlwaysBool, false>);
   }
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
                          "not_equal"}) {

@@ -1,8 +1,11 @@
-// The TensorIterator model of PyTorch's pointwise ops: broadcast shape, type
+// PyTorch's pointwise ops as fake tensors run them: broadcast shape, type
 // promotion over tensors and Python numbers, common device, and elementwise
 // output strides; in-place variants write into self.
 #pragma once
+#include <algorithm>
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "fakeprop/fx/ops/aten_helpers.h"
@@ -12,7 +15,13 @@ namespace fakeprop::fx::ops {
 struct PointwiseOperands {
   std::vector<const TensorMeta*> tensors;  // in argument order
   std::vector<PromotionOperand> promotion;  // tensors and numbers that take part in promotion
+  bool symbolic = false;  // some tensor has a symbolic size or stride, or some number is a SymInt
 };
+
+inline bool has_symbolic_sizes_strides(const TensorMeta& t) {
+  auto sym = [](const SymInt& x) { return !x.is_static(); };
+  return std::any_of(t.sizes.begin(), t.sizes.end(), sym) || std::any_of(t.strides.begin(), t.strides.end(), sym);
+}
 
 // Collects the arguments at `positions` (schema position, keyword) that are given.
 inline PointwiseOperands pointwise_operands(OpContext& ctx,
@@ -21,7 +30,11 @@ inline PointwiseOperands pointwise_operands(OpContext& ctx,
   for (const auto& [pos, name] : args) {
     const Value& v = ctx.value(pos, name);
     if (v.is_none()) continue;
-    if (v.is_tensor()) ops.tensors.push_back(&v.tensor->meta);
+    if (v.is_tensor()) {
+      ops.tensors.push_back(&v.tensor->meta);
+      ops.symbolic = ops.symbolic || has_symbolic_sizes_strides(v.tensor->meta);
+    }
+    if (v.kind == Value::Kind::Int && !v.i.is_static()) ops.symbolic = true;
     if (auto p = promotion_operand(v)) ops.promotion.push_back(*p);
     else
       ctx.fail(ErrorKind::TypeError, ctx.target() + ": argument '" + std::string(name) +
@@ -42,20 +55,22 @@ inline SymShape broadcast_all(OpContext& ctx, const std::vector<const TensorMeta
   return simplified(ctx, std::move(shape));
 }
 
-// How an elementwise result is laid out.
-enum class Layout : uint8_t {
-  Elementwise,  // TensorIterator's permutation of the inputs' strides
-  Contiguous,   // ops that allocate empty({0}) and resize it (abs, logical_*, isinf, masked_fill)
-};
+// FakeTensor's fast path is tried only for these, and only when some input is
+// symbolic (FakeTensorMode._dispatch_impl's has_symbolic_sizes); everything
+// else runs the op's ref as its meta kernel.
+inline bool has_fast_binary_impl(const std::string& target) {
+  return target == "aten.add.Tensor" || target == "aten.sub.Tensor" || target == "aten.mul.Tensor" ||
+         target == "aten.div.Tensor";
+}
 
 // A fresh result of an elementwise op over `ops` with dtype `dtype`.
-inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype,
-                                    Layout layout = Layout::Elementwise) {
+inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype) {
   const Device device = common_device(ops.tensors, ctx.target());
   SymShape shape = broadcast_all(ctx, ops.tensors);
-  SymShape strides = layout == Layout::Contiguous ? contiguous_strides(shape, &ctx.env())
-                                                  : elementwise_output_strides(ops.tensors, shape, ctx.env());
-  return ctx.new_tensor(std::move(shape), dtype, device, simplified(ctx, std::move(strides)));
+  std::optional<SymShape> strides;
+  if (ops.symbolic && has_fast_binary_impl(ctx.target())) strides = fast_binary_strides(ops.tensors, shape, ctx.env());
+  if (!strides) strides = elementwise_permuted_strides(ops.tensors, shape, ctx.env());
+  return ctx.new_tensor(std::move(shape), dtype, device, simplified(ctx, std::move(*strides)));
 }
 
 // at::has_internal_overlap == Yes: some dim of size > 1 has stride 0, so
@@ -73,12 +88,14 @@ inline void check_writable(OpContext& ctx, const TensorMeta& self) {
 }
 
 // An in-place elementwise op: the result is self, which must hold the broadcast
-// shape and be able to take the computed dtype.
-inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& ops, DType computed) {
+// shape and (unless `check_cast` is off, as for mul_ and logical_*_, whose
+// meta kernels skip it) be able to take the computed dtype. Fake tensors do
+// not check self for internal overlap.
+inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& ops, DType computed,
+                                     bool check_cast = true) {
   if (ops.tensors.empty())
     ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a tensor");  // a malformed graph
   const TensorMeta& self = *ops.tensors.front();
-  check_writable(ctx, self);
   const Device device = common_device(ops.tensors, ctx.target());
   if (!(device == self.device))
     ctx.fail(ErrorKind::DeviceMismatch, ctx.target() + ": the result lives on " + device.str() + " but self is on " +
@@ -89,7 +106,7 @@ inline TensorValue pointwise_inplace(OpContext& ctx, const PointwiseOperands& op
   if (!same)
     ctx.fail(ErrorKind::ShapeMismatch,
              "output with shape " + text(self.sizes) + " doesn't match the broadcast shape " + text(shape));
-  if (!can_cast(computed, self.dtype))
+  if (check_cast && !can_cast(computed, self.dtype))
     ctx.fail(ErrorKind::TypeError, "result type " + dtype_title(computed) +
                                        " can't be cast to the desired output type " + dtype_title(self.dtype));
   return same_view(ctx, self);
