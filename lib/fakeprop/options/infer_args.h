@@ -1,0 +1,29 @@
+// The options of a run as a user writes them: the CLI's flags and the Python
+// package's keyword arguments both fill one InferArgs, and to_options() is
+// the one place that turns that text into InferOptions.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "fakeprop/options/infer_options.h"
+
+namespace fakeprop {
+
+struct InferArgs {
+  std::vector<std::string> dynamic, unbacked, static_, marks;
+  std::vector<std::string> inputs;  // NAME=DIMS, e.g. x=8,3,224,224
+  std::string device = "cpu";
+  std::string log;                  // dynamic or +dynamic; empty: TORCH_LOGS
+  bool no_specialize_zero_one = false;
+  bool no_duck_shape = false;
+  bool backed_size_oblivious = false;
+  bool no_assume_static_by_default = false;
+  bool strict = false;
+  std::string explain_guard;   // empty: TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED
+  std::string explain_symbol;  // empty: TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
+
+  // Throws InputError naming the option (as the CLI spells it) for a malformed value.
+  InferOptions to_options() const;
+};
+
+}  // namespace fakeprop

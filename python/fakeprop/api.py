@@ -1,0 +1,204 @@
+"""fakeprop's entry points: :func:`infer` for model files, :func:`propagate` for live programs."""
+import json
+import os
+
+from . import errors
+from .graph_export import export_graph
+
+_KNOWN_DIM_HINTS = ("AUTO", "DYNAMIC", "STATIC")
+
+
+def _core():
+    from . import _core as core  # the extension, loaded on first use
+
+    return core
+
+
+def _spec_list(name, value):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise TypeError("%s: expected a source spec (str) or a list of them, got %r" % (name, value))
+
+
+def _input_list(inputs):
+    if inputs is None:
+        return []
+    if isinstance(inputs, dict):
+        out = []
+        for name, dims in inputs.items():
+            out.append("%s=%s" % (name, ",".join(str(int(d)) for d in dims)))
+        return out
+    return _spec_list("inputs", inputs)
+
+
+def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
+          backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol):
+    if isinstance(explain_symbol, (list, tuple)):
+        explain_symbol = ",".join(explain_symbol)
+    return {
+        "dynamic": _spec_list("dynamic", dynamic),
+        "unbacked": _spec_list("unbacked", unbacked),
+        "static": _spec_list("static", static),
+        "marks": _spec_list("marks", marks),
+        "inputs": _input_list(inputs),
+        "device": str(device),
+        "log": log or "",
+        "no_specialize_zero_one": not specialize_zero_one,
+        "no_duck_shape": not duck_shape,
+        "backed_size_oblivious": bool(backed_size_oblivious),
+        "no_assume_static_by_default": not assume_static_by_default,
+        "strict": bool(strict),
+        "explain_guard": explain_guard or "",
+        "explain_symbol": explain_symbol or "",
+    }
+
+
+def _finish(text, status, where):
+    report = json.loads(text)
+    if status == 0:
+        return report
+    problems = report.get("errors", [])
+    for p in problems:
+        if p["kind"] == "constraint_violation":
+            raise errors.ConstraintViolationError(p["message"], report)
+    first = problems[0] if problems else {"node": None, "message": "a node failed"}
+    node = "node %s: " % first["node"] if first.get("node") else ""
+    raise errors.StrictModeError("%s: strict: %s%s" % (where, node, first["message"]), report)
+
+
+def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
+          log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
+          assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None):
+    """Run one model file (ONNX, JSON FX graph) and return its report.
+
+    The report is the content of ``fakeprop MODEL --json`` as Python objects
+    (``schemas/report.schema.json``). The keyword arguments are the CLI's
+    options: ``dynamic``, ``unbacked``, ``static`` take a source spec or a
+    list of them (``"L['x']:0"``, ``"x"``), ``marks`` a list of ``--mark``
+    texts (``"x:0=dynamic,min=2,max=64"``), ``inputs`` example sizes as
+    ``{"x": [8, 3, 224, 224]}``; ``device`` is ``"cpu"`` or ``"cuda"``;
+    ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr.
+
+    Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
+    :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
+    specialized, and, with ``strict=True``, :class:`fakeprop.StrictModeError`
+    when a node hit a data-dependent error or has no rule; the last two carry
+    the report as ``.report``.
+    """
+    path = os.fspath(path)
+    args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
+                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
+    text, status = _core().run_file(path, args)
+    return _finish(text, status, path)
+
+
+def _user_input_names(doc):
+    return [n["name"] for n in doc["nodes"] if n["op"] == "placeholder"]
+
+
+def _dim_mark(source, spec):
+    """The --mark text for one dim of a dynamic_shapes entry, or None for a static dim."""
+    if spec is None or isinstance(spec, int):
+        return "%s=static" % source
+    hint = getattr(spec, "type", None)
+    hint_name = getattr(hint, "name", None)
+    if hint_name in _KNOWN_DIM_HINTS:
+        kind = {"AUTO": "maybe_dynamic", "DYNAMIC": "dynamic", "STATIC": "static"}[hint_name]
+        return "%s=%s" % (source, kind)
+    if hasattr(spec, "root") and hasattr(spec, "fn"):
+        raise errors.InputError("dynamic_shapes: %s: derived dims (%s) are not supported" % (source, spec.__name__))
+    name = getattr(spec, "__name__", None)
+    if name is None:
+        raise errors.InputError("dynamic_shapes: %s: expected a Dim, Dim.AUTO/DYNAMIC/STATIC, an int or None, got %r"
+                                % (source, spec))
+    text = "%s=dynamic,shape_id=%s" % (source, name)
+    lo, hi = getattr(spec, "min", None), getattr(spec, "max", None)
+    if isinstance(lo, int) and lo > 0:
+        text += ",min=%d" % lo
+    if isinstance(hi, int) and hi < (1 << 62):
+        text += ",max=%d" % hi
+    return text
+
+
+def _marks_from_dynamic_shapes(dynamic_shapes, names):
+    """torch.export's dynamic_shapes (a dict by input name, or a tuple in input order) as --mark texts."""
+    if dynamic_shapes is None:
+        return []
+    if isinstance(dynamic_shapes, dict):
+        unknown = [k for k in dynamic_shapes if k not in names]
+        if unknown:
+            raise errors.InputError("dynamic_shapes: no input named %s (inputs: %s)" % (unknown[0], ", ".join(names)))
+        entries = list(dynamic_shapes.items())
+    elif isinstance(dynamic_shapes, (list, tuple)):
+        if len(dynamic_shapes) != len(names):
+            raise errors.InputError("dynamic_shapes: %d entries for %d inputs" % (len(dynamic_shapes), len(names)))
+        entries = list(zip(names, dynamic_shapes))
+    else:
+        raise errors.InputError("dynamic_shapes: expected a dict or a tuple, got %s" % type(dynamic_shapes).__name__)
+    marks = []
+    for name, dims in entries:
+        if dims is None:
+            continue
+        if isinstance(dims, dict):
+            items = dims.items()
+        elif isinstance(dims, (list, tuple)):
+            items = enumerate(dims)
+        else:
+            raise errors.InputError("dynamic_shapes: %s: expected a dict or a tuple of dims" % name)
+        for i, spec in items:
+            marks.append(_dim_mark("L['%s']:%d" % (name, int(i)), spec))
+    return marks
+
+
+def _attach(gm, report):
+    """node.meta['fakeprop'] = {'val': VAL, 'unbacked_bindings': {...}} from the report's nodes."""
+    by_name = {n["name"]: n for n in report["nodes"]}
+    for node in gm.graph.nodes:
+        rec = by_name.get(node.name)
+        if rec is None:
+            continue
+        outs = rec["outputs"]
+        node.meta["fakeprop"] = {
+            "val": outs[0]["val"] if len(outs) == 1 else [o["val"] for o in outs],
+            "unbacked_bindings": rec["unbacked_bindings"],
+        }
+
+
+def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbacked=None, static=None,
+              marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
+              backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
+              explain_symbol=None):
+    """Run a ``torch.fx.GraphModule`` or a ``torch.export.ExportedProgram`` in process.
+
+    Returns the report (as :func:`infer` does) and records on every node
+    ``node.meta["fakeprop"]``: ``{"val": VAL, "unbacked_bindings": {...}}``,
+    where a tensor's VAL holds ``shape``, ``stride``, ``storage_offset``,
+    ``dtype``, ``device``, ``storage`` (the storage id: equal ids alias) and
+    ``requires_grad``, with symbolic sizes as Python text (``"2*s0"``).
+    ``meta["val"]`` is never touched.
+
+    ``example_inputs`` (one per placeholder, or per user input of an
+    ExportedProgram) replace the placeholders' ``meta["val"]``; without them
+    the placeholders' own fake values are used. ``dynamic_shapes`` is
+    torch.export's: a dict by input name or a tuple in input order, each
+    entry a dict or tuple of dims, where ``Dim("n", min=, max=)`` is a dim
+    marked dynamic (equal names are one size), ``Dim.DYNAMIC`` dynamic,
+    ``Dim.AUTO`` maybe dynamic, and ``Dim.STATIC``, an int or None static.
+    An ExportedProgram's parameters, buffers and constants come from its
+    graph signature and are never user inputs; its ``range_constraints``
+    bound its symbols. The other keyword arguments are :func:`infer`'s.
+    """
+    doc = export_graph(program, list(example_inputs) if example_inputs else None)
+    names = _user_input_names(doc)
+    all_marks = _marks_from_dynamic_shapes(dynamic_shapes, names) + _spec_list("marks", marks)
+    args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
+                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
+    where = "<%s>" % type(program).__name__
+    text, status = _core().run_fx_json(json.dumps(doc), where, args)
+    report = _finish(text, status, where)
+    _attach(getattr(program, "graph_module", program), report)
+    return report

@@ -1,0 +1,105 @@
+"""fakeprop.infer on model files: the CLI's report and errors, through the real extension."""
+import json
+
+import pytest
+
+import fakeprop
+from conftest import TESTDATA
+
+ATTENTION = TESTDATA / "samples" / "tiny_attention.onnx"
+ADD_RELU = TESTDATA / "fx" / "add_relu.json"
+
+
+def test_report_is_the_cli_json(cli):
+    report = fakeprop.infer(ATTENTION, inputs={"x": [2, 8, 32]})
+    out = cli(ATTENTION, "--input", "x=2,8,32", "--json")
+    assert out.returncode == 0, out.stderr
+    assert report == json.loads(out.stdout)
+    assert report["model"]["kind"] == "onnx"
+    assert any(g["expr"] for g in report["guards"])
+
+
+def test_fx_json_report_is_the_cli_json(cli):
+    report = fakeprop.infer(str(ADD_RELU), dynamic="x:0", marks=["y:0=maybe_dynamic"])
+    out = cli(ADD_RELU, "--dynamic", "x:0", "--mark", "y:0=maybe_dynamic", "--json")
+    assert out.returncode == 0, out.stderr
+    assert report == json.loads(out.stdout)
+
+
+def test_options_reach_the_run():
+    static = fakeprop.infer(ADD_RELU)
+    dynamic = fakeprop.infer(ADD_RELU, dynamic=["x:0", "y:0"])
+    assert static["symbols"] == []
+    assert [s["sources"] for s in dynamic["symbols"]] == [["L['x'].size()[0]", "L['y'].size()[0]"]]
+    shape = dynamic["outputs"][0]["val"]["shape"]
+    assert isinstance(shape[0], str) and shape[1] == static["outputs"][0]["val"]["shape"][1]
+    no_zero_one = fakeprop.infer(ADD_RELU, dynamic="x", inputs={"x": [1, 8], "y": [1, 8]},
+                                 specialize_zero_one=False)
+    assert any(s["hint"] == 1 for s in no_zero_one["symbols"])
+
+
+def _cli_error_line(cli, *args):
+    out = cli(*args)
+    assert out.returncode == 2
+    assert out.stderr.startswith("fakeprop: error: ")
+    return out.stderr[len("fakeprop: error: "):].rstrip("\n")
+
+
+def test_missing_file_is_input_error_with_cli_text(cli, tmp_path):
+    missing = tmp_path / "nope.onnx"
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.infer(missing)
+    assert str(e.value) == _cli_error_line(cli, missing)
+    assert "nope.onnx" in str(e.value)
+
+
+def test_garbage_model_is_input_error_with_cli_text(cli, tmp_path):
+    bad = tmp_path / "garbage.onnx"
+    bad.write_bytes(b"\x08\x07\x12\x04junk\xff\xff\xff")
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.infer(bad)
+    assert str(e.value) == _cli_error_line(cli, bad)
+    assert bad.read_bytes() == b"\x08\x07\x12\x04junk\xff\xff\xff"  # the input is never touched
+
+
+def test_malformed_option_is_input_error_with_cli_text(cli):
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.infer(ADD_RELU, marks="x:0=sometimes")
+    assert str(e.value) == _cli_error_line(cli, ADD_RELU, "--mark", "x:0=sometimes")
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.infer(ADD_RELU, inputs={"x": [-1, 8]})
+    assert str(e.value) == _cli_error_line(cli, ADD_RELU, "--input", "x=-1,8")
+    with pytest.raises(fakeprop.InputError):
+        fakeprop.infer(ADD_RELU, dynamic="nosuchinput")
+
+
+def test_wrong_argument_types_are_type_errors():
+    with pytest.raises(TypeError):
+        fakeprop.infer(ADD_RELU, dynamic=3)
+
+
+def test_constraint_violation_carries_the_report(cli):
+    args = dict(marks="x:0=dynamic", inputs={"x": [1, 8], "y": [1, 8]})
+    with pytest.raises(fakeprop.ConstraintViolationError) as e:
+        fakeprop.infer(ADD_RELU, **args)
+    assert "Constraints violated (L['x'].size()[0])!" in str(e.value)
+    out = cli(ADD_RELU, "--mark", "x:0=dynamic", "--input", "x=1,8", "--input", "y=1,8", "--json")
+    assert out.returncode == 1
+    assert e.value.report == json.loads(out.stdout)
+
+
+def test_strict_rejects_a_data_dependent_error(cli):
+    model = TESTDATA / "samples" / "nonzero_tail_slice.onnx"
+    report = fakeprop.infer(model)
+    assert report["errors"]
+    with pytest.raises(fakeprop.StrictModeError) as e:
+        fakeprop.infer(model, strict=True)
+    assert e.value.report == report
+    assert cli(model, "--strict").returncode == 1
+    assert report["errors"][0]["message"] in str(e.value)
+
+
+def test_errors_share_one_base():
+    for cls in (fakeprop.InputError, fakeprop.InternalError, fakeprop.ConstraintViolationError,
+                fakeprop.StrictModeError):
+        assert issubclass(cls, fakeprop.Error)

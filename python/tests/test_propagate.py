@@ -1,0 +1,182 @@
+"""fakeprop.propagate over live GraphModules and ExportedPrograms, checked against torch's own fake values."""
+import math
+
+import pytest
+
+import fakeprop
+
+torch = pytest.importorskip("torch")
+if int(torch.__version__.split(".")[0]) < 2:
+    pytest.skip("torch.export needs torch 2", allow_module_level=True)
+
+from torch.export import Dim  # noqa: E402
+
+_FUNCS = {"Max": max, "Min": min, "Mod": lambda a, b: a % b, "floor": math.floor, "ceiling": math.ceil,
+          "Abs": abs}
+
+
+def _fp_int(d, values):
+    """A fakeprop dim (int or Python text over symbol names) at `values`."""
+    return d if isinstance(d, int) else int(eval(d, dict(_FUNCS), dict(values)))  # noqa: S307
+
+
+def _torch_int(d, values):
+    import sympy
+
+    if isinstance(d, int):
+        return d
+    expr = d.node.expr
+    return int(expr.xreplace({s: sympy.Integer(values[str(s)]) for s in expr.free_symbols}))
+
+
+def _points(report, program):
+    """Three assignments of the symbols: the hints, and two more inside their ranges."""
+    ranges = {str(k): v for k, v in getattr(program, "range_constraints", {}).items()}
+    hints = {s["name"]: s["hint"] for s in report["symbols"] if s["hint"] is not None}
+    points = [hints]
+    for factor in (2, 3):
+        p = {}
+        for name, hint in hints.items():
+            v = hint * factor
+            vr = ranges.get(name)
+            if vr is not None and not math.isinf(float(vr.upper)):
+                v = min(v, int(vr.upper))
+            p[name] = v
+        points.append(p)
+    return points
+
+
+def _tensor_pairs(program):
+    gm = getattr(program, "graph_module", program)
+    for node in gm.graph.nodes:
+        if node.op == "output":
+            continue
+        ours = node.meta["fakeprop"]["val"]
+        theirs = node.meta.get("val")
+        if isinstance(theirs, torch.Tensor):
+            yield node, ours, theirs
+        elif isinstance(theirs, (list, tuple)):
+            for i, t in enumerate(theirs):
+                if isinstance(t, torch.Tensor):
+                    yield node, ours[i], t
+
+
+def check_against_torch(program, report):
+    """Every node's shape, stride, offset, dtype, device and requires_grad equals torch's at three points,
+    and two values share a fakeprop storage exactly when they share torch's."""
+    points = _points(report, program)
+    storages = {}
+    checked = 0
+    for node, ours, theirs in _tensor_pairs(program):
+        where = "%s (%s)" % (node.name, node.target)
+        assert ours is not None, where
+        assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), where
+        assert ours["device"] == str(theirs.device), where
+        if node.op == "call_function":
+            assert ours["requires_grad"] == theirs.requires_grad, where
+        for values in points:
+            for key, torch_dims in (("shape", theirs.shape), ("stride", theirs.stride())):
+                got = [_fp_int(d, values) for d in ours[key]]
+                want = [_torch_int(d, values) for d in torch_dims]
+                assert got == want, "%s %s at %s: %s, torch %s" % (where, key, values, ours[key], list(torch_dims))
+            assert _fp_int(ours["storage_offset"], values) == _torch_int(theirs.storage_offset(), values), where
+        key = theirs.untyped_storage()._cdata
+        storages.setdefault(key, set()).add(ours["storage"])
+        checked += 1
+    for ids in storages.values():
+        assert len(ids) == 1, "values torch aliases have distinct fakeprop storages: %s" % ids
+    return checked
+
+
+class Attention(torch.nn.Module):
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.out = torch.nn.Linear(dim, dim)
+        self.norm = torch.nn.LayerNorm(dim)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.norm(x)).view(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        return self.out(y.transpose(1, 2).reshape(b, t, c)) + x
+
+
+def _export_attention():
+    x = torch.randn(2, 8, 32)
+    shapes = {"x": {0: Dim("batch", max=64), 1: Dim("seq", max=512)}}
+    return torch.export.export(Attention().eval(), (x,), dynamic_shapes=shapes)
+
+
+def test_exported_program_matches_torch():
+    ep = _export_attention()
+    vals = {n.name: n.meta.get("val") for n in ep.graph_module.graph.nodes}
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == []
+    assert check_against_torch(ep, report) > 10
+    # meta['val'] is torch's and stays so
+    assert all(n.meta.get("val") is vals[n.name] for n in ep.graph_module.graph.nodes)
+
+
+def test_exported_program_inputs_and_ranges():
+    ep = _export_attention()
+    report = fakeprop.propagate(ep, dynamic=".*")
+    # parameters and buffers come from the signature: never user inputs, never dynamic
+    assert [i["name"] for i in report["inputs"]] == ["x"]
+    params = [n.name for n in ep.graph_module.graph.nodes if n.op == "placeholder" and n.name != "x"]
+    for node in ep.graph_module.graph.nodes:
+        if node.name in params:
+            assert all(isinstance(d, int) for d in node.meta["fakeprop"]["val"]["shape"]), node.name
+    by_name = {s["name"]: s for s in report["symbols"]}
+    for sym, vr in ep.range_constraints.items():
+        ours = by_name[str(sym)]
+        upper = None if math.isinf(float(vr.upper)) else int(vr.upper)
+        assert ours["range"] == [int(vr.lower), upper], str(sym)
+    assert sorted(ours["sources"][0] for ours in report["symbols"]) == ["L['x'].size()[0]", "L['x'].size()[1]"]
+
+
+def test_graph_module_with_dynamic_shapes():
+    def f(x, y):
+        return torch.relu(x @ y.t()).sum(1)
+
+    x, y = torch.randn(4, 8), torch.randn(6, 8)
+    gm = torch.fx.experimental.proxy_tensor.make_fx(f)(x, y)
+    static = fakeprop.propagate(gm, x, y)
+    assert static["symbols"] == []
+    report = fakeprop.propagate(gm, x, y, dynamic_shapes={"x_1": {0: Dim("n")}, "y_1": (Dim.AUTO, None)})
+    assert sorted(s["hint"] for s in report["symbols"]) == [4, 6]
+    out = next(n for n in gm.graph.nodes if n.op == "output").args[0][0]
+    assert isinstance(out.meta["fakeprop"]["val"]["shape"][0], str)
+    # equal Dim names are one size: a guard (or a violation) where the hints differ
+    with pytest.raises(fakeprop.ConstraintViolationError):
+        fakeprop.propagate(gm, x, y, dynamic_shapes=((Dim("n"), None), (Dim("n"), None)))
+
+
+def test_symbolic_make_fx_matches_torch():
+    m = Attention().eval()
+
+    def f(x):
+        return m(x)
+
+    gm = torch.fx.experimental.proxy_tensor.make_fx(f, tracing_mode="symbolic")(torch.randn(3, 5, 32))
+    report = fakeprop.propagate(gm)
+    assert report["errors"] == []
+    assert check_against_torch(gm, report) > 10
+
+
+def test_bad_programs_are_input_errors():
+    class Mod(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+
+    gm = torch.fx.symbolic_trace(Mod())  # not ATen-level: call_module/call_method are fine here, but...
+    gm.graph.call_module("nothing", (next(iter(gm.graph.nodes)),))
+    with pytest.raises(fakeprop.InputError, match="call_module"):
+        fakeprop.propagate(gm, torch.randn(2))
+    ep = _export_attention()
+    with pytest.raises(fakeprop.InputError, match="derived"):
+        b = Dim("b")
+        fakeprop.propagate(ep, dynamic_shapes={"x": {0: 2 * b}})
+    with pytest.raises(fakeprop.InputError, match="no input named"):
+        fakeprop.propagate(ep, dynamic_shapes={"y": None})
