@@ -22,13 +22,16 @@ from torch.export import Dim
 
 # Small Hugging Face configs: the architecture's code with tiny sizes.
 _TINY = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, vocab_size=256)
+# Special token ids inside the tiny vocabulary (the configs' defaults index a full-size one).
+_TOKENS = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
 
 def _hf_causal(config_cls_name, **extra):
     def build():
         import transformers
 
-        cfg = getattr(transformers, config_cls_name)(**{**_TINY, **extra})
+        # use_cache=False: with a cache the model returns a DynamicCache, which export cannot flatten.
+        cfg = getattr(transformers, config_cls_name)(**{**_TINY, **_TOKENS, **extra}, use_cache=False)
         model = transformers.AutoModelForCausalLM.from_config(cfg).eval()
         ids = torch.randint(0, 256, (2, 16))
         batch, seq = Dim("batch", min=1, max=64), Dim("seq", min=2, max=512)
@@ -40,7 +43,8 @@ def _hf_causal(config_cls_name, **extra):
 def _gpt2():
     import transformers
 
-    cfg = transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, vocab_size=256, n_positions=512)
+    cfg = transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, vocab_size=256, n_positions=512, use_cache=False,
+                                  bos_token_id=1, eos_token_id=2)
     model = transformers.GPT2LMHeadModel(cfg).eval()
     ids = torch.randint(0, 256, (2, 16))
     return model, (ids,), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=512)}}
@@ -78,7 +82,7 @@ def _vit_hf():
 def _clip_text():
     import transformers
 
-    cfg = transformers.CLIPTextConfig(**_TINY, max_position_embeddings=77)
+    cfg = transformers.CLIPTextConfig(**_TINY, **_TOKENS, max_position_embeddings=77)
     model = transformers.CLIPTextModel(cfg).eval()
     ids = torch.randint(0, 256, (2, 16))
     return model, (ids,), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=77)}}
@@ -89,7 +93,8 @@ def _whisper_encoder():
 
     cfg = transformers.WhisperConfig(d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
                                      decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,
-                                     num_mel_bins=16, max_source_positions=64, vocab_size=256)
+                                     num_mel_bins=16, max_source_positions=64, vocab_size=256,
+                                     pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
     model = transformers.WhisperModel(cfg).get_encoder().eval()
     feats = torch.randn(2, 16, 128)  # the encoder takes exactly 2*max_source_positions frames
     return model, (feats,), {"input_features": {0: Dim("batch", max=64)}}

@@ -166,7 +166,8 @@ def export_graph(program, example_inputs=None, input_names=None):
     """
     state = {}
     range_constraints = None
-    if hasattr(program, "graph_signature") and hasattr(program, "graph_module"):
+    exported = hasattr(program, "graph_signature") and hasattr(program, "graph_module")
+    if exported:
         state = _state_targets(program)
         range_constraints = program.range_constraints
         gm = program.graph_module
@@ -218,6 +219,13 @@ def export_graph(program, example_inputs=None, input_names=None):
                 nodes.append({"name": name, "op": op, "target": _target_name(n.target), "args": args, "kwargs": kwargs})
         else:
             raise InputError("node %s: op %s is not ATen-level (call_module/call_method are not supported)" % (n.name, op))
+    if exported:
+        # torch.export traces with grad disabled: no node of its graph requires
+        # grad, whatever its parameters' and inputs' meta['val'] say (set after
+        # the trace); inputs that do not require grad give fakeprop the same.
+        for node in nodes:
+            if node["op"] in ("placeholder", "get_attr") and node.get("val") and "requires_grad" in node["val"]:
+                node["val"]["requires_grad"] = False
     doc = {"format": FORMAT, "nodes": nodes}
     symbols = _symbols_from(seen_vals, range_constraints)
     if symbols:
