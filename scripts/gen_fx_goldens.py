@@ -1575,6 +1575,153 @@ def fft_and_embedding_bag_cases():
     return [c for c in cases if not (c[1][0].device != "cpu" and c[1][0].requires_grad)]
 
 
+def composite_cases():
+    """CompositeImplicit ops that torch.export's default IR keeps (conv2d,
+    layer_norm, dropout, ...): fake tensors run their C++ decomposition."""
+    cases = []
+    for dev in ["cpu", "cuda:0"]:
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+        x, xcl, w, b = D([2, 3, 16, 16]), D([2, 3, 16, 16], layout="cl"), D([8, 3, 3, 3]), D([8])
+        cases += [
+            ("aten.conv2d.default", [x, w, b], {}),
+            ("aten.conv2d.default", [x, w, None, [2, 2], [1, 1], [1, 1], 1], {}),
+            ("aten.conv2d.default", [xcl, w, b, [1, 1], [1, 1]], {}),
+            ("aten.conv2d.default", [D([3, 16, 16]), w, b, [1, 1], [1, 1]], {}),
+            ("aten.conv2d.default", [D([2, 4, 9, 9]), D([6, 2, 3, 3]), None, [2, 2], [1, 1], [1, 1], 2], {}),
+            ("aten.conv2d.default", [D([2, 4, 9, 9]), w, b], {}),
+            ("aten.conv1d.default", [D([2, 3, 10]), D([4, 3, 3]), D([4]), [1], [1]], {}),
+            ("aten.conv1d.default", [D([3, 10]), D([4, 3, 3])], {}),
+            ("aten.conv3d.default", [D([2, 3, 4, 6, 6]), D([4, 3, 3, 3, 3]), None, [1, 1, 1], [1, 1, 1]], {}),
+            ("aten.conv2d.padding", [x, w, b, [1, 1], "same"], {}),
+            ("aten.conv2d.padding", [x, D([8, 3, 4, 4]), b, [1, 1], "same", [1, 1]], {}),
+            ("aten.conv2d.padding", [x, D([8, 3, 4, 3]), b, [1, 1], "same", [2, 1]], {}),
+            ("aten.conv2d.padding", [x, w, b, [1, 1], "valid"], {}),
+            ("aten.conv2d.padding", [x, w, b, [2, 2], "same"], {}),
+            ("aten.conv1d.padding", [D([2, 3, 10]), D([4, 3, 4]), None, [1], "same"], {}),
+            ("aten.conv1d.padding", [D([2, 3, 10]), D([4, 3, 4]), None, [1], "full"], {}),
+            ("aten.conv3d.padding", [D([2, 3, 4, 6, 6]), D([4, 3, 2, 3, 3]), None, [1, 1, 1], "same"], {}),
+            ("aten.conv_transpose2d.input", [D([2, 8, 5, 5]), D([8, 3, 3, 3]), None, [2, 2], [1, 1], [1, 1]], {}),
+            ("aten.conv_transpose2d.input", [D([2, 8, 5, 5]), D([8, 2, 3, 3]), None, [2, 2], [0, 0], [0, 0], 2], {}),
+            ("aten.conv_transpose1d.default", [D([2, 8, 5]), D([8, 3, 3]), D([3]), [2]], {}),
+            ("aten.conv_transpose3d.input", [D([2, 8, 3, 5, 5]), D([8, 3, 3, 3, 3])], {}),
+        ]
+        ln = "aten.layer_norm.default"
+        cases += [
+            (ln, [D([2, 5, 8]), [8], D([8]), D([8]), 1e-5], {}),
+            (ln, [D([2, 5, 8], layout=("perm", [0, 2, 1])), [8]], {}),
+            (ln, [D([2, 5, 8], dtype=torch.float16), [5, 8]], {}),
+            (ln, [D([2, 5, 8]), [4]], {}),
+            (ln, [D([2, 3, 4, 5], layout="cl"), [5], None, None, 1e-5, False], {}),
+        ]
+        gn = "aten.group_norm.default"
+        cases += [
+            (gn, [D([2, 6, 4, 4]), 3, D([6]), D([6])], {}),
+            (gn, [D([2, 6, 4, 4], layout="cl"), 2], {}),
+            (gn, [D([2, 6, 5]), 6], {}),
+            (gn, [D([2, 6, 4, 4]), 4], {}),
+            (gn, [D([2, 6, 4, 4], dtype=torch.float16), 3], {}),
+        ]
+        bn = "aten.batch_norm.default"
+        c = D([4])
+        for train in [True, False]:
+            cases += [
+                (bn, [D([2, 4, 5, 5]), c, c, c, c, train, 0.1, 1e-5, True], {}),
+                (bn, [D([2, 4, 5, 5], layout="cl"), c, c, c, c, train, 0.1, 1e-5, True], {}),
+                (bn, [D([2, 4, 7]), None, None, c, c, train, 0.1, 1e-5, False], {}),
+                (bn, [D([2, 4, 5, 5], dtype=torch.float16), c, c, c, c, train, 0.1, 1e-5, True], {}),
+            ]
+        for tgt in ["aten.dropout.default", "aten.feature_dropout.default", "aten.alpha_dropout.default",
+                    "aten.feature_alpha_dropout.default"]:
+            cases += [
+                (tgt, [D([2, 3, 4, 4]), 0.5, False], {}),
+                (tgt, [D([2, 3, 4, 4]), 0.5, True], {}),
+                (tgt, [D([2, 3, 4, 4], layout="cl"), 0.5, True], {}),
+                (tgt, [D([2, 3, 4, 4]), 0.0, True], {}),
+            ]
+        for tgt in ["aten.dropout_.default", "aten.feature_dropout_.default", "aten.alpha_dropout_.default",
+                    "aten.feature_alpha_dropout_.default"]:
+            cases += [
+                (tgt, [D([2, 3, 4]), 0.5, False], {}),
+                (tgt, [D([2, 3, 4]), 0.5, True], {}),
+            ]
+        cases += [
+            ("aten.dropout.default", [D([2, 3], dtype=torch.int64), 0.5, True], {}),
+            ("aten.dropout.default", [D([2, 3], layout=("perm", [1, 0])), 0.2, True], {}),
+        ]
+        ap = "aten.adaptive_avg_pool2d.default"
+        cases += [
+            (ap, [D([2, 3, 8, 8]), [1, 1]], {}),
+            (ap, [D([2, 3, 8, 8], layout="cl"), [1, 1]], {}),
+            (ap, [D([3, 8, 8]), [1, 1]], {}),
+            (ap, [D([2, 3, 8, 8]), [2, 3]], {}),
+            (ap, [D([2, 3, 8, 8], layout="cl"), [2, 2]], {}),
+            (ap, [D([2, 3, 8, 8], dtype=torch.float16), [1, 1]], {}),
+        ]
+        mp = "aten.max_pool2d.default"
+        cases += [
+            (mp, [D([2, 3, 16, 16]), [3, 3], [2, 2], [1, 1]], {}),
+            (mp, [D([2, 3, 16, 16], layout="cl"), [2, 2]], {}),
+            (mp, [D([3, 15, 15]), [3, 3], [2, 2], [0, 0], [1, 1], True], {}),
+            (mp, [D([2, 3, 16, 16], requires_grad=True), [2, 2]], {}),
+        ]
+        for tgt in ["aten.min.other", "aten.max.other"]:
+            cases += [
+                (tgt, [D([2, 3]), D([3])], {}),
+                (tgt, [D([2, 3], dtype=torch.int64), D([2, 3], dtype=torch.float16)], {}),
+                (tgt, [D([2, 3, 4, 5], layout="cl"), D([2, 3, 4, 5])], {}),
+                (tgt, [D([2, 3]), D([], dtype=torch.float64)], {}),
+            ]
+        cases += [
+            ("aten.lift_fresh_copy.default", [D([2, 3])], {}),
+            ("aten.lift_fresh_copy.default", [D([2, 3, 4, 5], layout="cl")], {}),
+            ("aten.lift_fresh_copy.default", [D([3, 4], layout=("perm", [1, 0]), offset=2)], {}),
+            ("aten.detach_.default", [D([2, 3])], {}),
+            ("aten.detach_.default", [D([2, 3], requires_grad=True)], {}),
+            ("aten.diff.default", [D([2, 5])], {}),
+            ("aten.diff.default", [D([2, 5]), 2, 0], {}),
+            ("aten.diff.default", [D([2, 5]), 1, -1, D([2, 1]), D([2, 3])], {}),
+            ("aten.diff.default", [D([4, 5], layout=("perm", [1, 0])), 1, 1], {}),
+            ("aten.diff.default", [D([2, 5], dtype=torch.bool)], {}),
+            ("aten.diff.default", [D([2, 5], dtype=torch.int32), 3], {}),
+            ("aten.diff.default", [D([2, 5]), 0], {}),
+            ("aten.diff.default", [D([2, 5]), 7], {}),
+            ("aten.diff.default", [D([2, 5]), 1, 0, D([1, 5], dtype=torch.float64)], {}),
+        ]
+        # scaled_dot_product_attention: on CPU the flash kernel (empty_like
+        # query) when its gates pass, else the math path (contiguous)
+        sdpa = "aten.scaled_dot_product_attention.default"
+        q, bl = D([2, 4, 8, 16]), D([2, 4, 8, 16], layout=("perm", [0, 2, 1, 3]))
+        cases += [
+            (sdpa, [q, q, q], {}),
+            (sdpa, [bl, bl, bl], {}),
+            (sdpa, [bl, q, q], {}),
+            (sdpa, [bl, bl, bl, D([2, 1, 8, 8])], {}),
+            (sdpa, [bl, bl, bl, D([8, 8], dtype=torch.bool)], {}),
+            (sdpa, [bl, bl, bl], {"is_causal": True}),
+            (sdpa, [bl, bl, bl, None, 0.1], {}),
+            (sdpa, [bl, bl, D([2, 4, 8, 32], layout=("perm", [0, 2, 1, 3]))], {}),
+            (sdpa, [D([8, 8, 16]), D([8, 8, 16]), D([8, 8, 16])], {}),
+            (sdpa, [D([2, 4, 8, 16], dtype=torch.float16, layout=("perm", [0, 2, 1, 3])),
+                    D([2, 4, 8, 16], dtype=torch.float16), D([2, 4, 8, 16], dtype=torch.float16)], {}),
+            (sdpa, [bl, D([2, 2, 8, 16]), D([2, 2, 8, 16])], {"enable_gqa": True}),
+            (sdpa, [D([2, 4, 8, 16], layout=("perm", [2, 0, 1, 3])), q, q], {}),
+            (sdpa, [D([2, 4, 8, 16], layout=("perm", [0, 1, 3, 2])), q, q], {}),
+            (sdpa, [bl, D([2, 4, 5, 16]), D([2, 4, 5, 16])], {}),
+            (sdpa, [bl, D([2, 4, 0, 16]), D([2, 4, 0, 16])], {}),
+        ]
+        am = "aten._assert_tensor_metadata.default"
+        cases += [
+            (am, [D([2, 3])], {"dtype": torch.float32, "device": torch.device(dev), "layout": torch.strided}),
+            (am, [D([2, 3]), None, None, torch.float32], {}),
+            (am, [D([2, 3]), None, None, torch.int64], {}),
+            (am, [D([2, 3]), [2, 3], [3, 1]], {}),
+            (am, [D([2, 3]), [3, 2]], {}),
+            (am, [D([2, 3])], {"device": torch.device("cuda:0" if dev == "cpu" else "cpu")}),
+        ]
+    return [c for c in cases if not (c[1][0].device != "cpu" and c[1][0].requires_grad)]
+
+
 FAMILIES = {
     "pointwise": pointwise_cases,
     "view": view_cases,
@@ -1586,6 +1733,7 @@ FAMILIES = {
     "data_dependent": data_dependent_cases,
     "grad": grad_cases,
     "core": core_cases,
+    "composite": composite_cases,
 }
 
 

@@ -130,6 +130,13 @@ void clone(OpContext& ctx) {
   set_tensor(ctx, empty_like(ctx, self, std::nullopt, ctx.memory_format_arg(kKw, "memory_format")));
 }
 
+// lift_fresh_copy(self): a constant lifted into the graph, copied; fake
+// tensors give a contiguous copy whatever self's layout.
+void lift_fresh_copy(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+}
+
 // contiguous: self itself when already laid out so, else a copy.
 void contiguous(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -296,6 +303,7 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.arange.start", arange);
   r.add("aten.arange.start_step", arange);
   r.add("aten.clone.default", clone);
+  r.add("aten.lift_fresh_copy.default", lift_fresh_copy);
   r.add("aten.contiguous.default", contiguous);
   r.add("aten._to_copy.default", to_copy);
   r.add_inplace("aten.copy_.default", copy_inplace);

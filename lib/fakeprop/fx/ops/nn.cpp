@@ -80,6 +80,68 @@ TensorValue conv_tensor(OpContext& ctx, SymShape sizes, DType dtype, const Devic
   return ctx.new_tensor(std::move(sizes), dtype, device, SymShape{st[0], st[1], st[3]});
 }
 
+// The parameters of one convolution, as aten.convolution takes them.
+struct ConvParams {
+  std::vector<SymInt> stride, padding, dilation, output_padding;
+  bool transposed = false;
+  int64_t groups = 1;
+};
+
+// convolution's result for a batched input ([N, C, *spatial]).
+TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMeta& weight, const TensorMeta* bias,
+                        const ConvParams& p) {
+  if (input.dim() < 3 || weight.dim() != input.dim())
+    ctx.fail(ErrorKind::InvalidArgument, "convolution: expected input and weight of the same rank >= 3, got input " +
+                                             text(input.sizes) + " and weight " + text(weight.sizes));
+  const size_t spatial = static_cast<size_t>(input.dim() - 2);
+  for (const std::vector<SymInt>* v : {&p.stride, &p.padding, &p.dilation})
+    if (v->size() != spatial)
+      ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": expected " + std::to_string(spatial) +
+                                               " values per parameter, got " + std::to_string(v->size()));
+  const int64_t groups = p.groups;
+  if (groups <= 0) ctx.fail(ErrorKind::InvalidArgument, "non-positive groups is not supported");
+  const Device device = common_device(present({&input, &weight, bias}), ctx.target());
+  if (weight.dtype != input.dtype)
+    ctx.fail(ErrorKind::TypeError, "Input type (" + dtype_title(input.dtype) + ") and weight type (" +
+                                       dtype_title(weight.dtype) + ") should be the same");
+
+  SymShape out{input.sizes[0]};
+  const char* why = "convolution";
+  if (!p.transposed) {
+    if (!same_size(ctx, weight.sizes[1] * groups, input.sizes[1], why))
+      ctx.fail(ErrorKind::ShapeMismatch, "Given groups=" + std::to_string(groups) + ", weight of size " +
+                                             text(weight.sizes) + ", expected input" + text(input.sizes) + " to have " +
+                                             text(weight.sizes[1] * groups) + " channels, but got " +
+                                             text(input.sizes[1]) + " channels instead");
+    out.push_back(weight.sizes[0]);
+    for (size_t i = 0; i < spatial; ++i) {
+      const SymInt& k = weight.sizes[i + 2];
+      out.push_back(conv_output_size(input.sizes[i + 2], k, p.stride[i], p.padding[i] * 2, p.dilation[i]));
+    }
+  } else {
+    if (p.output_padding.size() != spatial)
+      ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": expected output_padding to have " +
+                                               std::to_string(spatial) + " elements");
+    if (!same_size(ctx, weight.sizes[0], input.sizes[1], why))
+      ctx.fail(ErrorKind::ShapeMismatch, "Given transposed=1, weight of size " + text(weight.sizes) +
+                                             ", expected input" + text(input.sizes) + " to have " +
+                                             text(weight.sizes[0]) + " channels, but got " + text(input.sizes[1]) +
+                                             " channels instead");
+    out.push_back(weight.sizes[1] * groups);
+    for (size_t i = 0; i < spatial; ++i) {
+      const SymInt& k = weight.sizes[i + 2];
+      out.push_back(conv_transpose_output_size(input.sizes[i + 2], k, p.stride[i], p.padding[i] * 2, p.dilation[i],
+                                               p.output_padding[i]));
+    }
+  }
+  out = simplified(ctx, std::move(out));
+  check_non_negative(ctx, out);
+  for (const SymInt& s : out)
+    if (!s.is_static())
+      require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
+  return conv_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device));
+}
+
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 void convolution(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
@@ -89,50 +151,83 @@ void convolution(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "convolution: expected input and weight of the same rank >= 3, got input " +
                                              text(input.sizes) + " and weight " + text(weight.sizes));
   const size_t spatial = static_cast<size_t>(input.dim() - 2);
-  const std::vector<SymInt> stride = per_dim(ctx, 3, "stride", spatial);
-  const std::vector<SymInt> padding = per_dim(ctx, 4, "padding", spatial);
-  const std::vector<SymInt> dilation = per_dim(ctx, 5, "dilation", spatial);
-  const bool transposed = ctx.bool_arg(6, "transposed");
-  const int64_t groups = static_int(ctx, 8, "groups", 1);
-  if (groups <= 0) ctx.fail(ErrorKind::InvalidArgument, "non-positive groups is not supported");
-  const Device device = common_device(present({&input, &weight, bias}), ctx.target());
-  if (weight.dtype != input.dtype)
-    ctx.fail(ErrorKind::TypeError, "Input type (" + dtype_title(input.dtype) + ") and weight type (" +
-                                       dtype_title(weight.dtype) + ") should be the same");
+  ConvParams p;
+  p.stride = per_dim(ctx, 3, "stride", spatial);
+  p.padding = per_dim(ctx, 4, "padding", spatial);
+  p.dilation = per_dim(ctx, 5, "dilation", spatial);
+  p.transposed = ctx.bool_arg(6, "transposed");
+  p.groups = static_int(ctx, 8, "groups", 1);
+  if (p.transposed) p.output_padding = per_dim(ctx, 7, "output_padding", spatial);
+  set_tensor(ctx, conv_result(ctx, input, weight, bias, p));
+}
 
-  SymShape out{input.sizes[0]};
-  const char* why = "convolution";
-  if (!transposed) {
-    if (!same_size(ctx, weight.sizes[1] * groups, input.sizes[1], why))
-      ctx.fail(ErrorKind::ShapeMismatch, "Given groups=" + std::to_string(groups) + ", weight of size " +
-                                             text(weight.sizes) + ", expected input" + text(input.sizes) + " to have " +
-                                             text(weight.sizes[1] * groups) + " channels, but got " +
-                                             text(input.sizes[1]) + " channels instead");
-    out.push_back(weight.sizes[0]);
-    for (size_t i = 0; i < spatial; ++i) {
-      const SymInt& k = weight.sizes[i + 2];
-      out.push_back(conv_output_size(input.sizes[i + 2], k, stride[i], padding[i] * 2, dilation[i]));
-    }
+// conv{1,2,3}d, their .padding overloads (padding "same" / "valid") and
+// conv_transpose{1,2,3}d: CompositeImplicit ops that call convolution; an
+// unbatched input ([C, *spatial]) runs as a batch of one and the batch dim
+// is squeezed out again (aten/src/ATen/native/Convolution.cpp).
+template <int Spatial, bool Transposed>
+void conv_composite(OpContext& ctx) {
+  const TensorMeta& given = ctx.tensor(0, "input");
+  const TensorMeta& weight = ctx.tensor(1, "weight");
+  const TensorMeta* bias = ctx.optional_tensor(2, "bias");
+  const char* name = Transposed ? "conv_transpose" : "conv";
+  const std::string op = std::string(name) + std::to_string(Spatial) + "d";
+  const bool batched = given.dim() == Spatial + 2;
+  if (!batched && given.dim() != Spatial + 1)
+    ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 1) + "D (unbatched) or " +
+                                             std::to_string(Spatial + 2) + "D (batched) input to " + op +
+                                             ", but got input of size: " + text(given.sizes));
+  TensorMeta input = given;
+  if (!batched) {  // unsqueeze(0)
+    input.sizes.insert(input.sizes.begin(), SymInt(1));
+    input.strides.insert(input.strides.begin(), simplified(ctx, given.sizes[0] * given.strides[0]));
+  }
+  const auto n = static_cast<size_t>(Spatial);
+  const std::vector<SymInt> ones(n, SymInt(1)), zeros(n, SymInt(0));
+  ConvParams p;
+  p.transposed = Transposed;
+  p.stride = per_dim(ctx, 3, "stride", n, ones);
+  if (Transposed) {
+    // conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    p.padding = per_dim(ctx, 4, "padding", n, zeros);
+    p.output_padding = per_dim(ctx, 5, "output_padding", n, zeros);
+    p.groups = static_int(ctx, 6, "groups", 1);
+    p.dilation = per_dim(ctx, 7, "dilation", n, ones);
   } else {
-    const std::vector<SymInt> output_padding = per_dim(ctx, 7, "output_padding", spatial);
-    if (!same_size(ctx, weight.sizes[0], input.sizes[1], why))
-      ctx.fail(ErrorKind::ShapeMismatch, "Given transposed=1, weight of size " + text(weight.sizes) +
-                                             ", expected input" + text(input.sizes) + " to have " +
-                                             text(weight.sizes[0]) + " channels, but got " + text(input.sizes[1]) +
-                                             " channels instead");
-    out.push_back(weight.sizes[1] * groups);
-    for (size_t i = 0; i < spatial; ++i) {
-      const SymInt& k = weight.sizes[i + 2];
-      out.push_back(
-          conv_transpose_output_size(input.sizes[i + 2], k, stride[i], padding[i] * 2, dilation[i], output_padding[i]));
+    p.dilation = per_dim(ctx, 5, "dilation", n, ones);
+    p.groups = static_int(ctx, 6, "groups", 1);
+    if (ctx.target().ends_with(".padding")) {
+      const std::string mode = ctx.string_arg(4, "padding", "valid");
+      if (mode == "valid") {
+        p.padding = zeros;
+      } else if (mode == "same") {
+        // _convolution_mode: each dim pads dilation * (k - 1) in all, half on
+        // each side; an odd total pads the input by one more on the right.
+        for (const SymInt& s : p.stride)
+          if (!same_size(ctx, s, 1, "conv padding='same'"))
+            ctx.fail(ErrorKind::InvalidArgument, "padding='same' is not supported for strided convolutions");
+        if (weight.dim() != input.dim())
+          ctx.fail(ErrorKind::InvalidArgument, op + ": weight of size " + text(weight.sizes) +
+                                                   " does not match the input " + text(input.sizes));
+        for (size_t i = 0; i < n; ++i) {
+          const int64_t k = specialize(ctx, weight.sizes[i + 2], "conv padding='same' kernel size");
+          const int64_t total = specialize(ctx, p.dilation[i], "conv padding='same' dilation") * (k - 1);
+          p.padding.push_back(total / 2);
+          if (total % 2 != 0) input.sizes[i + 2] = simplified(ctx, input.sizes[i + 2] + 1);
+        }
+      } else {
+        ctx.fail(ErrorKind::InvalidArgument, "Invalid padding string: '" + mode + "'");
+      }
+    } else {
+      p.padding = per_dim(ctx, 4, "padding", n, zeros);
     }
   }
-  out = simplified(ctx, std::move(out));
-  check_non_negative(ctx, out);
-  for (const SymInt& s : out)
-    if (!s.is_static())
-      require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
-  set_tensor(ctx, conv_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device)));
+  TensorValue out = conv_result(ctx, input, weight, bias, p);
+  if (!batched) {  // squeeze(0) of the fresh result
+    out.meta.sizes.erase(out.meta.sizes.begin());
+    out.meta.strides.erase(out.meta.strides.begin());
+  }
+  set_tensor(ctx, std::move(out));
 }
 
 // ---- matrix products ----
@@ -339,7 +434,9 @@ void batch_norm_functional(OpContext& ctx) {
 // as torch/_refs native_layer_norm (2.x): the input is made contiguous, so
 // is the output; mean/rstd keep the reduced dims as 1; on CPU they take the
 // input dtype, elsewhere the computation dtype (torch 1.13: float32 on both).
-void native_layer_norm(OpContext& ctx) {
+// Shared by native_layer_norm and layer_norm (CompositeImplicit: it calls
+// native_layer_norm and keeps the output); their arguments agree.
+std::vector<TensorValue> layer_norm_outputs(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
   const std::vector<SymInt> normalized = ctx.int_list(1, "normalized_shape");
   const TensorMeta* weight = ctx.optional_tensor(2, "weight");
@@ -374,7 +471,18 @@ void native_layer_norm(OpContext& ctx) {
   outs.push_back(empty_tensor(ctx, input.sizes, input.dtype, device));
   outs.push_back(empty_tensor(ctx, stats, stats_dtype, device));
   outs.push_back(empty_tensor(ctx, stats, stats_dtype, device));
-  set_tuple(ctx, std::move(outs));
+  return outs;
+}
+void native_layer_norm(OpContext& ctx) { set_tuple(ctx, layer_norm_outputs(ctx)); }
+void layer_norm(OpContext& ctx) { set_tensor(ctx, std::move(layer_norm_outputs(ctx)[0])); }
+
+// batch_norm(input, weight, bias, running_mean, running_var, training,
+// momentum, eps, cudnn_enabled): native_batch_norm's output.
+void batch_norm(OpContext& ctx) {
+  std::vector<TensorValue> outs = batch_norm_outputs(
+      ctx, ctx.tensor(0, "input"), ctx.optional_tensor(1, "weight"), ctx.optional_tensor(2, "bias"),
+      ctx.optional_tensor(3, "running_mean"), ctx.optional_tensor(4, "running_var"), ctx.bool_arg(5, "training"), false);
+  set_tensor(ctx, std::move(outs[0]));
 }
 
 // ---- pooling ----
@@ -452,6 +560,13 @@ void max_pool2d_with_indices(OpContext& ctx) {
                   empty_tensor(ctx, out, DType::Int64, input.device, format)});
 }
 
+// max_pool2d (CompositeImplicit): max_pool2d_with_indices' output.
+void max_pool2d(OpContext& ctx) {
+  max_pool2d_with_indices(ctx);
+  Value out = (*ctx.result().list)[0];
+  ctx.set_result(std::move(out));
+}
+
 // avg_pool2d(input, kernel_size, stride=[], padding=0, ceil_mode, count_include_pad, divisor_override)
 void avg_pool2d(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "self");
@@ -494,6 +609,27 @@ void adaptive_avg_pool(OpContext& ctx) {
   out.insert(out.end(), size.begin(), size.end());
   const MemoryFormat format = Spatial == 2 ? suggest_memory_format(input, ctx.env()) : MemoryFormat::Contiguous;
   set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, format));
+}
+
+// adaptive_avg_pool2d (CompositeImplicit): an output size of 1x1 is a mean
+// over the last two dims with keepdim (contiguous), made contiguous in
+// channels_last when the input suggests it; else _adaptive_avg_pool2d.
+void adaptive_avg_pool2d_composite(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  const std::vector<SymInt> size = ctx.int_list(1, "output_size");
+  if (size.size() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool2d: output_size must be 2");
+  const bool one_by_one = same_size(ctx, size[0], 1, "adaptive_avg_pool2d") &&
+                          same_size(ctx, size[1], 1, "adaptive_avg_pool2d");
+  if (!one_by_one || input.dim() < 2) return adaptive_avg_pool<2>(ctx);
+  if (!is_floating(input.dtype) && !is_complex(input.dtype))
+    ctx.fail(ErrorKind::TypeError, "mean(): could not infer output dtype. Input dtype must be either a floating "
+                                   "point or complex dtype. Got: " + dtype_title(input.dtype));
+  SymShape out(input.sizes.begin(), input.sizes.end() - 2);
+  out.push_back(1);
+  out.push_back(1);
+  const MemoryFormat format = suggests_channels_last(ctx, input) ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
+  set_tensor(ctx, empty_tensor(ctx, std::move(out), input.dtype, input.device, format));
 }
 
 // adaptive_max_pool2d(self, output_size) -> (out, indices), suggested memory format.
@@ -582,11 +718,8 @@ void embedding(OpContext& ctx) {
 }
 
 // native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (out, mean [N, group], rstd [N, group]).
-void native_group_norm(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const SymInt n = ctx.int_arg(3, "N");
-  const SymInt c = ctx.int_arg(4, "C");
-  const SymInt group = ctx.int_arg(6, "group");
+std::vector<TensorValue> group_norm_outputs(OpContext& ctx, const TensorMeta& input, const SymInt& n, const SymInt& c,
+                                            const SymInt& group) {
   if (!decide(ctx, sym_eq(mod(c, group), 0), "group_norm"))
     ctx.fail(ErrorKind::InvalidArgument,
              "Expected number of channels in input to be divisible by num_groups, but got input of "
@@ -595,23 +728,80 @@ void native_group_norm(OpContext& ctx) {
   outs.push_back(empty_like(ctx, input));
   outs.push_back(empty_tensor(ctx, {n, group}, input.dtype, input.device));
   outs.push_back(empty_tensor(ctx, {n, group}, input.dtype, input.device));
-  set_tuple(ctx, std::move(outs));
+  return outs;
+}
+void native_group_norm(OpContext& ctx) {
+  set_tuple(ctx, group_norm_outputs(ctx, ctx.tensor(0, "input"), ctx.int_arg(3, "N"), ctx.int_arg(4, "C"),
+                                    ctx.int_arg(6, "group")));
+}
+
+// group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): checks
+// the parameters, then native_group_norm over the input made contiguous in
+// its suggested memory format; keeps the output.
+void group_norm(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const SymInt group = ctx.int_arg(1, "num_groups");
+  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
+  const TensorMeta* bias = ctx.optional_tensor(3, "bias");
+  if (input.dim() < 2)
+    ctx.fail(ErrorKind::InvalidArgument, "group_norm: expected at least 2D input, got " + text(input.sizes));
+  const SymInt& c = input.sizes[1];
+  for (const auto& [t, what] : {std::pair{weight, "weight"}, std::pair{bias, "bias"}})
+    if (t && (t->dim() != 1 || !same_size(ctx, t->numel(), c, "group_norm")))
+      ctx.fail(ErrorKind::ShapeMismatch, std::string("Expected ") + what + " to be a vector of size equal to the "
+                                             "number of channels in input, but got " + what + " of shape " +
+                                             text(t->sizes) + " and input of shape " + text(input.sizes));
+  common_device(present({&input, weight, bias}), ctx.target());
+  TensorMeta x = input;
+  x.strides = strides_for(x.sizes, suggest_memory_format(input, ctx.env()), &ctx.env());
+  set_tensor(ctx, std::move(group_norm_outputs(ctx, x, input.sizes[0], c, group)[0]));
 }
 
 // native_dropout(input, p, train) -> (out, mask), as its decomposition: in
 // eval mode (or p == 0) the output is the input itself.
+// Dropout's output: a fresh tensor in the input's layout when it drops
+// anything, else the input itself.
+TensorValue dropout_output(OpContext& ctx, const TensorMeta& input, double p, bool train) {
+  if (!train || p == 0) return same_view(ctx, input);
+  if (p != 1 && !is_floating(input.dtype))
+    ctx.fail(ErrorKind::TypeError, "result type Float can't be cast to the desired output type " +
+                                       dtype_title(input.dtype));
+  return empty_like(ctx, input);
+}
+
 void native_dropout(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
   const double p = ctx.float_arg(1, "p");
   const bool train = !ctx.has(2, "train") || ctx.bool_arg(2, "train");
-  if (train && p != 0) {
-    if (p != 1 && !is_floating(input.dtype))
-      ctx.fail(ErrorKind::TypeError, "result type Float can't be cast to the desired output type " +
-                                         dtype_title(input.dtype));
-    set_tuple(ctx, {empty_like(ctx, input), empty_like(ctx, input, DType::Bool)});
+  set_tuple(ctx, {dropout_output(ctx, input, p, train), empty_like(ctx, input, DType::Bool)});
+}
+
+// dropout / feature_dropout / alpha_dropout / feature_alpha_dropout(input, p,
+// train), CompositeImplicit (aten/src/ATen/native/Dropout.cpp): the input
+// itself in eval mode, for p == 0 and for an empty input; else a fresh
+// tensor (native_dropout's output on CUDA, input * noise on CPU), which
+// keeps the input's layout.
+void dropout(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const double p = ctx.float_arg(1, "p");
+  const bool train = ctx.bool_arg(2, "train");
+  if (p < 0 || p > 1)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+  if (train && p != 0 && decide(ctx, sym_eq(input.numel(), 0), "dropout of an empty input")) {
+    set_tensor(ctx, same_view(ctx, input));
     return;
   }
-  set_tuple(ctx, {same_view(ctx, input), empty_like(ctx, input, DType::Bool)});
+  set_tensor(ctx, dropout_output(ctx, input, p, train));
+}
+// Their in-place twins return self.
+void dropout_inplace(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "input");
+  const double p = ctx.float_arg(1, "p");
+  if (p < 0 || p > 1)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+  set_tensor(ctx, same_view(ctx, self));
 }
 
 // pixel_shuffle(self, r): [*, C/r^2, H*r, W*r]; a channels-last input gives a
@@ -761,6 +951,32 @@ void sdpa(OpContext& ctx) {
     ctx.fail(ErrorKind::ShapeMismatch, "scaled_dot_product_attention: query and key embedding sizes differ: " +
                                            text(q.sizes) + " and " + text(k.sizes));
   const Device device = common_device(present({&q, &k, &v}), ctx.target());
+  // On CPU the composite picks the flash kernel when its gates pass
+  // (sdp_utils_cpp.cpp: no dropout, 4-D, one head dim, unit last strides,
+  // non-empty sequences, a float dtype); its output is empty_like(query).
+  // Everything else (and every fake CUDA call) runs the math path, whose
+  // matmul gives a contiguous result.
+  const char* why = "sdpa backend choice";
+  auto flash_cpu = [&] {
+    if (!device.is_cpu() || q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
+    if (ctx.float_arg(4, "dropout_p", 0.0) > 0) return false;
+    const DType t = q.dtype;
+    if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Float16) return false;
+    if (k.dtype != t || v.dtype != t) return false;
+    if (!same_size(ctx, q.sizes[3], k.sizes[3], why) || !same_size(ctx, q.sizes[3], v.sizes[3], why)) return false;
+    if (!same_size(ctx, q.sizes[0], k.sizes[0], why) || !same_size(ctx, q.sizes[0], v.sizes[0], why)) return false;
+    const bool gqa = ctx.bool_arg(1000, "enable_gqa", false);
+    if (!gqa && (!same_size(ctx, q.sizes[1], k.sizes[1], why) || !same_size(ctx, q.sizes[1], v.sizes[1], why)))
+      return false;
+    for (const TensorMeta* t3 : {&q, &k, &v})
+      if (!same_size(ctx, t3->strides[3], 1, why)) return false;
+    if (decide(ctx, sym_or(sym_eq(q.sizes[2], 0), sym_eq(k.sizes[2], 0)), why)) return false;
+    return true;
+  };
+  if (flash_cpu()) {
+    set_tensor(ctx, empty_like(ctx, q));
+    return;
+  }
   SymShape out(q.sizes.begin(), q.sizes.end() - 1);
   out.push_back(v.sizes.back());
   set_tensor(ctx, empty_tensor(ctx, out, q.dtype, device));
@@ -1422,6 +1638,15 @@ void embedding_bag_composite(OpContext& ctx) {
 void register_nn_ops(OpRegistry& r) {
   r.add("aten.convolution.default", convolution);
   r.add("aten._convolution.default", convolution);
+  r.add("aten.conv1d.default", conv_composite<1, false>);
+  r.add("aten.conv2d.default", conv_composite<2, false>);
+  r.add("aten.conv3d.default", conv_composite<3, false>);
+  r.add("aten.conv1d.padding", conv_composite<1, false>);
+  r.add("aten.conv2d.padding", conv_composite<2, false>);
+  r.add("aten.conv3d.padding", conv_composite<3, false>);
+  r.add("aten.conv_transpose1d.default", conv_composite<1, true>);
+  r.add("aten.conv_transpose2d.input", conv_composite<2, true>);
+  r.add("aten.conv_transpose3d.input", conv_composite<3, true>);
   r.add("aten.mm.default", mm);
   r.add("aten.addmm.default", addmm);
   r.add("aten.bmm.default", bmm);
@@ -1437,6 +1662,18 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._native_batch_norm_legit_no_training.default", batch_norm_no_training, kOutputOnly);
   r.add("aten._native_batch_norm_legit_functional.default", batch_norm_functional, OutputGrad{0b11110});
   r.add("aten.native_layer_norm.default", native_layer_norm, kOutputOnly);
+  // CompositeImplicit ops that torch.export's default IR keeps.
+  r.add("aten.layer_norm.default", layer_norm);
+  r.add("aten.batch_norm.default", batch_norm);
+  r.add("aten.group_norm.default", group_norm);
+  for (const char* name : {"aten.dropout.default", "aten.feature_dropout.default", "aten.alpha_dropout.default",
+                           "aten.feature_alpha_dropout.default"})
+    r.add(name, dropout);
+  for (const char* name : {"aten.dropout_.default", "aten.feature_dropout_.default", "aten.alpha_dropout_.default",
+                           "aten.feature_alpha_dropout_.default"})
+    r.add_inplace(name, dropout_inplace);
+  r.add("aten.adaptive_avg_pool2d.default", adaptive_avg_pool2d_composite);
+  r.add("aten.max_pool2d.default", max_pool2d);
   r.add("aten.max_pool2d_with_indices.default", max_pool2d_with_indices);
   r.add("aten.avg_pool2d.default", avg_pool2d);
   r.add("aten._adaptive_avg_pool2d.default", adaptive_avg_pool<2>);

@@ -323,6 +323,64 @@ struct Names {
 
 }  // namespace
 
+namespace {
+
+// diff(self, n=1, dim=-1, prepend=None, append=None), CompositeImplicit
+// (aten/src/ATen/native/ReduceOps.cpp): prepend and append are concatenated
+// along dim, then n times narrow(dim, 1, len-1) - narrow(dim, 0, len-1)
+// (logical_xor for bool), n clamped to the size of dim; n == 0 clones self.
+void diff(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t n = static_int(ctx, 1, "n", 1);
+  const TensorMeta* prepend = ctx.optional_tensor(3, "prepend");
+  const TensorMeta* append = ctx.optional_tensor(4, "append");
+  if (self.dim() == 0)
+    ctx.fail(ErrorKind::InvalidArgument, "diff expects input to be at least one-dimensional");
+  if (n < 0) ctx.fail(ErrorKind::InvalidArgument, "order must be non-negative but got " + std::to_string(n));
+  const auto dim = static_cast<size_t>(dim_arg(ctx, 2, "dim", self.dim(), -1));
+  std::vector<const TensorMeta*> all{&self};
+  for (const TensorMeta* t : {prepend, append}) {
+    if (!t) continue;
+    if (t->dim() != self.dim())
+      ctx.fail(ErrorKind::InvalidArgument, "diff expects prepend or append to be the same dimension as input");
+    all.push_back(t);
+  }
+  const Device device = common_device(all, ctx.target());
+  if (n == 0) {
+    set_tensor(ctx, empty_like(ctx, self));
+    return;
+  }
+  TensorMeta cur = self;
+  if (all.size() > 1) {  // cat([prepend, self, append], dim): promoted dtype, contiguous
+    std::vector<PromotionOperand> promotion;
+    SymInt len = 0;
+    for (const TensorMeta* t : all) {
+      promotion.push_back({t->dtype, OperandKind::Tensor});
+      len = len + t->sizes[dim];
+    }
+    cur.dtype = result_type(promotion).value_or(self.dtype);
+    cur.sizes[dim] = simplified(ctx, len);
+    cur.strides = contiguous_strides(cur.sizes, &ctx.env());
+    cur.storage_offset = 0;
+  }
+  const SymInt len = cur.sizes[dim];
+  const int64_t steps = decide(ctx, sym_gt(SymInt(n), len), "diff order") ? specialize(ctx, len, "diff order") : n;
+  const bool is_bool = cur.dtype == DType::Bool;
+  for (int64_t i = 0; i < steps; ++i) {
+    TensorMeta part = cur;
+    part.sizes[dim] = simplified(ctx, len - (i + 1));
+    const TensorMeta* operands[] = {&part, &part};
+    std::optional<SymShape> strides;
+    if (!is_bool && has_symbolic_sizes_strides(part)) strides = fast_binary_strides(operands, part.sizes, ctx.env());
+    if (!strides) strides = elementwise_permuted_strides(operands, part.sizes, ctx.env());
+    cur.sizes = part.sizes;
+    cur.strides = simplified(ctx, std::move(*strides));
+  }
+  set_tensor(ctx, ctx.new_tensor(cur.sizes, cur.dtype, device, cur.strides));
+}
+
+}  // namespace
+
 void register_pointwise_ops(OpRegistry& r) {
   // Unary ops that keep integer dtypes (PromotionKind::Default).
   const Names keep_dtype[] = {
@@ -407,6 +465,7 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.fmod", "aten.fmod_"},                 {"aten.maximum", nullptr},
       {"aten.minimum", nullptr},                   {"aten.fmax", nullptr},
       {"aten.fmin", nullptr},                      {"aten.bitwise_and", "aten.bitwise_and_"},
+      {"aten.min.other", nullptr},                 {"aten.max.other", nullptr},
       {"aten.bitwise_or", "aten.bitwise_or_"},     {"aten.bitwise_xor", "aten.bitwise_xor_"},
       {"aten.bitwise_left_shift", "aten.bitwise_left_shift_"},
       {"aten.bitwise_right_shift", "aten.bitwise_right_shift_"},
@@ -473,6 +532,7 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.native_dropout_backward.default", native_dropout_backward);
   r.add("aten.masked_fill", masked_fill);
   r.add_inplace("aten.masked_fill_", masked_fill_inplace);
+  r.add("aten.diff.default", diff);
 }
 
 }  // namespace fakeprop::fx::ops

@@ -92,9 +92,36 @@ void sym_is_contiguous(OpContext& ctx) {
   ctx.set_result(Value::of_bool(SymBool(v)));
 }
 
+// _assert_tensor_metadata(a, size=None, stride=None, dtype=None, *, device=None,
+// layout=None): the checks torch.export inserts before a dtype/device
+// conversion that it traced as a no-op; returns None.
+void assert_tensor_metadata(OpContext& ctx) {
+  constexpr size_t kKw = 1000;
+  const TensorMeta& a = ctx.tensor(0, "a");
+  auto same_list = [&](const SymShape& have, const std::vector<SymInt>& want) {
+    if (have.size() != want.size()) return false;
+    for (size_t i = 0; i < have.size(); ++i)
+      if (!same_size(ctx, have[i], want[i], "_assert_tensor_metadata")) return false;
+    return true;
+  };
+  if (auto size = ctx.optional_int_list(1, "size"); size && !same_list(a.sizes, *size))
+    ctx.fail(ErrorKind::AssertionError, "Tensor size mismatch! Expected: " + text(*size) + ", Got: " + text(a.sizes));
+  if (auto stride = ctx.optional_int_list(2, "stride"); stride && !same_list(a.strides, *stride))
+    ctx.fail(ErrorKind::AssertionError,
+             "Tensor stride mismatch! Expected: " + text(*stride) + ", Got: " + text(a.strides));
+  if (auto dtype = ctx.dtype_arg(3, "dtype"); dtype && *dtype != a.dtype)
+    ctx.fail(ErrorKind::AssertionError, "Tensor dtype mismatch! Expected: " + torch_dtype(*dtype) +
+                                            ", Got: " + torch_dtype(a.dtype));
+  if (auto device = ctx.device_arg(kKw, "device"); device && !(*device == a.device))
+    ctx.fail(ErrorKind::AssertionError,
+             "Tensor device mismatch! Expected: " + device->str() + ", Got: " + a.device.str());
+  ctx.set_result(Value::none());
+}
+
 }  // namespace
 
 void register_sym_ops(OpRegistry& r) {
+  r.add("aten._assert_tensor_metadata.default", assert_tensor_metadata);
   r.add("aten.sym_size.int", sym_size);
   r.add("aten.sym_size.default", sym_size);
   r.add("aten.sym_stride.int", sym_stride);

@@ -572,6 +572,9 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.as_strided.default", as_strided);
   r.add("aten.alias.default", alias);
   r.add("aten.detach.default", alias, OutputGrad::none());
+  // detach_ returns self with requires_grad cleared; its view geometry stays,
+  // so it is a Data twin (Metadata twins re-view self).
+  r.add_inplace("aten.detach_.default", alias, Mutation::Data, OutputGrad::none());
   r.add("aten.lift_fresh.default", alias);
   r.add("aten.t.default", t);
   r.add("aten.transpose.int", transpose);
