@@ -58,6 +58,18 @@ def _example_val(v):
     return None
 
 
+def _storage_key(v):
+    """An id of a tensor's storage (None for anything else)."""
+    import torch
+
+    if not isinstance(v, torch.Tensor):
+        return None
+    try:
+        return v.untyped_storage()._cdata
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
 def _target_name(target):
     import torch
 
@@ -188,11 +200,29 @@ def export_graph(program, example_inputs=None, input_names=None):
 
     nodes = []
     seen_vals = []
+    state_storages = {}  # storage of a state tensor -> (node name, val): tied parameters share one
     for n in gm.graph.nodes:
         name = names.get(n.name, n.name)
         op = n.op
         if op == "placeholder" and n.name in state:
             v = n.meta.get("val")
+            storage = _storage_key(v)
+            tied = state_storages.get(storage) if storage is not None else None
+            if tied is not None:
+                # A parameter tied to an earlier one (a shared embedding and LM
+                # head): a view of it, so that fakeprop gives them one storage.
+                first, fv = tied
+                if (fv.shape, fv.stride(), fv.storage_offset()) == (v.shape, v.stride(), v.storage_offset()):
+                    args = [{"node": first}]
+                    target = "aten.alias.default"
+                else:
+                    args = [{"node": first}, [_dim(d) for d in v.shape], [_dim(d) for d in v.stride()],
+                            _dim(v.storage_offset())]
+                    target = "aten.as_strided.default"
+                nodes.append({"name": name, "op": "call_function", "target": target, "args": args, "kwargs": {}})
+                continue
+            if storage is not None:
+                state_storages[storage] = (name, v)
             nodes.append({"name": name, "op": "get_attr", "target": state[n.name], "val": _example_val(v)})
             seen_vals.append(v)
         elif op == "placeholder":

@@ -20,3 +20,7 @@ def cli():
         return subprocess.run([path, *map(str, args)], capture_output=True, text=True)
 
     return run
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: big programs (test_models.py); deselect with -m 'not slow'")
