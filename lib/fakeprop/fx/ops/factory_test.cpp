@@ -95,5 +95,21 @@ TEST(FxFactory, FullTakesItsDtypeFromTheFillValue) {
   }
 }
 
+
+// lift_fresh_copy: a contiguous copy whatever the layout (fake tensors' clone
+// of a lifted constant).
+TEST(FxFactory, LiftFreshCopyIsAContiguousCopy) {
+  GraphText g;
+  g.symbol("s0", 3)
+      .input("x", tensor({"s0", 4}, "float16", "cpu", json::array({1, "s0"}), 2))
+      .call("y", "aten.lift_fresh_copy.default", {node("x")});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"4", "1"}));
+  EXPECT_EQ(str(r.tensor("y").storage_offset), "0");
+  EXPECT_EQ(r.tensor("y").dtype, DType::Float16);
+  EXPECT_NE(r.tensor("y").storage, r.tensor("x").storage);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

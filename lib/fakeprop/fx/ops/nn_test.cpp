@@ -561,5 +561,128 @@ TEST(FxNn, MatrixProductsCheckSelfAndVectors) {
   EXPECT_NE(run(d).error("y").find("inconsistent tensor size"), std::string::npos);
 }
 
+
+// The CompositeImplicit ops torch.export's default IR keeps, over symbolic
+// sizes (ops_composite.json has their static cases from torch 2.15).
+TEST(FxNn, CompositeOpsOfTheExportIR) {
+  struct Case {
+    const char* target;
+    json input;  // the placeholder x
+    json args;   // after x; "w", "b", "c" name the other placeholders
+    Strs shape, stride;
+    bool aliases_x = false;
+  };
+  const json w = node("w"), b = node("b"), c = node("c");
+  const json cl = json::array({"3*s0*s1", 1, "3*s1", 3});
+  const Case cases[] = {
+      {"aten.conv2d.default", tensor({"s2", 3, "s0", "s1"}), {w, b, json::array({2, 2}), json::array({1, 1})},
+       {"s2", "8", "(s0 - 1)//2 + 1", "(s1 - 1)//2 + 1"}, {}},
+      // unbatched: a batch of one, squeezed out again
+      {"aten.conv2d.default", tensor({3, "s0", "s1"}), {w}, {"8", "s0 - 2", "s1 - 2"},
+       {"max(1, s0 - 2)*max(1, s1 - 2)", "max(1, s1 - 2)", "1"}},
+      {"aten.conv2d.default", tensor({1, 3, "s0", "s1"}, "float32", "cpu", cl), {w, b, json::array({1, 1}),
+       json::array({1, 1})}, {"1", "8", "s0", "s1"}, {"8*s0*s1", "1", "8*s1", "8"}},
+      // "same" pads dilation * (k - 1) = 2 in all; an even kernel pads the input once more
+      {"aten.conv2d.padding", tensor({2, 3, "s0", "s1"}), {w, b, json::array({1, 1}), "same"},
+       {"2", "8", "s0", "s1"}, {}},
+      {"aten.conv2d.padding", tensor({2, 3, "s0", "s1"}), {w, b, json::array({1, 1}), "valid"},
+       {"2", "8", "s0 - 2", "s1 - 2"}, {}},
+      {"aten.conv_transpose2d.input", tensor({2, 8, "s0", "s1"}), {node("wt"), nullptr, json::array({2, 2})},
+       {"2", "3", "2*s0 + 1", "2*s1 + 1"}, {}},
+      {"aten.layer_norm.default", tensor({"s0", 5, 8}, "float32", "cpu", json::array({1, "8*s0", "s0"})),
+       {json::array({8}), c, c}, {"s0", "5", "8"}, {"40", "8", "1"}},
+      {"aten.batch_norm.default", tensor({2, 3, "s0", "s1"}, "float32", "cpu", cl),
+       {node("b3"), node("b3"), node("b3"), node("b3"), false, 0.1, 1e-5, true}, {"2", "3", "s0", "s1"}, {"3*s0*s1", "1", "3*s1", "3"}},
+      {"aten.group_norm.default", tensor({2, 3, "s0", "s1"}, "float32", "cpu", cl), {3},
+       {"2", "3", "s0", "s1"}, {"3*s0*s1", "1", "3*s1", "3"}},
+      {"aten.dropout.default", tensor({"s0", 8}), {0.1, false}, {"s0", "8"}, {"8", "1"}, true},
+      {"aten.dropout.default", tensor({"s0", 8}, "float32", "cpu", json::array({1, "s0"})), {0.1, true},
+       {"s0", "8"}, {"1", "s0"}},
+      {"aten.dropout.default", tensor({"s0", 8}), {0.0, true}, {"s0", "8"}, {"8", "1"}, true},
+      {"aten.dropout_.default", tensor({"s0", 8}), {0.1, true}, {"s0", "8"}, {"8", "1"}, true},
+      {"aten.adaptive_avg_pool2d.default", tensor({2, 3, "s0", "s1"}, "float32", "cpu", cl),
+       {json::array({1, 1})}, {"2", "3", "1", "1"}, {"3", "1", "3", "3"}},
+      {"aten.adaptive_avg_pool2d.default", tensor({2, 3, "s0", "s1"}), {json::array({1, 1})},
+       {"2", "3", "1", "1"}, {"3", "1", "1", "1"}},
+      {"aten.max_pool2d.default", tensor({2, 3, "s0", "s1"}), {json::array({2, 2})},
+       {"2", "3", "s0//2", "s1//2"}, {}},
+  };
+  for (const Case& k : cases) {
+    GraphText g;
+    g.symbol("s0", 16).symbol("s1", 12).symbol("s2", 2)
+        .input("x", k.input)
+        .input("w", tensor({8, 3, 3, 3}))
+        .input("wt", tensor({8, 3, 3, 3}))
+        .input("b", tensor({8}))
+        .input("b3", tensor({3}))
+        .input("c", tensor({8}));
+    json args = k.args;
+    args.insert(args.begin(), node("x"));
+    g.call("y", k.target, args);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << k.target << " " << args.dump();
+    const TensorMeta& y = r.tensor("y");
+    EXPECT_EQ(strs(y.sizes), k.shape) << k.target << " " << args.dump();
+    if (!k.stride.empty()) EXPECT_EQ(strs(y.strides), k.stride) << k.target << " " << args.dump();
+    EXPECT_EQ(y.storage == r.tensor("x").storage, k.aliases_x) << k.target << " " << args.dump();
+  }
+}
+
+TEST(FxNn, CompositeOpsRejectWhatTorchRejects) {
+  struct Case {
+    const char* target;
+    json args;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"aten.conv2d.padding", {node("x"), node("w"), nullptr, json::array({2, 2}), "same"},
+       "padding='same' is not supported for strided convolutions"},
+      {"aten.conv2d.padding", {node("x"), node("w"), nullptr, json::array({1, 1}), "full"},
+       "Invalid padding string: 'full'"},
+      {"aten.conv2d.default", {node("v"), node("w")}, "Expected 3D (unbatched) or 4D (batched) input to conv2d"},
+      {"aten.group_norm.default", {node("x"), 2}, "divisible by num_groups"},
+      {"aten.dropout.default", {node("x"), 1.5, true}, "dropout probability has to be between 0 and 1"},
+      {"aten.layer_norm.default", {node("x"), json::array({5})}, "Given normalized_shape=[5]"},
+  };
+  for (const Case& k : cases) {
+    GraphText g;
+    g.symbol("s0", 16)
+        .input("x", tensor({2, 3, "s0", 8}))
+        .input("v", tensor({3, 8}))
+        .input("w", tensor({8, 3, 3, 3}))
+        .call("y", k.target, k.args);
+    const std::string err = run(g).error("y");
+    EXPECT_NE(err.find(k.error), std::string::npos) << k.target << ": " << err;
+  }
+}
+
+// scaled_dot_product_attention's backend on CPU: the flash kernel keeps the
+// query's layout when its gates pass; the math path is contiguous.
+TEST(FxNn, SdpaPicksTheCpuFlashLayoutWhenItsGatesPass) {
+  struct Case {
+    json q_stride;
+    json kwargs;
+    const char* device;
+    Strs stride;
+  };
+  const json blhe = json::array({"64*s0", 16, 64, 1});
+  const Case cases[] = {
+      {blhe, json::object(), "cpu", {"64*s0", "16", "64", "1"}},
+      {blhe, {{"dropout_p", 0.1}}, "cpu", {"64*s0", "16*s0", "16", "1"}},
+      {blhe, json::object(), "cuda:0", {"64*s0", "16*s0", "16", "1"}},
+      {json::array({"64*s0", "16*s0", 1, "s0"}), json::object(), "cpu", {"64*s0", "16*s0", "16", "1"}},
+  };
+  for (const Case& k : cases) {
+    GraphText g;
+    g.symbol("s0", 8)
+        .input("q", tensor({2, 4, "s0", 16}, "float32", k.device, k.q_stride))
+        .input("k", tensor({2, 4, "s0", 16}, "float32", k.device))
+        .call("y", "aten.scaled_dot_product_attention.default", {node("q"), node("k"), node("k")}, k.kwargs);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << k.kwargs.dump();
+    EXPECT_EQ(strs(r.tensor("y").strides), k.stride) << k.device << " " << k.q_stride.dump() << k.kwargs.dump();
+  }
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -97,5 +97,44 @@ TEST(FxPointwise, BoolScalarStaysBoolInScalarOverloads) {
   EXPECT_EQ(run(g).tensor("z").dtype, DType::Bool);
 }
 
+
+// min.other / max.other are minimum / maximum; diff subtracts narrowed views
+// n times (n clamped to the dim's size), after concatenating prepend/append.
+TEST(FxPointwise, MinMaxOtherAndDiff) {
+  struct Case {
+    const char* target;
+    json args;  // x is [s0, 5], float32; h is [5] float16; p is [s0, 2] float64
+    Strs shape, stride;
+    DType dtype;
+  };
+  const json x = node("x"), h = node("h"), p = node("p");
+  const Case cases[] = {
+      {"aten.min.other", {x, h}, {"s0", "5"}, {"5", "1"}, DType::Float32},
+      {"aten.max.other", {h, h}, {"5"}, {"1"}, DType::Float16},
+      {"aten.diff.default", {x}, {"s0", "4"}, {"4", "1"}, DType::Float32},
+      {"aten.diff.default", {x, 2, 0}, {"s0 - 2", "5"}, {"5", "1"}, DType::Float32},
+      {"aten.diff.default", {x, 1, -1, p, nullptr}, {"s0", "6"}, {"6", "1"}, DType::Float64},
+      {"aten.diff.default", {x, 0}, {"s0", "5"}, {"5", "1"}, DType::Float32},
+      {"aten.diff.default", {x, 9}, {"s0", "0"}, {"1", "1"}, DType::Float32},
+  };
+  for (const Case& c : cases) {
+    GraphText g;
+    g.symbol("s0", 4)
+        .input("x", tensor({"s0", 5}))
+        .input("h", tensor({5}, "float16"))
+        .input("p", tensor({"s0", 2}, "float64"))
+        .call("y", c.target, c.args);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << c.target << " " << c.args.dump();
+    EXPECT_EQ(strs(r.tensor("y").sizes), c.shape) << c.target << " " << c.args.dump();
+    EXPECT_EQ(strs(r.tensor("y").strides), c.stride) << c.target << " " << c.args.dump();
+    EXPECT_EQ(r.tensor("y").dtype, c.dtype) << c.target << " " << c.args.dump();
+    EXPECT_NE(r.tensor("y").storage, r.tensor("x").storage) << "a fresh result";
+  }
+  GraphText g;
+  g.input("x", tensor({5})).call("y", "aten.diff.default", {node("x"), -1});
+  EXPECT_NE(run(g).error("y").find("order must be non-negative"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -124,5 +124,40 @@ TEST(FxSym, WholeShapeQueriesAndRangeConstraints) {
   EXPECT_EQ(r.error("a"), "");  // nothing is known about a tensor's value
 }
 
+
+// _assert_tensor_metadata: None when the tensor matches, else an
+// AssertionError naming what differs.
+TEST(FxSym, AssertTensorMetadata) {
+  struct Case {
+    json args;
+    json kwargs;
+    const char* error;  // "" when it holds
+  };
+  const json x = node("x");
+  const Case cases[] = {
+      {{x}, {{"dtype", dtype("float32")}, {"device", {{"device", "cpu"}}}, {"layout", {{"layout", "strided"}}}}, ""},
+      {{x, json::array({node("n"), 3}), json::array({3, 1})}, json::object(), ""},
+      {{x, nullptr, nullptr, dtype("int64")}, json::object(), "Tensor dtype mismatch! Expected: torch.int64"},
+      {{x, json::array({3, node("n")})}, json::object(), "Tensor size mismatch!"},
+      {{x, nullptr, json::array({1, 3})}, json::object(), "Tensor stride mismatch!"},
+      {{x}, {{"device", {{"device", "cuda:0"}}}}, "Tensor device mismatch! Expected: cuda:0, Got: cpu"},
+  };
+  for (const Case& c : cases) {
+    GraphText g;
+    g.symbol("s0", 2)
+        .input("x", tensor({"s0", 3}))
+        .call("n", "aten.sym_size.int", {x, 0})
+        .call("y", "aten._assert_tensor_metadata.default", c.args, c.kwargs);
+    Ran r = run(g);
+    if (*c.error == '\0') {
+      EXPECT_EQ(r.error("y"), "") << c.args.dump();
+      EXPECT_TRUE(r.value("y").is_none());
+    } else {
+      EXPECT_NE(r.error("y").find(c.error), std::string::npos) << r.error("y");
+      EXPECT_EQ(r.error("y").rfind("assertion_error: ", 0), 0u) << r.error("y");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

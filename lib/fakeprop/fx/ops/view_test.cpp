@@ -128,5 +128,21 @@ TEST(FxView, InplaceMetadataOpsReplaceSelf) {
   EXPECT_EQ(r.result.mutations[1].op, "aten.t_.default");
 }
 
+
+// detach_ returns self (one storage, same geometry) without requires_grad.
+TEST(FxView, DetachInPlaceReturnsSelf) {
+  json x = tensor({"s0", 4}, "float32", "cpu", json::array({1, "s0"}), 1);
+  x["requires_grad"] = true;
+  GraphText g;
+  g.symbol("s0", 3).input("x", x).call("y", "aten.detach_.default", {node("x")});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  const TensorMeta& y = r.tensor("y");
+  EXPECT_EQ(y.storage, r.tensor("x").storage);
+  EXPECT_EQ(strs(y.strides), (Strs{"1", "s0"}));
+  EXPECT_EQ(str(y.storage_offset), "1");
+  EXPECT_FALSE(y.requires_grad);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
