@@ -199,7 +199,7 @@ void to(OpContext& ctx) {
     dtype = ctx.dtype_arg(2, "dtype");
     copy_pos = 4;
     format_pos = 5;
-  } else if (t == "aten.to.other") {
+  } else if (t == "aten.to.other" || t == "aten.type_as.default") {  // type_as(self, other) is self.to(other)
     const TensorMeta& other = ctx.tensor(1, "other");
     dtype = other.dtype;
     device = other.device;
@@ -312,7 +312,8 @@ void register_factory_ops(OpRegistry& r) {
   r.add_inplace("aten.fill_.Scalar", fill_inplace);
   r.add_inplace("aten.fill_.Tensor", fill_inplace);
   r.add_inplace("aten.zero_.default", fill_inplace);
-  for (const char* name : {"aten.to.dtype", "aten.to.device", "aten.to.other", "aten.to.dtype_layout"})
+  for (const char* name : {"aten.to.dtype", "aten.to.device", "aten.to.other", "aten.to.dtype_layout",
+                           "aten.type_as.default"})
     r.add(name, to);
   r.add("aten.randint.default", randint);
   r.add("aten.randint.low", randint);

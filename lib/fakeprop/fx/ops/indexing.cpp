@@ -437,6 +437,25 @@ void sort(OpContext& ctx) {
   set_tuple(ctx, {ctx.new_tensor(self.sizes, self.dtype, self.device, strides), std::move(indices)});
 }
 
+// masked_scatter(self, mask, source): self expanded to the broadcast shape
+// of (self, mask), cloned contiguous. mask must be bool; source of self's dtype.
+void masked_scatter(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& mask = ctx.tensor(1, "mask");
+  const TensorMeta& source = ctx.tensor(2, "source");
+  if (mask.dtype != DType::Bool)
+    ctx.fail(ErrorKind::TypeError, "masked_scatter_ only supports boolean masks, but got mask with dtype " +
+                                       dtype_title(mask.dtype));
+  if (source.dtype != self.dtype)
+    ctx.fail(ErrorKind::TypeError, "masked_scatter: expected self and source to have same dtypes but got " +
+                                       dtype_title(self.dtype) + " and " + dtype_title(source.dtype));
+  const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask, &source}, ctx.target());
+  const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
+  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, device));
+}
+
+}  // namespace
+
 // constant_pad_nd(self, pad, value): pad pairs from the last dim; the result
 // keeps self's suggested memory format.
 void constant_pad_nd(OpContext& ctx) {
@@ -462,25 +481,6 @@ void constant_pad_nd(OpContext& ctx) {
   const MemoryFormat format = suggest_memory_format(self, ctx.env());
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, format));
 }
-
-// masked_scatter(self, mask, source): self expanded to the broadcast shape
-// of (self, mask), cloned contiguous. mask must be bool; source of self's dtype.
-void masked_scatter(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& mask = ctx.tensor(1, "mask");
-  const TensorMeta& source = ctx.tensor(2, "source");
-  if (mask.dtype != DType::Bool)
-    ctx.fail(ErrorKind::TypeError, "masked_scatter_ only supports boolean masks, but got mask with dtype " +
-                                       dtype_title(mask.dtype));
-  if (source.dtype != self.dtype)
-    ctx.fail(ErrorKind::TypeError, "masked_scatter: expected self and source to have same dtypes but got " +
-                                       dtype_title(self.dtype) + " and " + dtype_title(source.dtype));
-  const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask, &source}, ctx.target());
-  const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
-  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, device));
-}
-
-}  // namespace
 
 void register_indexing_ops(OpRegistry& r) {
   r.add("aten.cat.default", cat);

@@ -476,6 +476,53 @@ std::vector<TensorValue> layer_norm_outputs(OpContext& ctx) {
 void native_layer_norm(OpContext& ctx) { set_tuple(ctx, layer_norm_outputs(ctx)); }
 void layer_norm(OpContext& ctx) { set_tensor(ctx, std::move(layer_norm_outputs(ctx)[0])); }
 
+// rms_norm(input, normalized_shape, weight=None, eps=None): the trailing dims
+// must be normalized_shape; a contiguous result of the input's dtype.
+void rms_norm(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const std::vector<SymInt> normalized = ctx.int_list(1, "normalized_shape");
+  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
+  const Device device = common_device(present({&input, weight}), ctx.target());
+  const auto n = static_cast<int64_t>(normalized.size());
+  bool ok = n >= 1 && input.dim() >= n;
+  for (int64_t i = 0; ok && i < n; ++i)
+    ok = same_size(ctx, input.sizes[static_cast<size_t>(input.dim() - n + i)], normalized[static_cast<size_t>(i)],
+                   "rms_norm");
+  if (!ok) {
+    std::string want = text(normalized);
+    ctx.fail(ErrorKind::ShapeMismatch, "Given normalized_shape=" + want + ", expected input with shape [*" +
+                                           want.substr(1) + ", but got input of size" + text(input.sizes));
+  }
+  if (weight) {
+    bool same = weight->dim() == n;
+    for (int64_t i = 0; same && i < n; ++i)
+      same = same_size(ctx, weight->sizes[static_cast<size_t>(i)], normalized[static_cast<size_t>(i)], "rms_norm");
+    if (!same)
+      ctx.fail(ErrorKind::ShapeMismatch, "Expected weight to be of same shape as normalized_shape, but got weight of "
+                                         "shape " + text(weight->sizes) + " and normalized_shape = " + text(normalized));
+  }
+  set_tensor(ctx, empty_tensor(ctx, input.sizes, input.dtype, device));
+}
+
+// instance_norm(input, weight, bias, running_mean, running_var,
+// use_input_stats, momentum, eps, cudnn_enabled): batch_norm over the input
+// viewed as [1, N*C, *], viewed back: contiguous.
+void instance_norm(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const TensorMeta* running_mean = ctx.optional_tensor(3, "running_mean");
+  const TensorMeta* running_var = ctx.optional_tensor(4, "running_var");
+  const bool use_input_stats = ctx.bool_arg(5, "use_input_stats");
+  if (!use_input_stats && (!running_mean || !running_var))
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Expected running_mean and running_var to be defined when use_input_stats is false");
+  if (input.dim() < 2)
+    ctx.fail(ErrorKind::InvalidArgument, "instance_norm: expected at least 2D input, got " + text(input.sizes));
+  const Device device = common_device(present({&input, ctx.optional_tensor(1, "weight"), ctx.optional_tensor(2, "bias"),
+                                               running_mean, running_var}),
+                                      ctx.target());
+  set_tensor(ctx, empty_tensor(ctx, input.sizes, input.dtype, device));
+}
+
 // batch_norm(input, weight, bias, running_mean, running_var, training,
 // momentum, eps, cudnn_enabled): native_batch_norm's output.
 void batch_norm(OpContext& ctx) {
@@ -520,14 +567,13 @@ void check_pool2d_padding(OpContext& ctx, int64_t ph, int64_t kh, int64_t pw, in
 }
 
 // max_pool2d_with_indices(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)
-void max_pool2d_with_indices(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
-  const char* op = "max_pool2d";
-  const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
-  const auto [dh, dw] = pool2d_stride(ctx, op, kh, kw);
-  const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
-  const auto [dilh, dilw] = pair_arg(ctx, 4, "dilation", op, std::vector<SymInt>{1});
-  const bool ceil_mode = ctx.bool_arg(5, "ceil_mode", false);
+struct Pool2dParams {
+  int64_t kh, kw, dh, dw, ph, pw, dilh, dilw;
+  bool ceil_mode;
+};
+
+std::vector<TensorValue> max_pool2d_outputs(OpContext& ctx, const TensorMeta& input, const Pool2dParams& p) {
+  const auto [kh, kw, dh, dw, ph, pw, dilh, dilw, ceil_mode] = p;
   const MemoryFormat format = suggest_memory_format(input, ctx.env());
   if (format == MemoryFormat::ChannelsLast && input.dim() != 4)
     ctx.fail(ErrorKind::InvalidArgument,
@@ -556,9 +602,60 @@ void max_pool2d_with_indices(OpContext& ctx) {
   SymShape out(input.sizes.begin(), input.sizes.end() - 2);
   out.push_back(out_h);
   out.push_back(out_w);
-  set_tuple(ctx, {empty_tensor(ctx, out, input.dtype, input.device, format),
-                  empty_tensor(ctx, out, DType::Int64, input.device, format)});
+  return {empty_tensor(ctx, out, input.dtype, input.device, format),
+          empty_tensor(ctx, out, DType::Int64, input.device, format)};
 }
+
+void max_pool2d_with_indices(OpContext& ctx) {
+  const char* op = "max_pool2d";
+  Pool2dParams p;
+  std::tie(p.kh, p.kw) = pair_arg(ctx, 1, "kernel_size", op);
+  std::tie(p.dh, p.dw) = pool2d_stride(ctx, op, p.kh, p.kw);
+  std::tie(p.ph, p.pw) = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
+  std::tie(p.dilh, p.dilw) = pair_arg(ctx, 4, "dilation", op, std::vector<SymInt>{1});
+  p.ceil_mode = ctx.bool_arg(5, "ceil_mode", false);
+  set_tuple(ctx, max_pool2d_outputs(ctx, ctx.tensor(0, "self"), p));
+}
+
+// x.unsqueeze(-2) (a fresh dim of size 1 before the last), and the squeeze of
+// that dim out of a fresh result: what the 1-D pooling composites run.
+TensorMeta unsqueezed_before_last(OpContext& ctx, const TensorMeta& x) {
+  TensorMeta u = x;
+  const size_t last = x.sizes.size() - 1;
+  u.sizes.insert(u.sizes.begin() + static_cast<int64_t>(last), SymInt(1));
+  u.strides.insert(u.strides.begin() + static_cast<int64_t>(last), simplified(ctx, x.sizes[last] * x.strides[last]));
+  return u;
+}
+TensorValue squeezed_before_last(TensorValue t) {
+  const auto d = static_cast<int64_t>(t.meta.sizes.size()) - 2;
+  t.meta.sizes.erase(t.meta.sizes.begin() + d);
+  t.meta.strides.erase(t.meta.strides.begin() + d);
+  return t;
+}
+
+// max_pool1d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode):
+// for fake tensors the composite runs max_pool2d_with_indices over
+// self.unsqueeze(-2) and squeezes the output.
+void max_pool1d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  if (input.dim() != 2 && input.dim() != 3)
+    ctx.fail(ErrorKind::InvalidArgument, "max_pool1d() Expected 2D or 3D input tensor, but got " + text(input.sizes));
+  auto one = [&](size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt) {
+    const std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
+    if (v.size() > 1)
+      ctx.fail(ErrorKind::InvalidArgument, "max_pool1d() " + std::string(name) + " must be a single int");
+    return v;
+  };
+  const std::vector<int64_t> k = one(1, "kernel_size", std::nullopt);
+  if (k.empty()) ctx.fail(ErrorKind::InvalidArgument, "max_pool1d() kernel_size must be a single int");
+  const std::vector<int64_t> st = one(2, "stride", std::vector<SymInt>{});
+  const std::vector<int64_t> pad = one(3, "padding", std::vector<SymInt>{0});
+  const std::vector<int64_t> dil = one(4, "dilation", std::vector<SymInt>{1});
+  const Pool2dParams p{1, k[0], 1, st.empty() ? k[0] : st[0], 0, pad[0], 1, dil[0], ctx.bool_arg(5, "ceil_mode", false)};
+  std::vector<TensorValue> outs = max_pool2d_outputs(ctx, unsqueezed_before_last(ctx, input), p);
+  set_tensor(ctx, squeezed_before_last(std::move(outs[0])));
+}
+
 
 // max_pool2d (CompositeImplicit): max_pool2d_with_indices' output.
 void max_pool2d(OpContext& ctx) {
@@ -633,17 +730,31 @@ void adaptive_avg_pool2d_composite(OpContext& ctx) {
 }
 
 // adaptive_max_pool2d(self, output_size) -> (out, indices), suggested memory format.
-void adaptive_max_pool2d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
-  const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", 2);
+std::vector<TensorValue> adaptive_max_pool2d_outputs(OpContext& ctx, const TensorMeta& input,
+                                                     const std::vector<SymInt>& size) {
   if (input.dim() != 3 && input.dim() != 4)
     ctx.fail(ErrorKind::InvalidArgument, "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got " +
                                              text(input.sizes));
   SymShape out(input.sizes.begin(), input.sizes.end() - 2);
   out.insert(out.end(), size.begin(), size.end());
   const MemoryFormat format = suggest_memory_format(input, ctx.env());
-  set_tuple(ctx, {empty_tensor(ctx, out, input.dtype, input.device, format),
-                  empty_tensor(ctx, out, DType::Int64, input.device, format)});
+  return {empty_tensor(ctx, out, input.dtype, input.device, format),
+          empty_tensor(ctx, out, DType::Int64, input.device, format)};
+}
+void adaptive_max_pool2d(OpContext& ctx) {
+  set_tuple(ctx, adaptive_max_pool2d_outputs(ctx, ctx.tensor(0, "self"), per_dim(ctx, 1, "output_size", 2)));
+}
+
+// adaptive_max_pool1d(self, output_size) -> (out, indices): adaptive_max_pool2d
+// over self.unsqueeze(-2) with output size [1, L], both squeezed.
+void adaptive_max_pool1d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "self");
+  const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", 1);
+  if (input.dim() != 2 && input.dim() != 3)
+    ctx.fail(ErrorKind::InvalidArgument, "adaptive_max_pool1d() argument 'input' (position 1) must be 2D or 3D, got " +
+                                             text(input.sizes));
+  std::vector<TensorValue> outs = adaptive_max_pool2d_outputs(ctx, unsqueezed_before_last(ctx, input), {1, size[0]});
+  set_tuple(ctx, {squeezed_before_last(std::move(outs[0])), squeezed_before_last(std::move(outs[1]))});
 }
 
 // floor(size * scale) for a scale that is a ratio of small integers (2.0,
@@ -802,6 +913,80 @@ void dropout_inplace(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument,
              "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
   set_tensor(ctx, same_view(ctx, self));
+}
+
+// pixel_unshuffle(self, r): [*, C*r^2, H/r, W/r], in the input's suggested
+// memory format on both devices.
+void pixel_unshuffle(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const int64_t r = static_int(ctx, 1, "downscale_factor");
+  if (self.dim() < 3 || r <= 0)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "pixel_unshuffle expects input to have at least 3 dimensions and a positive factor");
+  const auto c = static_cast<size_t>(self.dim() - 3);
+  for (size_t d : {c + 1, c + 2})
+    if (!decide(ctx, sym_eq(mod(self.sizes[d], r), 0), "pixel_unshuffle"))
+      ctx.fail(ErrorKind::InvalidArgument, "pixel_unshuffle expects " + std::string(d == c + 1 ? "height" : "width") +
+                                               " to be divisible by downscale_factor, but input.size(" +
+                                               std::to_string(static_cast<int64_t>(d) - self.dim()) + ")=" +
+                                               text(self.sizes[d]) + " is not divisible by " + std::to_string(r));
+  SymShape out(self.sizes.begin(), self.sizes.begin() + static_cast<int64_t>(c));
+  out.push_back(self.sizes[c] * (r * r));
+  out.push_back(simplified(ctx, floordiv(self.sizes[c + 1], r)));
+  out.push_back(simplified(ctx, floordiv(self.sizes[c + 2], r)));
+  const MemoryFormat f = suggests_channels_last(ctx, self) ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
+  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, f));
+}
+
+// channel_shuffle / native_channel_shuffle(self, groups): same shape, contiguous.
+void channel_shuffle(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const SymInt groups = ctx.int_arg(1, "groups");
+  if (self.dim() < 3)
+    ctx.fail(ErrorKind::InvalidArgument, "channel_shuffle expects input to have at least 3 dimensions, but got input "
+                                         "with sizes " + text(self.sizes));
+  if (groups.is_static() && groups.value() <= 0)
+    ctx.fail(ErrorKind::InvalidArgument, "Number of groups to divide channels in must be positive. Value of groups:" +
+                                             text(groups));
+  if (!decide(ctx, sym_eq(mod(self.sizes[1], groups), 0), "channel_shuffle"))
+    ctx.fail(ErrorKind::InvalidArgument, "Number of channels must be divisible by groups. Got " + text(self.sizes[1]) +
+                                             " channels and " + text(groups) + " groups.");
+  set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
+}
+
+// prelu(self, weight): _prelu_kernel(self, weight viewed to broadcast over
+// the channels): an elementwise result in self's layout.
+void prelu(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& weight = ctx.tensor(1, "weight");
+  if (weight.dim() > 1)
+    ctx.fail(ErrorKind::InvalidArgument, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = " +
+                                             std::to_string(weight.dim()));
+  const SymInt channels = self.dim() >= 2 ? self.sizes[1] : SymInt(1);
+  if (!same_size(ctx, weight.numel(), 1, "prelu") && !same_size(ctx, weight.numel(), channels, "prelu"))
+    ctx.fail(ErrorKind::ShapeMismatch, "Mismatch of parameter numbers and input channel size. Found parameter numbers = " +
+                                           text(weight.numel()) + " and channel size = " + text(channels) + ".");
+  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
+  common_device(present({&self, &weight}), ctx.target());
+  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype));
+}
+
+// glu(self, dim=-1): the dim halves (a structured kernel over the two halves).
+void glu(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0)
+    ctx.fail(ErrorKind::InvalidArgument, "glu does not support scalars because halving size must be even");
+  const auto dim = static_cast<size_t>(dim_arg(ctx, 1, "dim", self.dim(), -1));
+  if (!decide(ctx, sym_eq(mod(self.sizes[dim], 2), 0), "glu"))
+    ctx.fail(ErrorKind::InvalidArgument, "Halving dimension must be even, but dimension " + std::to_string(dim) +
+                                             " is size " + text(self.sizes[dim]));
+  if (!is_floating(self.dtype) && !is_complex(self.dtype))
+    ctx.fail(ErrorKind::TypeError, "\"glu\" not implemented for '" + dtype_title(self.dtype) + "'");
+  TensorMeta half = self;
+  half.sizes[dim] = simplified(ctx, floordiv(self.sizes[dim], 2));
+  const TensorMeta* operands[] = {&half, &half};
+  SymShape strides = elementwise_permuted_strides(operands, half.sizes, ctx.env());
+  set_tensor(ctx, ctx.new_tensor(half.sizes, self.dtype, self.device, simplified(ctx, std::move(strides))));
 }
 
 // pixel_shuffle(self, r): [*, C/r^2, H*r, W*r]; a channels-last input gives a
@@ -1262,9 +1447,7 @@ void elu_backward(OpContext& ctx) {
 // reflection_pad{1,2,3}d / replication_pad{1,2,3}d(self, padding): the last
 // `Spatial` dims grow by their pads (reflection pads must be < the size).
 template <int Spatial>
-void pad_nd(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<SymInt> pad = ctx.int_list(1, "padding");
+TensorValue pad_nd_result(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& pad, bool reflection) {
   if (pad.size() != static_cast<size_t>(2 * Spatial))
     ctx.fail(ErrorKind::InvalidArgument, "padding size is expected to be " + std::to_string(2 * Spatial) +
                                              ", but got: " + std::to_string(pad.size()));
@@ -1273,7 +1456,6 @@ void pad_nd(OpContext& ctx) {
              "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
              "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
              "for input, but got: " + text(self.sizes));
-  const bool reflection = ctx.target().find("reflection") != std::string::npos;
   SymShape out = self.sizes;
   for (int i = 0; i < Spatial; ++i) {
     const size_t d = out.size() - 1 - static_cast<size_t>(i);
@@ -1292,7 +1474,59 @@ void pad_nd(OpContext& ctx) {
   // The CPU 2-D kernels keep a batched channels-last input's layout; CUDA and
   // the 1-D / 3-D kernels allocate contiguous results.
   const bool cl = Spatial == 2 && !self.device.is_cuda() && suggests_channels_last(ctx, self);
-  set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+  return empty_tensor(ctx, out, self.dtype, self.device, cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous);
+}
+template <int Spatial>
+void pad_nd(OpContext& ctx) {
+  set_tensor(ctx, pad_nd_result<Spatial>(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "padding"),
+                                         ctx.target().find("reflection") != std::string::npos));
+}
+
+// _pad_circular(self, pad): the last pad.size() / 2 dims grow by their pads,
+// each at most the size; a contiguous copy.
+TensorValue pad_circular_result(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& pad) {
+  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size() / 2) > self.dim())
+    ctx.fail(ErrorKind::InvalidArgument, "_pad_circular: bad padding " + text(pad) + " for input " + text(self.sizes));
+  SymShape out = self.sizes;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const size_t d = out.size() - 1 - i;
+    for (const SymInt& p : {pad[2 * i], pad[2 * i + 1]})
+      if (decide(ctx, sym_gt(p, self.sizes[d]), "_pad_circular"))
+        ctx.fail(ErrorKind::InvalidArgument, "Padding value causes wrapping around more than once.");
+    out[d] = simplified(ctx, out[d] + pad[2 * i] + pad[2 * i + 1]);
+  }
+  return empty_tensor(ctx, out, self.dtype, self.device);
+}
+void pad_circular(OpContext& ctx) {
+  set_tensor(ctx, pad_circular_result(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "pad")));
+}
+
+// pad(self, pad, mode="constant", value=None), CompositeImplicit: constant
+// padding is constant_pad_nd; reflect / replicate / circular take 2, 4 or 6
+// pads over a 1-D, 2-D or 3-D (batched or not) input.
+void pad(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const std::vector<SymInt> pads = ctx.int_list(1, "pad");
+  const std::string mode = ctx.string_arg(2, "mode", "constant");
+  if (pads.size() % 2 != 0) ctx.fail(ErrorKind::InvalidArgument, "Padding length must be divisible by 2");
+  if (static_cast<int64_t>(pads.size()) > 2 * self.dim())
+    ctx.fail(ErrorKind::InvalidArgument,
+             "Padding length should be less than or equal to two times the input dimension but got padding length " +
+                 std::to_string(pads.size()) + " and input of dimension " + std::to_string(self.dim()));
+  if (mode == "constant") return constant_pad_nd(ctx);
+  if (mode != "reflect" && mode != "replicate" && mode != "circular")
+    ctx.fail(ErrorKind::InvalidArgument, "Unrecognised padding mode " + mode);
+  if (ctx.has(3, "value") && ctx.float_arg(3, "value") != 0)
+    ctx.fail(ErrorKind::InvalidArgument, "Padding mode \"" + mode + "\" doesn't take in value argument");
+  const auto n = static_cast<int64_t>(pads.size() / 2);
+  if (n < 1 || n > 3 || (self.dim() != n + 1 && self.dim() != n + 2))
+    ctx.fail(ErrorKind::InvalidArgument, "Padding size " + std::to_string(pads.size()) + " is not supported for " +
+                                           std::to_string(self.dim()) + "D input tensor.");
+  if (mode == "circular") return set_tensor(ctx, pad_circular_result(ctx, self, pads));
+  const bool reflection = mode == "reflect";
+  if (n == 1) return set_tensor(ctx, pad_nd_result<1>(ctx, self, pads, reflection));
+  if (n == 2) return set_tensor(ctx, pad_nd_result<2>(ctx, self, pads, reflection));
+  set_tensor(ctx, pad_nd_result<3>(ctx, self, pads, reflection));
 }
 
 // max_pool3d_with_indices / avg_pool3d (kernel, stride, padding[, dilation], ceil_mode, ...).
@@ -1335,6 +1569,13 @@ void pool3d(OpContext& ctx) {
   const MemoryFormat format = cl3d ? MemoryFormat::ChannelsLast3d : MemoryFormat::Contiguous;
   set_tuple(ctx, {empty_tensor(ctx, out, input.dtype, input.device, format),
                   empty_tensor(ctx, out, DType::Int64, input.device, format)});
+}
+
+// max_pool3d (CompositeImplicit): max_pool3d_with_indices' output.
+void max_pool3d(OpContext& ctx) {
+  pool3d(ctx);
+  Value out = (*ctx.result().list)[0];
+  ctx.set_result(std::move(out));
 }
 
 // Core ATen IR ops that torch.export emits and make_fx rarely does; semantics
@@ -1674,6 +1915,18 @@ void register_nn_ops(OpRegistry& r) {
     r.add_inplace(name, dropout_inplace);
   r.add("aten.adaptive_avg_pool2d.default", adaptive_avg_pool2d_composite);
   r.add("aten.max_pool2d.default", max_pool2d);
+  r.add("aten.max_pool1d.default", max_pool1d);
+  r.add("aten.max_pool3d.default", max_pool3d);
+  r.add("aten.adaptive_max_pool1d.default", adaptive_max_pool1d);
+  r.add("aten.pad.default", pad);
+  r.add("aten._pad_circular.default", pad_circular);
+  r.add("aten.rms_norm.default", rms_norm);
+  r.add("aten.instance_norm.default", instance_norm);
+  r.add("aten.pixel_unshuffle.default", pixel_unshuffle);
+  r.add("aten.channel_shuffle.default", channel_shuffle);
+  r.add("aten.native_channel_shuffle.default", channel_shuffle);
+  r.add("aten.prelu.default", prelu);
+  r.add("aten.glu.default", glu);
   r.add("aten.max_pool2d_with_indices.default", max_pool2d_with_indices);
   r.add("aten.avg_pool2d.default", avg_pool2d);
   r.add("aten._adaptive_avg_pool2d.default", adaptive_avg_pool<2>);

@@ -402,6 +402,12 @@ void register_pointwise_ops(OpRegistry& r) {
     r.add(n.functional, no_bool<unary<PK::Default>>);
     r.add_inplace(n.inplace, no_bool<unary_inplace<PK::Default>>);
   }
+  // Composites of the export IR: relu6 is hardtanh(0, 6), square is pow(2),
+  // log_sigmoid is log_sigmoid_forward's output.
+  r.add("aten.relu6.default", no_bool<unary<PK::Default>>);
+  r.add("aten.square.default", unary<PK::BoolToLong>);
+  r.add("aten.log_sigmoid.default", unary<PK::IntToFloat>);
+  r.add("aten._prelu_kernel.default", binary<PK::Default>);  // (self, weight) broadcast
   r.add("aten.leaky_relu", float_params<kLeakyRelu, 1>);
   r.add_inplace("aten.leaky_relu_", float_params<kLeakyRelu, 1, true>);
   r.add("aten.softplus", float_params<kSoftplus, 2>);

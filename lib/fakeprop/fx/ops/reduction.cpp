@@ -77,6 +77,19 @@ void mean(OpContext& ctx) {
   set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, dtype));
 }
 
+// linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+// a real result (the dtype given, else self's real counterpart), contiguous.
+void linalg_vector_norm(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (!is_floating(self.dtype) && !is_complex(self.dtype))
+    ctx.fail(ErrorKind::TypeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got " +
+                                       dtype_title(self.dtype));
+  const std::optional<DType> requested = ctx.dtype_arg(kKw, "dtype");
+  const DType dtype = to_real(requested.value_or(self.dtype));
+  const std::vector<bool> mask = dims_mask(ctx, self, 2, "dim");
+  set_tensor(ctx, reduction_out(ctx, self, mask, ctx.bool_arg(3, "keepdim", false), dtype));
+}
+
 // amax / amin(self, dim=[], keepdim=False).
 void amax(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -255,6 +268,7 @@ void bucketize(OpContext& ctx) {
 }
 
 void register_reduction_ops(OpRegistry& r) {
+  r.add("aten.linalg_vector_norm.default", linalg_vector_norm);
   r.add("aten.sum.dim_IntList", sum);
   r.add("aten.sum.default", sum);
   r.add("aten.prod.default", prod);

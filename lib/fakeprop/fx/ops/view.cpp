@@ -586,6 +586,7 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.select.int", select);
   r.add("aten.split.Tensor", split);
   r.add("aten.split_with_sizes.default", split_with_sizes);
+  r.add("aten.split.sizes", split_with_sizes);  // CompositeImplicit: split_with_sizes
   r.add("aten.chunk.default", chunk);
   r.add("aten.unbind.int", unbind);
   r.add("aten.unsqueeze.default", unsqueeze);
