@@ -684,5 +684,67 @@ TEST(FxNn, SdpaPicksTheCpuFlashLayoutWhenItsGatesPass) {
   }
 }
 
+
+// More composites over symbolic sizes: pad's modes, max_pool1d through the
+// 2-D kernel, adaptive_max_pool1d, rms_norm, instance_norm, glu, prelu,
+// pixel_unshuffle, channel_shuffle.
+TEST(FxNn, MoreCompositeOpsOverSymbolicSizes) {
+  struct Case {
+    const char* target;
+    json input;
+    json args;  // after x
+    Strs shape, stride;
+  };
+  const json cl = json::array({"3*s0*s1", 1, "3*s1", 3});
+  const json nlc = json::array({"3*s0", 1, 3});  // [2, 3, s0] channels innermost
+  const Case cases[] = {
+      {"aten.pad.default", tensor({2, 3, "s0", "s1"}, "float32", "cpu", cl), {json::array({1, 2})},
+       {"2", "3", "s0", "s1 + 3"}, {"s0*(3*s1 + 9)", "1", "3*s1 + 9", "3"}},
+      {"aten.pad.default", tensor({2, 3, "s0", "s1"}), {json::array({1, 1, 2, 2}), "reflect"},
+       {"2", "3", "s0 + 4", "s1 + 2"}, {}},
+      {"aten.pad.default", tensor({2, 3, "s0"}), {json::array({2, 1}), "replicate"}, {"2", "3", "s0 + 3"},
+       {"3*s0 + 9", "s0 + 3", "1"}},
+      {"aten.pad.default", tensor({2, 3, "s0"}), {json::array({2, 1}), "circular"}, {"2", "3", "s0 + 3"},
+       {"3*s0 + 9", "s0 + 3", "1"}},
+      {"aten.max_pool1d.default", tensor({2, 3, "s0"}, "float32", "cpu", nlc), {json::array({2})},
+       {"2", "3", "s0//2"}, {"3*(s0//2)", "1", "3"}},
+      {"aten.max_pool1d.default", tensor({3, "s0"}), {json::array({3}), json::array({2}), json::array({1})},
+       {"3", "(s0 - 1)//2 + 1"}, {}},
+      {"aten.rms_norm.default", tensor({"s0", 5, 8}, "float16", "cpu", json::array({1, "8*s0", "s0"})),
+       {json::array({8}), node("c")}, {"s0", "5", "8"}, {"40", "8", "1"}},
+      {"aten.instance_norm.default", tensor({2, 3, "s0", "s1"}, "float32", "cpu", cl),
+       {nullptr, nullptr, nullptr, nullptr, true, 0.1, 1e-5, false}, {"2", "3", "s0", "s1"},
+       {"3*s0*s1", "s0*s1", "s1", "1"}},
+      {"aten.glu.default", tensor({2, "2*s0"}), json::array(), {"2", "s0"}, {"s0", "1"}},
+      {"aten.prelu.default", tensor({2, 3, "s0", "s1"}, "float32", "cpu", cl), {node("w3")},
+       {"2", "3", "s0", "s1"}, {"3*s0*s1", "1", "3*s1", "3"}},
+      {"aten.pixel_unshuffle.default", tensor({2, 3, "2*s0", "2*s1"}), {2}, {"2", "12", "s0", "s1"}, {}},
+      {"aten.channel_shuffle.default", tensor({2, 6, "s0", "s1"}, "float32", "cpu",
+                                              json::array({"6*s0*s1", 1, "6*s1", 6})),
+       {3}, {"2", "6", "s0", "s1"}, {"6*s0*s1", "s0*s1", "s1", "1"}},
+  };
+  for (const Case& k : cases) {
+    GraphText g;
+    g.symbol("s0", 16).symbol("s1", 12).input("x", k.input).input("c", tensor({8})).input("w3", tensor({3}));
+    json args = k.args;
+    args.insert(args.begin(), node("x"));
+    g.call("y", k.target, args);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << k.target << " " << args.dump();
+    EXPECT_EQ(strs(r.tensor("y").sizes), k.shape) << k.target << " " << args.dump();
+    if (!k.stride.empty()) EXPECT_EQ(strs(r.tensor("y").strides), k.stride) << k.target << " " << args.dump();
+  }
+  GraphText g;
+  g.symbol("s0", 16).input("x", tensor({2, 3, "s0"})).call("y", "aten.adaptive_max_pool1d.default",
+                                                           {node("x"), json::array({4})});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y", 0).sizes), (Strs{"2", "3", "4"}));
+  EXPECT_EQ(r.tensor("y", 1).dtype, DType::Int64);
+  GraphText bad;
+  bad.input("x", tensor({2, 3, 6, 8})).call("y", "aten.pad.default", {node("x"), json::array({1, 1}), "reflect"});
+  EXPECT_NE(run(bad).error("y").find("Padding size 2 is not supported for 4D input tensor."), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

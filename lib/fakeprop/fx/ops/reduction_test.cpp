@@ -54,5 +54,36 @@ TEST(FxReduction, VarAndStdOfIntegersRaise) {
   }
 }
 
+
+// linalg_vector_norm: reduced over dim (every dim when None), real dtype.
+TEST(FxReduction, LinalgVectorNorm) {
+  struct Case {
+    json input;
+    json args;
+    json kwargs;
+    Strs shape;
+    DType dtype;
+  };
+  const Case cases[] = {
+      {tensor({"s0", 3, 4}), {2}, json::object(), {}, DType::Float32},
+      {tensor({"s0", 3, 4}), {2, json::array({1, -1}), true}, json::object(), {"s0", "1", "1"}, DType::Float32},
+      {tensor({"s0", 3}, "complex64"), {2, json::array({0})}, json::object(), {"3"}, DType::Float32},
+      {tensor({"s0", 3}, "float16"), {1.0, nullptr, false}, {{"dtype", dtype("float64")}}, {}, DType::Float64},
+  };
+  for (const Case& c : cases) {
+    GraphText g;
+    json args = c.args;
+    args.insert(args.begin(), node("x"));
+    g.symbol("s0", 5).input("x", c.input).call("y", "aten.linalg_vector_norm.default", args, c.kwargs);
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << args.dump();
+    EXPECT_EQ(strs(r.tensor("y").sizes), c.shape) << args.dump();
+    EXPECT_EQ(r.tensor("y").dtype, c.dtype) << args.dump();
+  }
+  GraphText g;
+  g.input("x", tensor({3}, "int64")).call("y", "aten.linalg_vector_norm.default", {node("x")});
+  EXPECT_NE(run(g).error("y").find("Expected a floating point or complex tensor"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
