@@ -641,6 +641,11 @@ def view_cases():
         ("aten.view.default", [x, [2, -1, 2]], {}),
         ("aten.view.default", [x, [24, 1]], {}),
         ("aten.view.default", [x, [1, 2, 1, 12]], {}),
+        # torch 2.15's fake view (refs._reshape_view_helper): size-1 dims keep their strides
+        ("aten.view.default", [T([2, 1, 4, 3, 3, 1], layout=("stride", [36, 3, 9, 3, 1, 3])), [2, 1, 4, 3, 3]], {}),
+        ("aten.view.default", [T([2, 1, 4, 3], layout=("stride", [12, 1, 3, 1])), [2, 4, 3]], {}),
+        ("aten.view.default", [T([2, 1, 4, 3], layout=("stride", [12, 1, 3, 1])), [2, 1, 12]], {}),
+        ("aten.reshape.default", [T([2, 1, 4, 3, 3, 1], layout=("stride", [36, 3, 9, 3, 1, 3])), [2, 1, 4, 9]], {}),
         ("aten.view.default", [off, [24]], {}),
         ("aten.view.default", [tr, [12]], {}),
         ("aten.view.default", [tr, [2, 2, 3]], {}),

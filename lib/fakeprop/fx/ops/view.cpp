@@ -16,7 +16,7 @@ std::string rank_text(int64_t r) { return std::to_string(r) + "D"; }
 
 TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
   const SymShape shape = infer_view_size(ctx, size, self.numel());
-  auto strides = view_strides(ctx, self.sizes, self.strides, shape);
+  auto strides = fake_view_strides(ctx, self.sizes, self.strides, shape);
   if (!strides)
     ctx.fail(ErrorKind::ViewError,
              "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
@@ -27,11 +27,14 @@ TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<Sy
 void view(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
 void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes)); }
 
-// reshape: a view when one exists, else a contiguous copy.
+// reshape: a view when computeStride finds one (then aten.view, whose fake
+// strides fake_view_strides gives), else a contiguous copy.
 TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
   const SymShape shape = infer_view_size(ctx, size, self.numel());
-  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape))
-    return ctx.view_of(self, shape, *strides, self.storage_offset);
+  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
+    const auto fake = fake_view_strides(ctx, self.sizes, self.strides, shape);
+    return ctx.view_of(self, shape, fake.value_or(*strides), self.storage_offset);
+  }
   return empty_tensor(ctx, shape, self.dtype, self.device);
 }
 
@@ -381,8 +384,9 @@ void flatten(OpContext& ctx) {
   for (int64_t d = start; d <= end; ++d) merged = merged * self.sizes[static_cast<size_t>(d)];
   shape.push_back(simplified(ctx, merged));
   shape.insert(shape.end(), self.sizes.begin() + end + 1, self.sizes.end());
-  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
-    set_tensor(ctx, ctx.view_of(self, shape, *strides, self.storage_offset));
+  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {  // reshape's view
+    const auto fake = fake_view_strides(ctx, self.sizes, self.strides, shape);
+    set_tensor(ctx, ctx.view_of(self, shape, fake.value_or(*strides), self.storage_offset));
     return;
   }
   set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, self.device));

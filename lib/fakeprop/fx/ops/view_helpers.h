@@ -131,4 +131,83 @@ inline std::optional<SymShape> view_strides(OpContext& ctx, const SymShape& olds
   return newstride;
 }
 
+
+// The strides torch 2.15's fake view gives (FakeTensor's aten.view impl is
+// torch._refs._reshape_view_helper): the target dims are built left to
+// right, a dim of the right length kept as it is, else the next dims
+// collapsed (prims.collapse_view, when they can be) until the length
+// divides them, then split (prims.split_dim); extra trailing dims of size 1
+// are split off the last dim, leftover ones squeezed. Unlike computeStride
+// (view_strides), a size-1 dim keeps the stride it had. nullopt when a
+// collapse cannot be a view.
+inline std::optional<SymShape> fake_view_strides(OpContext& ctx, const SymShape& sizes, const SymShape& strides,
+                                                 const SymShape& shape) {
+  const char* why = "view strides";
+  if (guard_or_false(ctx, sym_eq(product(sizes), 0), why)) return contiguous_strides(shape, &ctx.env());
+  if (sizes.empty()) return SymShape(shape.size(), SymInt(1));
+  if (shape.empty()) return SymShape{};
+  TensorMeta probe;
+  probe.sizes = sizes;
+  probe.strides = strides;
+  if (is_contiguous(probe, ctx.env())) {
+    if (shape.size() == 1 && sizes.size() > 1) return SymShape{SymInt(1)};
+    if (shape.size() == 2 && sizes.size() == 1) return SymShape{shape[1], SymInt(1)};
+  }
+  // accum % length == 0, as torch's Mod evaluates it: a monomial multiple is
+  // 0, a proper divisor of a positive size is itself; else decided.
+  auto divides = [&](const SymInt& a, const SymInt& b) {
+    if (exact_quotient(a, b)) return true;
+    if (auto k = exact_quotient(b, a); k && k->is_static() && k->value() > 1) return false;
+    return decide(ctx, sym_eq(mod(a, b), 0), why);
+  };
+  SymShape sz = sizes, st = strides;
+  size_t idx = 0;
+  for (const SymInt& length : shape) {
+    if (idx >= sz.size()) {  // a tail unsqueeze: split_dim(last, its own length)
+      st.push_back(st.back());
+      sz.push_back(SymInt(1));
+      ++idx;
+      continue;
+    }
+    if (same_size(ctx, length, sz[idx], why)) {
+      ++idx;
+      continue;
+    }
+    SymInt accum = sz[idx];
+    size_t end = idx;
+    while (!divides(accum, length)) {
+      if (++end >= sz.size()) return std::nullopt;
+      accum = simplified(ctx, accum * sz[end]);
+    }
+    if (end != idx) {  // collapse_view(idx, end)
+      for (size_t i = end; i-- > idx;)
+        if (!same_size(ctx, sz[i], 1, why) && !same_size(ctx, sz[i + 1], 1, why) &&
+            !same_size(ctx, st[i], st[i + 1] * sz[i + 1], why))
+          return std::nullopt;
+      SymInt stride = st[end];
+      for (size_t i = end; i-- > idx;)
+        if (!same_size(ctx, sz[i], 1, why) && decide(ctx, sym_lt(st[i], stride), why)) stride = st[i];
+      sz.erase(sz.begin() + static_cast<int64_t>(idx) + 1, sz.begin() + static_cast<int64_t>(end) + 1);
+      st.erase(st.begin() + static_cast<int64_t>(idx) + 1, st.begin() + static_cast<int64_t>(end) + 1);
+      sz[idx] = accum;
+      st[idx] = stride;
+    }
+    if (!same_size(ctx, accum, length, why)) {  // split_dim(idx, length)
+      const std::optional<SymInt> q = exact_quotient(sz[idx], length);
+      const SymInt inner = simplified(ctx, q ? *q : floordiv(sz[idx], length));
+      sz[idx] = length;
+      sz.insert(sz.begin() + static_cast<int64_t>(idx) + 1, inner);
+      st.insert(st.begin() + static_cast<int64_t>(idx) + 1, st[idx]);
+      st[idx] = simplified(ctx, st[idx] * inner);
+    }
+    ++idx;
+  }
+  while (idx < sz.size()) {  // squeeze the tail
+    if (!same_size(ctx, sz[idx], 1, why)) return std::nullopt;
+    sz.erase(sz.begin() + static_cast<int64_t>(idx));
+    st.erase(st.begin() + static_cast<int64_t>(idx));
+  }
+  return simplified(ctx, std::move(st));
+}
+
 }  // namespace fakeprop::fx::ops
