@@ -1783,6 +1783,13 @@ def composite_cases():
             ("aten.channel_shuffle.default", [D([2, 6, 4, 4]), 3], {}),
             ("aten.channel_shuffle.default", [D([2, 6, 4, 4], layout="cl"), 2], {}),
             ("aten.native_channel_shuffle.default", [D([2, 6, 4, 4], layout="cl"), 2], {}),
+            ("aten.numpy_T.default", [D([2, 3, 4], layout=("perm", [2, 0, 1]))], {}),
+            ("aten.numpy_T.default", [D([3, 4], offset=2)], {}),
+            ("aten.mT.default", [D([2, 3, 4])], {}),
+            ("aten.mT.default", [D([4])], {}),
+            ("aten.mH.default", [D([2, 3, 4], dtype=torch.complex64)], {}),
+            ("aten.adjoint.default", [D([3, 4], layout=("perm", [1, 0]))], {}),
+            ("aten.matrix_H.default", [D([3, 4])], {}),
         ]
     return [c for c in cases if not (c[1][0].device != "cpu" and c[1][0].requires_grad)]
 

@@ -115,6 +115,24 @@ void t(OpContext& ctx) {
   set_tensor(ctx, transposed(ctx, self, 0, 1));
 }
 
+// numpy_T (Tensor.T): permute to the reversed dims.
+void numpy_t(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  SymShape sizes(self.sizes.rbegin(), self.sizes.rend());
+  SymShape strides(self.strides.rbegin(), self.strides.rend());
+  set_tensor(ctx, ctx.view_of(self, std::move(sizes), std::move(strides), self.storage_offset));
+}
+
+// mT / mH / adjoint / matrix_H: transpose(-2, -1) (the conjugate views of a
+// complex tensor have the same geometry).
+void matrix_transpose(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() < 2)
+    ctx.fail(ErrorKind::InvalidArgument, "tensor.mT is only supported on matrices or batches of matrices. Got " +
+                                             rank_text(self.dim()) + " tensor.");
+  set_tensor(ctx, transposed(ctx, self, self.dim() - 2, self.dim() - 1));
+}
+
 void permute(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<int64_t> dims = static_int_list(ctx, 1, "dims");
@@ -591,6 +609,9 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.split.Tensor", split);
   r.add("aten.split_with_sizes.default", split_with_sizes);
   r.add("aten.split.sizes", split_with_sizes);  // CompositeImplicit: split_with_sizes
+  r.add("aten.numpy_T.default", numpy_t);
+  for (const char* name : {"aten.mT.default", "aten.mH.default", "aten.adjoint.default", "aten.matrix_H.default"})
+    r.add(name, matrix_transpose);
   r.add("aten.chunk.default", chunk);
   r.add("aten.unbind.int", unbind);
   r.add("aten.unsqueeze.default", unsqueeze);
