@@ -1714,6 +1714,9 @@ def composite_cases():
             (sdpa, [D([2, 4, 8, 16], layout=("perm", [0, 1, 3, 2])), q, q], {}),
             (sdpa, [bl, D([2, 4, 5, 16]), D([2, 4, 5, 16])], {}),
             (sdpa, [bl, D([2, 4, 0, 16]), D([2, 4, 0, 16])], {}),
+            (sdpa, [bl, D([2, 1, 8, 16]), D([2, 1, 8, 16])], {}),
+            (sdpa, [bl, D([2, 2, 8, 16]), D([2, 2, 8, 16])], {}),
+            (sdpa, [bl, D([1, 4, 8, 16]), D([1, 4, 8, 16])], {}),
         ]
         am = "aten._assert_tensor_metadata.default"
         cases += [

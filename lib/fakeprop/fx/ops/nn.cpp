@@ -1136,6 +1136,22 @@ void sdpa(OpContext& ctx) {
     ctx.fail(ErrorKind::ShapeMismatch, "scaled_dot_product_attention: query and key embedding sizes differ: " +
                                            text(q.sizes) + " and " + text(k.sizes));
   const Device device = common_device(present({&q, &k, &v}), ctx.target());
+  // The leading dims broadcast (the math path's matmuls); with enable_gqa the
+  // key/value heads divide the query's.
+  const bool enable_gqa = ctx.bool_arg(1000, "enable_gqa", false);
+  for (const TensorMeta* kv : {&k, &v}) {
+    if (kv->dim() != q.dim()) continue;
+    for (size_t i = 0; i + 2 < q.sizes.size(); ++i) {
+      const SymInt &a = q.sizes[i], &b = kv->sizes[i];
+      if (same_size(ctx, a, b, "sdpa") || same_size(ctx, b, 1, "sdpa") || same_size(ctx, a, 1, "sdpa")) continue;
+      if (enable_gqa && i + 3 == q.sizes.size()) {
+        if (decide(ctx, sym_eq(mod(a, b), 0), "sdpa gqa")) continue;
+        ctx.fail(ErrorKind::ShapeMismatch, "Number of heads in key and value must divide the number of heads in query");
+      }
+      ctx.fail(ErrorKind::ShapeMismatch, "The size of tensor a (" + text(a) + ") must match the size of tensor b (" +
+                                             text(b) + ") at non-singleton dimension " + std::to_string(i));
+    }
+  }
   // On CPU the composite picks the flash kernel when its gates pass
   // (sdp_utils_cpp.cpp: no dropout, 4-D, one head dim, unit last strides,
   // non-empty sequences, a float dtype); its output is empty_like(query).
@@ -1150,9 +1166,10 @@ void sdpa(OpContext& ctx) {
     if (k.dtype != t || v.dtype != t) return false;
     if (!same_size(ctx, q.sizes[3], k.sizes[3], why) || !same_size(ctx, q.sizes[3], v.sizes[3], why)) return false;
     if (!same_size(ctx, q.sizes[0], k.sizes[0], why) || !same_size(ctx, q.sizes[0], v.sizes[0], why)) return false;
+    // Key and value heads: the query's, one (broadcast), or with enable_gqa any.
     const bool gqa = ctx.bool_arg(1000, "enable_gqa", false);
-    if (!gqa && (!same_size(ctx, q.sizes[1], k.sizes[1], why) || !same_size(ctx, q.sizes[1], v.sizes[1], why)))
-      return false;
+    for (const TensorMeta* kv : {&k, &v})
+      if (!gqa && !same_size(ctx, q.sizes[1], kv->sizes[1], why) && !same_size(ctx, kv->sizes[1], 1, why)) return false;
     for (const TensorMeta* t3 : {&q, &k, &v})
       if (!same_size(ctx, t3->strides[3], 1, why)) return false;
     if (decide(ctx, sym_or(sym_eq(q.sizes[2], 0), sym_eq(k.sizes[2], 0)), why)) return false;
