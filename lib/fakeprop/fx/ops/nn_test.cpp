@@ -668,6 +668,7 @@ TEST(FxNn, SdpaPicksTheCpuFlashLayoutWhenItsGatesPass) {
   const json blhe = json::array({"64*s0", 16, 64, 1});
   const Case cases[] = {
       {blhe, json::object(), "cpu", {"64*s0", "16", "64", "1"}},
+      {blhe, {{"enable_gqa", true}}, "cpu", {"64*s0", "16", "64", "1"}},
       {blhe, {{"dropout_p", 0.1}}, "cpu", {"64*s0", "16*s0", "16", "1"}},
       {blhe, json::object(), "cuda:0", {"64*s0", "16*s0", "16", "1"}},
       {json::array({"64*s0", "16*s0", 1, "s0"}), json::object(), "cpu", {"64*s0", "16*s0", "16", "1"}},
@@ -681,6 +682,28 @@ TEST(FxNn, SdpaPicksTheCpuFlashLayoutWhenItsGatesPass) {
     Ran r = run(g);
     ASSERT_EQ(r.error("y"), "") << k.kwargs.dump();
     EXPECT_EQ(strs(r.tensor("y").strides), k.stride) << k.device << " " << k.q_stride.dump() << k.kwargs.dump();
+  }
+  // Key/value heads: one broadcasts (flash on CPU), another count must divide with enable_gqa.
+  struct Heads {
+    int64_t kv_heads;
+    bool gqa;
+    const char* error;  // "" when accepted
+  };
+  for (const Heads& h : {Heads{1, false, ""}, Heads{2, true, ""}, Heads{2, false, "must match the size of tensor b (2)"},
+                         Heads{3, true, "must divide the number of heads in query"}}) {
+    GraphText g;
+    g.symbol("s0", 8)
+        .input("q", tensor({2, 4, "s0", 16}, "float32", "cpu", blhe))
+        .input("k", tensor({2, h.kv_heads, "s0", 16}))
+        .call("y", "aten.scaled_dot_product_attention.default", {node("q"), node("k"), node("k")},
+              {{"enable_gqa", h.gqa}});
+    Ran r = run(g);
+    if (*h.error == '\0') {
+      ASSERT_EQ(r.error("y"), "") << h.kv_heads;
+      EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"64*s0", "16", "64", "1"})) << h.kv_heads;
+    } else {
+      EXPECT_NE(r.error("y").find(h.error), std::string::npos) << r.error("y");
+    }
   }
 }
 

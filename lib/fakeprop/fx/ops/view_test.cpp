@@ -149,5 +149,43 @@ TEST(FxView, DetachInPlaceReturnsSelf) {
   EXPECT_FALSE(y.requires_grad);
 }
 
+
+// numpy_T reverses the dims; mT (and mH, adjoint) swaps the last two.
+TEST(FxView, MatrixTransposes) {
+  struct Case {
+    const char* target;
+    Strs shape, stride;
+  };
+  const Case cases[] = {
+      {"aten.numpy_T.default", {"4", "3", "s0"}, {"1", "4", "12"}},
+      {"aten.mT.default", {"s0", "4", "3"}, {"12", "1", "4"}},
+      {"aten.adjoint.default", {"s0", "4", "3"}, {"12", "1", "4"}},
+  };
+  for (const Case& c : cases) {
+    GraphText g;
+    g.symbol("s0", 2).input("x", tensor({"s0", 3, 4})).call("y", c.target, {node("x")});
+    Ran r = run(g);
+    ASSERT_EQ(r.error("y"), "") << c.target;
+    EXPECT_EQ(strs(r.tensor("y").sizes), c.shape) << c.target;
+    EXPECT_EQ(strs(r.tensor("y").strides), c.stride) << c.target;
+    EXPECT_EQ(r.tensor("y").storage, r.tensor("x").storage) << c.target;
+  }
+  GraphText g;
+  g.input("x", tensor({4})).call("y", "aten.mT.default", {node("x")});
+  EXPECT_NE(run(g).error("y").find("only supported on matrices"), std::string::npos);
+}
+
+// A size-1 dim keeps its stride through view (torch 2.15's fake view).
+TEST(FxView, ViewKeepsTheStridesOfSizeOneDims) {
+  GraphText g;
+  g.symbol("s0", 2)
+      .input("x", tensor({"s0", 1, 16, 49, 49, 1}, "float32", "cpu", json::array({38416, 49, 2401, 49, 1, 49})))
+      .call("n", "aten.sym_size.int", {node("x"), 0})
+      .call("y", "aten.view.default", {node("x"), json::array({node("n"), 1, 16, 49, 49})});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"38416", "49", "2401", "49", "1"}));
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
