@@ -250,9 +250,12 @@ def export_graph(program, example_inputs=None, input_names=None):
         else:
             raise InputError("node %s: op %s is not ATen-level (call_module/call_method are not supported)" % (n.name, op))
     if exported:
-        # torch.export traces with grad disabled: no node of its graph requires
-        # grad, whatever its parameters' and inputs' meta['val'] say (set after
-        # the trace); inputs that do not require grad give fakeprop the same.
+        # torch.export records every node's meta['val'] detached (make_fx's
+        # snapshot), so none requires grad, while its parameters' and inputs'
+        # say what the module's did. Placeholders that do not require grad give
+        # fakeprop the recorded values. (The trace itself ran with grad on:
+        # where a kernel choice depends on it, as SDPA's with a mask that
+        # requires grad, fakeprop cannot see it.)
         for node in nodes:
             if node["op"] in ("placeholder", "get_attr") and node.get("val") and "requires_grad" in node["val"]:
                 node["val"]["requires_grad"] = False
