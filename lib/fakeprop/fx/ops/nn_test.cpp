@@ -623,7 +623,9 @@ TEST(FxNn, CompositeOpsOfTheExportIR) {
     ASSERT_EQ(r.error("y"), "") << k.target << " " << args.dump();
     const TensorMeta& y = r.tensor("y");
     EXPECT_EQ(strs(y.sizes), k.shape) << k.target << " " << args.dump();
-    if (!k.stride.empty()) EXPECT_EQ(strs(y.strides), k.stride) << k.target << " " << args.dump();
+    if (!k.stride.empty()) {
+      EXPECT_EQ(strs(y.strides), k.stride) << k.target << " " << args.dump();
+    }
     EXPECT_EQ(y.storage == r.tensor("x").storage, k.aliases_x) << k.target << " " << args.dump();
   }
 }
@@ -755,7 +757,9 @@ TEST(FxNn, MoreCompositeOpsOverSymbolicSizes) {
     Ran r = run(g);
     ASSERT_EQ(r.error("y"), "") << k.target << " " << args.dump();
     EXPECT_EQ(strs(r.tensor("y").sizes), k.shape) << k.target << " " << args.dump();
-    if (!k.stride.empty()) EXPECT_EQ(strs(r.tensor("y").strides), k.stride) << k.target << " " << args.dump();
+    if (!k.stride.empty()) {
+      EXPECT_EQ(strs(r.tensor("y").strides), k.stride) << k.target << " " << args.dump();
+    }
   }
   GraphText g;
   g.symbol("s0", 16).input("x", tensor({2, 3, "s0"})).call("y", "aten.adaptive_max_pool1d.default",
