@@ -157,12 +157,7 @@ int run_infer(const InferCommand& cmd) {
     stats["phases"]["report_ms"] = ms_since(report_start);
     print_stats(stats, std::cerr);
   }
-  for (const auto& e : result.errors)
-    if (e.kind == ErrorKind::ConstraintViolation) return 1;  // a --mark dynamic/strict promise broken
-  if (cmd.flags.strict)
-    for (const auto& e : result.errors)
-      if (fails_strict(e.kind)) return 1;
-  return 0;
+  return exit_status(result, cmd.flags.args.strict);
 }
 
 }  // namespace fakeprop::cli

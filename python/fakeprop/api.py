@@ -198,7 +198,7 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
     where = "<%s>" % type(program).__name__
-    text, status = _core().run_fx_json(json.dumps(doc), where, args)
+    text, status = _core().run_fx_json(json.dumps(doc, separators=(",", ":"), check_circular=False), where, args)
     report = _finish(text, status, where)
     _attach(getattr(program, "graph_module", program), report)
     return report

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""fakeprop.propagate in process against torch's FakeTensorProp, on the same ATen graphs.
+
+    PYTHONPATH=build-rel/python .venv-oracle/bin/python scripts/bench/python_peer.py [--repeat N] [NAME ...]
+
+Runs in the oracle environment (current torch) with the package built by
+CMake (or pip-installed). NAMEs: resnet50, vit_b_16 (torchvision, random
+weights), gpt2 and llama (Hugging Face configs at GPT-2 small and a
+12-layer Llama width 768, random weights, use_cache=False). Each is exported
+with torch.export (dynamic batch, and sequence for the decoders) and
+decomposed to core ATen (run_decompositions), so both tools walk the same
+graph. Measured, best of N:
+  - fakeprop: fakeprop.propagate(ep), everything from the Python objects to
+    the report and node.meta['fakeprop'] included, with the dims symbolic;
+  - FakeTensorProp: FakeTensorProp(gm).propagate(*real inputs) over the
+    program's graph module (parameters, buffers and the example inputs,
+    converted to fake tensors: static sizes, the peer's cheaper case), and
+    the walk alone over inputs already fake (propagate_dont_convert_inputs).
+Prints one JSON line per graph.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+from torch.export import Dim
+from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+import fakeprop
+
+
+def _vision(name):
+    import torchvision
+
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    return model, (torch.randn(2, 3, 224, 224),), {"x": {0: Dim("batch", max=64)}}
+
+
+def _decoder(kind):
+    import transformers
+
+    if kind == "gpt2":
+        cfg = transformers.GPT2Config(use_cache=False)
+    else:
+        cfg = transformers.LlamaConfig(hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                                       num_attention_heads=12, num_key_value_heads=4, vocab_size=32000,
+                                       use_cache=False)
+    model = transformers.AutoModelForCausalLM.from_config(cfg).eval()
+    ids = torch.randint(0, 1000, (2, 16))
+    return model, (ids,), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
+
+
+BUILDERS = {"resnet50": lambda: _vision("resnet50"), "vit_b_16": lambda: _vision("vit_b_16"),
+            "gpt2": lambda: _decoder("gpt2"), "llama": lambda: _decoder("llama")}
+
+
+def _real_args(ep, example):
+    """One real tensor per placeholder of ep.graph_module: state from the signature, then the inputs."""
+    state = dict(ep.state_dict)
+    state.update(ep.constants)
+    args, user = [], iter(example)
+    for spec in ep.graph_signature.input_specs:
+        args.append(state[spec.target] if spec.target is not None and spec.kind.name != "USER_INPUT" else next(user))
+    return args
+
+
+def _best(n, fn):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return min(times), times
+
+
+def measure(name, repeat):
+    model, example, shapes = BUILDERS[name]()
+    with torch.no_grad():
+        ep = torch.export.export(model, example, dynamic_shapes=shapes, strict=False).run_decompositions()
+    gm = ep.graph_module
+    nodes = len(gm.graph.nodes)
+    report = fakeprop.propagate(ep)
+    errors = len(report["errors"])
+    fp_ms, fp_runs = _best(repeat, lambda: fakeprop.propagate(ep))
+    args = _real_args(ep, example)
+    ftp_ms, ftp_runs = _best(max(1, repeat // 2), lambda: FakeTensorProp(gm, FakeTensorMode()).propagate(*args))
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    fakes = [mode.from_tensor(a) for a in args]
+
+    def walk():
+        FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
+
+    walk_ms, _ = _best(max(1, repeat // 2), walk)
+    return {"model": name, "nodes": nodes, "fakeprop_errors": errors, "fakeprop_ms": fp_ms,
+            "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
+            "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "torch": torch.__version__}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("names", nargs="*", default=list(BUILDERS))
+    ap.add_argument("--repeat", type=int, default=10)
+    a = ap.parse_args()
+    for name in a.names:
+        print(json.dumps(measure(name, a.repeat)), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
