@@ -13,6 +13,7 @@ packages=(
   cmake g++ make pkg-config
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler libonnx-dev
   libspdlog-dev libgtest-dev libbenchmark-dev llvm-14-tools
+  libzip-dev  # .pt2 archives (torch.export.save)
   python3 python3-jsonschema python3-onnx python3-numpy
   python3-dev pybind11-dev ccache  # the Python extension; ccache for repeated builds
   clang libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, sanitizers)

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "fakeprop/fx/interpreter.h"
+#include "fakeprop/fx/pt2_archive.h"
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/writer.h"
 
@@ -20,8 +21,9 @@ ModelFormat detect_format(const std::string& path) {
   size_t i = 0;
   while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t')) ++i;
   if (i < bytes.size() && bytes[i] == '{') return ModelFormat::FxJson;
+  if (fx::looks_like_zip(bytes)) return ModelFormat::Pt2;
   if (onnx::looks_like_onnx(bytes)) return ModelFormat::Onnx;
-  throw InputError(path + ": neither an ONNX model nor a JSON FX graph");
+  throw InputError(path + ": neither an ONNX model, a JSON FX graph nor a torch.export archive (.pt2)");
 }
 
 namespace {
@@ -34,6 +36,11 @@ RunResult run_once(const std::string& path, const InferOptions& options) {
       }
       case ModelFormat::FxJson:
         return fx::run_graph(fx::load_graph(path, options.max_nodes), options);
+      case ModelFormat::Pt2: {
+        RunResult r = fx::run_graph(fx::load_pt2_archive(path, options.max_nodes), options);
+        r.model_kind = "pt2";
+        return r;
+      }
     }
   } catch (const OverflowError& e) {
     // Overflow inside a node is recorded on the node; here it happened

@@ -8,7 +8,7 @@
 
 namespace fakeprop {
 
-enum class ModelFormat { Onnx, FxJson };
+enum class ModelFormat { Onnx, FxJson, Pt2 };  // Pt2: a torch.export.save archive
 
 // From the content (JSON object vs ONNX protobuf), not the extension.
 ModelFormat detect_format(const std::string& path);

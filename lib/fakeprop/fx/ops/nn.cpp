@@ -750,7 +750,12 @@ void sdpa_flash_cpu(OpContext& ctx) {
 }
 
 // scaled_dot_product_attention (CompositeImplicit, in torch.export graphs):
-// [*, L, Ev] in query's dtype.
+// [*, L, Ev] in query's dtype. On CPU the composite runs the flash kernel
+// when its gates pass (sdp_utils_cpp's use_flash_attention_cpp: 4-D inputs
+// of a floating dtype, no dropout, equal batch and head counts, equal head
+// dims, unit last strides), whose output is laid out like the query (a
+// [B, L, H, E] buffer for HF's transposed queries); otherwise the math
+// path's matmul result is contiguous.
 void sdpa(OpContext& ctx) {
   const TensorMeta& q = ctx.tensor(0, "query");
   const TensorMeta& k = ctx.tensor(1, "key");
@@ -763,6 +768,25 @@ void sdpa(OpContext& ctx) {
   const Device device = common_device(present({&q, &k, &v}), ctx.target());
   SymShape out(q.sizes.begin(), q.sizes.end() - 1);
   out.push_back(v.sizes.back());
+  auto flash_cpu = [&] {
+    if (!device.is_cpu() || q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
+    for (const TensorMeta* t : {&q, &k, &v})
+      if (t->dtype != DType::Float32 && t->dtype != DType::Float64 && t->dtype != DType::BFloat16 &&
+          t->dtype != DType::Float16)
+        return false;
+    if (ctx.has(4, "dropout_p") && ctx.float_arg(4, "dropout_p") > 0) return false;
+    auto known_eq = [&](const SymInt& a, const SymInt& b) { return a.same(b) || guard_or_false(ctx, sym_eq(a, b), "sdpa"); };
+    for (size_t d : {size_t{0}, size_t{1}})
+      if (!known_eq(q.sizes[d], k.sizes[d]) || !known_eq(q.sizes[d], v.sizes[d])) return false;
+    if (!known_eq(q.sizes[3], v.sizes[3])) return false;
+    for (const TensorMeta* t : {&q, &k, &v})
+      if (!known_eq(t->strides[3], SymInt(1))) return false;
+    return true;
+  };
+  if (flash_cpu()) {
+    set_tensor(ctx, empty_like(ctx, q));
+    return;
+  }
   set_tensor(ctx, empty_tensor(ctx, out, q.dtype, device));
 }
 
@@ -1417,9 +1441,63 @@ void embedding_bag_composite(OpContext& ctx) {
   embedding_bag_outputs(ctx, padding_idx, !weight.requires_grad);
 }
 
+// ---- CompositeImplicitAutograd ops, as torch.export's training IR keeps them ----
+// (make_fx and AOTAutograd graphs hold their decompositions instead.)
+
+// The first output of the tuple `rule` sets: batch_norm is
+// native_batch_norm's output, max_pool2d max_pool2d_with_indices', ...
+template <void (*Rule)(OpContext&)>
+void first_of(OpContext& ctx) {
+  Rule(ctx);
+  const Value all = ctx.take_result();
+  if (all.kind != Value::Kind::List || all.list->empty()) ctx.fail(ErrorKind::Internal, "expected a tuple");
+  ctx.set_result((*all.list)[0]);
+}
+
+// conv1d/2d/3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+// convolution with transposed=False and no output padding; an unbatched
+// input is not supported.
+void conv_nd(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const size_t spatial = input.dim() >= 3 ? static_cast<size_t>(input.dim() - 2) : 1;
+  if (ctx.value(4, "padding").kind == Value::Kind::Opaque)
+    ctx.fail(ErrorKind::UnsupportedOp, "convolution with padding='same'/'valid' (a string) is not supported");
+  auto ints = [&](int64_t v) {
+    ValueList xs(spatial, Value::of_int(SymInt(v)));
+    return Value::of_list(std::move(xs));
+  };
+  const Value one = ints(1), zero = ints(0), no = Value::of_bool(SymBool(false)), group = Value::of_int(SymInt(1));
+  auto given = [&](size_t pos, std::string_view name, const Value& dflt) -> const Value* {
+    return ctx.has(pos, name) ? &ctx.value(pos, name) : &dflt;
+  };
+  const Value none = Value::none();
+  const Value* args[] = {&ctx.value(0, "input"), &ctx.value(1, "weight"), ctx.has(2, "bias") ? &ctx.value(2, "bias") : &none,
+                         given(3, "stride", one), given(4, "padding", zero), given(5, "dilation", one), &no, &zero,
+                         given(6, "groups", group)};
+  OpContext inner(ctx, args);
+  convolution(inner);
+  for (const std::string& why : inner.precision_notes()) ctx.note_precision(why);
+  ctx.set_result(inner.take_result());
+}
+
+// dropout(input, p, train): native_dropout's output (the input itself in eval mode).
+void dropout(OpContext& ctx) { first_of<native_dropout>(ctx); }
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
+  r.add("aten.conv1d.default", conv_nd);
+  r.add("aten.conv2d.default", conv_nd);
+  r.add("aten.conv3d.default", conv_nd);
+  // batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+  r.add("aten.batch_norm.default", first_of<native_batch_norm>);
+  // layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+  r.add("aten.layer_norm.default", first_of<native_layer_norm>);
+  r.add("aten.max_pool2d.default", first_of<max_pool2d_with_indices>);
+  // adaptive_avg_pool2d: mean over H, W for a 1x1 output (channels-last
+  // strides for a channels-last input), else _adaptive_avg_pool2d: the same metadata.
+  r.add("aten.adaptive_avg_pool2d.default", adaptive_avg_pool<2>);
+  r.add("aten.dropout.default", dropout);
   r.add("aten.convolution.default", convolution);
   r.add("aten._convolution.default", convolution);
   r.add("aten.mm.default", mm);

@@ -321,9 +321,36 @@ struct Names {
   const char* inplace;
 };
 
+// diff(self, n=1, dim=-1, prepend=None, append=None), as its composite:
+// cat(prepend, self, append) along dim, then n times narrow(1) - narrow(0)
+// (logical_xor for bool): a fresh contiguous tensor whose dim shrinks by n
+// (to no less than 0).
+void diff(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "diff expects input to be at least one-dimensional");
+  const int64_t n = static_int(ctx, 1, "n", 1);
+  if (n < 0) ctx.fail(ErrorKind::InvalidArgument, "order must be non-negative but got " + std::to_string(n));
+  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), -1);
+  SymShape sizes = self.sizes;
+  SymInt& len = sizes[static_cast<size_t>(dim)];
+  for (const auto& [pos, name] : {std::pair<size_t, const char*>{3, "prepend"}, {4, "append"}}) {
+    const TensorMeta* t = ctx.optional_tensor(pos, name);
+    if (!t) continue;
+    if (t->dim() != self.dim())
+      ctx.fail(ErrorKind::InvalidArgument, std::string("diff expects prepend or append to be the same dimension as input"));
+    for (int64_t d = 0; d < self.dim(); ++d)
+      if (d != dim && !same_size(ctx, t->sizes[static_cast<size_t>(d)], self.sizes[static_cast<size_t>(d)], "diff"))
+        ctx.fail(ErrorKind::ShapeMismatch, "diff expects the shape of tensor to prepend or append to match that of input except along the differencing dimension");
+    len = len + t->sizes[static_cast<size_t>(dim)];
+  }
+  len = decide(ctx, sym_ge(len, n), "diff order") ? len - n : SymInt(0);
+  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+}
+
 }  // namespace
 
 void register_pointwise_ops(OpRegistry& r) {
+  r.add("aten.diff.default", diff);
   // Unary ops that keep integer dtypes (PromotionKind::Default).
   const Names keep_dtype[] = {
       {"aten.relu", "aten.relu_"},           {"aten.ceil", "aten.ceil_"},

@@ -92,9 +92,23 @@ void sym_is_contiguous(OpContext& ctx) {
   ctx.set_result(Value::of_bool(SymBool(v)));
 }
 
+// _assert_tensor_metadata(a, size=None, stride=None, dtype=None, *, device=None, layout=None):
+// what torch.export inserts after .to(); the dtype and device are checked
+// (sizes and strides are not), the result is None.
+void assert_tensor_metadata(OpContext& ctx) {
+  const TensorMeta& a = ctx.tensor(0, "a");
+  if (auto dt = ctx.dtype_arg(3, "dtype"); dt && *dt != a.dtype)
+    ctx.fail(ErrorKind::AssertionError, "Tensor dtype mismatch! Expected: " + std::string(dtype_name(*dt)) +
+                                            ", Got: " + std::string(dtype_name(a.dtype)));
+  if (auto dev = ctx.device_arg(4, "device"); dev && dev->str() != a.device.str())
+    ctx.fail(ErrorKind::AssertionError, "Tensor device mismatch! Expected: " + dev->str() + ", Got: " + a.device.str());
+  ctx.set_result(Value::none());
+}
+
 }  // namespace
 
 void register_sym_ops(OpRegistry& r) {
+  r.add("aten._assert_tensor_metadata.default", assert_tensor_metadata, OutputGrad::none());
   r.add("aten.sym_size.int", sym_size);
   r.add("aten.sym_size.default", sym_size);
   r.add("aten.sym_stride.int", sym_stride);
