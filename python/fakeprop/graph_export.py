@@ -179,10 +179,12 @@ def _symbols_from(symbolic, range_constraints=None):
             if vr is not None:
                 entry["range"] = [_range_end(vr.lower), _range_end(vr.upper)]
             symbols[name] = entry
+    # torch.export's range_constraints only where the ShapeEnv had no range: they admit 0 and 1 where
+    # the trace assumed a backed size >= 2 (export's 0/1 convention), var_to_range does not.
     for sym, vr in (range_constraints or {}).items():
         entry = symbols.get(str(sym))
-        if entry is not None:  # unbacked symbols are the run's own
-            entry["range"] = [_range_end(vr.lower), _range_end(vr.upper)]
+        if entry is not None and "range" not in entry and "hint" in entry:  # unbacked symbols are the run's own
+            entry["range"] = [max(_range_end(vr.lower) or 0, 2), _range_end(vr.upper)]
     return symbols
 
 

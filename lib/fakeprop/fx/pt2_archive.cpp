@@ -299,8 +299,12 @@ class ProgramReader {
       if (const json* hi = optional_field(*it, "max_val")) vr.hi = integer(*hi, what + ".max_val");
       if (vr.lo > vr.hi) fail(what + " is empty");
       SymbolDecl& d = g_.symbols[name];
-      d.range = vr;
       d.unbacked = !name.empty() && name[0] == 'u';
+      // range_constraints admit 0 and 1 where the trace assumed a backed
+      // size >= 2 (export's 0/1 convention); the symbol's own range, as
+      // ShapeEnv's var_to_range has it, starts at 2.
+      if (!d.unbacked && vr.lo < 2) vr.lo = 2;
+      d.range = vr;
     }
   }
 
