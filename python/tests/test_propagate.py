@@ -186,3 +186,19 @@ def test_bad_programs_are_input_errors():
         fakeprop.propagate(ep, dynamic_shapes={"x": {0: 2 * b}})
     with pytest.raises(fakeprop.InputError, match="no input named"):
         fakeprop.propagate(ep, dynamic_shapes={"y": None})
+
+
+def test_dim_hints_map_onto_marks():
+    def f(x):
+        return x + torch.ones(4, 8)
+
+    x = torch.randn(4, 8)
+    gm = torch.fx.experimental.proxy_tensor.make_fx(f)(x)  # a real trace: ones' sizes are constants
+    auto = fakeprop.propagate(gm, x, dynamic_shapes=[{0: Dim.AUTO, 1: Dim.AUTO}])  # maybe dynamic: specializes
+    assert auto["errors"] == []
+    assert sorted(s["value"] for s in auto["specializations"]) == [4, 8]
+    with pytest.raises(fakeprop.ConstraintViolationError) as e:
+        fakeprop.propagate(gm, x, dynamic_shapes=[{0: Dim.DYNAMIC}])
+    assert "L['x_1'].size()[0]" in str(e.value) and e.value.report["errors"]
+    static = fakeprop.propagate(gm, x, dynamic_shapes=[(Dim.STATIC, 8)])
+    assert static["symbols"] == []

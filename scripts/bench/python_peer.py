@@ -16,11 +16,17 @@ graph. Measured, best of N:
     program's graph module (parameters, buffers and the example inputs,
     converted to fake tensors: static sizes, the peer's cheaper case), and
     the walk alone over inputs already fake (propagate_dont_convert_inputs).
+With --fakeprop BIN, each program is also saved (torch.export.save) under
+--pt2-dir, and two whole processes are timed, best of N: `BIN NAME.pt2 --json`
+(start, reading the archive's program, propagation, the report) against a
+Python process that imports torch, torch.export.load()s the archive and runs
+FakeTensorProp over it as above.
 Prints one JSON line per graph.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -76,7 +82,30 @@ def _best(n, fn):
     return min(times), times
 
 
-def measure(name, repeat):
+_TORCH_PROCESS = """
+import sys, torch
+from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+from torch._subclasses.fake_tensor import FakeTensorMode
+ep = torch.export.load(sys.argv[1])
+state = dict(ep.state_dict); state.update(ep.constants)
+example = ep.example_inputs[0]
+user = iter(example)
+args = [state[s.target] if s.target is not None and s.kind.name != "USER_INPUT" else next(user)
+        for s in ep.graph_signature.input_specs]
+FakeTensorProp(ep.graph_module, FakeTensorMode()).propagate(*args)
+"""
+
+
+def _process_ms(cmd, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, (time.perf_counter() - t) * 1e3)
+    return best
+
+
+def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
     model, example, shapes = BUILDERS[name]()
     with torch.no_grad():
         ep = torch.export.export(model, example, dynamic_shapes=shapes, strict=False).run_decompositions()
@@ -94,18 +123,31 @@ def measure(name, repeat):
         FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
 
     walk_ms, _ = _best(max(1, repeat // 2), walk)
-    return {"model": name, "nodes": nodes, "fakeprop_errors": errors, "fakeprop_ms": fp_ms,
-            "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
-            "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "torch": torch.__version__}
+    row = {"model": name, "nodes": nodes, "fakeprop_errors": errors, "fakeprop_ms": fp_ms,
+           "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
+           "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "torch": torch.__version__}
+    if fakeprop_bin:
+        os.makedirs(pt2_dir, exist_ok=True)
+        path = os.path.join(pt2_dir, name + ".pt2")
+        if not os.path.exists(path):
+            torch.export.save(ep, path)
+        row["pt2_bytes"] = os.path.getsize(path)
+        row["pt2_fakeprop_ms"] = _process_ms([fakeprop_bin, path, "--json"], repeat)
+        row["pt2_torch_ms"] = _process_ms([sys.executable, "-c", _TORCH_PROCESS, path], max(1, repeat // 5))
+        row["pt2_ratio"] = row["pt2_torch_ms"] / row["pt2_fakeprop_ms"]
+    return row
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("names", nargs="*", default=list(BUILDERS))
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--fakeprop", help="the fakeprop binary: also time whole processes on .pt2 archives")
+    ap.add_argument("--pt2-dir", default=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "build-models", "pt2"), help="where the archives go (default build-models/pt2)")
     a = ap.parse_args()
     for name in a.names:
-        print(json.dumps(measure(name, a.repeat)), flush=True)
+        print(json.dumps(measure(name, a.repeat, a.fakeprop, a.pt2_dir)), flush=True)
 
 
 if __name__ == "__main__":
