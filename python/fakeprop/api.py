@@ -73,7 +73,7 @@ def _finish(text, status, where):
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None):
-    """Run one model file (ONNX, JSON FX graph) and return its report.
+    """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
     (``schemas/report.schema.json``). The keyword arguments are the CLI's
