@@ -21,7 +21,7 @@ jobs=${JOBS:-2}
 targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse"}
 
 mkdir -p "$build"
-CXX=${CXX:-clang++} cmake -S . -B "$build" -DFAKEPROP_FUZZ=ON -DFAKEPROP_BUILD_TESTS=OFF \
+CXX=${CXX:-clang++} cmake -S . -B "$build" -DFAKEPROP_FUZZ=ON -DFAKEPROP_BUILD_TESTS=OFF -DFAKEPROP_PYTHON=OFF \
   -DFAKEPROP_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > "$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
