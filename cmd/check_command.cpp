@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd) {
   CLI::App* sub = app.add_subcommand("check", "Compare MODELs with their baselines; exit 1 when shapes regressed");
-  sub->add_option("MODEL", cmd.models, "Models to check")->required();
+  sub->add_option("MODEL", cmd.models, "Models to check (.onnx, .json FX graphs, .pt2 archives)")->required();
   sub->add_option("--baseline", cmd.baseline,
                   "Baseline file (one model) or directory (one <model file name>.baseline.json per model)")
       ->required()

@@ -4,27 +4,18 @@
 #include <string>
 #include <vector>
 
-#include "fakeprop/options/infer_options.h"
+#include "fakeprop/options/infer_args.h"
 
 namespace fakeprop::cli {
 
 int run(int argc, char** argv);
 
-// Options every subcommand that runs inference shares.
+// Options every subcommand that runs inference shares: CLI11's view of InferArgs.
 struct InferFlags {
-  std::vector<std::string> dynamic, unbacked, static_, inputs, marks;
-  std::string device = "cpu";
-  std::string log;
-  bool no_specialize_zero_one = false;
-  bool no_duck_shape = false;
-  bool backed_size_oblivious = false;
-  bool no_assume_static_by_default = false;
-  bool strict = false;
-  std::string explain_guard;   // TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED
-  std::string explain_symbol;  // TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
+  InferArgs args;
 
   void add_to(CLI::App& app);
-  InferOptions to_options() const;  // throws InputError on a malformed value
+  InferOptions to_options() const { return args.to_options(); }  // throws InputError on a malformed value
 };
 
 struct InferCommand {

@@ -14,7 +14,7 @@ namespace fakeprop::cli {
 
 CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd) {
   CLI::App* sub = app.add_subcommand("infer", "Propagate fake tensors through MODEL and report shapes and guards (default)");
-  sub->add_option("MODEL", cmd.model, "ONNX model (.onnx) or JSON FX graph (.json)")->required();
+  sub->add_option("MODEL", cmd.model, "ONNX model (.onnx), JSON FX graph (.json) or torch.export.save archive (.pt2)")->required();
   cmd.flags.add_to(*sub);
   sub->add_flag("--json", cmd.json, "Print the full JSON report on stdout instead of the summary");
   sub->add_option("--report", cmd.report_path, "Write the JSON report to FILE")->type_name("FILE");
@@ -157,12 +157,7 @@ int run_infer(const InferCommand& cmd) {
     stats["phases"]["report_ms"] = ms_since(report_start);
     print_stats(stats, std::cerr);
   }
-  for (const auto& e : result.errors)
-    if (e.kind == ErrorKind::ConstraintViolation) return 1;  // a --mark dynamic/strict promise broken
-  if (cmd.flags.strict)
-    for (const auto& e : result.errors)
-      if (fails_strict(e.kind)) return 1;
-  return 0;
+  return exit_status(result, cmd.flags.args.strict);
 }
 
 }  // namespace fakeprop::cli

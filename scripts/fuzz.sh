@@ -18,10 +18,10 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${BUILD_DIR:-build-fuzz}
 jobs=${JOBS:-2}
-targets=${TARGETS:-"onnx_model fx_graph source_spec expr_parse"}
+targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse"}
 
 mkdir -p "$build"
-CXX=${CXX:-clang++} cmake -S . -B "$build" -DFAKEPROP_FUZZ=ON -DFAKEPROP_BUILD_TESTS=OFF \
+CXX=${CXX:-clang++} cmake -S . -B "$build" -DFAKEPROP_FUZZ=ON -DFAKEPROP_BUILD_TESTS=OFF -DFAKEPROP_PYTHON=OFF \
   -DFAKEPROP_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > "$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
@@ -29,8 +29,9 @@ for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
 # ---- seeds from testdata ----
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{onnx_model,fx_graph,source_spec,expr_parse}
+mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse}
 find testdata -name '*.onnx' -size -64k -exec cp {} "$seeds/onnx_model/" \;
+find testdata/pt2 testdata/fuzz_regressions/pt2_archive -type f -size -64k ! -name '*.json' -exec cp {} "$seeds/pt2_archive/" \;
 /usr/bin/python3 - "$seeds" <<'PY'
 import glob, json, os, re, sys
 seeds = sys.argv[1]
@@ -75,6 +76,7 @@ for t in $targets; do
   case $t in
     onnx_model) max_len=16384 ;;
     fx_graph) max_len=16384 ;;
+    pt2_archive) max_len=65536 ;;
     source_spec) max_len=1024 ;;
     expr_parse) max_len=1024 ;;
   esac

@@ -2,22 +2,29 @@
 # Installs fakeprop's build and test dependencies from Debian packages.
 # Idempotent: when everything is present it only checks, in about a second.
 #   scripts/setup.sh            build and test dependencies
-#   scripts/setup.sh --oracle   also the oracle: current PyTorch, ONNX and ONNX Runtime
+#   scripts/setup.sh --torch    also current PyTorch, ONNX and ONNX Runtime
 #                               (scripts/oracle-requirements.txt) in .venv-oracle/, where
-#                               the scripts that regenerate goldens run; and Debian's
-#                               torch 1.13 for the goldens not yet regenerated
+#                               the Python package's tests and the oracle scripts run
+#   scripts/setup.sh --oracle   --torch, and Debian's torch 1.13 for the goldens not yet
+#                               regenerated
 set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler libonnx-dev
   libspdlog-dev libgtest-dev libbenchmark-dev llvm-14-tools
+  libzip-dev  # .pt2 archives (torch.export.save)
   python3 python3-jsonschema python3-onnx python3-numpy
+  python3-dev pybind11-dev ccache  # the Python extension; ccache for repeated builds
   clang libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, sanitizers)
 )
 # The oracle scripts that regenerate committed goldens also need PyTorch.
-if [ "${1:-}" = "--oracle" ]; then
-  packages+=(python3-torch python3-torchvision python3-venv)
+mode="${1:-}"
+if [ "$mode" = "--oracle" ]; then
+  packages+=(python3-torch python3-torchvision)
+fi
+if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ]; then
+  packages+=(python3-venv)
 fi
 
 missing=()
@@ -36,7 +43,7 @@ if ((${#missing[@]})); then
 fi
 
 # The oracle's virtual environment, created once and brought to the pinned versions.
-if [ "${1:-}" = "--oracle" ]; then
+if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ]; then
   root="$(cd "$(dirname "$0")/.." && pwd)"
   venv="$root/.venv-oracle"
   reqs="$root/scripts/oracle-requirements.txt"

@@ -59,7 +59,7 @@ py::tuple report_of(const py::dict& args, const Run& run) {
     py::gil_scoped_release release;
     const InferOptions options = a.to_options();
     const RunResult result = run(options);
-    text = report_json(result);
+    text = report_json(result, nlohmann::json::object(), /*compact=*/true);
     status = exit_status(result, a.strict);
   }
   return py::make_tuple(py::str(text), status);
@@ -92,8 +92,6 @@ PYBIND11_MODULE(_core, m) {
     } catch (const py::error_already_set&) {
       throw;
     } catch (const py::builtin_exception&) {
-      throw;
-    } catch (const py::cast_error&) {
       throw;
     } catch (const std::exception& e) {
       raise("InternalError", std::string("internal: ") + e.what());

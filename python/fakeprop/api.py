@@ -73,7 +73,7 @@ def _finish(text, status, where):
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None):
-    """Run one model file (ONNX, JSON FX graph) and return its report.
+    """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
     (``schemas/report.schema.json``). The keyword arguments are the CLI's
@@ -198,7 +198,7 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
     where = "<%s>" % type(program).__name__
-    text, status = _core().run_fx_json(json.dumps(doc), where, args)
+    text, status = _core().run_fx_json(json.dumps(doc, separators=(",", ":"), check_circular=False), where, args)
     report = _finish(text, status, where)
     _attach(getattr(program, "graph_module", program), report)
     return report

@@ -22,7 +22,7 @@ def _dtype_name(dtype):
 
 def _dim(d):
     """An int, or the text of a symbolic size (torch 2.x SymInt)."""
-    if isinstance(d, int):
+    if type(d) is int:
         return d
     node = getattr(d, "node", None)
     if node is not None:
@@ -33,27 +33,49 @@ def _dim(d):
     return int(d)
 
 
-def _tensor_val(t):
+def _dims(ds, symbolic):
+    """A list of dims; SymInts among them are also appended to `symbolic`."""
+    out = list(ds)
+    for i, d in enumerate(out):
+        if type(d) is not int:
+            symbolic.append(d)
+            out[i] = _dim(d)
+    return out
+
+
+_DTYPE_NAMES = {}
+
+
+def _tensor_val(t, symbolic):
+    dtype = t.dtype
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = _dtype_name(dtype)
+    offset = t.storage_offset()
+    if type(offset) is not int:
+        symbolic.append(offset)
+        offset = _dim(offset)
     return {
-        "shape": [_dim(d) for d in t.shape],
-        "stride": [_dim(s) for s in t.stride()],
-        "storage_offset": _dim(t.storage_offset()),
-        "dtype": _dtype_name(t.dtype),
+        "shape": _dims(t.shape, symbolic),
+        "stride": _dims(t.stride(), symbolic),
+        "storage_offset": offset,
+        "dtype": name,
         "device": str(t.device),
-        "requires_grad": bool(t.requires_grad),
+        "requires_grad": t.requires_grad,
     }
 
 
-def _example_val(v):
+def _example_val(v, symbolic):
     import torch
 
     if isinstance(v, torch.Tensor):
-        return _tensor_val(v)
+        return _tensor_val(v, symbolic)
     if isinstance(v, bool):
         return None
     if isinstance(v, int):
         return {"sym": v}
     if type(v).__name__ == "SymInt":
+        symbolic.append(v)
         return {"sym": _dim(v)}
     return None
 
@@ -70,28 +92,53 @@ def _storage_key(v):
         return None
 
 
+_TARGET_NAMES = {}
+
+
 def _target_name(target):
+    try:
+        return _TARGET_NAMES[target]
+    except (KeyError, TypeError):
+        pass
     import torch
 
     if isinstance(target, str):
-        return target
-    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
-        return str(target)  # aten.add.Tensor
-    module = getattr(target, "__module__", "") or ""
-    name = getattr(target, "__name__", str(target))
-    if module in ("_operator", "operator") or target in vars(operator).values():
-        return "operator." + name
-    if module.startswith("torch"):
-        return module.replace("torch._ops.", "") + "." + name
+        name = target
+    elif isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        name = str(target)  # aten.add.Tensor
+    else:
+        module = getattr(target, "__module__", "") or ""
+        base = getattr(target, "__name__", str(target))
+        if module in ("_operator", "operator") or target in vars(operator).values():
+            name = "operator." + base
+        elif module.startswith("torch"):
+            name = module.replace("torch._ops.", "") + "." + base
+        else:
+            name = base
+    try:
+        _TARGET_NAMES[target] = name
+    except TypeError:
+        pass
     return name
 
 
-def _encode(a, names):
+def _encode(a, names, node_type):
+    t = type(a)
+    if t is node_type:
+        return {"node": names.get(a.name, a.name) if names else a.name}
+    if t is int or t is str or t is bool or a is None:
+        return a
+    if t is list or t is tuple:
+        return [_encode(x, names, node_type) for x in a]
+    return _encode_other(a, names, node_type)
+
+
+def _encode_other(a, names, node_type):
     import torch
 
-    if isinstance(a, torch.fx.Node):
+    if isinstance(a, node_type):
         return {"node": names.get(a.name, a.name)}
-    if a is None or isinstance(a, (bool, str, int)):
+    if isinstance(a, (bool, str, int)):
         return a
     if isinstance(a, float):
         if math.isinf(a):
@@ -108,7 +155,7 @@ def _encode(a, names):
     if isinstance(a, torch.layout):
         return {"layout": str(a).replace("torch.", "")}
     if isinstance(a, (list, tuple)):
-        return [_encode(x, names) for x in a]
+        return [_encode(x, names, node_type) for x in a]
     raise InputError("cannot encode an argument of type %s" % type(a).__name__)
 
 
@@ -123,34 +170,33 @@ def _range_end(v):
     return int(v)
 
 
-def _symbols_from(vals, range_constraints=None):
-    """Hints and ranges of the symbols named in torch 2.x example shapes."""
+def _symbols_from(symbolic, range_constraints=None):
+    """Hints and ranges of the symbols named in torch 2.x example shapes (`symbolic`: their SymInts)."""
     symbols = {}
-    for v in vals:
-        shape = getattr(v, "shape", None)
-        if shape is None:
-            dims = [v] if type(v).__name__ == "SymInt" else []
-        else:
-            dims = list(shape) + list(v.stride()) + [v.storage_offset()]
-        for d in dims:
-            node = getattr(d, "node", None)
-            shape_env = getattr(node, "shape_env", None)
-            if shape_env is None:
+    for d in symbolic:
+        node = getattr(d, "node", None)
+        shape_env = getattr(node, "shape_env", None)
+        if shape_env is None:
+            continue
+        hints = getattr(shape_env, "backed_var_to_val", None)
+        if hints is None:
+            hints = shape_env.var_to_val
+        for sym in node.expr.free_symbols:
+            name = str(sym)
+            if name in symbols:
                 continue
-            for sym in node.expr.free_symbols:
-                name = str(sym)
-                if name in symbols:
-                    continue
-                hint = shape_env.var_to_val.get(sym)
-                entry = {"hint": int(hint)} if hint is not None else {"unbacked": True}
-                vr = shape_env.var_to_range.get(sym)
-                if vr is not None:
-                    entry["range"] = [_range_end(vr.lower), _range_end(vr.upper)]
-                symbols[name] = entry
+            hint = hints.get(sym)
+            entry = {"hint": int(hint)} if hint is not None else {"unbacked": True}
+            vr = shape_env.var_to_range.get(sym)
+            if vr is not None:
+                entry["range"] = [_range_end(vr.lower), _range_end(vr.upper)]
+            symbols[name] = entry
+    # torch.export's range_constraints only where the ShapeEnv had no range: they admit 0 and 1 where
+    # the trace assumed a backed size >= 2 (export's 0/1 convention), var_to_range does not.
     for sym, vr in (range_constraints or {}).items():
         entry = symbols.get(str(sym))
-        if entry is not None:  # unbacked symbols are the run's own
-            entry["range"] = [_range_end(vr.lower), _range_end(vr.upper)]
+        if entry is not None and "range" not in entry and "hint" in entry:  # unbacked symbols are the run's own
+            entry["range"] = [max(_range_end(vr.lower) or 0, 2), _range_end(vr.upper)]
     return symbols
 
 
@@ -198,8 +244,11 @@ def export_graph(program, example_inputs=None, input_names=None):
             raise InputError("example_inputs has %d values for %d inputs" % (len(flat), len(placeholders)))
         examples = {n.name: v for n, v in zip(placeholders, flat)}
 
+    import torch
+
+    node_type = torch.fx.Node
     nodes = []
-    seen_vals = []
+    symbolic = []  # the SymInts met in example values
     state_storages = {}  # storage of a state tensor -> (node name, val): tied parameters share one
     for n in gm.graph.nodes:
         name = names.get(n.name, n.name)
@@ -223,24 +272,21 @@ def export_graph(program, example_inputs=None, input_names=None):
                 continue
             if storage is not None:
                 state_storages[storage] = (name, v)
-            nodes.append({"name": name, "op": "get_attr", "target": state[n.name], "val": _example_val(v)})
-            seen_vals.append(v)
+            nodes.append({"name": name, "op": "get_attr", "target": state[n.name], "val": _example_val(v, symbolic)})
         elif op == "placeholder":
             v = examples.get(n.name, n.meta.get("val", n.meta.get("example_value")))
-            nodes.append({"name": name, "op": op, "target": name, "val": _example_val(v)})
-            seen_vals.append(v)
+            nodes.append({"name": name, "op": op, "target": name, "val": _example_val(v, symbolic)})
         elif op == "get_attr":
             v = n.meta.get("val")
             if v is None:
                 v = gm
                 for part in n.target.split("."):
                     v = getattr(v, part)
-            nodes.append({"name": name, "op": op, "target": n.target, "val": _example_val(v)})
-            seen_vals.append(v)
+            nodes.append({"name": name, "op": op, "target": n.target, "val": _example_val(v, symbolic)})
         elif op == "call_function" or op == "output":
             try:
-                args = _encode(n.args, names)
-                kwargs = {k: _encode(v, names) for k, v in n.kwargs.items()}
+                args = _encode(n.args, names, node_type)
+                kwargs = {k: _encode(v, names, node_type) for k, v in n.kwargs.items()}
             except InputError as e:
                 raise InputError("node %s: %s" % (n.name, e)) from None
             if op == "output":
@@ -260,7 +306,7 @@ def export_graph(program, example_inputs=None, input_names=None):
             if node["op"] in ("placeholder", "get_attr") and node.get("val") and "requires_grad" in node["val"]:
                 node["val"]["requires_grad"] = False
     doc = {"format": FORMAT, "nodes": nodes}
-    symbols = _symbols_from(seen_vals, range_constraints)
+    symbols = _symbols_from(symbolic, range_constraints)
     if symbols:
         doc["symbols"] = symbols
     return doc

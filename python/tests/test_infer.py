@@ -103,3 +103,22 @@ def test_errors_share_one_base():
     for cls in (fakeprop.InputError, fakeprop.InternalError, fakeprop.ConstraintViolationError,
                 fakeprop.StrictModeError):
         assert issubclass(cls, fakeprop.Error)
+
+
+def test_pt2_archive_report_is_the_cli_json(cli):
+    archive = TESTDATA / "pt2" / "mlp.pt2"
+    report = fakeprop.infer(archive, dynamic="x")
+    out = cli(archive, "--dynamic", "x", "--json")
+    assert out.returncode == 0, out.stderr
+    assert report == json.loads(out.stdout)
+    assert report["model"]["kind"] == "pt2"
+    assert report["errors"] == []
+
+
+def test_truncated_pt2_is_input_error_with_cli_text(cli, tmp_path):
+    data = (TESTDATA / "pt2" / "mlp.pt2").read_bytes()
+    bad = tmp_path / "cut.pt2"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.infer(bad)
+    assert str(e.value) == _cli_error_line(cli, bad)

@@ -16,6 +16,7 @@
 namespace fakeprop::fuzz {
 int onnx_model(const uint8_t* data, size_t size);
 int fx_graph(const uint8_t* data, size_t size);
+int pt2_archive(const uint8_t* data, size_t size);
 int source_spec(const uint8_t* data, size_t size);
 int expr_parse(const uint8_t* data, size_t size);
 }  // namespace fakeprop::fuzz
@@ -32,6 +33,7 @@ struct Target {
 const Target kTargets[] = {
     {"onnx_model", fakeprop::fuzz::onnx_model},
     {"fx_graph", fakeprop::fuzz::fx_graph},
+    {"pt2_archive", fakeprop::fuzz::pt2_archive},
     {"source_spec", fakeprop::fuzz::source_spec},
     {"expr_parse", fakeprop::fuzz::expr_parse},
 };

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "fakeprop/fx/interpreter.h"
+#include "fakeprop/fx/pt2_archive.h"
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/writer.h"
 
@@ -20,8 +21,9 @@ ModelFormat detect_format(const std::string& path) {
   size_t i = 0;
   while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t')) ++i;
   if (i < bytes.size() && bytes[i] == '{') return ModelFormat::FxJson;
+  if (fx::looks_like_zip(bytes)) return ModelFormat::Pt2;
   if (onnx::looks_like_onnx(bytes)) return ModelFormat::Onnx;
-  throw InputError(path + ": neither an ONNX model nor a JSON FX graph");
+  throw InputError(path + ": neither an ONNX model, a JSON FX graph nor a torch.export archive (.pt2)");
 }
 
 namespace {
@@ -34,6 +36,11 @@ RunResult run_once(const std::string& path, const InferOptions& options) {
       }
       case ModelFormat::FxJson:
         return fx::run_graph(fx::load_graph(path, options.max_nodes), options);
+      case ModelFormat::Pt2: {
+        RunResult r = fx::run_graph(fx::load_pt2_archive(path, options.max_nodes), options);
+        r.model_kind = "pt2";
+        return r;
+      }
     }
   } catch (const OverflowError& e) {
     // Overflow inside a node is recorded on the node; here it happened
@@ -61,22 +68,52 @@ std::string dim_source_of(const std::string& spec) {
 
 }  // namespace
 
-RunResult infer_file(const std::string& path, const InferOptions& options) {
-  RunResult result = run_once(path, options);
+namespace {
+
+// One run plus a rerun per specialize_on predicate, each assuming it.
+template <class RunOnce>
+RunResult infer_with_specializations(const RunOnce& run_once_with, const InferOptions& options) {
+  RunResult result = run_once_with(options);
   check_constraints(result);
-  // specialize_on: one more run per predicate, each assuming it.
   const auto& marks = options.marks.entries();
   for (size_t i = 0; i < marks.size(); ++i) {
     for (size_t j = 0; j < marks[i].specialize_on.size(); ++j) {
       InferOptions assumed = options;
       assumed.marks.entries()[i].active_predicate = j;
-      auto run = std::make_shared<RunResult>(run_once(path, assumed));
+      auto run = std::make_shared<RunResult>(run_once_with(assumed));
       check_constraints(*run);
       result.specialized.push_back(
           {marks[i].text, describe_predicate(marks[i].specialize_on[j], dim_source_of(marks[i].spec)), std::move(run)});
     }
   }
   return result;
+}
+
+}  // namespace
+
+RunResult infer_file(const std::string& path, const InferOptions& options) {
+  return infer_with_specializations([&](const InferOptions& o) { return run_once(path, o); }, options);
+}
+
+RunResult infer_fx_json(const std::string& json_text, const std::string& name, const InferOptions& options) {
+  return infer_with_specializations(
+      [&](const InferOptions& o) {
+        try {
+          return fx::run_graph(fx::parse_graph(json_text, name, o.max_nodes), o);
+        } catch (const OverflowError& e) {
+          throw InputError(name + ": " + e.what() + " (sizes of the graph inputs or outputs overflow 64 bits)");
+        }
+      },
+      options);
+}
+
+int exit_status(const RunResult& result, bool strict) {
+  for (const auto& e : result.errors)
+    if (e.kind == ErrorKind::ConstraintViolation) return 1;
+  if (strict)
+    for (const auto& e : result.errors)
+      if (fails_strict(e.kind)) return 1;
+  return 0;
 }
 
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path) {

@@ -8,11 +8,19 @@
 
 namespace fakeprop {
 
-enum class ModelFormat { Onnx, FxJson };
+enum class ModelFormat { Onnx, FxJson, Pt2 };  // Pt2: a torch.export.save archive
 
 // From the content (JSON object vs ONNX protobuf), not the extension.
 ModelFormat detect_format(const std::string& path);
 RunResult infer_file(const std::string& path, const InferOptions& options);
+// A JSON FX graph held in memory (the Python package's GraphModules);
+// `name` stands for the file in errors and in the report.
+RunResult infer_fx_json(const std::string& json_text, const std::string& name, const InferOptions& options);
+
+// The CLI's exit status for a run: 1 when a --mark dynamic/strict promise
+// broke (PyTorch's ConstraintViolationError), or with `strict` when a node
+// hit an error of a kind that fails_strict(); else 0.
+int exit_status(const RunResult& result, bool strict);
 
 // Write the annotated model (-o): ONNX with value_info for every value.
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path);

@@ -20,6 +20,7 @@
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/fx/op_context.h"
+#include "fakeprop/fx/pt2_archive.h"
 #include "fakeprop/sym/expr.h"
 
 namespace fakeprop::fx {
@@ -426,6 +427,7 @@ const std::set<std::string> kUnitTestedOnly = {
     "aten._scaled_dot_product_flash_attention.default", "aten._scaled_dot_product_efficient_attention.default",
     "aten._scaled_dot_product_cudnn_attention.default", "aten._scaled_dot_product_flash_attention_for_cpu.default",
     "aten.scaled_dot_product_attention.default", "aten.matmul.default", "aten.linear.default",
+    "aten.conv1d.default", "aten.conv3d.default",
     "aten.nonzero.default", "aten._local_scalar_dense.default", "aten.item.default", "aten.masked_select.default",
     "aten._unique2.default", "aten._assert_scalar.default", "aten.sym_constrain_range_for_size.default",
     "aten.floor_divide_", "aten.sym_size.default", "aten.repeat_interleave.Tensor", "aten._assert_async.default",
@@ -448,6 +450,13 @@ TEST(FxGolden, EveryRuleHasAGoldenOrAUnitTest) {
           if (n["op"] == "call_function") golden_targets.insert(n["target"].get<std::string>());
     }
   }
+  // The ops of the torch.export archives, each node compared with torch by pt2_golden_test.cpp.
+  const fs::path pt2 = fs::path(FAKEPROP_TESTDATA) / "pt2";
+  if (fs::exists(pt2))
+    for (const auto& e : fs::directory_iterator(pt2))
+      if (e.path().extension() == ".pt2")
+        for (const Node& n : load_pt2_archive(e.path().string()).nodes)
+          if (n.op == "call_function") golden_targets.insert(n.target);
   std::vector<std::string> uncovered;
   size_t rules = 0;
   for (const std::string& t : OpRegistry::instance().all()) {

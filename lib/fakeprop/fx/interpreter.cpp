@@ -128,7 +128,8 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
       s = e.create_unbacked_symint(true, decl.range.value_or(ValueRange{0, kIntOo}));
       if (!dim_source.empty()) e.add_source(s, dim_source);
     } else {
-      std::optional<int64_t> hint = decl.hint ? decl.hint : fallback_hint;
+      // --input wins over the hint the graph records (a .pt2 archive's export sizes).
+      std::optional<int64_t> hint = fallback_hint ? fallback_hint : decl.hint;
       s = e.create_named_symbol(key, hint, decl.range.value_or(ValueRange{2, kIntOo}), dim_source);
     }
     named_symbols_[key] = s;

@@ -34,6 +34,12 @@ class OpContext : public RuleContext {
             std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env, StorageIds& storage,
             const InferOptions& options, Interpreter* interp);
 
+  // The same call with other arguments: a composite's rule (conv2d) running
+  // the rule of the op it decomposes into (convolution) on the same node.
+  OpContext(const OpContext& outer, std::span<const Value* const> args,
+            std::span<const std::pair<std::string_view, const Value*>> kwargs = {})
+      : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_) {}
+
   const Node& node() const { return node_; }
   const std::string& target() const { return node_.target; }
   Interpreter* interpreter() { return interp_; }

@@ -286,6 +286,10 @@ void InputDimFactory::finish() {
         if (*ha != *hb)
           throw InputError("shape_id " + a.id + ": " + b.source + " has hint " + std::to_string(*hb) + " but " +
                            a.source + " has " + std::to_string(*ha));
+        if (!a.size.is_static() && !b.size.is_static() && a.size.expr()->is_symbol() && b.size.expr()->is_symbol()) {
+          env_.declare_equal(b.size.expr(), a.size.expr());
+          env_.declare_equal(a.size.expr(), b.size.expr());
+        }
         env_.evaluate(same, "shape_id");
       } else {
         env_.defer_runtime_assert(same, "shape_id");

@@ -326,10 +326,11 @@ void write_report(const RunResult& r, JsonWriter& w, const nlohmann::json& extra
 
 }  // namespace
 
-std::string report_json(const RunResult& r, const nlohmann::json& extra) {
+std::string report_json(const RunResult& r, const nlohmann::json& extra, bool compact) {
   std::string out;
   out.reserve(4096 + r.nodes.size() * 512);  // about what a node with one tensor output takes
   JsonWriter w(out);
+  if (compact) w.compact();
   write_report(r, w, extra);
   return out;
 }

@@ -12,7 +12,9 @@ namespace fakeprop {
 // spaces). `extra` adds top-level members computed elsewhere (recompiles,
 // stats). Values are VALs: tensors, {"sym": DIM}, arrays, null; a DIM is an
 // integer when static, else Python text over symbol names.
-std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohmann::json::object());
+// `compact`: no whitespace (the same members, for machines).
+std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohmann::json::object(),
+                        bool compact = false);
 // The same text, streamed to `sink` in chunks of about `chunk` bytes, ending
 // with a newline. The default is small enough for malloc to place the buffer
 // in memory the freed model left (a larger one is a fresh mapping that adds

@@ -1191,6 +1191,7 @@ std::string ShapeEnv::constraint_violations() const {
       continue;
     }
     if (now != i.sym) {  // unified with another input's size
+      if (i.declared_equal && now == simplify(i.declared_equal)) continue;
       names.insert(src);
       lines.push_back("  - The values of " + src + " = " + src + " and " + print_over_sources(now) + " = " +
                       print_over_sources(now) + " must always be equal.");

@@ -48,6 +48,7 @@ struct SymbolInfo {
   bool marked_dynamic = false;       // specializing it is a constraint violation
   std::optional<ValueRange> marked_range;  // the range the user asked for (mark min/max)
   std::optional<int64_t> hint_override;    // a hint for reports only (mark_unbacked's hint_override)
+  ExprRef declared_equal = nullptr;        // the symbol a shape_id (torch.export's shared Dim) equates it with
 };
 
 struct GuardRecord {
@@ -129,6 +130,9 @@ class ShapeEnv {
   // (default: its range now), is a constraint violation.
   void mark_dynamic(ExprRef sym, std::optional<ValueRange> range = std::nullopt);
   void set_hint_override(ExprRef sym, int64_t hint) { mutable_info(sym).hint_override = hint; }
+  // `sym` equals `other` by the user's declaration (a shared shape_id): the
+  // unification that follows is what was asked, not a constraint violation.
+  void declare_equal(ExprRef sym, ExprRef other) { mutable_info(sym).declared_equal = other; }
   // A violation found outside ShapeEnv (a marked dim 0/1-specialized at creation).
   void note_constraint_violation(const std::string& source, const std::string& line);
 

@@ -55,6 +55,10 @@ void JsonWriter::before_value() {
   }
   if (levels_.empty()) return;
   Level& l = levels_.back();
+  if (compact_) {
+    if (l.count++) out_.push_back(',');
+    return;
+  }
   out_.append(l.count++ ? ",\n" : "\n");
   indent(levels_.size());
 }
@@ -65,7 +69,7 @@ JsonWriter& JsonWriter::key(std::string_view k) {
   // Keys are short plain words: separator, indent, quotes and colon in one append.
   char buf[160];
   const size_t n = 2 + depth * 2 + k.size() + 4;
-  const bool plain = n <= sizeof buf && std::all_of(k.begin(), k.end(), [](char c) {
+  const bool plain = !compact_ && n <= sizeof buf && std::all_of(k.begin(), k.end(), [](char c) {
                        const auto u = static_cast<unsigned char>(c);
                        return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
                      });
@@ -80,6 +84,10 @@ JsonWriter& JsonWriter::key(std::string_view k) {
     *p++ = ':';
     *p++ = ' ';
     out_.append(buf, static_cast<size_t>(p - buf));
+  } else if (compact_) {
+    if (l.count) out_.push_back(',');
+    append_json_string(out_, k);
+    out_.push_back(':');
   } else {
     out_.append(l.count ? ",\n" : "\n");
     indent(depth);
@@ -101,7 +109,7 @@ JsonWriter& JsonWriter::open(char bracket) {
 JsonWriter& JsonWriter::close(char bracket) {
   const bool empty = levels_.back().count == 0;
   levels_.pop_back();
-  if (!empty) {
+  if (!empty && !compact_) {
     out_.push_back('\n');
     indent(levels_.size());
   }

@@ -27,6 +27,12 @@ class JsonWriter {
       : out_(out), sink_(std::move(sink)), chunk_(chunk) {}
   // Hands the text still buffered to the sink (no-op without one).
   void finish();
+  // No newlines or indentation (the same document, for machines: the
+  // Python package parses it); call before the first value.
+  JsonWriter& compact() {
+    compact_ = true;
+    return *this;
+  }
 
   JsonWriter& begin_object() { return open('{'); }
   JsonWriter& end_object() { return close('}'); }
@@ -78,6 +84,7 @@ class JsonWriter {
   size_t chunk_ = 0;
   std::vector<Level> levels_;
   bool after_key_ = false;
+  bool compact_ = false;
 };
 
 // `text` as a JSON string literal (quotes included), escaped as nlohmann

@@ -7,9 +7,10 @@ namespace {
 
 using nlohmann::json;
 
-std::string written(const json& j) {
+std::string written(const json& j, bool compact = false) {
   std::string out;
   JsonWriter w(out);
+  if (compact) w.compact();
   w.value(j);
   return out;
 }
@@ -48,6 +49,8 @@ TEST(JsonWriter, LaysOutDocumentsAsDump2) {
       json{{"big", std::numeric_limits<int64_t>::min()}, {"u", std::numeric_limits<uint64_t>::max()}},
   };
   for (const json& j : docs) EXPECT_EQ(written(j), j.dump(2));
+  for (const json& j : docs) EXPECT_EQ(written(j, /*compact=*/true), j.dump()) << "compact";
+  EXPECT_EQ(written(json{{"a\"b", 1}}, true), R"({"a\"b":1})");  // a key that needs escaping
 }
 
 TEST(JsonWriter, StreamingCallsMatchTheSameDocument) {

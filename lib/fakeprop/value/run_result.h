@@ -132,7 +132,7 @@ struct SpecializedRun {
 
 struct RunResult {
   std::string model_path;
-  std::string model_kind;  // "onnx" | "fx"
+  std::string model_kind;  // "onnx" | "fx" | "pt2" (a torch.export archive, run as FX)
   Device device;
   std::vector<InputRecord> inputs;
   std::vector<NamedValue> outputs;

@@ -1125,7 +1125,12 @@ void sdpa_flash_cpu(OpContext& ctx) {
 }
 
 // scaled_dot_product_attention (CompositeImplicit, in torch.export graphs):
-// [*, L, Ev] in query's dtype.
+// [*, L, Ev] in query's dtype. On CPU the composite runs the flash kernel
+// when its gates pass (sdp_utils_cpp's use_flash_attention_cpp: 4-D inputs
+// of a floating dtype, no dropout, equal batch counts, key/value heads equal
+// to the query's or one, equal head dims, unit last strides), whose output
+// is laid out like the query (a [B, L, H, E] buffer for HF's transposed
+// queries); otherwise the math path's matmul result is contiguous.
 void sdpa(OpContext& ctx) {
   const TensorMeta& q = ctx.tensor(0, "query");
   const TensorMeta& k = ctx.tensor(1, "key");

@@ -217,6 +217,28 @@ TEST(FxNn, MatmulLinearAndSdpaComposites) {
   EXPECT_EQ(strs(r.tensor("s").sizes), (Strs{"2", "4", "s0", "16"}));
 }
 
+// CompositeImplicitAutograd ops torch.export keeps (.pt2 archives); expected
+// values from torch 2.15's FakeTensorMode. sdpa on CPU: the flash kernel's
+// output follows the query's layout; with dropout the math path's is contiguous.
+TEST(FxNn, ExportComposites) {
+  GraphText g;
+  g.input("x1", tensor({2, 3, 10}))
+      .input("w1", tensor({4, 3, 3}))
+      .input("x3", tensor({1, 2, 5, 6, 7}))
+      .input("w3", tensor({3, 2, 3, 3, 3}))
+      .input("qt", tensor({2, 5, 3, 8}))
+      .call("c1", "aten.conv1d.default", {node("x1"), node("w1"), nullptr, {2}})
+      .call("c3", "aten.conv3d.default", {node("x3"), node("w3"), nullptr, {1, 1, 1}, {1, 1, 1}})
+      .call("q", "aten.transpose.int", {node("qt"), 1, 2})
+      .call("flash", "aten.scaled_dot_product_attention.default", {node("q"), node("q"), node("q")})
+      .call("math", "aten.scaled_dot_product_attention.default", {node("q"), node("q"), node("q"), nullptr, 0.5});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("c1").sizes), (Strs{"2", "4", "4"}));
+  EXPECT_EQ(strs(r.tensor("c3").sizes), (Strs{"1", "3", "5", "6", "7"}));
+  EXPECT_EQ(strs(r.tensor("flash").strides), (Strs{"120", "8", "24", "1"}));
+  EXPECT_EQ(strs(r.tensor("math").strides), (Strs{"120", "40", "8", "1"}));
+}
+
 // nn.MultiheadAttention's fast path; expected values from torch 2.15's fake
 // kernel (FakeTensorMode, cpu and cuda agree): weights are over the query length.
 TEST(FxNn, NativeMultiHeadAttention) {

@@ -321,6 +321,7 @@ struct Names {
   const char* inplace;
 };
 
+
 }  // namespace
 
 namespace {
@@ -343,6 +344,10 @@ void diff(OpContext& ctx) {
     if (!t) continue;
     if (t->dim() != self.dim())
       ctx.fail(ErrorKind::InvalidArgument, "diff expects prepend or append to be the same dimension as input");
+    for (size_t d = 0; d < self.sizes.size(); ++d)
+      if (d != dim && !same_size(ctx, t->sizes[d], self.sizes[d], "diff"))
+        ctx.fail(ErrorKind::ShapeMismatch, "diff expects the shape of tensor to prepend or append to match that of "
+                                           "input except along the differencing dimension");
     all.push_back(t);
   }
   const Device device = common_device(all, ctx.target());

@@ -121,7 +121,7 @@ void assert_tensor_metadata(OpContext& ctx) {
 }  // namespace
 
 void register_sym_ops(OpRegistry& r) {
-  r.add("aten._assert_tensor_metadata.default", assert_tensor_metadata);
+  r.add("aten._assert_tensor_metadata.default", assert_tensor_metadata, OutputGrad::none());
   r.add("aten.sym_size.int", sym_size);
   r.add("aten.sym_size.default", sym_size);
   r.add("aten.sym_stride.int", sym_stride);

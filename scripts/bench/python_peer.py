@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""fakeprop.propagate in process against torch's FakeTensorProp, on the same ATen graphs.
+
+    PYTHONPATH=build-rel/python .venv-oracle/bin/python scripts/bench/python_peer.py [--repeat N] [NAME ...]
+
+Runs in the oracle environment (current torch) with the package built by
+CMake (or pip-installed). NAMEs: resnet50, vit_b_16 (torchvision, random
+weights), gpt2 and llama (Hugging Face configs at GPT-2 small and a
+12-layer Llama width 768, random weights, use_cache=False). Each is exported
+with torch.export (dynamic batch, and sequence for the decoders) and
+decomposed to core ATen (run_decompositions), so both tools walk the same
+graph. Measured, best of N:
+  - fakeprop: fakeprop.propagate(ep), everything from the Python objects to
+    the report and node.meta['fakeprop'] included, with the dims symbolic;
+  - FakeTensorProp: FakeTensorProp(gm).propagate(*real inputs) over the
+    program's graph module (parameters, buffers and the example inputs,
+    converted to fake tensors: static sizes, the peer's cheaper case), and
+    the walk alone over inputs already fake (propagate_dont_convert_inputs).
+With --fakeprop BIN, each program is also saved (torch.export.save) under
+--pt2-dir, and two whole processes are timed, best of N: `BIN NAME.pt2 --json`
+(start, reading the archive's program, propagation, the report) against a
+Python process that imports torch, torch.export.load()s the archive and runs
+FakeTensorProp over it as above.
+Prints one JSON line per graph.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+from torch.export import Dim
+from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+import fakeprop
+
+
+def _vision(name):
+    import torchvision
+
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    return model, (torch.randn(2, 3, 224, 224),), {"x": {0: Dim("batch", max=64)}}
+
+
+def _decoder(kind):
+    import transformers
+
+    if kind == "gpt2":
+        cfg = transformers.GPT2Config(use_cache=False)
+    else:
+        cfg = transformers.LlamaConfig(hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                                       num_attention_heads=12, num_key_value_heads=4, vocab_size=32000,
+                                       use_cache=False)
+    model = transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="eager").eval()
+    ids = torch.randint(0, 1000, (2, 16))
+    return model, (ids,), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
+
+
+BUILDERS = {"resnet50": lambda: _vision("resnet50"), "vit_b_16": lambda: _vision("vit_b_16"),
+            "gpt2": lambda: _decoder("gpt2"), "llama": lambda: _decoder("llama")}
+
+
+def _real_args(ep, example):
+    """One real tensor per placeholder of ep.graph_module: state from the signature, then the inputs."""
+    state = dict(ep.state_dict)
+    state.update(ep.constants)
+    args, user = [], iter(example)
+    for spec in ep.graph_signature.input_specs:
+        args.append(state[spec.target] if spec.target is not None and spec.kind.name != "USER_INPUT" else next(user))
+    return args
+
+
+def _best(n, fn):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return min(times), times
+
+
+_TORCH_PROCESS = """
+import sys, torch
+from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+from torch._subclasses.fake_tensor import FakeTensorMode
+if sys.argv[2:] == ["hf"]:
+    import transformers  # noqa: F401 - registers its output types for the archive's pytree specs
+ep = torch.export.load(sys.argv[1])
+state = dict(ep.state_dict); state.update(ep.constants)
+example = ep.example_inputs[0]
+user = iter(example)
+args = [state[s.target] if s.target is not None and s.kind.name != "USER_INPUT" else next(user)
+        for s in ep.graph_signature.input_specs]
+FakeTensorProp(ep.graph_module, FakeTensorMode()).propagate(*args)
+"""
+
+
+def _process_ms(cmd, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, (time.perf_counter() - t) * 1e3)
+    return best
+
+
+def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
+    model, example, shapes = BUILDERS[name]()
+    with torch.no_grad():
+        ep = torch.export.export(model, example, dynamic_shapes=shapes, strict=False).run_decompositions()
+    gm = ep.graph_module
+    nodes = len(gm.graph.nodes)
+    report = fakeprop.propagate(ep)
+    errors = len(report["errors"])
+    fp_ms, fp_runs = _best(repeat, lambda: fakeprop.propagate(ep))
+    args = _real_args(ep, example)
+    ftp_ms, ftp_runs = _best(max(1, repeat // 2), lambda: FakeTensorProp(gm, FakeTensorMode()).propagate(*args))
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    fakes = [mode.from_tensor(a) for a in args]
+
+    def walk():
+        FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
+
+    walk_ms, _ = _best(max(1, repeat // 2), walk)
+    row = {"model": name, "nodes": nodes, "fakeprop_errors": errors, "fakeprop_ms": fp_ms,
+           "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
+           "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "torch": torch.__version__}
+    if fakeprop_bin:
+        os.makedirs(pt2_dir, exist_ok=True)
+        path = os.path.join(pt2_dir, name + ".pt2")
+        if not os.path.exists(path):
+            torch.export.save(ep, path)
+        row["pt2_bytes"] = os.path.getsize(path)
+        row["pt2_fakeprop_ms"] = _process_ms([fakeprop_bin, path, "--json"], repeat)
+        extra = ["hf"] if name in ("gpt2", "llama") else []
+        row["pt2_torch_ms"] = _process_ms([sys.executable, "-c", _TORCH_PROCESS, path] + extra, max(1, repeat // 5))
+        row["pt2_ratio"] = row["pt2_torch_ms"] / row["pt2_fakeprop_ms"]
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("names", nargs="*", default=list(BUILDERS))
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--fakeprop", help="the fakeprop binary: also time whole processes on .pt2 archives")
+    ap.add_argument("--pt2-dir", default=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "build-models", "pt2"), help="where the archives go (default build-models/pt2)")
+    a = ap.parse_args()
+    for name in a.names:
+        try:
+            row = measure(name, a.repeat, a.fakeprop, a.pt2_dir)
+        except Exception as e:  # noqa: BLE001 - torch could not export it: say so, go on
+            row = {"model": name, "failed": "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:300])}
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
