@@ -87,7 +87,7 @@ import sys, torch
 from torch.fx.passes.fake_tensor_prop import FakeTensorProp
 from torch._subclasses.fake_tensor import FakeTensorMode
 if sys.argv[2:] == ["hf"]:
-    import transformers  # noqa: F401 - registers its output types for the archive's pytree specs
+    import transformers.modeling_outputs  # noqa: F401 - registers the output types of the pytree specs
 ep = torch.export.load(sys.argv[1])
 state = dict(ep.state_dict); state.update(ep.constants)
 example = ep.example_inputs[0]
@@ -116,6 +116,11 @@ def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
     report = fakeprop.propagate(ep)
     errors = len(report["errors"])
     fp_ms, fp_runs = _best(repeat, lambda: fakeprop.propagate(ep))
+    path = None
+    if fakeprop_bin:  # saved before FakeTensorProp, which overwrites meta['val'] with static fake values
+        os.makedirs(pt2_dir, exist_ok=True)
+        path = os.path.join(pt2_dir, name + ".pt2")
+        torch.export.save(ep, path)
     args = _real_args(ep, example)
     ftp_ms, ftp_runs = _best(max(1, repeat // 2), lambda: FakeTensorProp(gm, FakeTensorMode()).propagate(*args))
     mode = FakeTensorMode(allow_non_fake_inputs=True)
@@ -129,10 +134,6 @@ def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
            "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
            "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "torch": torch.__version__}
     if fakeprop_bin:
-        os.makedirs(pt2_dir, exist_ok=True)
-        path = os.path.join(pt2_dir, name + ".pt2")
-        if not os.path.exists(path):
-            torch.export.save(ep, path)
         row["pt2_bytes"] = os.path.getsize(path)
         row["pt2_fakeprop_ms"] = _process_ms([fakeprop_bin, path, "--json"], repeat)
         extra = ["hf"] if name in ("gpt2", "llama") else []
