@@ -62,11 +62,8 @@ def _tensor_pairs(program):
 
 
 def check_against_torch(program, report):
-    """Every node's shape, stride, offset, dtype and device equals torch's at three points, and two values
-    share a fakeprop storage exactly when they share torch's. requires_grad is compared on GraphModules
-    only: an ExportedProgram's values were traced with autograd below them (no node requires grad
-    there), while fakeprop follows its parameters as FakeTensorProp would."""
-    exported = hasattr(program, "graph_signature")
+    """Every node's shape, stride, offset, dtype, device and requires_grad equals torch's at three points,
+    and two values share a fakeprop storage exactly when they share torch's."""
     points = _points(report, program)
     storages = {}
     checked = 0
@@ -75,7 +72,7 @@ def check_against_torch(program, report):
         assert ours is not None, where
         assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), where
         assert ours["device"] == str(theirs.device), where
-        if node.op == "call_function" and not exported:
+        if node.op == "call_function":
             assert ours["requires_grad"] == theirs.requires_grad, where
         for values in points:
             for key, torch_dims in (("shape", theirs.shape), ("stride", theirs.stride())):
