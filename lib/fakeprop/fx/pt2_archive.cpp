@@ -507,11 +507,12 @@ class ProgramReader {
 
   Arg argument(const json& j, const std::string& what, size_t depth = 0) {
     if (depth > kMaxArgDepth) fail("arguments nested deeper than 64 levels");
-    auto [key, vp] = union_member(j, what);
+    const auto [key, vp] = union_member(j, what);
     const json& v = *vp;
+    const std::string list_what = what + "." + std::string(key);  // clang 14 lambdas cannot capture bindings
     auto each = [&](auto&& f) {
       std::vector<Arg> items;
-      for (const json& x : array(v, what + "." + key)) items.push_back(f(x));
+      for (const json& x : array(v, list_what)) items.push_back(f(x));
       return list_arg(std::move(items));
     };
     Arg a;
