@@ -7,6 +7,7 @@
 
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
+#include "fakeprop/fx/ops/view_helpers.h"
 #include "fakeprop/tensor/shape_functions.h"
 
 namespace fakeprop::fx::ops {
@@ -255,22 +256,7 @@ void mm(OpContext& ctx) {
 // self.expand(target) must succeed: addmm / baddbmm broadcast self to the
 // product's shape (fake tensors run that expand).
 void check_expandable(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
-  const auto n = static_cast<int64_t>(target.size());
-  if (n < self.dim())
-    ctx.fail(ErrorKind::InvalidArgument, "expand(" + text(self.sizes) + ", size=" + text(target) +
-                                             "): the number of sizes provided (" + std::to_string(n) +
-                                             ") must be greater or equal to the number of dimensions in the tensor (" +
-                                             std::to_string(self.dim()) + ")");
-  for (int64_t i = 0; i < self.dim(); ++i) {
-    const SymInt& have = self.sizes[static_cast<size_t>(i)];
-    const SymInt& want = target[static_cast<size_t>(n - self.dim() + i)];
-    if (!same_size(ctx, have, want, "expand") && !same_size(ctx, have, 1, "expand"))
-      ctx.fail(ErrorKind::ShapeMismatch, "The expanded size of the tensor (" + text(want) +
-                                             ") must match the existing size (" + text(have) +
-                                             ") at non-singleton dimension " + std::to_string(n - self.dim() + i) +
-                                             ".  Target sizes: " + text(target) + ".  Tensor sizes: " +
-                                             text(self.sizes));
-  }
+  (void)expand_to(ctx, self, target);
 }
 
 // addmm(self, mat1, mat2, *, beta, alpha): contiguous [n, m]; self must

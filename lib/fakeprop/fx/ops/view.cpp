@@ -8,6 +8,46 @@
 
 namespace fakeprop::fx::ops {
 
+// Declared in view_helpers.h: addmm and baddbmm check their self through it.
+TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
+  const auto n = static_cast<int64_t>(target.size());
+  if (n < self.dim())
+    ctx.fail(ErrorKind::InvalidArgument, "expand(" + text(self.sizes) + ", size=" + text(target) +
+                                             "): the number of sizes provided (" + std::to_string(n) +
+                                             ") must be greater or equal to the number of dimensions in the tensor (" +
+                                             std::to_string(self.dim()) + ")");
+  SymShape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const auto ui = static_cast<size_t>(i);
+    const int64_t dim = self.dim() - n + i;
+    SymInt size = target[ui];
+    if (dim < 0) {
+      if (size.is_static() && size.value() < 0)
+        ctx.fail(ErrorKind::InvalidArgument, "The expanded size of the tensor (" + text(size) +
+                                                 ") isn't allowed in a leading, non-existing dimension " +
+                                                 std::to_string(i));
+      sizes[ui] = size;
+      strides[ui] = 0;
+      continue;
+    }
+    const auto ud = static_cast<size_t>(dim);
+    if (size.is_static() && size.value() == -1) size = self.sizes[ud];
+    if (same_size(ctx, self.sizes[ud], size, "expand")) {
+      sizes[ui] = self.sizes[ud];
+      strides[ui] = self.strides[ud];
+      continue;
+    }
+    if (!same_size(ctx, self.sizes[ud], 1, "expand"))
+      ctx.fail(ErrorKind::ShapeMismatch, "The expanded size of the tensor (" + text(size) +
+                                             ") must match the existing size (" + text(self.sizes[ud]) +
+                                             ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                                             text(target) + ".  Tensor sizes: " + text(self.sizes));
+    sizes[ui] = size;
+    strides[ui] = 0;
+  }
+  return ctx.view_of(self, sizes, strides, self.storage_offset);
+}
+
 namespace {
 
 constexpr int64_t kMaxIndex = INT64_MAX;
@@ -151,45 +191,6 @@ void permute(OpContext& ctx) {
     strides.push_back(self.strides[w]);
   }
   set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
-}
-
-TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
-  const auto n = static_cast<int64_t>(target.size());
-  if (n < self.dim())
-    ctx.fail(ErrorKind::InvalidArgument, "expand(" + text(self.sizes) + ", size=" + text(target) +
-                                             "): the number of sizes provided (" + std::to_string(n) +
-                                             ") must be greater or equal to the number of dimensions in the tensor (" +
-                                             std::to_string(self.dim()) + ")");
-  SymShape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
-  for (int64_t i = n - 1; i >= 0; --i) {
-    const auto ui = static_cast<size_t>(i);
-    const int64_t dim = self.dim() - n + i;
-    SymInt size = target[ui];
-    if (dim < 0) {
-      if (size.is_static() && size.value() < 0)
-        ctx.fail(ErrorKind::InvalidArgument, "The expanded size of the tensor (" + text(size) +
-                                                 ") isn't allowed in a leading, non-existing dimension " +
-                                                 std::to_string(i));
-      sizes[ui] = size;
-      strides[ui] = 0;
-      continue;
-    }
-    const auto ud = static_cast<size_t>(dim);
-    if (size.is_static() && size.value() == -1) size = self.sizes[ud];
-    if (same_size(ctx, self.sizes[ud], size, "expand")) {
-      sizes[ui] = self.sizes[ud];
-      strides[ui] = self.strides[ud];
-      continue;
-    }
-    if (!same_size(ctx, self.sizes[ud], 1, "expand"))
-      ctx.fail(ErrorKind::ShapeMismatch, "The expanded size of the tensor (" + text(size) +
-                                             ") must match the existing size (" + text(self.sizes[ud]) +
-                                             ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
-                                             text(target) + ".  Tensor sizes: " + text(self.sizes));
-    sizes[ui] = size;
-    strides[ui] = 0;
-  }
-  return ctx.view_of(self, sizes, strides, self.storage_offset);
 }
 
 void expand(OpContext& ctx) { set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }

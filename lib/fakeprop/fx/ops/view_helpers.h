@@ -10,6 +10,10 @@
 
 namespace fakeprop::fx::ops {
 
+// self.expand(target): a view with stride 0 where a size-1 (or missing
+// leading) dim grows; a ShapeMismatch where a dim can neither match nor be 1.
+TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& target);
+
 // a / b when b divides a as a monomial (6*s0*s1 / (3*s0) = 2*s1), as
 // sympy cancels common factors in FloorDiv; nullopt otherwise.
 inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
