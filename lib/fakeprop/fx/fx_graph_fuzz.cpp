@@ -4,12 +4,11 @@
 // finding (see onnx/onnx_model_fuzz.cpp).
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/fx/interpreter.h"
-#include "fakeprop/report/report.h"
+#include "fakeprop/report/fuzz_test_util.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fuzz {
@@ -23,13 +22,7 @@ int fx_graph(const uint8_t* data, size_t size) {
     return 0;
   }
   InferOptions options;
-  try {
-    const RunResult result = fx::run_graph(graph, options);
-    std::ostringstream out;
-    print_summary(result, out);
-    (void)report_json(result);
-  } catch (const Error&) {
-  }
+  run_and_report([&] { return fx::run_graph(graph, options); });
   return 0;
 }
 

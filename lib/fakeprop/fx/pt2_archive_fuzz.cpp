@@ -4,12 +4,11 @@
 // report, a timeout or running out of memory is a finding.
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string_view>
 
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/fx/pt2_archive.h"
-#include "fakeprop/report/report.h"
+#include "fakeprop/report/fuzz_test_util.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fuzz {
@@ -22,13 +21,7 @@ int pt2_archive(const uint8_t* data, size_t size) {
     return 0;
   }
   InferOptions options;
-  try {
-    const RunResult result = fx::run_graph(graph, options);
-    std::ostringstream out;
-    print_summary(result, out);
-    (void)report_json(result);
-  } catch (const Error&) {
-  }
+  run_and_report([&] { return fx::run_graph(graph, options); });
   return 0;
 }
 

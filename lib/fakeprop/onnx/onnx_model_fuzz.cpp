@@ -5,12 +5,11 @@
 // testdata/fuzz_regressions runs the committed inputs in ordinary builds.
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string_view>
 
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/model.h"
-#include "fakeprop/report/report.h"
+#include "fakeprop/report/fuzz_test_util.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fuzz {
@@ -26,13 +25,7 @@ int onnx_model(const uint8_t* data, size_t size) {
   InferOptions options;
   options.max_subgraph_depth = 8;
   options.max_fold_elements = 4096;
-  try {
-    const RunResult result = onnx::run_model(std::move(model), options);
-    std::ostringstream out;
-    print_summary(result, out);
-    (void)report_json(result);
-  } catch (const Error&) {
-  }
+  run_and_report([&] { return onnx::run_model(std::move(model), options); });
   return 0;
 }
 
