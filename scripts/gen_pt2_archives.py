@@ -82,22 +82,24 @@ class Attention(nn.Module):
         return x + self.proj(out), out.sum(dim=(0, 1))
 
 
+class Logits(nn.Module):
+    """A causal LM called on input_ids alone, returning its logits (no cache, no output dataclass)."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, input_ids):
+        return self.m(input_ids=input_ids, use_cache=False, return_dict=False)[0]
+
+
 def tiny_gpt2(layers):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(0)
     config = GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=layers, n_head=2, use_cache=False)
     model = GPT2LMHeadModel(config).eval()
-
-    class Wrapper(nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, input_ids):
-            return self.m(input_ids=input_ids, use_cache=False, return_dict=False)[0]
-
-    return Wrapper(model)
+    return Logits(model)
 
 
 def tiny_llama(layers):
@@ -107,16 +109,7 @@ def tiny_llama(layers):
     config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, use_cache=False)
     model = AutoModelForCausalLM.from_config(config).eval()
-
-    class Wrapper(nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, input_ids):
-            return self.m(input_ids=input_ids, use_cache=False, return_dict=False)[0]
-
-    return Wrapper(model)
+    return Logits(model)
 
 
 def resnet18():

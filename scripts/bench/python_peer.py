@@ -37,12 +37,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 import fakeprop
 
-
-def _vision(name):
-    import torchvision
-
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    return model, (torch.randn(2, 3, 224, 224),), {"x": {0: Dim("batch", max=64)}}
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/
+from export_programs import _torchvision  # noqa: E402
 
 
 def _decoder(kind):
@@ -59,7 +55,7 @@ def _decoder(kind):
     return model, (ids,), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
 
 
-BUILDERS = {"resnet50": lambda: _vision("resnet50"), "vit_b_16": lambda: _vision("vit_b_16"),
+BUILDERS = {"resnet50": _torchvision("resnet50", 224), "vit_b_16": _torchvision("vit_b_16", 224),
             "gpt2": lambda: _decoder("gpt2"), "llama": lambda: _decoder("llama")}
 
 
@@ -82,20 +78,19 @@ def _best(n, fn):
     return min(times), times
 
 
+# The torch side of the .pt2 comparison, as a fresh process: argv[1] the archive, argv[2] "hf" when
+# its output types are transformers'.
 _TORCH_PROCESS = """
 import sys, torch
 from torch.fx.passes.fake_tensor_prop import FakeTensorProp
 from torch._subclasses.fake_tensor import FakeTensorMode
 if sys.argv[2:] == ["hf"]:
     import transformers.modeling_outputs  # noqa: F401 - registers the output types of the pytree specs
+sys.path.insert(0, %r)
+from python_peer import _real_args
 ep = torch.export.load(sys.argv[1])
-state = dict(ep.state_dict); state.update(ep.constants)
-example = ep.example_inputs[0]
-user = iter(example)
-args = [state[s.target] if s.target is not None and s.kind.name != "USER_INPUT" else next(user)
-        for s in ep.graph_signature.input_specs]
-FakeTensorProp(ep.graph_module, FakeTensorMode()).propagate(*args)
-"""
+FakeTensorProp(ep.graph_module, FakeTensorMode()).propagate(*_real_args(ep, ep.example_inputs[0]))
+""" % os.path.dirname(os.path.abspath(__file__))
 
 
 def _process_ms(cmd, repeat):

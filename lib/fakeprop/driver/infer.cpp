@@ -29,25 +29,27 @@ ModelFormat detect_format(const std::string& path) {
 namespace {
 
 RunResult run_once(const std::string& path, const InferOptions& options) {
-  try {
-    switch (detect_format(path)) {
-      case ModelFormat::Onnx: {
-        return onnx::run_model(onnx::load_model(path, options.max_nodes), options);
-      }
-      case ModelFormat::FxJson:
-        return fx::run_graph(fx::load_graph(path, options.max_nodes), options);
-      case ModelFormat::Pt2: {
-        RunResult r = fx::run_graph(fx::load_pt2_archive(path, options.max_nodes), options);
-        r.model_kind = "pt2";
-        return r;
-      }
+  switch (detect_format(path)) {
+    case ModelFormat::Onnx: return onnx::run_model(onnx::load_model(path, options.max_nodes), options);
+    case ModelFormat::FxJson: return fx::run_graph(fx::load_graph(path, options.max_nodes), options);
+    case ModelFormat::Pt2: {
+      RunResult r = fx::run_graph(fx::load_pt2_archive(path, options.max_nodes), options);
+      r.model_kind = "pt2";
+      return r;
     }
-  } catch (const OverflowError& e) {
-    // Overflow inside a node is recorded on the node; here it happened
-    // outside any (creating the graph inputs, checking declared outputs).
-    throw InputError(path + ": " + e.what() + " (sizes of the graph inputs or outputs overflow 64 bits)");
   }
   throw InputError(path + ": unknown format");
+}
+
+// Overflow inside a node is recorded on the node; one that escapes a run
+// happened outside any (creating the graph inputs, checking declared outputs).
+template <class Run>
+RunResult without_overflow(const std::string& where, const Run& run) {
+  try {
+    return run();
+  } catch (const OverflowError& e) {
+    throw InputError(where + ": " + e.what() + " (sizes of the graph inputs or outputs overflow 64 bits)");
+  }
 }
 
 // mark_dynamic's promise broken: PyTorch raises ConstraintViolationError.
@@ -66,21 +68,18 @@ std::string dim_source_of(const std::string& spec) {
                                   std::stoll(spec.substr(colon + 1)));
 }
 
-}  // namespace
-
-namespace {
-
 // One run plus a rerun per specialize_on predicate, each assuming it.
 template <class RunOnce>
-RunResult infer_with_specializations(const RunOnce& run_once_with, const InferOptions& options) {
-  RunResult result = run_once_with(options);
+RunResult infer_with_specializations(const std::string& where, const RunOnce& run_once_with,
+                                     const InferOptions& options) {
+  RunResult result = without_overflow(where, [&] { return run_once_with(options); });
   check_constraints(result);
   const auto& marks = options.marks.entries();
   for (size_t i = 0; i < marks.size(); ++i) {
     for (size_t j = 0; j < marks[i].specialize_on.size(); ++j) {
       InferOptions assumed = options;
       assumed.marks.entries()[i].active_predicate = j;
-      auto run = std::make_shared<RunResult>(run_once_with(assumed));
+      auto run = std::make_shared<RunResult>(without_overflow(where, [&] { return run_once_with(assumed); }));
       check_constraints(*run);
       result.specialized.push_back(
           {marks[i].text, describe_predicate(marks[i].specialize_on[j], dim_source_of(marks[i].spec)), std::move(run)});
@@ -92,18 +91,12 @@ RunResult infer_with_specializations(const RunOnce& run_once_with, const InferOp
 }  // namespace
 
 RunResult infer_file(const std::string& path, const InferOptions& options) {
-  return infer_with_specializations([&](const InferOptions& o) { return run_once(path, o); }, options);
+  return infer_with_specializations(path, [&](const InferOptions& o) { return run_once(path, o); }, options);
 }
 
 RunResult infer_fx_json(const std::string& json_text, const std::string& name, const InferOptions& options) {
   return infer_with_specializations(
-      [&](const InferOptions& o) {
-        try {
-          return fx::run_graph(fx::parse_graph(json_text, name, o.max_nodes), o);
-        } catch (const OverflowError& e) {
-          throw InputError(name + ": " + e.what() + " (sizes of the graph inputs or outputs overflow 64 bits)");
-        }
-      },
+      name, [&](const InferOptions& o) { return fx::run_graph(fx::parse_graph(json_text, name, o.max_nodes), o); },
       options);
 }
 
