@@ -18,7 +18,15 @@ namespace fakeprop {
 using Term = Expr::Term;
 
 Expr::Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> terms, std::vector<ExprRef> args)
-    : kind_(kind), value_(value), name_(std::move(name)), terms_(std::move(terms)), args_(std::move(args)) {}
+    : kind_(kind),
+      has_symbols_(kind == ExprKind::Symbol),
+      value_(value),
+      name_(std::move(name)),
+      terms_(std::move(terms)),
+      args_(std::move(args)) {
+  for (const Term& t : terms_) has_symbols_ = has_symbols_ || t.first->has_symbols();
+  for (ExprRef a : args_) has_symbols_ = has_symbols_ || a->has_symbols();
+}
 
 // ---------------------------------------------------------------------------
 // checked 64-bit arithmetic
@@ -515,14 +523,44 @@ ExprRef bool_const(bool v) {
 ExprRef true_expr() { return bool_const(true); }
 ExprRef false_expr() { return bool_const(false); }
 
+namespace {
+
+// The results of add and mul on two expressions by their operands: symbolic
+// rules build the same sums and products for every layer of a model. A small
+// direct-mapped table per thread and operation; expressions are never freed,
+// so a slot's pointers stay valid, and a result is what recomputing gives.
+template <int Operation>
+class BinaryMemo {
+ public:
+  template <typename Compute>
+  static ExprRef get(ExprRef a, ExprRef b, Compute compute) {
+    thread_local std::array<Slot, kSlots> slots{};
+    Slot& slot = slots[(a->id() * 0x9E3779B97F4A7C15ull ^ b->id()) % kSlots];
+    if (slot.a == a && slot.b == b) return slot.result;
+    ExprRef r = compute();
+    slot = {a, b, r};
+    return r;
+  }
+
+ private:
+  static constexpr size_t kSlots = 2048;
+  struct Slot {
+    ExprRef a = nullptr, b = nullptr, result = nullptr;
+  };
+};
+
+}  // namespace
+
 ExprRef add(ExprRef a, ExprRef b) {
   require_int(a, "add");
   require_int(b, "add");
   if (a->is_integer() && b->is_integer()) return integer(checked_add(a->value(), b->value()));
   if (b->is_integer() && b->value() == 0) return a;
   if (a->is_integer() && a->value() == 0) return b;
-  Linear la = linear_of(a), lb = linear_of(b);
-  return from_linear(checked_add(la.constant, lb.constant), merge_terms(la.terms, lb.terms));
+  return BinaryMemo<0>::get(a, b, [&] {
+    Linear la = linear_of(a), lb = linear_of(b);
+    return from_linear(checked_add(la.constant, lb.constant), merge_terms(la.terms, lb.terms));
+  });
 }
 
 ExprRef sub(ExprRef a, ExprRef b) {
@@ -545,8 +583,10 @@ ExprRef mul(ExprRef a, ExprRef b) {
   require_int(b, "mul");
   if (a->is_integer()) return scale(b, a->value());
   if (b->is_integer()) return scale(a, b->value());
-  Product pa = product_of(a), pb = product_of(b);
-  return from_product(checked_mul(pa.coeff, pb.coeff), merge_terms(pa.factors, pb.factors));
+  return BinaryMemo<1>::get(a, b, [&] {
+    Product pa = product_of(a), pb = product_of(b);
+    return from_product(checked_mul(pa.coeff, pb.coeff), merge_terms(pa.factors, pb.factors));
+  });
 }
 
 ExprRef pow(ExprRef a, int64_t exponent) {
@@ -808,19 +848,7 @@ std::vector<ExprRef> free_symbols(ExprRef e) {
   return out;
 }
 
-bool has_free_symbols(ExprRef e) {
-  std::unordered_set<ExprRef> seen;  // shared subexpressions are visited once
-  std::vector<ExprRef> stack{e};
-  while (!stack.empty()) {
-    ExprRef x = stack.back();
-    stack.pop_back();
-    if (x->is_symbol()) return true;
-    if (x->terms().empty() && x->args().empty()) continue;
-    if (!seen.insert(x).second) continue;
-    for_each_child(x, [&](ExprRef c) { stack.push_back(c); });
-  }
-  return false;
-}
+bool has_free_symbols(ExprRef e) { return e->has_symbols(); }
 
 size_t expr_size(ExprRef e) {
   size_t n = 1;

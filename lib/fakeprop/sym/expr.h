@@ -73,6 +73,9 @@ class Expr {
   // Operands of FloorDiv, Mod, CeilDiv (2), Max/Min (n), relations (2), And/Or (n), Not (1).
   std::span<const ExprRef> args() const { return args_; }
   ExprRef arg(size_t i) const { return args_[i]; }
+  // Whether a Symbol occurs in it: fixed at construction from the children,
+  // since every query of the ShapeEnv asks first.
+  bool has_symbols() const { return has_symbols_; }
 
   // Internal: construction happens only through the interner.
   Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> terms, std::vector<ExprRef> args);
@@ -83,6 +86,7 @@ class Expr {
 
  private:
   ExprKind kind_;
+  bool has_symbols_;
   int64_t value_;
   size_t hash_ = 0;
   uint64_t id_ = 0;

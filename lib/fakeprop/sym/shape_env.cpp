@@ -418,7 +418,7 @@ struct ShapeEnvInternals {
 
   // ---- facts ----
   static void insert_relation(Env& env, ExprRef r) {
-    if (r->is_relation()) env.known_true_.insert(r);
+    if (r->is_relation() && env.known_true_.insert(r).second) env.facts_changed();
   }
 
   // Record `fact` as known true, with the relations it implies (get_implications).
@@ -428,7 +428,7 @@ struct ShapeEnvInternals {
       return;
     }
     if (as_bool(fact)) return;
-    env.known_true_.insert(fact);
+    if (env.known_true_.insert(fact).second) env.facts_changed();
     if (!fact->is_relation()) return;
     ExprRef a = fact->arg(0);
     ExprRef b = fact->arg(1);
@@ -458,6 +458,7 @@ struct ShapeEnvInternals {
   // After replacing `x`, the facts and divisibility keys that mention it are
   // rewritten in terms of its replacement.
   static void resimplify_state(Env& env, ExprRef x) {
+    env.facts_changed();
     std::vector<ExprRef> stale;
     for (ExprRef f : env.known_true_)
       if (mentions(f, x)) stale.push_back(f);
@@ -480,6 +481,7 @@ struct ShapeEnvInternals {
   }
 
   static void add_divisor(Env& env, ExprRef p, int64_t d) {
+    env.facts_changed();
     auto [it, inserted] = env.divisible_.emplace(p, d);
     if (!inserted) it->second = checked_lcm(it->second, d).value_or(it->second);
   }
@@ -601,6 +603,7 @@ struct ShapeEnvInternals {
 
     FP_LOG_INFO(env.log(), "set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" + reason +
                                ") VR" + tgt_bound.to_string());
+    env.facts_changed();
     Substitution step{{x, target}};
     std::vector<ExprRef> rewritten;  // in creation order, as above
     for (const auto& [sym, tgt] : env.replacements_)
@@ -704,6 +707,7 @@ std::string ShapeEnv::fresh_name(std::string_view prefix) {
 }
 
 ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
+  facts_changed();
   ExprRef sym = symbol(name);
   info.sym = sym;
   used_names_.insert(name);
@@ -868,7 +872,10 @@ const SymbolInfo& ShapeEnv::info(ExprRef sym) const {
   return *found;
 }
 
-SymbolInfo& ShapeEnv::mutable_info(ExprRef sym) { return const_cast<SymbolInfo&>(info(sym)); }
+SymbolInfo& ShapeEnv::mutable_info(ExprRef sym) {
+  facts_changed();
+  return const_cast<SymbolInfo&>(info(sym));
+}
 
 std::vector<const SymbolInfo*> ShapeEnv::symbols() const {
   std::vector<const SymbolInfo*> out;
@@ -887,7 +894,24 @@ std::vector<ExprRef> ShapeEnv::take_new_unbacked() {
 // ---------------------------------------------------------------------------
 // simplification and static reasoning
 
-ExprRef ShapeEnv::simplify(ExprRef e) const { return In::simplify(*this, e, false); }
+void ShapeEnv::refresh_memos() const {
+  if (memo_version_ == facts_version_) return;
+  for (auto& m : simplify_memo_) m.clear();
+  for (auto& m : static_memo_) m.clear();
+  memo_version_ = facts_version_;
+}
+
+ExprRef ShapeEnv::simplified(ExprRef e, bool size_oblivious) const {
+  if (!e->has_symbols()) return e;
+  refresh_memos();
+  auto& memo = simplify_memo_[size_oblivious];
+  if (auto it = memo.find(e); it != memo.end()) return it->second;
+  ExprRef s = In::simplify(*this, e, size_oblivious);
+  memo.emplace(e, s);
+  return s;
+}
+
+ExprRef ShapeEnv::simplify(ExprRef e) const { return simplified(e, false); }
 
 SymInt ShapeEnv::simplify(const SymInt& v) const {
   if (v.is_static()) return v;
@@ -895,7 +919,7 @@ SymInt ShapeEnv::simplify(const SymInt& v) const {
 }
 
 ValueRange ShapeEnv::bound(ExprRef e, bool size_oblivious) const {
-  return bound_expr(In::simplify(*this, e, size_oblivious), In::ranges(*this, size_oblivious));
+  return bound_expr(simplified(e, size_oblivious), In::ranges(*this, size_oblivious));
 }
 
 std::optional<int64_t> ShapeEnv::hint(ExprRef e) const {
@@ -918,8 +942,14 @@ std::optional<int64_t> ShapeEnv::hint(const SymInt& v) const {
 }
 
 std::optional<bool> ShapeEnv::maybe_evaluate_static(ExprRef cond, bool size_oblivious) const {
-  ExprRef s = In::simplify(*this, cond, size_oblivious);
-  return In::static_value(*this, s, size_oblivious, /*use_facts=*/true);
+  refresh_memos();
+  auto& memo = static_memo_[size_oblivious];
+  if (auto it = memo.find(cond); it != memo.end())
+    return it->second == 2 ? std::nullopt : std::optional<bool>(it->second == 1);
+  ExprRef s = simplified(cond, size_oblivious);
+  const std::optional<bool> known = In::static_value(*this, s, size_oblivious, /*use_facts=*/true);
+  memo[cond] = known ? uint8_t(*known) : uint8_t(2);
+  return known;
 }
 
 bool ShapeEnv::has_unbacked(ExprRef e) const {

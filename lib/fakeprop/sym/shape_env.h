@@ -222,6 +222,18 @@ class ShapeEnv {
   std::unordered_map<ExprRef, ExprRef> replacements_;
   std::unordered_map<ExprRef, int64_t> divisible_;  // expr -> known divisor (lcm)
   std::unordered_set<ExprRef> known_true_;         // decided guards and asserts
+  // Simplified expressions and maybe_evaluate_static's answers (0 false, 1
+  // true, 2 undecided), one table each per size_oblivious, valid while
+  // facts_version_ stays what it was when they were filled. Every change to
+  // what static reasoning reads (facts, divisibility, replacements, a
+  // symbol's info, a new symbol) bumps it.
+  uint64_t facts_version_ = 0;
+  mutable uint64_t memo_version_ = 0;
+  mutable std::unordered_map<ExprRef, ExprRef> simplify_memo_[2];
+  mutable std::unordered_map<ExprRef, uint8_t> static_memo_[2];
+  void facts_changed() { ++facts_version_; }
+  void refresh_memos() const;
+  ExprRef simplified(ExprRef e, bool size_oblivious) const;
   std::vector<GuardRecord> guards_;
   std::vector<GuardRecord> runtime_asserts_;
   std::vector<SpecializationRecord> specializations_;
