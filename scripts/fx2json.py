@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Exports an ATen-level torch.fx.GraphModule as fakeprop's JSON FX graph.
 
-A thin wrapper over the package's fakeprop.export_graph (python/fakeprop,
-which needs no build for this), kept for the scripts that import it:
+A thin wrapper over the package's fakeprop.export_graph, kept for the
+scripts that import it. It needs the built extension: the package built by
+CMake (build/python, or $FAKEPROP_PYTHONPATH) or one pip installed.
     from fx2json import dump_graph_module
     doc = dump_graph_module(gm, example_inputs=[x], input_names=["x"])
 
@@ -14,13 +15,24 @@ Works with torch 1.13 (make_fx) and torch 2.x (make_fx or torch.export,
 whose placeholders carry meta['val'] with symbolic sizes).
 """
 import argparse
+import glob
 import json
 import os
 import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+def _built_package():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for d in filter(None, [os.environ.get("FAKEPROP_PYTHONPATH"), os.path.join(root, "build", "python"),
+                           os.path.join(root, "build-rel", "python")]):
+        if glob.glob(os.path.join(d, "fakeprop", "_core*")):
+            return d
+    return None
+
+
+if _built_package():
+    sys.path.insert(0, _built_package())
 from fakeprop.graph_export import FORMAT, _dtype_name, export_graph  # noqa: E402,F401
 
 

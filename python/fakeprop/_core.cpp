@@ -1,7 +1,8 @@
 // fakeprop._core: the library behind the CLI, as a Python extension. It holds
 // no logic of its own: Python's keyword arguments fill the same InferArgs the
-// CLI's flags fill, and a run returns the same JSON report text and exit
-// status the CLI would print and return.
+// CLI's flags fill, and a run returns the same report and exit status the CLI
+// would print and return (as JSON text for files, as Python objects for a
+// graph read in process).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -12,6 +13,8 @@
 #include "fakeprop/options/infer_args.h"
 #include "fakeprop/report/report.h"
 #include "fakeprop/util/error.h"
+#include "py_document.h"
+#include "torch_graph.h"
 
 namespace py = pybind11;
 
@@ -65,6 +68,28 @@ py::tuple report_of(const py::dict& args, const Run& run) {
   return py::make_tuple(py::str(text), status);
 }
 
+// A torch.fx graph read in process (torch_graph.h), ready to run.
+using FxProgram = python::TorchGraph;
+
+// The report as Python objects and the CLI's exit status; with `attach`,
+// node.meta["fakeprop"] on every node of the torch.fx graph it was read from.
+py::tuple run_program(const FxProgram& program, const py::dict& args, bool attach) {
+  const InferArgs a = args_from(args);
+  const RunResult result = [&] {
+    py::gil_scoped_release release;
+    return infer_fx_graph(program.graph, a.to_options());
+  }();
+  const int status = exit_status(result, a.strict);
+  py::object report;
+  {
+    python::PyDocumentWriter w;
+    write_report(result, nlohmann::json::object(), w);
+    report = w.take();
+  }
+  if (attach) python::attach_report(program, report);
+  return py::make_tuple(report, status);
+}
+
 }  // namespace
 }  // namespace fakeprop
 
@@ -111,4 +136,27 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("text"), py::arg("name"), py::arg("args"),
       "Run a JSON FX graph held in memory: (report JSON text, CLI exit status).");
+
+  py::class_<FxProgram>(m, "FxProgram", "A torch.fx graph read into fakeprop (see graph_export.py).")
+      .def_property_readonly("input_names",
+                             [](const FxProgram& p) {
+                               py::list out;
+                               for (const fx::Node& n : p.graph.nodes)
+                                 if (n.op == "placeholder") out.append(py::str(n.name));
+                               return out;
+                             })
+      .def("set_symbols",
+           [](FxProgram& p, const std::string& json_text) { p.graph.symbols = fx::parse_symbols(json_text, p.graph.path); },
+           py::arg("json_text"), "Hints and ranges of its symbols, as a JSON FX graph's 'symbols'.")
+      .def("to_json", [](const FxProgram& p) { return fx::graph_json(p.graph); },
+           "The graph as a JSON FX graph (fakeprop.fx/1) text.")
+      .def("run", &run_program, py::arg("args"), py::arg("attach") = false,
+           "Run it: (report as Python objects, CLI exit status); with attach, also set node.meta['fakeprop'].");
+  m.def(
+      "read_torch_graph",
+      [](py::handle graph_module, const py::dict& plan, py::list symbolic) {
+        return python::read_torch_graph(graph_module, plan, std::move(symbolic));
+      },
+      py::arg("graph_module"), py::arg("plan"), py::arg("symbolic"),
+      "Read a live torch.fx graph as the plan says (graph_export.py); SymInts met go to `symbolic`.");
 }

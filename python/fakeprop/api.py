@@ -1,9 +1,10 @@
 """fakeprop's entry points: :func:`infer` for model files, :func:`propagate` for live programs."""
+import gc
 import json
 import os
 
 from . import errors
-from .graph_export import export_graph
+from .graph_export import read_program
 
 _KNOWN_DIM_HINTS = ("AUTO", "DYNAMIC", "STATIC")
 
@@ -57,8 +58,7 @@ def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero
     }
 
 
-def _finish(text, status, where):
-    report = json.loads(text)
+def _finish(report, status, where):
     if status == 0:
         return report
     problems = report.get("errors", [])
@@ -93,11 +93,7 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
     text, status = _core().run_file(path, args)
-    return _finish(text, status, path)
-
-
-def _user_input_names(doc):
-    return [n["name"] for n in doc["nodes"] if n["op"] == "placeholder"]
+    return _finish(json.loads(text), status, path)
 
 
 def _dim_mark(source, spec):
@@ -154,18 +150,14 @@ def _marks_from_dynamic_shapes(dynamic_shapes, names):
     return marks
 
 
-def _attach(gm, report):
-    """node.meta['fakeprop'] = {'val': VAL, 'unbacked_bindings': {...}} from the report's nodes."""
-    by_name = {n["name"]: n for n in report["nodes"]}
-    for node in gm.graph.nodes:
-        rec = by_name.get(node.name)
-        if rec is None:
-            continue
-        outs = rec["outputs"]
-        node.meta["fakeprop"] = {
-            "val": outs[0]["val"] if len(outs) == 1 else [o["val"] for o in outs],
-            "unbacked_bindings": rec["unbacked_bindings"],
-        }
+def _without_gc(fn, *args, **kwargs):
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbacked=None, static=None,
@@ -192,13 +184,11 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     graph signature and are never user inputs; its ``range_constraints``
     bound its symbols. The other keyword arguments are :func:`infer`'s.
     """
-    doc = export_graph(program, list(example_inputs) if example_inputs else None)
-    names = _user_input_names(doc)
-    all_marks = _marks_from_dynamic_shapes(dynamic_shapes, names) + _spec_list("marks", marks)
+    where = "<%s>" % type(program).__name__
+    graph = _without_gc(read_program, program, list(example_inputs) if example_inputs else None, path=where)
+    all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
-    where = "<%s>" % type(program).__name__
-    text, status = _core().run_fx_json(json.dumps(doc, separators=(",", ":"), check_circular=False), where, args)
-    report = _finish(text, status, where)
-    _attach(getattr(program, "graph_module", program), report)
-    return report
+    # Building the report's objects would run the cyclic collector many times over.
+    report, status = _without_gc(graph.run, args, True)
+    return _finish(report, status, where)

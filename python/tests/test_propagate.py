@@ -199,3 +199,54 @@ def test_dim_hints_map_onto_marks():
     assert "L['x_1'].size()[0]" in str(e.value) and e.value.report["errors"]
     static = fakeprop.propagate(gm, x, dynamic_shapes=[(Dim.STATIC, 8)])
     assert static["symbols"] == []
+
+
+def test_exported_graph_file_gives_the_report_propagate_gives(cli, tmp_path):
+    """export_graph's document, run by the CLI, reports what propagate reports in process (the same
+    graph reader, the same run); the report objects are the JSON report's."""
+    import json
+
+    ep = _export_attention()
+    report = fakeprop.propagate(ep)
+    path = tmp_path / "attention.json"
+    path.write_text(json.dumps(fakeprop.export_graph(ep)))
+    out = cli(path, "--json")
+    assert out.returncode == 0, out.stderr
+    from_file = json.loads(out.stdout)
+    assert from_file["model"]["path"] == str(path) and report["model"]["path"] == "<ExportedProgram>"
+    from_file["model"] = report["model"]
+    assert report == from_file
+    assert [n["name"] for n in report["nodes"]][:2] == [n.name for n in ep.graph.nodes][:2]
+
+
+def test_tied_parameters_share_one_storage():
+    class Tied(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = torch.nn.Embedding(16, 8)
+            self.head = torch.nn.Linear(8, 16, bias=False)
+            self.head.weight = self.embed.weight
+
+        def forward(self, ids):
+            return self.head(self.embed(ids))
+
+    ep = torch.export.export(Tied(), (torch.randint(0, 16, (2, 4)),))
+    doc = fakeprop.export_graph(ep)
+    aliases = [n for n in doc["nodes"] if n["target"] == "aten.alias.default"]
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]  # both FQNs are lifted
+    assert [a["name"] for a in aliases] == [placeholders[1].name]
+    fakeprop.propagate(ep)
+    vals = [n.meta["fakeprop"]["val"] for n in placeholders[:2]]
+    assert vals[0]["storage"] == vals[1]["storage"]
+
+
+def test_unsupported_arguments_name_the_node():
+    class Odd(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+
+    gm = torch.fx.experimental.proxy_tensor.make_fx(Odd())(torch.randn(2))
+    add = next(n for n in gm.graph.nodes if n.op == "call_function")
+    add.args = (add.args[0], object())
+    with pytest.raises(fakeprop.InputError, match=r"node 'add\w*': cannot encode an argument of type object"):
+        fakeprop.propagate(gm)

@@ -100,6 +100,13 @@ RunResult infer_fx_json(const std::string& json_text, const std::string& name, c
       options);
 }
 
+RunResult infer_fx_graph(const fx::Graph& graph, const InferOptions& options) {
+  if (graph.nodes.size() > options.max_nodes)
+    throw InputError(graph.path + ": more than " + std::to_string(options.max_nodes) + " nodes (the node-count limit)");
+  return infer_with_specializations(graph.path, [&](const InferOptions& o) { return fx::run_graph(graph, o); },
+                                    options);
+}
+
 int exit_status(const RunResult& result, bool strict) {
   for (const auto& e : result.errors)
     if (e.kind == ErrorKind::ConstraintViolation) return 1;

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "fakeprop/fx/graph.h"
 #include "fakeprop/options/infer_options.h"
 #include "fakeprop/value/run_result.h"
 
@@ -16,6 +17,9 @@ RunResult infer_file(const std::string& path, const InferOptions& options);
 // A JSON FX graph held in memory (the Python package's GraphModules);
 // `name` stands for the file in errors and in the report.
 RunResult infer_fx_json(const std::string& json_text, const std::string& name, const InferOptions& options);
+// A graph already read (the Python package's live torch.fx graphs); its path
+// stands for the file.
+RunResult infer_fx_graph(const fx::Graph& graph, const InferOptions& options);
 
 // The CLI's exit status for a run: 1 when a --mark dynamic/strict promise
 // broke (PyTorch's ConstraintViolationError), or with `strict` when a node

@@ -19,6 +19,73 @@ const Arg* Node::kwarg(std::string_view name) const {
   return nullptr;
 }
 
+GraphBuilder::GraphBuilder(std::string path, size_t max_nodes, size_t expected_nodes) : max_nodes_(max_nodes) {
+  graph_.path = std::move(path);
+  graph_.nodes.reserve(expected_nodes);
+  positions_.reserve(expected_nodes);
+}
+
+void GraphBuilder::fail(const std::string& what) const {
+  throw InputError(graph_.path + (current_.empty() ? "" : ": node '" + current_ + "'") + ": " + what);
+}
+
+Node& GraphBuilder::add(std::string_view name) {
+  current_ = name;
+  if (graph_.nodes.size() >= max_nodes_)
+    throw InputError(graph_.path + ": more than " + std::to_string(max_nodes_) + " nodes (the node-count limit)");
+  const Name interned = graph_.names->intern(name);
+  if (!positions_.emplace(interned.view(), static_cast<uint32_t>(graph_.nodes.size())).second) fail("duplicate node name");
+  Node& n = graph_.nodes.emplace_back();
+  n.name = name;
+  n.record_name = interned;
+  return n;
+}
+
+void GraphBuilder::finish(Node& n) {
+  n.record_op = graph_.names->intern(n.op == "call_function" ? n.target : n.op);
+  current_.clear();
+}
+
+Arg GraphBuilder::tagged(std::string_view tag, std::string text) const {
+  Arg a;
+  if (tag == "node") {
+    a.kind = Arg::Kind::Node;
+    // Only earlier nodes are found: the last one added is the node being read.
+    if (auto it = positions_.find(text); it != positions_.end() && it->second + 1 < graph_.nodes.size())
+      a.node_index = it->second;
+    a.s = std::move(text);
+  } else if (tag == "dtype") {
+    a.kind = Arg::Kind::DType;
+    auto dt = dtype_from_name(text);
+    if (!dt) fail("unknown dtype '" + text + "'");
+    a.dtype = *dt;
+  } else if (tag == "device") {
+    a.kind = Arg::Kind::Device;
+    if (!Device::parse(text)) fail("unknown device '" + text + "'");
+    a.s = std::move(text);
+  } else if (tag == "memory_format") {
+    a.kind = Arg::Kind::MemoryFormat;
+    a.s = std::move(text);
+  } else if (tag == "layout") {
+    a.kind = Arg::Kind::Layout;
+    a.s = std::move(text);
+  } else if (tag == "float") {
+    a.kind = Arg::Kind::Float;
+    if (text == "inf") a.f = std::numeric_limits<double>::infinity();
+    else if (text == "-inf") a.f = -std::numeric_limits<double>::infinity();
+    else if (text == "nan") a.f = std::numeric_limits<double>::quiet_NaN();
+    else fail("unknown float '" + text + "'");
+  } else {
+    fail("unknown tagged argument '" + std::string(tag) + "'");
+  }
+  return a;
+}
+
+Graph GraphBuilder::take() {
+  current_.clear();
+  return std::move(graph_);
+}
+
 namespace {
 
 constexpr size_t kMaxArgDepth = 64;
@@ -36,11 +103,9 @@ using JsonType = JsonDocument::Type;
 // kwargs and symbols come in key order).
 class GraphReader {
  public:
-  GraphReader(const JsonDocument& doc, std::string path) : doc_(doc), path_(std::move(path)) {}
+  GraphReader(const JsonDocument& doc, GraphBuilder& builder) : doc_(doc), b_(builder) {}
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(path_ + (node_.empty() ? "" : ": node '" + node_ + "'") + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { b_.fail(what); }
 
   // The value as nlohmann's dump() writes it, for messages: the value's own
   // text parsed again by nlohmann (only ever on the way to an error).
@@ -92,7 +157,6 @@ class GraphReader {
   }
 
   Arg read_tagged(const Json& j) {
-    Arg a;
     // One member (the usual {"node": "x"}) needs no sorting to find the key.
     const Json* only = j.size == 1 ? &doc_.at(doc_.index_of(j) + 1) : nullptr;
     if (!only) {
@@ -101,42 +165,10 @@ class GraphReader {
       only = members[0];
     }
     const std::string_view key = doc_.key(*only);
-    const Json& v = *only;
-    auto text = [&]() -> std::string {
-      if (v.type != JsonType::String) fail("'" + std::string(key) + "' needs a string: " + dump(j).substr(0, 80));
-      return text_of(v);
-    };
-    if (key == "node") {
-      a.kind = Arg::Kind::Node;
-      a.s = text();
-      // Names are registered as their node is read, so only earlier nodes (and this one) are found.
-      if (auto it = names_.find(a.s); it != names_.end() && it->second < node_count_) a.node_index = it->second;
-    } else if (key == "dtype") {
-      a.kind = Arg::Kind::DType;
-      auto dt = dtype_from_name(text());
-      if (!dt) fail("unknown dtype '" + text() + "'");
-      a.dtype = *dt;
-    } else if (key == "device") {
-      a.kind = Arg::Kind::Device;
-      a.s = text();
-      if (!Device::parse(a.s)) fail("unknown device '" + a.s + "'");
-    } else if (key == "memory_format") {
-      a.kind = Arg::Kind::MemoryFormat;
-      a.s = text();
-    } else if (key == "layout") {
-      a.kind = Arg::Kind::Layout;
-      a.s = text();
-    } else if (key == "float") {
-      const std::string t = text();
-      a.kind = Arg::Kind::Float;
-      if (t == "inf") a.f = std::numeric_limits<double>::infinity();
-      else if (t == "-inf") a.f = -std::numeric_limits<double>::infinity();
-      else if (t == "nan") a.f = std::numeric_limits<double>::quiet_NaN();
-      else fail("unknown float '" + t + "'");
-    } else {
-      fail("unknown tagged argument '" + std::string(key) + "'");
-    }
-    return a;
+    const std::string_view known[] = {"node", "dtype", "device", "memory_format", "layout", "float"};
+    if (std::find(std::begin(known), std::end(known), key) != std::end(known) && only->type != JsonType::String)
+      fail("'" + std::string(key) + "' needs a string: " + dump(j).substr(0, 80));
+    return b_.tagged(key, only->type == JsonType::String ? text_of(*only) : std::string());
   }
 
   std::string dim_text(const Json& d) const {
@@ -231,16 +263,12 @@ class GraphReader {
   }
 
   // Fills `n`, a default node.
-  void read_node(const Json& jn, Node& n) {
-    node_.clear();
+  void read_node(const Json& jn) {
     if (jn.type != JsonType::Object) fail("each node must be an object");
     const auto [name, op, target, args, kwargs, val, meta] =
         doc_.find_all<7>(jn, {"name", "op", "target", "args", "kwargs", "val", "meta"});
     if (!name || name->type != JsonType::String) fail("node without a 'name'");
-    const std::string_view name_text = doc_.string(*name);
-    n.name = name_text;
-    node_ = n.name;
-    if (!names_.emplace(name_text, static_cast<uint32_t>(node_count_)).second) fail("duplicate node name");
+    Node& n = b_.add(doc_.string(*name));
     if (!op || op->type != JsonType::String) fail("node without an 'op'");
     n.op = doc_.string(*op);
     if (n.op != "placeholder" && n.op != "get_attr" && n.op != "call_function" && n.op != "output")
@@ -268,11 +296,11 @@ class GraphReader {
     } else if (meta && meta->type == JsonType::Object) {
       if (const Json* meta_val = member(*meta, "val")) n.example = read_example(*meta_val);
     }
+    b_.finish(n);
   }
 
   Graph read() {
-    Graph g;
-    g.path = path_;
+    Graph& g = b_.graph();
     const Json& root = doc_.root();
     if (root.type != JsonType::Object) fail("a JSON FX graph is an object with 'nodes'");
     if (const Json* format = member(root, "format");
@@ -281,27 +309,34 @@ class GraphReader {
     const Json* nodes = member(root, "nodes");
     if (!nodes || nodes->type != JsonType::Array) fail("'nodes' must be a list");
     if (const Json* symbols = member(root, "symbols")) read_symbols(*symbols, g);
-    g.nodes.reserve(nodes->size);
-    names_.reserve(nodes->size);
-    doc_.for_each_child(*nodes, [&](const Json& jn) {
-      Node& n = g.nodes.emplace_back();
-      read_node(jn, n);
-      n.record_name = g.names->intern(n.name);
-      n.record_op = g.names->intern(n.op == "call_function" ? n.target : n.op);
-      node_count_ = g.nodes.size();
-    });
-    node_.clear();
-    return g;
+    doc_.for_each_child(*nodes, [&](const Json& jn) { read_node(jn); });
+    return b_.take();
   }
 
  private:
   const JsonDocument& doc_;
-  std::string path_;
-  std::string node_;
-  // Node name (in the document's text) -> position, for the nodes read so far.
-  std::unordered_map<std::string_view, uint32_t> names_;
-  size_t node_count_ = 0;
+  GraphBuilder& b_;
 };
+
+// The document, or an InputError with the message nlohmann::json gives for
+// the same text (as before this parser; both stop at the same place, so no
+// limit is passed there first).
+JsonDocument parse_document(const std::string& json_text, const std::string& path_for_errors,
+                            const JsonDocument::Hooks& hooks) {
+  try {
+    return JsonDocument::parse(json_text, hooks);
+  } catch (const JsonDocument::SyntaxError& e) {
+    try {
+      const nlohmann::json accepted = nlohmann::json::parse(json_text);
+      (void)accepted;
+    } catch (const nlohmann::json::exception& nl) {
+      // parse_error, or out_of_range for a number too large for a double
+      // (which escaped as an internal error before this parser).
+      throw InputError(path_for_errors + ": invalid JSON: " + nl.what());
+    }
+    throw InputError(path_for_errors + ": invalid JSON: " + e.message + " at byte " + std::to_string(e.offset));
+  }
+}
 
 }  // namespace
 
@@ -318,23 +353,22 @@ Graph parse_graph(const std::string& json_text, const std::string& path_for_erro
     if (is_object && depth == 2 && in_nodes && ++node_count > max_nodes)
       throw InputError(path_for_errors + ": more than " + std::to_string(max_nodes) + " nodes (the node-count limit)");
   };
-  JsonDocument doc;
-  try {
-    doc = JsonDocument::parse(json_text, hooks);
-  } catch (const JsonDocument::SyntaxError& e) {
-    // The message nlohmann::json gives for the same text, as before this
-    // parser; both stop at the same place, so no limit is passed there first.
-    try {
-      const nlohmann::json accepted = nlohmann::json::parse(json_text);
-      (void)accepted;
-    } catch (const nlohmann::json::exception& nl) {
-      // parse_error, or out_of_range for a number too large for a double
-      // (which escaped as an internal error before this parser).
-      throw InputError(path_for_errors + ": invalid JSON: " + nl.what());
-    }
-    throw InputError(path_for_errors + ": invalid JSON: " + e.message + " at byte " + std::to_string(e.offset));
-  }
-  return GraphReader(doc, path_for_errors).read();
+  const JsonDocument doc = parse_document(json_text, path_for_errors, hooks);
+  const JsonDocument::Entry* nodes = doc.root().type == JsonType::Object ? doc.find(doc.root(), "nodes") : nullptr;
+  GraphBuilder builder(path_for_errors, max_nodes, nodes && nodes->type == JsonType::Array ? nodes->size : 0);
+  return GraphReader(doc, builder).read();
+}
+
+std::map<std::string, SymbolDecl> parse_symbols(const std::string& json_text, const std::string& path_for_errors) {
+  JsonDocument::Hooks hooks;
+  hooks.on_container = [&](int depth, bool) {
+    if (depth >= kMaxJsonDepth)
+      throw InputError(path_for_errors + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  };
+  const JsonDocument doc = parse_document(json_text, path_for_errors, hooks);
+  GraphBuilder builder(path_for_errors, 0);
+  GraphReader(doc, builder).read_symbols(doc.root(), builder.graph());
+  return std::move(builder.graph().symbols);
 }
 
 Graph load_graph(const std::string& path, size_t max_nodes) {

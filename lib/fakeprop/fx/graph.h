@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "fakeprop/options/limits.h"
@@ -79,6 +81,41 @@ struct Graph {
   std::map<std::string, SymbolDecl> symbols;  // optional hints/ranges of symbols named in examples
   std::shared_ptr<NamePool> names = std::make_shared<NamePool>();
 };
+
+// Assembles a Graph node by node for every reader (the JSON text, the
+// Python package's live torch.fx graphs), so that they agree: node names are
+// unique, a node argument refers to an earlier node by position, and each
+// node's record name and operator are interned once.
+class GraphBuilder {
+ public:
+  GraphBuilder(std::string path, size_t max_nodes, size_t expected_nodes = 0);
+  // A new node named `name`; throws InputError for a repeated name or one
+  // node past the limit. Fill it, then call finish().
+  Node& add(std::string_view name);
+  void finish(Node& n);
+  // An argument of one of the tagged kinds: node (a reference to an earlier
+  // node), dtype, device, memory_format, layout, float ("inf", "-inf", "nan").
+  // Throws InputError for an unknown tag or value.
+  Arg tagged(std::string_view tag, std::string text) const;
+  // "path: node 'name': what" (the node being read, if any).
+  [[noreturn]] void fail(const std::string& what) const;
+  const std::string& path() const { return graph_.path; }
+  Graph& graph() { return graph_; }
+  Graph take();
+
+ private:
+  Graph graph_;
+  size_t max_nodes_;
+  std::string current_;  // the node being read
+  std::unordered_map<std::string_view, uint32_t> positions_;  // views into graph_.names
+};
+
+// The `symbols` member of a JSON FX graph ({"s0": {"hint": 4, "range": [2, null]}}).
+std::map<std::string, SymbolDecl> parse_symbols(const std::string& json_text, const std::string& path_for_errors);
+
+// The graph as a JSON FX graph (fakeprop.fx/1), which parse_graph reads back
+// to the same graph.
+std::string graph_json(const Graph& g);
 
 // Throws InputError naming the file and node for anything malformed.
 // More than `max_nodes` nodes, or JSON nested deeper than 100 levels, is an

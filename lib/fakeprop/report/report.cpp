@@ -18,7 +18,7 @@ namespace {
 // a graph's values share a handful of them.
 class ReportWriter {
  public:
-  ReportWriter(JsonWriter& w, const ShapeEnv& env) : w_(w), env_(env) {}
+  ReportWriter(DocumentWriter& w, const ShapeEnv& env) : w_(w), env_(env) {}
 
   void dim(const SymInt& d) {
     if (d.is_static()) {
@@ -245,7 +245,7 @@ class ReportWriter {
     int64_t value;
     std::string text;
   };
-  JsonWriter& w_;
+  DocumentWriter& w_;
   const ShapeEnv& env_;
   std::unordered_map<ExprRef, Dim> dims_;
 };
@@ -255,7 +255,7 @@ class ReportWriter {
 class SortedMembers {
  public:
   void add(std::string key, std::function<void()> write) { members_.emplace_back(std::move(key), std::move(write)); }
-  void write(JsonWriter& w) {
+  void write(DocumentWriter& w) {
     std::stable_sort(members_.begin(), members_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     w.begin_object();
     for (auto& [key, write_value] : members_) {
@@ -269,7 +269,9 @@ class SortedMembers {
   std::vector<std::pair<std::string, std::function<void()>>> members_;
 };
 
-void write_report(const RunResult& r, JsonWriter& w, const nlohmann::json& extra) {
+}  // namespace
+
+void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWriter& w) {
   ReportWriter rw(w, *r.env);
   SortedMembers top;
   top.add("format", [&] { w.value("fakeprop.report/1"); });
@@ -324,14 +326,12 @@ void write_report(const RunResult& r, JsonWriter& w, const nlohmann::json& extra
   top.write(w);
 }
 
-}  // namespace
-
 std::string report_json(const RunResult& r, const nlohmann::json& extra, bool compact) {
   std::string out;
   out.reserve(4096 + r.nodes.size() * 512);  // about what a node with one tensor output takes
   JsonWriter w(out);
   if (compact) w.compact();
-  write_report(r, w, extra);
+  write_report(r, extra, w);
   return out;
 }
 
@@ -339,7 +339,7 @@ void stream_report_json(const RunResult& r, const nlohmann::json& extra, const T
   std::string buffer;
   buffer.reserve(chunk + 4096);
   JsonWriter w(buffer, sink, chunk);
-  write_report(r, w, extra);
+  write_report(r, extra, w);
   buffer.push_back('\n');
   w.finish();
 }

@@ -13,6 +13,8 @@ namespace fakeprop {
 // stats). Values are VALs: tensors, {"sym": DIM}, arrays, null; a DIM is an
 // integer when static, else Python text over symbol names.
 // `compact`: no whitespace (the same members, for machines).
+// The same document, to any writer (the Python package builds its objects).
+void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWriter& w);
 std::string report_json(const RunResult& r, const nlohmann::json& extra = nlohmann::json::object(),
                         bool compact = false);
 // The same text, streamed to `sink` in chunks of about `chunk` bytes, ending

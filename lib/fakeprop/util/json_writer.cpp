@@ -63,7 +63,7 @@ void JsonWriter::before_value() {
   indent(levels_.size());
 }
 
-JsonWriter& JsonWriter::key(std::string_view k) {
+void JsonWriter::write_key(std::string_view k) {
   Level& l = levels_.back();
   const size_t depth = levels_.size();
   // Keys are short plain words: separator, indent, quotes and colon in one append.
@@ -96,26 +96,23 @@ JsonWriter& JsonWriter::key(std::string_view k) {
   }
   ++l.count;
   after_key_ = true;
-  return *this;
 }
 
-JsonWriter& JsonWriter::open(char bracket) {
+void JsonWriter::open(bool object) {
   before_value();
-  out_.push_back(bracket);
-  levels_.push_back({bracket == '{', 0});
-  return *this;
+  out_.push_back(object ? '{' : '[');
+  levels_.push_back({object, 0});
 }
 
-JsonWriter& JsonWriter::close(char bracket) {
+void JsonWriter::close(bool object) {
   const bool empty = levels_.back().count == 0;
   levels_.pop_back();
   if (!empty && !compact_) {
     out_.push_back('\n');
     indent(levels_.size());
   }
-  out_.push_back(bracket);
+  out_.push_back(object ? '}' : ']');
   if (sink_ && out_.size() >= chunk_) finish();
-  return *this;
 }
 
 void JsonWriter::finish() {
@@ -124,51 +121,45 @@ void JsonWriter::finish() {
   out_.clear();
 }
 
-JsonWriter& JsonWriter::value(std::string_view s) {
+void JsonWriter::write_string(std::string_view s) {
   before_value();
   append_json_string(out_, s);
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(bool b) {
+void JsonWriter::write_bool(bool b) {
   before_value();
   out_.append(b ? "true" : "false");
-  return *this;
 }
 
-JsonWriter& JsonWriter::null() {
+void JsonWriter::write_null() {
   before_value();
   out_.append("null");
-  return *this;
 }
 
-JsonWriter& JsonWriter::write_int(int64_t i) {
+void JsonWriter::write_int(int64_t i) {
   before_value();
   char buf[24];
   out_.append(buf, std::to_chars(buf, buf + sizeof buf, i).ptr);
-  return *this;
 }
 
-JsonWriter& JsonWriter::write_uint(uint64_t i) {
+void JsonWriter::write_uint(uint64_t i) {
   before_value();
   char buf[24];
   out_.append(buf, std::to_chars(buf, buf + sizeof buf, i).ptr);
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(double d) {
+void JsonWriter::write_double(double d) {
   before_value();
   out_.append(nlohmann::json(d).dump());  // nlohmann's shortest round-trip form ("1.0", "null" for NaN)
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(const std::vector<std::string>& xs) {
+DocumentWriter& DocumentWriter::value(const std::vector<std::string>& xs) {
   begin_array();
   for (const auto& x : xs) value(x);
   return end_array();
 }
 
-JsonWriter& JsonWriter::value(const nlohmann::json& j) {
+DocumentWriter& DocumentWriter::value(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::object:
       begin_object();
@@ -180,8 +171,8 @@ JsonWriter& JsonWriter::value(const nlohmann::json& j) {
       return end_array();
     case nlohmann::json::value_t::string: return value(j.get_ref<const std::string&>());
     case nlohmann::json::value_t::boolean: return value(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return write_int(j.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: return write_uint(j.get<uint64_t>());
+    case nlohmann::json::value_t::number_integer: return value(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return value(j.get<uint64_t>());
     case nlohmann::json::value_t::number_float: return value(j.get<double>());
     default: return null();
   }

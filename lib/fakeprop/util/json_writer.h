@@ -12,12 +12,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "fakeprop/util/document_writer.h"
+
 namespace fakeprop {
 
 // Where a streamed document goes, a chunk at a time.
 using TextSink = std::function<void(std::string_view)>;
 
-class JsonWriter {
+class JsonWriter final : public DocumentWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
   // Streams: whenever `out` passes `chunk` bytes (checked as a container
@@ -27,56 +29,30 @@ class JsonWriter {
       : out_(out), sink_(std::move(sink)), chunk_(chunk) {}
   // Hands the text still buffered to the sink (no-op without one).
   void finish();
-  // No newlines or indentation (the same document, for machines: the
-  // Python package parses it); call before the first value.
+  // No newlines or indentation (the same document, for machines); call
+  // before the first value.
   JsonWriter& compact() {
     compact_ = true;
     return *this;
   }
 
-  JsonWriter& begin_object() { return open('{'); }
-  JsonWriter& end_object() { return close('}'); }
-  JsonWriter& begin_array() { return open('['); }
-  JsonWriter& end_array() { return close(']'); }
-  // The next value is this key's.
-  JsonWriter& key(std::string_view k);
-
-  JsonWriter& value(std::string_view s);
-  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
-  JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
-  JsonWriter& value(bool b);
-  template <typename Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
-  JsonWriter& value(Int i) {
-    if constexpr (std::is_signed_v<Int>)
-      return write_int(static_cast<int64_t>(i));
-    else
-      return write_uint(static_cast<uint64_t>(i));
-  }
-  JsonWriter& value(double d);
-  JsonWriter& null();
-  // A document built with nlohmann (small parts: recompiles, stats), laid out as dump(2) would at this depth.
-  JsonWriter& value(const nlohmann::json& j);
-  // A list of strings.
-  JsonWriter& value(const std::vector<std::string>& xs);
-
-  // key(k).value(v) in one call.
-  template <typename T>
-  JsonWriter& field(std::string_view k, const T& v) {
-    key(k);
-    return value(v);
-  }
-  JsonWriter& null_field(std::string_view k) { return key(k).null(); }
+ protected:
+  void open(bool object) override;
+  void close(bool object) override;
+  void write_key(std::string_view k) override;
+  void write_string(std::string_view s) override;
+  void write_bool(bool b) override;
+  void write_int(int64_t i) override;
+  void write_uint(uint64_t i) override;
+  void write_double(double d) override;
+  void write_null() override;
 
  private:
   struct Level {
     bool object;
     size_t count;
   };
-  JsonWriter& open(char bracket);
-  JsonWriter& close(char bracket);
   void before_value();  // the separator and indentation of an array element
-  JsonWriter& write_int(int64_t i);
-  JsonWriter& write_uint(uint64_t i);
   void indent(size_t depth) { out_.append(depth * 2, ' '); }
 
   std::string& out_;

@@ -1,0 +1,329 @@
+#include "torch_graph.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fakeprop::python {
+
+namespace py = pybind11;
+
+namespace {
+
+constexpr size_t kMaxArgDepth = 64;  // as the JSON reader
+
+// Interned attribute and method names, made once.
+struct Names {
+  py::object op = py::str("op"), name = py::str("name"), target = py::str("target"), args = py::str("args"),
+             kwargs = py::str("kwargs"), meta = py::str("meta"), val = py::str("val"),
+             example_value = py::str("example_value"), shape = py::str("shape"), stride = py::str("stride"),
+             storage_offset = py::str("storage_offset"), dtype = py::str("dtype"), device = py::str("device"),
+             requires_grad = py::str("requires_grad"), fake_device = py::str("fake_device"), graph = py::str("graph"), nodes = py::str("nodes");
+};
+
+const Names& names() {
+  static const Names* n = new Names();  // never destroyed: Python may be gone by then
+  return *n;
+}
+
+py::object attr(py::handle o, const py::object& name) {
+  PyObject* r = PyObject_GetAttr(o.ptr(), name.ptr());
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
+py::object call_method(py::handle o, const py::object& name) {
+  PyObject* r = PyObject_CallMethodNoArgs(o.ptr(), name.ptr());
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
+std::string_view text(py::handle s) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n);
+  if (!p) throw py::error_already_set();
+  return {p, static_cast<size_t>(n)};
+}
+
+// A target's name (aten.add.Tensor, operator.getitem): asked of Python once
+// per target object, which the cache keeps alive so its address stays its own.
+const std::string& target_name(py::handle target, const py::object& ask) {
+  static auto* cache = new std::unordered_map<PyObject*, std::string>();
+  if (auto it = cache->find(target.ptr()); it != cache->end()) return it->second;
+  std::string name(text(ask(target)));
+  Py_INCREF(target.ptr());
+  return cache->emplace(target.ptr(), std::move(name)).first->second;
+}
+
+class TorchGraphReader {
+ public:
+  TorchGraphReader(const py::dict& plan, py::list symbolic)
+      : builder_(py::cast<std::string>(plan["path"]), py::cast<size_t>(plan["max_nodes"])),
+        state_(plan["state"]),
+        tied_(plan["tied"]),
+        renames_(plan["names"]),
+        examples_(plan["examples"]),
+        exported_(py::cast<bool>(plan["exported"])),
+        symbolic_(std::move(symbolic)) {
+    const py::dict torch = plan["torch"];
+    node_type_ = torch["node"];
+    tensor_type_ = torch["tensor"];
+    symint_type_ = torch["symint"];
+    dtype_type_ = torch["dtype"];
+    device_type_ = torch["device"];
+    memory_format_type_ = torch["memory_format"];
+    layout_type_ = torch["layout"];
+    ask_target_name_ = torch["target_name"];
+    ask_dim_ = torch["dim"];
+    ask_attr_value_ = torch["attr_value"];
+  }
+
+  TorchGraph read(py::handle gm) {
+    const Names& k = names();
+    // As a list: pybind11's iterator over torch's node list runs past its end.
+    PyObject* list = PySequence_List(attr(attr(gm, k.graph), k.nodes).ptr());
+    if (!list) throw py::error_already_set();
+    py::list nodes = py::reinterpret_steal<py::list>(list);
+    for (py::handle n : nodes) read_node(gm, n);
+    return {builder_.take(), std::move(nodes)};
+  }
+
+ private:
+  std::string renamed(py::handle name) const {
+    if (renames_.size() > 0)
+      if (PyObject* r = PyDict_GetItemWithError(renames_.ptr(), name.ptr())) return std::string(text(r));
+    return std::string(text(name));
+  }
+
+  // The name a dim takes in the graph: an integer, or the expression text of
+  // a SymInt (which is kept for the symbols).
+  std::string dim(py::handle d) {
+    if (PyLong_CheckExact(d.ptr())) {
+      const long long v = PyLong_AsLongLong(d.ptr());
+      if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+      return std::to_string(v);
+    }
+    symbolic_.append(d);
+    py::object t = ask_dim_(d);
+    if (PyLong_Check(t.ptr())) return std::to_string(py::cast<long long>(t));
+    return std::string(text(t));
+  }
+
+  std::vector<std::string> dims(const py::object& seq) {
+    std::vector<std::string> out;
+    const py::tuple t = py::reinterpret_borrow<py::tuple>(seq);
+    out.reserve(t.size());
+    for (py::handle d : t) out.push_back(dim(d));
+    return out;
+  }
+
+  // The text of an object that prints as "torch.NAME" (dtype, memory format,
+  // layout) or as a device, asked once per object in this read.
+  const std::string& printed(py::handle o, bool strip_torch) {
+    if (auto it = printed_.find(o.ptr()); it != printed_.end()) return it->second;
+    std::string s(text(py::str(o)));
+    if (strip_torch && s.rfind("torch.", 0) == 0) s.erase(0, 6);
+    keep_.push_back(py::reinterpret_borrow<py::object>(o));
+    return printed_.emplace(o.ptr(), std::move(s)).first->second;
+  }
+
+  fx::ExampleValue example(py::handle v) {
+    fx::ExampleValue ex;
+    if (v.is_none()) return ex;
+    if (PyObject_IsInstance(v.ptr(), tensor_type_.ptr()) == 1) {
+      const Names& k = names();
+      ex.kind = fx::ExampleValue::Kind::Tensor;
+      fx::ExampleTensor& t = ex.tensor;
+      t.shape = dims(attr(v, k.shape));
+      t.stride = dims(call_method(v, k.stride));
+      t.storage_offset = dim(call_method(v, k.storage_offset));
+      const std::string& dtype = printed(attr(v, k.dtype), true);
+      const auto dt = dtype_from_name(dtype);
+      if (!dt) builder_.fail("unknown dtype '" + dtype + "'");
+      t.dtype = *dt;
+      // FakeTensor's device is a Python property over its fake_device.
+      PyObject* fake_device = PyObject_GetAttr(v.ptr(), k.fake_device.ptr());
+      if (!fake_device) PyErr_Clear();
+      const std::string& device =
+          printed(fake_device ? py::reinterpret_steal<py::object>(fake_device) : attr(v, k.device), false);
+      t.device = Device::parse(device);
+      if (!t.device) builder_.fail("unknown device '" + device + "'");
+      // An ExportedProgram's recorded values are detached (make_fx's
+      // snapshot): none of its placeholders says it requires grad.
+      t.requires_grad = !exported_ && PyObject_IsTrue(attr(v, k.requires_grad).ptr()) == 1;
+      return ex;
+    }
+    if (PyBool_Check(v.ptr())) return ex;
+    if (PyLong_Check(v.ptr()) || PyObject_IsInstance(v.ptr(), symint_type_.ptr()) == 1) {
+      ex.kind = fx::ExampleValue::Kind::SymInt;
+      ex.sym = PyLong_Check(v.ptr()) ? std::to_string(py::cast<long long>(v)) : dim(v);
+    }
+    return ex;
+  }
+
+  fx::Arg arg(py::handle a, size_t depth) {
+    if (depth > kMaxArgDepth) builder_.fail("arguments nested deeper than 64 levels");
+    fx::Arg out;
+    PyObject* p = a.ptr();
+    if (p == Py_None) return out;
+    if (Py_IS_TYPE(p, reinterpret_cast<PyTypeObject*>(node_type_.ptr())) ||
+        PyObject_IsInstance(p, node_type_.ptr()) == 1)
+      return builder_.tagged("node", renamed(attr(a, names().name)));
+    if (PyBool_Check(p)) {
+      out.kind = fx::Arg::Kind::Bool;
+      out.b = p == Py_True;
+      return out;
+    }
+    if (PyLong_Check(p)) {
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+      if (overflow) builder_.fail("integer argument out of 64-bit range");
+      out.kind = fx::Arg::Kind::Int;
+      out.i = v;
+      return out;
+    }
+    if (PyFloat_Check(p)) {
+      out.kind = fx::Arg::Kind::Float;
+      out.f = PyFloat_AS_DOUBLE(p);
+      return out;
+    }
+    if (PyUnicode_Check(p)) {
+      out.kind = fx::Arg::Kind::String;
+      out.s = text(a);
+      return out;
+    }
+    if (PyList_Check(p) || PyTuple_Check(p)) {
+      out.kind = fx::Arg::Kind::List;
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(p);
+      out.list.reserve(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) out.list.push_back(arg(PySequence_Fast_GET_ITEM(p, i), depth + 1));
+      return out;
+    }
+    if (PyObject_IsInstance(p, dtype_type_.ptr()) == 1) return builder_.tagged("dtype", printed(a, true));
+    if (PyObject_IsInstance(p, device_type_.ptr()) == 1) return builder_.tagged("device", printed(a, false));
+    if (PyObject_IsInstance(p, memory_format_type_.ptr()) == 1) return builder_.tagged("memory_format", printed(a, true));
+    if (PyObject_IsInstance(p, layout_type_.ptr()) == 1) return builder_.tagged("layout", printed(a, true));
+    builder_.fail("cannot encode an argument of type " + std::string(Py_TYPE(p)->tp_name));
+  }
+
+  py::object meta_value(const py::object& node) {
+    const Names& k = names();
+    const py::object meta = attr(node, k.meta);
+    if (PyObject* v = PyDict_GetItemWithError(meta.ptr(), k.val.ptr())) return py::reinterpret_borrow<py::object>(v);
+    if (PyObject* v = PyDict_GetItemWithError(meta.ptr(), k.example_value.ptr()))
+      return py::reinterpret_borrow<py::object>(v);
+    if (PyErr_Occurred()) throw py::error_already_set();
+    return py::none();
+  }
+
+  void read_node(py::handle gm, py::handle handle) {
+    const Names& k = names();
+    const py::object node = py::reinterpret_borrow<py::object>(handle);
+    const py::object name = attr(node, k.name);
+    const py::object op_object = attr(node, k.op);
+    const std::string_view op = text(op_object);
+    fx::Node& n = builder_.add(renamed(name));
+    if (op == "placeholder") {
+      if (PyObject* first = PyDict_GetItemWithError(tied_.ptr(), name.ptr())) {
+        // A parameter tied to an earlier one (a shared embedding and LM
+        // head): a view of it, so that the two have one storage.
+        n.op = "call_function";
+        n.target = "aten.alias.default";
+        n.args.push_back(builder_.tagged("node", std::string(text(first))));
+      } else if (PyObject* fqn = PyDict_GetItemWithError(state_.ptr(), name.ptr())) {
+        n.op = "get_attr";
+        n.target = text(fqn);
+        n.example = example(meta_value(node));
+      } else {
+        n.op = "placeholder";
+        n.target = n.name;
+        PyObject* given = PyDict_GetItemWithError(examples_.ptr(), name.ptr());
+        n.example = example(given ? py::reinterpret_borrow<py::object>(given) : meta_value(node));
+      }
+      if (PyErr_Occurred()) throw py::error_already_set();
+    } else if (op == "get_attr") {
+      n.op = "get_attr";
+      const py::object target = attr(node, k.target);
+      n.target = text(target);
+      py::object v = meta_value(node);
+      if (v.is_none()) v = ask_attr_value_(gm, target);
+      n.example = example(v);
+    } else if (op == "call_function" || op == "output") {
+      n.op = op;
+      n.target = op == "output" ? "output" : target_name(attr(node, k.target), ask_target_name_);
+      const py::object args = attr(node, k.args);
+      const Py_ssize_t count = PyTuple_GET_SIZE(args.ptr());
+      n.args.reserve(static_cast<size_t>(count));
+      for (Py_ssize_t i = 0; i < count; ++i) n.args.push_back(arg(PyTuple_GET_ITEM(args.ptr(), i), 0));
+      const py::object kwargs = attr(node, k.kwargs);
+      PyObject *key, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) n.kwargs.emplace_back(std::string(text(key)), arg(value, 0));
+      std::sort(n.kwargs.begin(), n.kwargs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    } else {
+      builder_.fail("op " + std::string(op) + " is not ATen-level (call_module/call_method are not supported)");
+    }
+    builder_.finish(n);
+  }
+
+  fx::GraphBuilder builder_;
+  py::dict state_, tied_, renames_, examples_;
+  bool exported_;
+  py::list symbolic_;
+  py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;
+  py::object ask_target_name_, ask_dim_, ask_attr_value_;
+  std::unordered_map<PyObject*, std::string> printed_;
+  std::vector<py::object> keep_;  // the objects printed_ is keyed by
+};
+
+}  // namespace
+
+TorchGraph read_torch_graph(py::handle graph_module, const py::dict& plan, py::list symbolic) {
+  return TorchGraphReader(plan, std::move(symbolic)).read(graph_module);
+}
+
+void attach_report(const TorchGraph& g, py::handle report) {
+  std::unordered_map<std::string_view, size_t> position;
+  position.reserve(g.graph.nodes.size());
+  for (size_t i = 0; i < g.graph.nodes.size(); ++i) position.emplace(g.graph.nodes[i].name, i);
+  const Names& k = names();
+  static const py::object* keys = new py::object[]{py::str("fakeprop"), py::str("outputs"), py::str("unbacked_bindings")};
+  const py::object &key_fakeprop = keys[0], &key_outputs = keys[1], &key_bindings = keys[2];
+  // Borrowed references into the report, which the caller holds.
+  auto item = [](PyObject* dict, const py::object& key) {
+    PyObject* v = PyDict_GetItemWithError(dict, key.ptr());
+    if (!v) {
+      if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key.ptr());
+      throw py::error_already_set();
+    }
+    return v;
+  };
+  PyObject* records = item(report.ptr(), k.nodes);
+  for (Py_ssize_t r = 0; r < PyList_GET_SIZE(records); ++r) {
+    PyObject* rec = PyList_GET_ITEM(records, r);
+    const auto it = position.find(text(item(rec, k.name)));
+    if (it == position.end()) continue;
+    PyObject* outs = item(rec, key_outputs);
+    py::object val;
+    if (PyList_GET_SIZE(outs) == 1) {
+      val = py::reinterpret_borrow<py::object>(item(PyList_GET_ITEM(outs, 0), k.val));
+    } else {
+      py::list vals(PyList_GET_SIZE(outs));
+      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(outs); ++i) {
+        PyObject* v = item(PyList_GET_ITEM(outs, i), k.val);
+        Py_INCREF(v);
+        PyList_SET_ITEM(vals.ptr(), i, v);
+      }
+      val = std::move(vals);
+    }
+    py::dict entry;
+    if (PyDict_SetItem(entry.ptr(), k.val.ptr(), val.ptr()) != 0 ||
+        PyDict_SetItem(entry.ptr(), key_bindings.ptr(), item(rec, key_bindings)) != 0)
+      throw py::error_already_set();
+    const py::object meta = attr(g.nodes[it->second], k.meta);
+    if (PyObject_SetItem(meta.ptr(), key_fakeprop.ptr(), entry.ptr()) != 0) throw py::error_already_set();
+  }
+}
+
+}  // namespace fakeprop::python
