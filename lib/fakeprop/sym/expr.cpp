@@ -417,6 +417,35 @@ bool split_divisible(ExprRef a, int64_t c, Linear& quotient, Linear& rest) {
   return moved;
 }
 
+namespace {
+
+// The results of add, mul and the relations on two expressions by their
+// operands: symbolic rules build the same sums, products and comparisons for
+// every layer of a model. A small
+// direct-mapped table per thread and operation; expressions are never freed,
+// so a slot's pointers stay valid, and a result is what recomputing gives.
+template <int Operation>
+class BinaryMemo {
+ public:
+  template <typename Compute>
+  static ExprRef get(ExprRef a, ExprRef b, Compute compute) {
+    thread_local std::array<Slot, kSlots> slots{};
+    Slot& slot = slots[(a->id() * 0x9E3779B97F4A7C15ull ^ b->id()) % kSlots];
+    if (slot.a == a && slot.b == b) return slot.result;
+    ExprRef r = compute();
+    slot = {a, b, r};
+    return r;
+  }
+
+ private:
+  static constexpr size_t kSlots = 2048;
+  struct Slot {
+    ExprRef a = nullptr, b = nullptr, result = nullptr;
+  };
+};
+
+}  // namespace
+
 ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
   require_int(a, kind_name(kind));
   require_int(b, kind_name(kind));
@@ -523,33 +552,6 @@ ExprRef bool_const(bool v) {
 ExprRef true_expr() { return bool_const(true); }
 ExprRef false_expr() { return bool_const(false); }
 
-namespace {
-
-// The results of add and mul on two expressions by their operands: symbolic
-// rules build the same sums and products for every layer of a model. A small
-// direct-mapped table per thread and operation; expressions are never freed,
-// so a slot's pointers stay valid, and a result is what recomputing gives.
-template <int Operation>
-class BinaryMemo {
- public:
-  template <typename Compute>
-  static ExprRef get(ExprRef a, ExprRef b, Compute compute) {
-    thread_local std::array<Slot, kSlots> slots{};
-    Slot& slot = slots[(a->id() * 0x9E3779B97F4A7C15ull ^ b->id()) % kSlots];
-    if (slot.a == a && slot.b == b) return slot.result;
-    ExprRef r = compute();
-    slot = {a, b, r};
-    return r;
-  }
-
- private:
-  static constexpr size_t kSlots = 2048;
-  struct Slot {
-    ExprRef a = nullptr, b = nullptr, result = nullptr;
-  };
-};
-
-}  // namespace
 
 ExprRef add(ExprRef a, ExprRef b) {
   require_int(a, "add");
@@ -738,12 +740,19 @@ ExprRef min(ExprRef a, ExprRef b) {
 ExprRef max(std::span<const ExprRef> xs) { return max_min(ExprKind::Max, xs); }
 ExprRef min(std::span<const ExprRef> xs) { return max_min(ExprKind::Min, xs); }
 
-ExprRef eq(ExprRef a, ExprRef b) { return relation(ExprKind::Eq, a, b); }
-ExprRef ne(ExprRef a, ExprRef b) { return relation(ExprKind::Ne, a, b); }
-ExprRef lt(ExprRef a, ExprRef b) { return relation(ExprKind::Lt, a, b); }
-ExprRef le(ExprRef a, ExprRef b) { return relation(ExprKind::Le, a, b); }
-ExprRef gt(ExprRef a, ExprRef b) { return relation(ExprKind::Gt, a, b); }
-ExprRef ge(ExprRef a, ExprRef b) { return relation(ExprKind::Ge, a, b); }
+namespace {
+template <ExprKind Kind>
+ExprRef memo_relation(ExprRef a, ExprRef b) {
+  return BinaryMemo<2 + static_cast<int>(Kind)>::get(a, b, [&] { return relation(Kind, a, b); });
+}
+}  // namespace
+
+ExprRef eq(ExprRef a, ExprRef b) { return memo_relation<ExprKind::Eq>(a, b); }
+ExprRef ne(ExprRef a, ExprRef b) { return memo_relation<ExprKind::Ne>(a, b); }
+ExprRef lt(ExprRef a, ExprRef b) { return memo_relation<ExprKind::Lt>(a, b); }
+ExprRef le(ExprRef a, ExprRef b) { return memo_relation<ExprKind::Le>(a, b); }
+ExprRef gt(ExprRef a, ExprRef b) { return memo_relation<ExprKind::Gt>(a, b); }
+ExprRef ge(ExprRef a, ExprRef b) { return memo_relation<ExprKind::Ge>(a, b); }
 
 ExprRef logical_and(ExprRef a, ExprRef b) {
   std::array<ExprRef, 2> xs{a, b};
