@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz, seeds them
+# Builds the libFuzzer targets (clang, ASan + UBSan) in build-asan, the build
+# scripts/sanitize.sh tests (scripts/sanitizer_build.sh), seeds them
 # from testdata/, and runs each for SECONDS_PER_TARGET (default 60, as CI
 # does). Any crash, sanitizer report, timeout (>10 s for one input) or
 # out-of-memory (>2 GB) fails the script; the input is copied to
@@ -12,18 +13,16 @@
 #                      fixed seed (FUZZ_SEED, default 1) and a fresh corpus:
 #                      the same inputs on every machine, as CI runs it, so a
 #                      CI failure is a reproducible regression, not luck
-# The corpus grows in build-fuzz/corpus/<target> and is reused by later runs.
+# The corpus grows in build-asan/corpus/<target> and is reused by later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-build=${BUILD_DIR:-build-fuzz}
+build=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-2}
 targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse"}
 
-mkdir -p "$build"
-CXX=${CXX:-clang++} cmake -S . -B "$build" -DFAKEPROP_FUZZ=ON -DFAKEPROP_BUILD_TESTS=OFF -DFAKEPROP_PYTHON=OFF \
-  -DFAKEPROP_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > "$build/configure.log" 2>&1 ||
-  { cat "$build/configure.log"; exit 1; }
+source scripts/sanitizer_build.sh
+configure_sanitizer_build "$build"
 for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
 
 # ---- seeds from testdata ----

@@ -1,23 +1,18 @@
 #!/usr/bin/env bash
-# Builds everything with AddressSanitizer + UndefinedBehaviorSanitizer in
-# build-asan and runs the whole test suite there. Any sanitizer report is
+# Builds everything with AddressSanitizer + UndefinedBehaviorSanitizer (clang,
+# scripts/sanitizer_build.sh: the build scripts/fuzz.sh runs its targets from)
+# in build-asan and runs the whole test suite there. Any sanitizer report is
 # fatal (-fno-sanitize-recover, halt_on_error), so a finding fails ctest.
 # The Python extension is left out: an ASan build of it cannot load into an
 # uninstrumented interpreter (its C++ core is what the tests here cover).
 #   scripts/sanitize.sh            configure, build (-j2), ctest
 #   JOBS=1 scripts/sanitize.sh     fewer parallel compiles
-#   CXX=clang++ scripts/sanitize.sh  another compiler (default: the system c++)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-2}
-flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-cmake -S . -B "$build" \
-  -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-  -DCMAKE_CXX_FLAGS="$flags" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DFAKEPROP_BUILD_BENCHMARKS=OFF -DFAKEPROP_PYTHON=OFF
+source scripts/sanitizer_build.sh
+configure_sanitizer_build "$build"
 cmake --build "$build" -j"$jobs"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

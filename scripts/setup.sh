@@ -13,6 +13,7 @@ packages=(
   cmake g++ make pkg-config
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler libonnx-dev
   libspdlog-dev libgtest-dev libbenchmark-dev llvm-14-tools
+  libsimdjson-dev  # scripts/bench/json_reader.cpp: the FX JSON reader against simdjson
   libzip-dev  # .pt2 archives (torch.export.save)
   python3 python3-jsonschema python3-onnx python3-numpy
   python3-dev pybind11-dev ccache  # the Python extension; ccache for repeated builds

@@ -129,13 +129,6 @@ PYBIND11_MODULE(_core, m) {
         return report_of(args, [&](const InferOptions& o) { return infer_file(path, o); });
       },
       py::arg("path"), py::arg("args"), "Run one model file: (report JSON text, CLI exit status).");
-  m.def(
-      "run_fx_json",
-      [](const std::string& text, const std::string& name, const py::dict& args) {
-        return report_of(args, [&](const InferOptions& o) { return infer_fx_json(text, name, o); });
-      },
-      py::arg("text"), py::arg("name"), py::arg("args"),
-      "Run a JSON FX graph held in memory: (report JSON text, CLI exit status).");
 
   py::class_<FxProgram>(m, "FxProgram", "A torch.fx graph read into fakeprop (see graph_export.py).")
       .def_property_readonly("input_names",

@@ -94,12 +94,6 @@ RunResult infer_file(const std::string& path, const InferOptions& options) {
   return infer_with_specializations(path, [&](const InferOptions& o) { return run_once(path, o); }, options);
 }
 
-RunResult infer_fx_json(const std::string& json_text, const std::string& name, const InferOptions& options) {
-  return infer_with_specializations(
-      name, [&](const InferOptions& o) { return fx::run_graph(fx::parse_graph(json_text, name, o.max_nodes), o); },
-      options);
-}
-
 RunResult infer_fx_graph(const fx::Graph& graph, const InferOptions& options) {
   if (graph.nodes.size() > options.max_nodes)
     throw InputError(graph.path + ": more than " + std::to_string(options.max_nodes) + " nodes (the node-count limit)");

@@ -14,9 +14,6 @@ enum class ModelFormat { Onnx, FxJson, Pt2 };  // Pt2: a torch.export.save archi
 // From the content (JSON object vs ONNX protobuf), not the extension.
 ModelFormat detect_format(const std::string& path);
 RunResult infer_file(const std::string& path, const InferOptions& options);
-// A JSON FX graph held in memory (the Python package's GraphModules);
-// `name` stands for the file in errors and in the report.
-RunResult infer_fx_json(const std::string& json_text, const std::string& name, const InferOptions& options);
 // A graph already read (the Python package's live torch.fx graphs); its path
 // stands for the file.
 RunResult infer_fx_graph(const fx::Graph& graph, const InferOptions& options);

@@ -40,8 +40,11 @@ class GraphText {
     nodes_.push_back({{"name", name}, {"op", "placeholder"}, {"target", name}, {"val", std::move(val)}});
     return *this;
   }
-  GraphText& call(const std::string& name, const std::string& target, json args, json kwargs = json::object()) {
-    nodes_.push_back({{"name", name}, {"op", "call_function"}, {"target", target}, {"args", std::move(args)},
+  // `args` is a vector, not a json: a braced list of one json value, {node("x")}, initializes a
+  // json as a copy of that value under clang and as a list of it under gcc.
+  GraphText& call(const std::string& name, const std::string& target, std::vector<json> args,
+                  json kwargs = json::object()) {
+    nodes_.push_back({{"name", name}, {"op", "call_function"}, {"target", target}, {"args", json(std::move(args))},
                       {"kwargs", std::move(kwargs)}});
     last_ = name;
     return *this;

@@ -11,7 +11,7 @@ TEST(FxIndexing, BoolMaskIndexIsDataDependent) {
   GraphText g;
   g.input("x", tensor({4, 5, 6}))
       .input("m", tensor({4, 5}, "bool"))
-      .call("y", "aten.index.Tensor", {node("x"), {node("m")}})
+      .call("y", "aten.index.Tensor", {node("x"), json::array({node("m")})})
       .call("n", "aten.nonzero.default", {node("m")});
   Ran r = run(g);
   ASSERT_EQ(r.error("y"), "");
@@ -22,7 +22,7 @@ TEST(FxIndexing, BoolMaskIndexIsDataDependent) {
 
 TEST(FxIndexing, MaskShapeMustMatch) {
   GraphText g;
-  g.input("x", tensor({4, 5})).input("m", tensor({3}, "bool")).call("y", "aten.index.Tensor", {node("x"), {node("m")}});
+  g.input("x", tensor({4, 5})).input("m", tensor({3}, "bool")).call("y", "aten.index.Tensor", {node("x"), json::array({node("m")})});
   EXPECT_NE(run(g).error("y").find("The shape of the mask [3] at index 0 does not match"), std::string::npos);
 }
 
@@ -72,7 +72,7 @@ TEST(FxIndexing, UnsafeIndexPutIsLikeSelf) {
   g.input("x", tensor({4, 5}, "float32", "cpu", json::array({1, 4})))
       .input("i", tensor({3}, "int64"))
       .input("v", tensor({5}))
-      .call("y", "aten._unsafe_index_put.default", {node("x"), {node("i")}, node("v")});
+      .call("y", "aten._unsafe_index_put.default", {node("x"), json::array({node("i")}), node("v")});
   Ran r = run(g);
   EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"1", "4"}));  // empty_like(self)
   EXPECT_NE(r.tensor("y").storage, r.tensor("x").storage);

@@ -10,7 +10,7 @@ using namespace testing;
 
 struct BatchNormCase {
   const char* target;
-  json args;  // after the input placeholders x, w, b, rm, rv
+  std::vector<json> args;  // after the input placeholders x, w, b, rm, rv
   const char* device;
   const char* dtype;
   Strs stats_shape;
@@ -480,7 +480,7 @@ TEST(FxNn, ConvolutionLayoutFollowsTheBackend) {
 
 struct ResampleCase {
   const char* target;
-  json args;  // after the input
+  std::vector<json> args;  // after the input
   const char* device;
   int64_t channels;
   std::vector<int64_t> out;
@@ -590,7 +590,7 @@ TEST(FxNn, CompositeOpsOfTheExportIR) {
   struct Case {
     const char* target;
     json input;  // the placeholder x
-    json args;   // after x; "w", "b", "c" name the other placeholders
+    std::vector<json> args;   // after x; "w", "b", "c" name the other placeholders
     Strs shape, stride;
     bool aliases_x = false;
   };
@@ -655,7 +655,7 @@ TEST(FxNn, CompositeOpsOfTheExportIR) {
 TEST(FxNn, CompositeOpsRejectWhatTorchRejects) {
   struct Case {
     const char* target;
-    json args;
+    std::vector<json> args;
     const char* error;
   };
   const Case cases[] = {
@@ -739,7 +739,7 @@ TEST(FxNn, MoreCompositeOpsOverSymbolicSizes) {
   struct Case {
     const char* target;
     json input;
-    json args;  // after x
+    std::vector<json> args;  // after x
     Strs shape, stride;
   };
   const json cl = json::array({"3*s0*s1", 1, "3*s1", 3});

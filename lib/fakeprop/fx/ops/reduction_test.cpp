@@ -59,7 +59,7 @@ TEST(FxReduction, VarAndStdOfIntegersRaise) {
 TEST(FxReduction, LinalgVectorNorm) {
   struct Case {
     json input;
-    json args;
+    std::vector<json> args;
     json kwargs;
     Strs shape;
     DType dtype;

@@ -129,7 +129,7 @@ TEST(FxSym, WholeShapeQueriesAndRangeConstraints) {
 // AssertionError naming what differs.
 TEST(FxSym, AssertTensorMetadata) {
   struct Case {
-    json args;
+    std::vector<json> args;
     json kwargs;
     const char* error;  // "" when it holds
   };
@@ -150,7 +150,7 @@ TEST(FxSym, AssertTensorMetadata) {
         .call("y", "aten._assert_tensor_metadata.default", c.args, c.kwargs);
     Ran r = run(g);
     if (*c.error == '\0') {
-      EXPECT_EQ(r.error("y"), "") << c.args.dump();
+      EXPECT_EQ(r.error("y"), "") << json(c.args).dump();
       EXPECT_TRUE(r.value("y").is_none());
     } else {
       EXPECT_NE(r.error("y").find(c.error), std::string::npos) << r.error("y");
