@@ -11,8 +11,6 @@ namespace py = pybind11;
 
 namespace {
 
-constexpr size_t kMaxArgDepth = 64;  // as the JSON reader
-
 // Interned attribute and method names, made once.
 struct Names {
   py::object op = py::str("op"), name = py::str("name"), target = py::str("target"), args = py::str("args"),
@@ -163,7 +161,7 @@ class TorchGraphReader {
   }
 
   fx::Arg arg(py::handle a, size_t depth) {
-    if (depth > kMaxArgDepth) builder_.fail("arguments nested deeper than 64 levels");
+    builder_.check_arg_depth(depth);
     fx::Arg out;
     PyObject* p = a.ptr();
     if (p == Py_None) return out;

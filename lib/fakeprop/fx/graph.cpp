@@ -88,11 +88,6 @@ Graph GraphBuilder::take() {
 
 namespace {
 
-constexpr size_t kMaxArgDepth = 64;
-// JSON nesting accepted at all (arguments nest at most kMaxArgDepth inside a
-// node, itself three levels down); checked while parsing, before any
-// recursive walk of the document.
-constexpr int kMaxJsonDepth = 100;
 
 using Json = JsonDocument::Entry;
 using JsonType = JsonDocument::Type;
@@ -123,7 +118,7 @@ class GraphReader {
   }
 
   Arg read_arg(const Json& j, size_t depth) {
-    if (depth > kMaxArgDepth) fail("arguments nested deeper than 64 levels");
+    b_.check_arg_depth(depth);
     Arg a;
     switch (j.type) {
       case JsonType::Null: return a;
@@ -340,6 +335,10 @@ JsonDocument parse_document(const std::string& json_text, const std::string& pat
 
 }  // namespace
 
+InputError json_too_deep(const std::string& where) {
+  return InputError(where + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+}
+
 Graph parse_graph(const std::string& json_text, const std::string& path_for_errors, size_t max_nodes) {
   // The depth and node-count limits are checked as the parser meets each
   // container, so a hostile file stops early.
@@ -349,7 +348,7 @@ Graph parse_graph(const std::string& json_text, const std::string& path_for_erro
   hooks.on_root_key = [&](std::string_view key) { in_nodes = key == "nodes"; };
   hooks.on_container = [&](int depth, bool is_object) {
     if (depth >= kMaxJsonDepth)
-      throw InputError(path_for_errors + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      throw json_too_deep(path_for_errors);
     if (is_object && depth == 2 && in_nodes && ++node_count > max_nodes)
       throw InputError(path_for_errors + ": more than " + std::to_string(max_nodes) + " nodes (the node-count limit)");
   };
@@ -363,7 +362,7 @@ std::map<std::string, SymbolDecl> parse_symbols(const std::string& json_text, co
   JsonDocument::Hooks hooks;
   hooks.on_container = [&](int depth, bool) {
     if (depth >= kMaxJsonDepth)
-      throw InputError(path_for_errors + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      throw json_too_deep(path_for_errors);
   };
   const JsonDocument doc = parse_document(json_text, path_for_errors, hooks);
   GraphBuilder builder(path_for_errors, 0);

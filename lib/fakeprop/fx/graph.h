@@ -13,6 +13,7 @@
 #include "fakeprop/options/limits.h"
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/tensor/tensor_meta.h"
+#include "fakeprop/util/error.h"
 #include "fakeprop/util/name_pool.h"
 
 namespace fakeprop::fx {
@@ -86,6 +87,13 @@ struct Graph {
 // Python package's live torch.fx graphs), so that they agree: node names are
 // unique, a node argument refers to an earlier node by position, and each
 // node's record name and operator are interned once.
+// Limits every reader of a graph enforces before it recurses: arguments nest
+// at most kMaxArgDepth inside a node; a JSON document at most kMaxJsonDepth.
+inline constexpr size_t kMaxArgDepth = 64;
+inline constexpr int kMaxJsonDepth = 100;
+// "where: JSON nested deeper than 100 levels".
+InputError json_too_deep(const std::string& where);
+
 class GraphBuilder {
  public:
   GraphBuilder(std::string path, size_t max_nodes, size_t expected_nodes = 0);
@@ -99,6 +107,10 @@ class GraphBuilder {
   Arg tagged(std::string_view tag, std::string text) const;
   // "path: node 'name': what" (the node being read, if any).
   [[noreturn]] void fail(const std::string& what) const;
+  // fail()s when `depth` is past kMaxArgDepth.
+  void check_arg_depth(size_t depth) const {
+    if (depth > kMaxArgDepth) fail("arguments nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
+  }
   const std::string& path() const { return graph_.path; }
   Graph& graph() { return graph_; }
   Graph take();

@@ -207,9 +207,6 @@ bool is_identifier(std::string_view s) {
 
 // ---- the program JSON -> Graph ----
 
-constexpr int kMaxJsonDepth = 100;
-constexpr size_t kMaxArgDepth = 64;
-
 class ProgramReader {
  public:
   ProgramReader(const json& root, std::string where, size_t max_nodes)
@@ -506,7 +503,7 @@ class ProgramReader {
   }
 
   Arg argument(const json& j, const std::string& what, size_t depth = 0) {
-    if (depth > kMaxArgDepth) fail("arguments nested deeper than 64 levels");
+    if (depth > kMaxArgDepth) fail("arguments nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
     const auto [key, vp] = union_member(j, what);
     const json& v = *vp;
     const std::string list_what = what + "." + std::string(key);  // clang 14 lambdas cannot capture bindings
@@ -675,7 +672,7 @@ class ProgramReader {
 
   // Every value name in an output (for choosing a node name none of them has).
   void collect_names(const json& o, std::vector<std::string>& out, size_t depth) {
-    if (depth > kMaxArgDepth) fail("outputs nested deeper than 64 levels");
+    if (depth > kMaxArgDepth) fail("outputs nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
     if (o.is_array()) {
       for (const json& x : o) collect_names(x, out, depth + 1);
     } else if (o.is_object()) {
@@ -688,7 +685,7 @@ class ProgramReader {
 
   // getitem nodes for the outputs of `source`, a tuple (or list) of them.
   void add_getitems(const std::string& source, const json& outputs, size_t depth) {
-    if (depth > kMaxArgDepth) fail("outputs nested deeper than 64 levels");
+    if (depth > kMaxArgDepth) fail("outputs nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
     if (outputs.size() == 1 && outputs[0].is_object() && outputs[0].contains("as_tensors") && depth == 0) {
       add_getitems(source, outputs[0]["as_tensors"], depth + 1);  // Tensor[]: the list itself
       return;
@@ -843,7 +840,7 @@ Graph parse_exported_program(std::string_view json_text, const std::string& wher
   try {
     root = json::parse(json_text.begin(), json_text.end(), [&](int depth, json::parse_event_t event, json&) {
       if (depth > kMaxJsonDepth && (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
-        throw InputError(where + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        throw json_too_deep(where);
       return true;
     });
   } catch (const json::exception& e) {

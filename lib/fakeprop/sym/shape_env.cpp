@@ -8,6 +8,7 @@
 #include <cctype>
 #include <numeric>
 #include <set>
+#include <utility>
 
 namespace fakeprop {
 
@@ -1108,31 +1109,83 @@ bool ShapeEnv::expect_true(const SymBool& cond, const char* rule) {
 }
 
 void ShapeEnv::defer_runtime_assert(const SymBool& cond, const char* rule) {
-  if (cond.is_static()) {
-    if (!cond.value()) throw Error(In::runtime_assert_failure(*this, false_expr()));
-    return;
-  }
-  ExprRef orig = cond.expr();
-  if (auto known = maybe_evaluate_static(orig)) {
+  ExprRef orig = cond.is_static() ? (cond.value() ? true_expr() : false_expr()) : cond.expr();
+  std::optional<bool> known = as_bool(orig);
+  if (!known) known = maybe_evaluate_static(orig);
+  if (known) {
     FP_LOG_DEBUG(*log_, "runtime_assert " + to_sympy_string(orig) + " == " + bool_text(*known) +
                             " [statically known]");
-    if (!*known) throw Error(In::runtime_assert_failure(*this, orig));
-    return;
+    if (*known) return;
+    // Inside a branch this only says that the branch must not run.
+    if (in_branch()) record_runtime_assert(logical_not(branch_assumption()), rule);
+    throw Error(In::runtime_assert_failure(*this, orig) +
+                (in_branch() ? " (inside a branch, which therefore must not run)" : ""));
   }
   ExprRef s = simplify(orig);
+  if (in_branch()) {  // an implication, even over backed sizes: the branch may not run
+    record_runtime_assert(logical_or(logical_not(branch_assumption()), s), rule);
+    In::add_fact(*this, s);
+    return;
+  }
   if (!has_unbacked(s)) {  // every symbol has a hint: an ordinary guard
     if (!evaluate(cond, rule)) throw Error(In::runtime_assert_failure(*this, s));
     return;
   }
+  if (record_runtime_assert(s, rule)) {
+    In::add_fact(*this, s);
+    maybe_refine(s, rule, true);
+  }
+}
+
+bool ShapeEnv::record_runtime_assert(ExprRef s, const char* rule) {
   FP_LOG_INFO(*log_, "runtime_assert " + to_sympy_string(s) + " [guard added]" + In::where(*this));
   bool duplicate = std::any_of(runtime_asserts_.begin(), runtime_asserts_.end(),
                                [&](const GuardRecord& g) { return g.expr == s; });
-  if (duplicate) return;
+  if (duplicate) return false;
   if (!debug_guard_.empty() && to_sympy_string(s) == debug_guard_)
     explain("runtime_assert " + debug_guard_ + " [guard added] by rule " + (rule ? rule : "?"), s);
   runtime_asserts_.push_back({s, current_node_, rule ? rule : ""});
-  In::add_fact(*this, s);
-  maybe_refine(s, rule, true);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// branches
+
+void ShapeEnv::push_branch(ExprRef cond, bool negated) {
+  branches_.push_back({cond, negated, current_node_, known_true_, guards_.size(), replacements_.size()});
+  if (cond) In::add_fact(*this, negated ? logical_not(cond) : cond);
+}
+
+ExprRef ShapeEnv::branch_condition(Branch& b) {
+  if (!b.cond) {
+    std::string node = std::exchange(current_node_, b.node);
+    b.cond = create_unbacked_symbool();
+    current_node_ = std::move(node);
+  }
+  return b.negated ? logical_not(b.cond) : b.cond;
+}
+
+ExprRef ShapeEnv::branch_assumption() {
+  std::vector<ExprRef> conds;
+  for (Branch& b : branches_) conds.push_back(branch_condition(b));
+  return simplify(logical_and(conds));
+}
+
+ExprRef ShapeEnv::pop_branch() {
+  Branch b = std::move(branches_.back());
+  branches_.pop_back();
+  // The branch's own facts go; its guards' facts stay, rewritten under any
+  // replacement a guard made meanwhile.
+  known_true_ = std::move(b.facts_before);
+  if (replacements_.size() != b.replacements_before) {
+    std::vector<ExprRef> kept(known_true_.begin(), known_true_.end());
+    std::sort(kept.begin(), kept.end(), by_id);
+    known_true_.clear();
+    for (ExprRef f : kept) In::add_fact(*this, simplify(f));
+  }
+  for (size_t k = b.guards_before; k < guards_.size(); ++k) In::add_fact(*this, simplify(guards_[k].expr));
+  facts_changed();
+  return b.cond;
 }
 
 // ---------------------------------------------------------------------------

@@ -177,6 +177,20 @@ class ShapeEnv {
   // Throws Error when it is statically false.
   void defer_runtime_assert(const SymBool& cond, const char* rule);
 
+  // ---- branches ----
+  // A branch that runs only when its condition holds: `cond`, or Not(cond)
+  // when `negated` (the two sides of an ONNX If whose condition is not
+  // decided). A null `cond` is opaque data; a fresh unbacked symbool stands
+  // for it once something needs it. Until pop_branch, each runtime assert A is
+  // recorded as Or(Not(condition), A) (the conditions of every open branch),
+  // never refines a range, and the condition and A are facts only inside the
+  // branch. Guards stay guards: they hold at the hints whichever side runs, as
+  // when torch.cond traces both branches.
+  void push_branch(ExprRef cond, bool negated = false);
+  // Ends the innermost branch; returns its `cond` (the symbool made for an opaque one, or null).
+  ExprRef pop_branch();
+  bool in_branch() const { return !branches_.empty(); }
+
   // ---- results ----
   const std::vector<GuardRecord>& guards() const { return guards_; }
   const std::vector<GuardRecord>& runtime_asserts() const { return runtime_asserts_; }
@@ -202,6 +216,7 @@ class ShapeEnv {
   std::string fresh_name(std::string_view prefix);  // "s", "u" or "zuf"
   bool has_unbacked(ExprRef e) const;
   void record_guard(ExprRef decided, const char* rule);
+  bool record_runtime_assert(ExprRef s, const char* rule);  // false for a duplicate
   void maybe_refine(ExprRef decided, const char* rule, bool is_runtime_assert);
   void set_replacement(ExprRef sym, ExprRef target, const char* reason);
   void specialize(ExprRef sym, int64_t value, const char* reason);
@@ -234,6 +249,17 @@ class ShapeEnv {
   void facts_changed() { ++facts_version_; }
   void refresh_memos() const;
   ExprRef simplified(ExprRef e, bool size_oblivious) const;
+  struct Branch {
+    ExprRef cond;
+    bool negated;
+    std::string node;                          // the node that opened it
+    std::unordered_set<ExprRef> facts_before;  // known_true_ at push_branch
+    size_t guards_before;
+    size_t replacements_before;
+  };
+  std::vector<Branch> branches_;
+  ExprRef branch_condition(Branch& b);
+  ExprRef branch_assumption();  // And of every open branch's condition
   std::vector<GuardRecord> guards_;
   std::vector<GuardRecord> runtime_asserts_;
   std::vector<SpecializationRecord> specializations_;

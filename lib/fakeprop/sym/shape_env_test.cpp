@@ -730,6 +730,91 @@ TEST(ShapeEnvUnbacked, RuntimeAssertOnBackedIsAGuard) {
   EXPECT_THROW(env.defer_runtime_assert(B(gt(s0, I(10))), "torch._check"), Error);  // false for hint 8
 }
 
+// ---------------------------------------------------------------------------
+// branches (an If whose condition is not decided)
+
+TEST(ShapeEnvBranch, RuntimeAssertInsideABranchIsAnImplication) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  ExprRef u1 = env.create_unbacked_symint(true);
+  ExprRef cond = gt(u1, I(0));
+  env.push_branch(cond);
+  EXPECT_TRUE(env.statically_known_true(B(cond))) << "the branch assumes its condition";
+  env.defer_runtime_assert(B(eq(u0, I(4))), "reshape");
+  EXPECT_TRUE(env.statically_known_true(B(eq(u0, I(4))))) << "inside the branch the assert holds";
+  EXPECT_EQ(env.pop_branch(), cond);
+  ASSERT_EQ(env.runtime_asserts().size(), 1u);
+  EXPECT_EQ(env.runtime_asserts()[0].expr, env.simplify(logical_or(logical_not(cond), eq(u0, I(4)))));
+  // Nothing of the branch leaks out: no fact, no narrowed range.
+  EXPECT_FALSE(env.maybe_evaluate_static(eq(u0, I(4))).has_value());
+  EXPECT_FALSE(env.maybe_evaluate_static(cond).has_value());
+  EXPECT_EQ(env.info(u0).range, (ValueRange{0, kIntOo}));
+  // The other side assumes the negation.
+  env.push_branch(cond, true);
+  EXPECT_TRUE(env.statically_known_true(B(logical_not(cond))));
+  env.pop_branch();
+}
+
+TEST(ShapeEnvBranch, OpaqueConditionGetsOneSymboolForBothSides) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  env.set_current_node("if0");
+  env.push_branch(nullptr);
+  env.set_current_node("if0/then/reshape");
+  env.defer_runtime_assert(B(eq(u0, I(4))), "reshape");
+  env.set_current_node("if0");
+  ExprRef c = env.pop_branch();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(to_sympy_string(c), "Eq(u1, 1)");
+  EXPECT_EQ(env.info(free_symbols(c)[0]).node, "if0") << "the symbool stands for the If's condition";
+  env.push_branch(c, true);
+  env.defer_runtime_assert(B(eq(u0, I(5))), "reshape");
+  EXPECT_EQ(env.pop_branch(), c);
+  ASSERT_EQ(env.runtime_asserts().size(), 2u);
+  EXPECT_EQ(to_sympy_string(env.runtime_asserts()[0].expr), "Eq(u0, 4) | Ne(u1, 1)");
+  EXPECT_EQ(to_sympy_string(env.runtime_asserts()[1].expr), "Eq(u0, 5) | Eq(u1, 1)");
+}
+
+TEST(ShapeEnvBranch, BackedAssertInsideABranchIsNeitherAGuardNorAnError) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef u0 = env.create_unbacked_symint(true);
+  env.push_branch(eq(u0, I(1)));
+  EXPECT_NO_THROW(env.defer_runtime_assert(B(eq(s0, I(3))), "reshape")) << "false at the hint, but the branch may not run";
+  env.pop_branch();
+  EXPECT_TRUE(env.guards().empty());
+  ASSERT_EQ(env.runtime_asserts().size(), 1u);
+  EXPECT_EQ(to_sympy_string(env.runtime_asserts()[0].expr), "Eq(s0, 3) | Ne(u0, 1)");
+  EXPECT_FALSE(env.simplify(s0)->is_integer()) << "s0 is not specialized";
+}
+
+TEST(ShapeEnvBranch, AssertThatCannotHoldSaysTheBranchMustNotRun) {
+  ShapeEnv env;
+  ExprRef u0 = env.create_unbacked_symint(true);
+  ExprRef u1 = env.create_unbacked_symint(true);
+  env.push_branch(gt(u1, I(3)));
+  try {
+    env.defer_runtime_assert(B(lt(u0, I(0))), "torch._check");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("must not run"), std::string::npos) << e.what();
+  }
+  env.pop_branch();
+  ASSERT_EQ(env.runtime_asserts().size(), 1u);
+  EXPECT_EQ(to_sympy_string(env.runtime_asserts()[0].expr), "u1 <= 3");
+}
+
+TEST(ShapeEnvBranch, GuardsInsideABranchStay) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef u0 = env.create_unbacked_symint(true);
+  env.push_branch(eq(u0, I(1)));
+  EXPECT_TRUE(env.evaluate(B(gt(s0, I(4))), "broadcast"));
+  env.pop_branch();
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_TRUE(env.statically_known_true(B(gt(s0, I(4)))));
+}
+
 struct GuardOrCase {
   bool use_unbacked;
   bool guard_or_true;

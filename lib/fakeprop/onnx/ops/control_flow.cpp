@@ -17,7 +17,9 @@
 //  - If: a condition known statically or decidable by a guard on backed
 //    sizes runs one branch; otherwise both run and the outputs merge (same
 //    dtype and rank; equal dims stay, differing dims become a fresh unbacked
-//    size covering both).
+//    size covering both). Each branch then runs under its side of the
+//    condition (ShapeEnv::push_branch): its runtime asserts are recorded as
+//    implications over the condition and its facts end with it.
 //  - Loop / Scan: the body runs with the initial loop-carried values; a dim
 //    (or sequence length, or known data) the body changes is generalized to a
 //    fresh unbacked symbol and the body runs again, until nothing changes.
@@ -256,13 +258,24 @@ void if_rule(OpContext& ctx) {
   // the Python `if` an exporter turned into this If; over unbacked ones (or
   // data) both branches run and merge.
   std::optional<bool> cond;
+  ExprRef cond_expr = nullptr;  // stays null for a condition of unknown data
   if (auto c = ctx.scalar_int(0)) {
     if (c->is_static()) cond = c->value() != 0;
     else if (guard_or_false(ctx, sym_ne(*c, 0), "If condition")) cond = true;
     else if (guard_or_false(ctx, sym_eq(*c, 0), "If condition")) cond = false;
+    else cond_expr = sym_ne(*c, 0).expr();
   }
   const std::string path = node_path(ctx);
+  // While both branches run, each one's runtime asserts hold only under its side of the condition.
+  struct BranchScope {
+    ShapeEnv& env;
+    ExprRef& cond;
+    BranchScope(ShapeEnv& e, ExprRef& c, bool negated) : env(e), cond(c) { env.push_branch(cond, negated); }
+    ~BranchScope() { cond = env.pop_branch(); }
+  };
   auto run = [&](const Graph& g, const char* which) {
+    std::optional<BranchScope> scope;
+    if (!cond) scope.emplace(ctx.env(), cond_expr, &g == &else_g);
     std::vector<Value> outs = in.run_subgraph(g, {}, outer, path);
     if (outs.size() != ctx.num_outputs())
       ctx.fail(ErrorKind::OutputCount, std::string("If: ") + which + " has " + std::to_string(outs.size()) +

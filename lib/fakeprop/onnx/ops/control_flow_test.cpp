@@ -183,6 +183,69 @@ TEST(ControlFlowIf, UnknownConditionMergesBranches) {
   EXPECT_EQ(branch_nodes, 2);
 }
 
+// A runtime assert from a branch holds only when that branch runs: it is an
+// implication over the If's condition, and nothing of it is a fact outside.
+TEST(ControlFlowIf, BranchRuntimeAssertIsConditionedOnTheBranch) {
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("x", kFloat, {"n", 3}).input("c", kBool, {});
+  ModelBuilder& then_b = sg.make("then");
+  then_b.initializer_ints("t", {2}, {-1, 2});
+  then_b.node("Reshape", {"x", "t"}, {"t_y"}, "reshape").output("t_y");
+  ModelBuilder& else_b = sg.make("else");
+  else_b.node("Identity", {"x"}, {"e_y"}).output("e_y");
+  b.node("If", {"c"}, {"y"}, "if0")
+      .attr_graph("then_branch", Subgraphs::graph(then_b))
+      .attr_graph("else_branch", Subgraphs::graph(else_b));
+  b.node("Reshape", {"x", "t2"}, {"z"}, "after");
+  b.initializer_ints("t2", {2}, {-1, 2});
+  b.output("y").output("z");
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  ASSERT_EQ(r.env->runtime_asserts().size(), 2u);
+  // In the branch: (3n) % 2 == 0 only when the condition (a fresh symbool for the unknown c) holds.
+  const GuardRecord& in_branch = r.env->runtime_asserts()[0];
+  EXPECT_EQ(in_branch.node, "if0/then/reshape");
+  ExprRef cond_sym = nullptr;
+  for (const auto* sym : r.env->symbols())
+    if (sym->unbacked && sym->node == "if0" && !cond_sym) cond_sym = sym->sym;  // before the merged sizes
+  ASSERT_NE(cond_sym, nullptr);
+  EXPECT_EQ(to_python_string(in_branch.expr), cond_sym->name() + " != 1 or (3*n) % 2 == 0");
+  // The same check after the If is not known from the branch: it is asserted again, unconditionally.
+  EXPECT_EQ(r.env->runtime_asserts()[1].node, "after");
+  EXPECT_EQ(to_python_string(r.env->runtime_asserts()[1].expr), "(3*n) % 2 == 0");
+}
+
+// A Reshape in one branch needing 2*u0 == 8 neither specializes u0 nor
+// asserts it of every input (the condition, Equal over an unbacked size, is
+// opaque data here; ShapeEnvBranch tests a condition the branch assumes).
+TEST(ControlFlowIf, BranchFactsDoNotLeak) {
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("x", kFloat, {3, 3});
+  b.initializer_ints("one", {}, {1}).initializer_ints("four", {}, {4});
+  b.node("NonZero", {"x"}, {"nz"}, "nonzero").node("Shape", {"nz"}, {"shape"});
+  b.node("Gather", {"shape", "one"}, {"count"}).node("Equal", {"count", "four"}, {"c"});
+  ModelBuilder& then_b = sg.make("then");
+  then_b.initializer_ints("t", {1}, {8});
+  then_b.node("Reshape", {"nz", "t"}, {"t_y"}, "reshape").output("t_y");
+  ModelBuilder& else_b = sg.make("else");
+  else_b.initializer_ints("flat", {1}, {-1});
+  else_b.node("Reshape", {"nz", "flat"}, {"e_y"}).output("e_y");
+  b.node("If", {"c"}, {"y"}, "if0")
+      .attr_graph("then_branch", Subgraphs::graph(then_b))
+      .attr_graph("else_branch", Subgraphs::graph(else_b));
+  b.output("y").output("nz");
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  ASSERT_EQ(r.env->runtime_asserts().size(), 1u);
+  const std::string implication = to_python_string(r.env->runtime_asserts()[0].expr);
+  EXPECT_TRUE(implication.ends_with(" != 1 or 2*u0 == 8")) << implication;
+  const Strings nz = shape_of(r, "nz");
+  ASSERT_EQ(nz.size(), 2u);
+  EXPECT_TRUE(is_unbacked(r, nz[1])) << "u0 is not specialized to 4 by the branch: " << nz[1];
+}
+
 // A node without a rule in one branch: the output it feeds keeps the other
 // branch's dtype and rank; the output it does not feed is exact.
 TEST(ControlFlowIf, FailedBranchNodeKeepsWhatTheOtherBranchDetermines) {
