@@ -4,8 +4,8 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "fakeprop/util/document_writer.h"
@@ -25,7 +25,7 @@ class PyDocumentWriter final : public DocumentWriter {
  protected:
   void open(bool object) override;
   void close(bool object) override;
-  void write_key(std::string_view k) override;
+  void write_key(std::string_view k) override { put(string(k)); }
   void write_string(std::string_view s) override { put(string(s)); }
   void write_bool(bool b) override { put(pybind11::bool_(b).release().ptr()); }
   void write_int(int64_t i) override { put(checked(PyLong_FromLongLong(i))); }
@@ -41,12 +41,22 @@ class PyDocumentWriter final : public DocumentWriter {
   // A new reference to the str for `s`: a document repeats its keys, dtype
   // names and dim expressions, so each distinct string is made once.
   PyObject* string(std::string_view s);
-  void put(PyObject* value);  // steals `value`
+  void put(PyObject* value) { items_.push_back(value); }  // steals `value`
 
-  std::vector<PyObject*> stack_;  // open containers (borrowed: the parent or root_ owns them)
-  PyObject* root_ = nullptr;
-  PyObject* key_ = nullptr;  // the pending key of the innermost object
-  std::unordered_map<std::string_view, PyObject*> strings_;  // views into the str objects they own
+  // The values (and, in an object, the keys before them) of the open
+  // containers, each made at its close with its final size: no list grows
+  // and no dict resizes while the report is built.
+  std::vector<PyObject*> items_;
+  std::vector<size_t> open_;  // where each open container's items start
+  // The strings made so far, by content: an open-addressing table of str
+  // objects (owned), sized a power of two and kept at most half full.
+  struct Slot {
+    uint64_t hash = 0;
+    PyObject* str = nullptr;
+    std::string_view utf8;  // str's own UTF-8 form, which it keeps
+  };
+  std::vector<Slot> strings_ = std::vector<Slot>(1024);
+  size_t string_count_ = 0;
   int gc_was_enabled_ = PyGC_Disable();  // building many containers would run collections
 };
 

@@ -1,6 +1,7 @@
 #include "torch_graph.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,7 +18,10 @@ struct Names {
              kwargs = py::str("kwargs"), meta = py::str("meta"), val = py::str("val"),
              example_value = py::str("example_value"), shape = py::str("shape"), stride = py::str("stride"),
              storage_offset = py::str("storage_offset"), dtype = py::str("dtype"), device = py::str("device"),
-             requires_grad = py::str("requires_grad"), fake_device = py::str("fake_device"), graph = py::str("graph"), nodes = py::str("nodes");
+             requires_grad = py::str("requires_grad"), graph = py::str("graph"), nodes = py::str("nodes"),
+             // torch.fx.Node's and FakeTensor's fields behind the properties above (read when present:
+             // a property costs a Python call)
+             args_field = py::str("_args"), kwargs_field = py::str("_kwargs"), fake_device_field = py::str("_fake_device");
 };
 
 const Names& names() {
@@ -35,6 +39,14 @@ py::object call_method(py::handle o, const py::object& name) {
   PyObject* r = PyObject_CallMethodNoArgs(o.ptr(), name.ptr());
   if (!r) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(r);
+}
+
+// o.field when o has it, else o.fallback.
+py::object field_or(py::handle o, const py::object& field, const py::object& fallback) {
+  if (PyObject* r = PyObject_GetAttr(o.ptr(), field.ptr())) return py::reinterpret_steal<py::object>(r);
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  PyErr_Clear();
+  return attr(o, fallback);
 }
 
 std::string_view text(py::handle s) {
@@ -83,6 +95,8 @@ class TorchGraphReader {
     PyObject* list = PySequence_List(attr(attr(gm, k.graph), k.nodes).ptr());
     if (!list) throw py::error_already_set();
     py::list nodes = py::reinterpret_steal<py::list>(list);
+    builder_.reserve(nodes.size());
+    positions_.reserve(nodes.size());
     for (py::handle n : nodes) read_node(gm, n);
     return {builder_.take(), std::move(nodes)};
   }
@@ -140,8 +154,8 @@ class TorchGraphReader {
       const auto dt = dtype_from_name(dtype);
       if (!dt) builder_.fail("unknown dtype '" + dtype + "'");
       t.dtype = *dt;
-      // FakeTensor's device is a Python property over its fake_device.
-      PyObject* fake_device = PyObject_GetAttr(v.ptr(), k.fake_device.ptr());
+      // FakeTensor's device is a Python property over its fake device.
+      PyObject* fake_device = PyObject_GetAttr(v.ptr(), k.fake_device_field.ptr());
       if (!fake_device) PyErr_Clear();
       const std::string& device =
           printed(fake_device ? py::reinterpret_steal<py::object>(fake_device) : attr(v, k.device), false);
@@ -166,8 +180,10 @@ class TorchGraphReader {
     PyObject* p = a.ptr();
     if (p == Py_None) return out;
     if (Py_IS_TYPE(p, reinterpret_cast<PyTypeObject*>(node_type_.ptr())) ||
-        PyObject_IsInstance(p, node_type_.ptr()) == 1)
-      return builder_.tagged("node", renamed(attr(a, names().name)));
+        PyObject_IsInstance(p, node_type_.ptr()) == 1) {
+      if (auto it = positions_.find(p); it != positions_.end()) return builder_.node_ref(it->second);
+      return builder_.tagged("node", renamed(attr(a, names().name)));  // not an earlier node: reported by name
+    }
     if (PyBool_Check(p)) {
       out.kind = fx::Arg::Kind::Bool;
       out.b = p == Py_True;
@@ -222,6 +238,7 @@ class TorchGraphReader {
     const py::object op_object = attr(node, k.op);
     const std::string_view op = text(op_object);
     fx::Node& n = builder_.add(renamed(name));
+    const uint32_t position = static_cast<uint32_t>(builder_.graph().nodes.size() - 1);
     if (op == "placeholder") {
       if (PyObject* first = PyDict_GetItemWithError(tied_.ptr(), name.ptr())) {
         // A parameter tied to an earlier one (a shared embedding and LM
@@ -250,11 +267,11 @@ class TorchGraphReader {
     } else if (op == "call_function" || op == "output") {
       n.op = op;
       n.target = op == "output" ? "output" : target_name(attr(node, k.target), ask_target_name_);
-      const py::object args = attr(node, k.args);
+      const py::object args = field_or(node, k.args_field, k.args);
       const Py_ssize_t count = PyTuple_GET_SIZE(args.ptr());
       n.args.reserve(static_cast<size_t>(count));
       for (Py_ssize_t i = 0; i < count; ++i) n.args.push_back(arg(PyTuple_GET_ITEM(args.ptr(), i), 0));
-      const py::object kwargs = attr(node, k.kwargs);
+      const py::object kwargs = field_or(node, k.kwargs_field, k.kwargs);
       PyObject *key, *value;
       Py_ssize_t pos = 0;
       while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) n.kwargs.emplace_back(std::string(text(key)), arg(value, 0));
@@ -263,6 +280,7 @@ class TorchGraphReader {
       builder_.fail("op " + std::string(op) + " is not ATen-level (call_module/call_method are not supported)");
     }
     builder_.finish(n);
+    positions_.emplace(node.ptr(), position);  // after its own arguments: a node never refers to itself
   }
 
   fx::GraphBuilder builder_;
@@ -271,6 +289,7 @@ class TorchGraphReader {
   py::list symbolic_;
   py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;
   py::object ask_target_name_, ask_dim_, ask_attr_value_;
+  std::unordered_map<PyObject*, uint32_t> positions_;  // the torch.fx nodes read so far (kept alive by the list)
   std::unordered_map<PyObject*, std::string> printed_;
   std::vector<py::object> keep_;  // the objects printed_ is keyed by
 };
@@ -282,9 +301,16 @@ TorchGraph read_torch_graph(py::handle graph_module, const py::dict& plan, py::l
 }
 
 void attach_report(const TorchGraph& g, py::handle report) {
-  std::unordered_map<std::string_view, size_t> position;
-  position.reserve(g.graph.nodes.size());
-  for (size_t i = 0; i < g.graph.nodes.size(); ++i) position.emplace(g.graph.nodes[i].name, i);
+  // Records come in node order, without the nodes that have none (the
+  // output), so each is found by walking on from the last one's node.
+  size_t next = 0;
+  auto position_of = [&](std::string_view name) -> std::optional<size_t> {
+    for (size_t p = next; p < g.graph.nodes.size(); ++p)
+      if (g.graph.nodes[p].name == name) return next = p + 1, p;
+    for (size_t p = 0; p < next && p < g.graph.nodes.size(); ++p)
+      if (g.graph.nodes[p].name == name) return next = p + 1, p;
+    return std::nullopt;
+  };
   const Names& k = names();
   static const py::object* keys = new py::object[]{py::str("fakeprop"), py::str("outputs"), py::str("unbacked_bindings")};
   const py::object &key_fakeprop = keys[0], &key_outputs = keys[1], &key_bindings = keys[2];
@@ -300,8 +326,8 @@ void attach_report(const TorchGraph& g, py::handle report) {
   PyObject* records = item(report.ptr(), k.nodes);
   for (Py_ssize_t r = 0; r < PyList_GET_SIZE(records); ++r) {
     PyObject* rec = PyList_GET_ITEM(records, r);
-    const auto it = position.find(text(item(rec, k.name)));
-    if (it == position.end()) continue;
+    const std::optional<size_t> position = position_of(text(item(rec, k.name)));
+    if (!position) continue;
     PyObject* outs = item(rec, key_outputs);
     py::object val;
     if (PyList_GET_SIZE(outs) == 1) {
@@ -319,7 +345,7 @@ void attach_report(const TorchGraph& g, py::handle report) {
     if (PyDict_SetItem(entry.ptr(), k.val.ptr(), val.ptr()) != 0 ||
         PyDict_SetItem(entry.ptr(), key_bindings.ptr(), item(rec, key_bindings)) != 0)
       throw py::error_already_set();
-    const py::object meta = attr(g.nodes[it->second], k.meta);
+    const py::object meta = attr(g.nodes[*position], k.meta);
     if (PyObject_SetItem(meta.ptr(), key_fakeprop.ptr(), entry.ptr()) != 0) throw py::error_already_set();
   }
 }

@@ -81,6 +81,19 @@ Arg GraphBuilder::tagged(std::string_view tag, std::string text) const {
   return a;
 }
 
+Arg GraphBuilder::node_ref(uint32_t position) const {
+  Arg a;
+  a.kind = Arg::Kind::Node;
+  a.node_index = position;
+  a.s = graph_.nodes[position].name;
+  return a;
+}
+
+void GraphBuilder::reserve(size_t nodes) {
+  graph_.nodes.reserve(nodes);
+  positions_.reserve(nodes);
+}
+
 Graph GraphBuilder::take() {
   current_.clear();
   return std::move(graph_);

@@ -105,6 +105,10 @@ class GraphBuilder {
   // node), dtype, device, memory_format, layout, float ("inf", "-inf", "nan").
   // Throws InputError for an unknown tag or value.
   Arg tagged(std::string_view tag, std::string text) const;
+  // A reference to the earlier node at `position` (a reader that knows it
+  // need not go by name).
+  Arg node_ref(uint32_t position) const;
+  void reserve(size_t nodes);
   // "path: node 'name': what" (the node being read, if any).
   [[noreturn]] void fail(const std::string& what) const;
   // fail()s when `depth` is past kMaxArgDepth.

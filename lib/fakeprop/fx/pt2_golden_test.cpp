@@ -100,10 +100,13 @@ TEST_P(Pt2Golden, EveryNodeMatchesTorch) {
     ASSERT_NE(it, g.symbols.end()) << name;
     ASSERT_TRUE(it->second.range) << name;
     // export's 0/1 convention: a backed symbol's own range starts at 2
-    if (!range[0].is_null())
+    if (!range[0].is_null()) {
       EXPECT_EQ(it->second.range->lo, it->second.unbacked ? range[0].get<int64_t>() : std::max<int64_t>(range[0].get<int64_t>(), 2))
           << name;
-    if (!range[1].is_null()) EXPECT_EQ(it->second.range->hi, range[1].get<int64_t>()) << name;
+    }
+    if (!range[1].is_null()) {
+      EXPECT_EQ(it->second.range->hi, range[1].get<int64_t>()) << name;
+    }
   }
   for (const auto& [name, hint] : golden["hints"].items()) {
     auto it = g.symbols.find(name);
