@@ -109,7 +109,7 @@ class Comparer {
   }
 
   static bool is_empty_optional(const Value& v) {
-    return v.kind == Value::Kind::Opaque && v.opaque_text().rfind("optional(none)", 0) == 0;
+    return v.is_empty_optional();
   }
 
  private:

@@ -24,7 +24,10 @@ using wire::ParseError;
 using wire::Reader;
 using wire::WireType;
 
-constexpr int64_t kMaxIrVersion = 11;
+// The newest IR the reader knows (onnx 1.23 writes 14 by default). IR 12-14
+// only add element types; a tensor of a type fakeprop has no dtype for is
+// an error on that value, not on the model.
+constexpr int64_t kMaxIrVersion = 14;
 // Graphs nest through attributes and types through sequence/optional/map;
 // real models stay far below this.
 constexpr int kMaxNesting = 64;
@@ -862,7 +865,29 @@ class Parser {
   uint64_t released_to_ = 0;
 };
 
+std::string_view element_type_name(int32_t data_type) {
+  static constexpr std::string_view kNames[] = {
+      "undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
+      "float16", "double", "uint32", "uint64", "complex64", "complex128", "bfloat16", "float8e4m3fn",
+      "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1", "float8e8m0",
+      "uint2", "int2", "float6e2m3", "float6e3m2"};
+  return data_type >= 0 && data_type < static_cast<int32_t>(std::size(kNames)) ? kNames[data_type] : "undefined";
+}
+
 }  // namespace
+
+std::string type_string(const TypeInfo& t) {
+  const auto inner = [&] { return t.elem ? type_string(*t.elem) : std::string("undefined"); };
+  switch (t.kind) {
+    case TypeInfo::Kind::Tensor: return "tensor(" + std::string(element_type_name(t.elem_type)) + ")";
+    case TypeInfo::Kind::SparseTensor: return "sparse_tensor(" + std::string(element_type_name(t.elem_type)) + ")";
+    case TypeInfo::Kind::Sequence: return "seq(" + inner() + ")";
+    case TypeInfo::Kind::Optional: return "optional(" + inner() + ")";
+    case TypeInfo::Kind::Map: return "map(" + std::string(element_type_name(t.map_key_type)) + ", " + inner() + ")";
+    case TypeInfo::Kind::Unknown: break;
+  }
+  return "undefined";
+}
 
 // ---------------------------------------------------------------- TensorRef
 

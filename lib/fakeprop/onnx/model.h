@@ -61,6 +61,10 @@ struct TypeInfo {
   int32_t map_key_type = 0;
 };
 
+// ONNX's text for a type, as operator schemas spell it: "tensor(float)",
+// "seq(tensor(int64))", "optional(seq(tensor(float)))", "map(string, float)".
+std::string type_string(const TypeInfo& t);
+
 struct ValueInfo {
   std::string name;
   TypeInfo type;

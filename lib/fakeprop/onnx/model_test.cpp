@@ -1,4 +1,5 @@
 #include "fakeprop/onnx/model.h"
+#include "fakeprop/onnx/model_test_util.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -203,6 +204,38 @@ std::map<std::string, int64_t> opsets_of(const json& want) {
   std::map<std::string, int64_t> out;
   for (const auto& [domain, version] : want.items()) out[domain] = version.get<int64_t>();
   return out;
+}
+
+TEST(OnnxTypeString, SpellsTypesAsOperatorSchemasDo) {
+  using namespace testing::dtypes;
+  auto tensor = [](int32_t elem) {
+    auto t = std::make_shared<TypeInfo>();
+    t->kind = TypeInfo::Kind::Tensor;
+    t->elem_type = elem;
+    return t;
+  };
+  auto wrap = [](TypeInfo::Kind kind, std::shared_ptr<TypeInfo> elem, int32_t key = 0) {
+    auto t = std::make_shared<TypeInfo>();
+    t->kind = kind;
+    t->elem = std::move(elem);
+    t->map_key_type = key;
+    return t;
+  };
+  const struct {
+    std::shared_ptr<TypeInfo> type;
+    const char* text;
+  } cases[] = {
+      {tensor(kFloat), "tensor(float)"},
+      {tensor(kInt64), "tensor(int64)"},
+      {tensor(17), "tensor(float8e4m3fn)"},
+      {tensor(28), "tensor(float6e3m2)"},
+      {tensor(99), "tensor(undefined)"},
+      {wrap(TypeInfo::Kind::Sequence, tensor(kBool)), "seq(tensor(bool))"},
+      {wrap(TypeInfo::Kind::Optional, wrap(TypeInfo::Kind::Sequence, tensor(kFloat))), "optional(seq(tensor(float)))"},
+      {wrap(TypeInfo::Kind::Map, tensor(kFloat), kString), "map(string, tensor(float))"},
+      {wrap(TypeInfo::Kind::Optional, nullptr), "optional(undefined)"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(type_string(*c.type), c.text);
 }
 
 TEST(OnnxLoader, MatchesPythonOnnx) {
@@ -663,9 +696,9 @@ TEST(OnnxLoader, ErrorMessages) {
 
   EXPECT_EQ(input_error_of([] { load_model("/nonexistent/dir/m.onnx"); }),
             "/nonexistent/dir/m.onnx: No such file or directory");
-  EXPECT_EQ(input_error_of([] { parse_model(Proto().varint(1, 12).msg(7, Proto()).bytes(), "v.onnx"); }),
-            "v.onnx: unsupported IR version 12");
-  EXPECT_NO_THROW(parse_model(Proto().varint(1, 11).msg(7, Proto()).bytes(), "v.onnx"));
+  EXPECT_EQ(input_error_of([] { parse_model(Proto().varint(1, 15).msg(7, Proto()).bytes(), "v.onnx"); }),
+            "v.onnx: unsupported IR version 15");
+  EXPECT_NO_THROW(parse_model(Proto().varint(1, 14).msg(7, Proto()).bytes(), "v.onnx"));
   EXPECT_EQ(input_error_of([] { parse_model("{\"nodes\": []}", "g.json"); }), "g.json: not an ONNX model (looks like JSON)");
   EXPECT_EQ(input_error_of([] { parse_model("", "e.onnx"); }), "e.onnx: not an ONNX model (empty file)");
   EXPECT_EQ(input_error_of([] { parse_model("hello world", "t.txt"); }).rfind("t.txt: not an ONNX model (", 0), 0u);

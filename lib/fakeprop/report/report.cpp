@@ -84,8 +84,19 @@ class ReportWriter {
         for (const Value& x : *v.list) value(x);
         w_.end_array();
         return;
-      case Value::Kind::None:
-      case Value::Kind::Opaque: w_.null(); return;
+      case Value::Kind::Opaque:
+        if (v.is_empty_optional()) {
+          w_.begin_object().field("has_element", false);
+          if (const std::string_view type = v.empty_optional_type(); !type.empty())
+            w_.field("type", type);
+          else
+            w_.null_field("type");
+          w_.end_object();
+          return;
+        }
+        w_.null();
+        return;
+      case Value::Kind::None: w_.null(); return;
     }
     w_.null();
   }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakeprop/sym/sym_int.h"
@@ -34,7 +35,7 @@ struct Value {
   enum class Kind : uint8_t { None, Tensor, Int, Bool, Float, List, Opaque };
   Kind kind = Kind::None;
   // An ONNX optional that may be empty; the rest of the value describes its
-  // element when present. (A surely empty optional is of_opaque("optional(none)").)
+  // element when present. (A surely empty optional is empty_optional(TYPE).)
   bool maybe_none = false;
   std::shared_ptr<const TensorValue> tensor;
   SymInt i;     // Int
@@ -44,7 +45,7 @@ struct Value {
   // (item() of a float tensor); `f` is then meaningless.
   ExprRef float_sym = nullptr;
   std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
-  Boxed<std::string> opaque;  // Opaque: a description ("map", "optional(none)"); read it with opaque_text()
+  Boxed<std::string> opaque;  // Opaque: a description ("map", "unknown: ..."); read it with opaque_text()
   // A list described by one template element and its length, used when the
   // elements are not individually known (an ONNX sequence from
   // SplitToSequence with a symbolic split, a Loop's sequence output): `list`
@@ -105,6 +106,18 @@ struct Value {
   // readers fail as unknown_input instead of guessing.
   static Value unknown(const std::string& why) { return of_opaque("unknown: " + why); }
   bool is_unknown() const { return kind == Kind::Opaque && opaque_text().starts_with("unknown: "); }
+  // A surely empty ONNX optional, which keeps its declared type
+  // ("optional(tensor(float))"; empty when not known). It describes itself
+  // as "empty optional(tensor(float))".
+  static Value empty_optional(std::string_view type) {
+    return of_opaque("empty " + std::string(type.empty() ? "optional" : type));
+  }
+  bool is_empty_optional() const { return kind == Kind::Opaque && opaque_text().starts_with("empty optional"); }
+  // An empty optional's ONNX type, or "" when not known.
+  std::string_view empty_optional_type() const {
+    const std::string_view type = std::string_view(opaque_text()).substr(6);
+    return type == "optional" ? std::string_view() : type;
+  }
   bool is_tensor() const { return kind == Kind::Tensor; }
   bool is_none() const { return kind == Kind::None; }
   bool is_symbolic_float() const { return kind == Kind::Float && float_sym; }

@@ -7,9 +7,9 @@
 //    one template element describes every element; a template dim without
 //    unbacked symbols is the same for every element, an unbacked one may
 //    differ between elements.
-//  - An optional is its element when it holds one, the opaque value
-//    "optional(none)" when it is empty, and its element with maybe_none set
-//    when it may be either (If merging an empty and a full optional, an
+//  - An optional is its element when it holds one, Value::empty_optional
+//    (opaque, keeping its ONNX type) when it is empty, and its element with
+//    maybe_none set when it may be either (If merging an empty and a full optional, an
 //    optional graph input).
 //
 // Subgraphs run through Interpreter::run_subgraph with the calling node's
@@ -39,13 +39,12 @@ namespace fakeprop::onnx::ops {
 
 namespace {
 
-constexpr const char* kEmptyOptional = "optional(none)";
 // Sequences longer than this are kept as template + length.
 constexpr int64_t kMaxExplicitSequence = 4096;
 // Generalization passes of a loop body before giving up.
 constexpr int kMaxBodyPasses = 8;
 
-bool is_empty_optional(const Value& v) { return v.kind == Value::Kind::Opaque && v.opaque_text() == kEmptyOptional; }
+bool is_empty_optional(const Value& v) { return v.is_empty_optional(); }
 bool is_sequence(const Value& v) { return v.kind == Value::Kind::List; }
 bool is_templated(const Value& v) { return is_sequence(v) && v.list_length.has_value(); }
 
@@ -901,7 +900,7 @@ void optional_rule(OpContext& ctx) {
   if (ctx.has_input(0)) ctx.set_output(0, fresh_copy(ctx, input_with_data(ctx, 0)));
   else if (!ctx.has_attr("type"))
     ctx.fail(ErrorKind::MissingAttribute, "Optional without an input needs attribute 'type'");
-  else ctx.set_output(0, Value::of_opaque(kEmptyOptional));
+  else ctx.set_output(0, Value::empty_optional(ctx.attr("type")->tp() ? "optional(" + type_string(*ctx.attr("type")->tp()) + ")" : ""));
 }
 
 void optional_has_element_rule(OpContext& ctx) {

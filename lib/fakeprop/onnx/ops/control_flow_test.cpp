@@ -555,7 +555,7 @@ TEST(ControlFlowOptional, PresenceAndElement) {
   b.node("OptionalHasElement", {"empty"}, {"has_empty"});
   b.node("OptionalGetElement", {"full"}, {"elem"});
   b.node("OptionalGetElement", {"empty"}, {"bad"}, "get_empty");
-  b.output("has_full").output("has_empty").output("elem").output("bad");
+  b.output("has_full").output("has_empty").output("elem").output("bad").output("empty");
   RunResult r = run(b, with_hints({{"x", {2, 5}}}));
   EXPECT_EQ(shape_of(r, "has_full"), Strings{});
   EXPECT_EQ(dtype_of(r, "has_full"), DType::Bool);
@@ -563,6 +563,11 @@ TEST(ControlFlowOptional, PresenceAndElement) {
   EXPECT_EQ(data_of(r, "has_empty"), Strings{"0"});
   EXPECT_EQ(shape_of(r, "elem"), (Strings{"2", "N"}));
   EXPECT_EQ(error_kinds(r), Strings{"empty_optional"});
+  // The empty one keeps the type it was declared with.
+  const Value* empty = output_value(r, "empty");
+  ASSERT_TRUE(empty && empty->is_empty_optional());
+  EXPECT_EQ(empty->empty_optional_type(), "optional(tensor(float))");
+  EXPECT_EQ(Value::empty_optional("").empty_optional_type(), "");
 }
 
 TEST(ControlFlowOptional, IfOfEmptyAndFullMayBeEither) {

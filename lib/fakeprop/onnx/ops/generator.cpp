@@ -92,6 +92,11 @@ void constant_of_shape_rule(OpContext& ctx) {
       ctx.fail(ErrorKind::InvalidAttribute, "ConstantOfShape value must hold one element, got " +
                                                 std::to_string(value->t->numel()));
     dt = value->t->dtype();
+    if (dt == DType::Undefined)
+      ctx.fail(ErrorKind::TypeError, value->t->data_type == 0
+                                         ? std::string("ConstantOfShape value has an undefined element type")
+                                         : "ConstantOfShape value has element type " +
+                                               std::to_string(value->t->data_type) + ", which fakeprop does not know");
     fill = tensor_data(*value->t, 1);
   }
   if (ctx.dtype(0) != DType::Int64)  // the schema's T1 is tensor(int64) only
