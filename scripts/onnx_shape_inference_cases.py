@@ -25,8 +25,8 @@ A case's outcome is pass, fail (its assertion on fakeprop's result) or skip
 (the test itself skipped). Each case that does not pass is listed in the
 expectations file, one per line, `CASE  # reason`; this script exits 1 when a
 listed case passes or an unlisted one fails, so the list stays exact.
---write-expected rewrites the list, keeping the reasons of cases still
-listed (new ones get the first line of their failure).
+--write-expected rewrites the list; each reason is derived from the case's
+failure (what fakeprop left unknown, or the first line of the assertion).
 """
 import argparse
 import json
@@ -149,7 +149,7 @@ def _reason(failure, not_inferred):
         return "accepted: onnx's inference rejects this model, fakeprop does not"
     if "Regex pattern did not match" in failure:
         return "rejected with fakeprop's own message: " + failure.split("Actual message: ", 1)[-1][:150]
-    return failure[:200]
+    return re.sub(r" at 0x[0-9a-f]+", "", failure)[:200]
 
 
 def _read_expected(path):
@@ -197,7 +197,7 @@ def main():
             f.write("# ONNX %s shape-inference unit tests (scripts/onnx_shape_inference_cases.py) that fakeprop\n"
                     "# does not pass, one per line: \"file::case  # reason\".\n" % onnx.__version__)
             for case in sorted(not_passing):
-                f.write("%s  # %s\n" % (case, listed.get(case) or not_passing[case]))
+                f.write("%s  # %s\n" % (case, not_passing[case]))
         print("wrote %s (%d cases)" % (a.expected, len(not_passing)))
         return 0
     if a.k:

@@ -674,6 +674,40 @@ void cast_rule(OpContext& ctx) {
 // CastLike (opset 15): the target type is input 1's.
 void cast_like_rule(OpContext& ctx) { cast_to(ctx, ctx.dtype(1)); }
 
+// Bits per element as stored (bool: 8), for BitCast.
+int64_t storage_bits(DType t) {
+  switch (t) {
+    case DType::UInt4: case DType::Int4: case DType::Float4_e2m1fn_x2: return 4;  // ONNX's 4-bit types
+    default: return element_size(t) * 8;
+  }
+}
+
+// BitCast (opset 26): the same shape in `to`, a type of the input's bit width.
+void bit_cast_rule(OpContext& ctx) {
+  const int64_t to = ctx.required_attr_int("to");
+  const auto dt = dtype_from_onnx(static_cast<int32_t>(to));
+  if (!dt || *dt == DType::Undefined || *dt == DType::String)
+    ctx.fail(ErrorKind::InvalidAttribute, "BitCast to element type " + std::to_string(to) + " is not possible");
+  if (ctx.dtype(0) == DType::String) ctx.fail(ErrorKind::TypeError, "BitCast of a string tensor");
+  if (storage_bits(*dt) != storage_bits(ctx.dtype(0)))
+    ctx.fail(ErrorKind::TypeError, "BitCast from " + std::string(dtype_name(ctx.dtype(0))) + " to " +
+                                       std::string(dtype_name(*dt)) + " changes the bit width");
+  same_shape_as_input(ctx, *dt);
+}
+
+// StringConcat (opset 20): the broadcast shape, strings.
+void string_concat_rule(OpContext& ctx) {
+  if (ctx.dtype(0) != DType::String || ctx.dtype(1) != DType::String)
+    ctx.fail(ErrorKind::TypeError, "StringConcat needs string inputs");
+  ctx.set_tensor(0, DType::String, broadcast_inputs(ctx, {0, 1}));
+}
+
+// RegexFullMatch (opset 20): one bool per string.
+void regex_full_match_rule(OpContext& ctx) {
+  if (ctx.dtype(0) != DType::String) ctx.fail(ErrorKind::TypeError, "RegexFullMatch needs a string input");
+  same_shape_as_input(ctx, DType::Bool);
+}
+
 }  // namespace
 
 void register_elementwise_ops(OpRegistry& r) {
@@ -699,6 +733,9 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add("", "BitwiseNot", unary<bitwise_not_i, nullptr>);
   // Comparisons.
   r.add("", "Equal", compare_rule<Cmp::Eq>);
+  r.add("", "StringConcat", string_concat_rule);
+  r.add("", "RegexFullMatch", regex_full_match_rule);
+  r.add("", "BitCast", bit_cast_rule);
   r.add("", "Less", compare_rule<Cmp::Lt>);
   r.add("", "Greater", compare_rule<Cmp::Gt>);
   r.add("", "LessOrEqual", compare_rule<Cmp::Le>);

@@ -449,6 +449,31 @@ std::vector<Case> make_cases() {
          b.node("Cast", {"fl"}, {"out"}).attr_int("to", kInt64);
        },
        {{"f", {"2"}, std::nullopt, DType::Float32}, {"out", {"2"}, Strings{"6", "9"}, DType::Int64}}},
+      {"BitCastKeepsTheShape", 26,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {"n", 4});
+         b.node("BitCast", {"x"}, {"y"}).attr_int("to", kInt32);
+       },
+       {{"y", {"n", "4"}, std::nullopt, DType::Int32}}},
+      {"BitCastNeedsTheSameBitWidth", 26,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {4});
+         b.node("BitCast", {"x"}, {"y"}).attr_int("to", kInt64);
+       },
+       {},
+       "type_error"},
+      {"StringConcatBroadcasts", 20,
+       [](ModelBuilder& b) {
+         b.input("x", kString, {"n", 1}).input("y", kString, {3});
+         b.node("StringConcat", {"x", "y"}, {"z"});
+       },
+       {{"z", {"n", "3"}, std::nullopt, DType::String}}},
+      {"RegexFullMatchIsBool", 20,
+       [](ModelBuilder& b) {
+         b.input("x", kString, {"n", 2});
+         b.node("RegexFullMatch", {"x"}, {"m"}).attr_string("pattern", "a.*");
+       },
+       {{"m", {"n", "2"}, std::nullopt, DType::Bool}}},
       {"CastFloatTruncatesTowardZero", 13,
        [](ModelBuilder& b) {
          b.initializer_floats({3}, "x", {1.7f, -1.7f, 2.5f});

@@ -432,6 +432,94 @@ void layer_norm_rule(OpContext& ctx) {
   layer_norm_outputs(ctx, axis, {1, 2}, ctx.attr_int("stash_type", 1));
 }
 
+// RMSNormalization (opset 23): Y is X's shape in scale's dtype; scale
+// broadcasts to X's dims from `axis` on.
+void rms_norm_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), static_cast<int64_t>(x.size()));
+  const SymShape& scale = ctx.shape(1);
+  const size_t normalized = x.size() - static_cast<size_t>(axis);
+  if (scale.size() > normalized)
+    ctx.fail(ErrorKind::InvalidRank, "RMSNormalization scale " + shape_to_string(scale) +
+                                         " has more dims than the normalized dims of " + shape_to_string(x));
+  for (size_t i = 0; i < scale.size(); ++i) {
+    const SymInt& s = scale[scale.size() - 1 - i];
+    if (!(s.is_static() && s.value() == 1))
+      require_equal(ctx, s, x[x.size() - 1 - i], "RMSNormalization: scale broadcasts to the normalized dims");
+  }
+  const auto stash = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("stash_type", 1)));
+  if (!stash || !is_floating(*stash))
+    ctx.fail(ErrorKind::InvalidAttribute, "RMSNormalization stash_type is not a float type");
+  ctx.set_tensor(0, ctx.dtype(1), x);
+}
+
+// RotaryEmbedding (opset 23): Y is X, either (batch, heads, seq, head_size)
+// or (batch, seq, hidden) with num_heads dividing hidden; the cos and sin
+// caches agree, (max_position, rotary_dim / 2) with position_ids (batch,
+// seq), else (batch, seq, rotary_dim / 2).
+void rotary_embedding_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() != 3 && x.size() != 4)
+    ctx.fail(ErrorKind::InvalidRank, "RotaryEmbedding input must be 3-D or 4-D, got " + shape_to_string(x));
+  const bool heads_last = x.size() == 3;
+  if (heads_last) {
+    const int64_t heads = ctx.attr_int("num_heads", 0);
+    if (heads <= 0) ctx.fail(ErrorKind::MissingAttribute, "RotaryEmbedding on a 3-D input needs num_heads");
+    require_divisible(ctx, x[2], heads, "RotaryEmbedding: num_heads divides the hidden size");
+  }
+  const SymShape& cos = ctx.shape(1);
+  const SymShape& sin = ctx.shape(2);
+  const size_t cache_rank = ctx.has_input(3) ? 2 : 3;
+  if (cos.size() != cache_rank || sin.size() != cache_rank)
+    ctx.fail(ErrorKind::InvalidRank, "RotaryEmbedding caches must be " + std::to_string(cache_rank) + "-D " +
+                                         (cache_rank == 2 ? "with" : "without") + " position_ids, got " +
+                                         shape_to_string(cos) + " and " + shape_to_string(sin));
+  for (size_t i = 0; i < cos.size(); ++i) require_equal(ctx, cos[i], sin[i], "RotaryEmbedding: cos and sin caches agree");
+  const SymInt& seq = heads_last ? x[1] : x[2];
+  if (ctx.has_input(3)) {
+    const SymShape& pos = ctx.shape(3);
+    if (pos.size() != 2) ctx.fail(ErrorKind::InvalidRank, "RotaryEmbedding position_ids must be 2-D, got " + shape_to_string(pos));
+    require_equal(ctx, pos[0], x[0], "RotaryEmbedding: position_ids batch");
+    require_equal(ctx, pos[1], seq, "RotaryEmbedding: position_ids sequence length");
+  } else {
+    require_equal(ctx, cos[0], x[0], "RotaryEmbedding: cache batch");
+    require_equal(ctx, cos[1], seq, "RotaryEmbedding: cache sequence length");
+  }
+  same_as_input(ctx);
+}
+
+// SwiGLU (opset 26): gate A and value B of one shape (no broadcasting).
+void swiglu_rule(OpContext& ctx) {
+  const SymShape& a = ctx.shape(0);
+  const SymShape& b = ctx.shape(1);
+  if (a.size() != b.size())
+    ctx.fail(ErrorKind::InvalidRank, "SwiGLU inputs differ in rank: " + shape_to_string(a) + " and " + shape_to_string(b));
+  if (ctx.dtype(0) != ctx.dtype(1)) ctx.fail(ErrorKind::TypeError, "SwiGLU inputs differ in element type");
+  for (size_t i = 0; i < a.size(); ++i) require_equal(ctx, a[i], b[i], "SwiGLU: the gate and value have one shape");
+  same_as_input(ctx);
+}
+
+// TensorScatter (opset 24), a KV-cache update: present_cache is past_cache;
+// update has its shape but along the sequence dim `axis` (not the batch
+// dim 0); write_indices holds one start per batch row.
+void tensor_scatter_rule(OpContext& ctx) {
+  const SymShape& past = ctx.shape(0);
+  const SymShape& update = ctx.shape(1);
+  if (past.size() < 2 || update.size() != past.size())
+    ctx.fail(ErrorKind::InvalidRank, "TensorScatter: past_cache " + shape_to_string(past) + " and update " +
+                                         shape_to_string(update) + " must have one rank of at least 2");
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -2), static_cast<int64_t>(past.size()));
+  if (axis == 0) ctx.fail(ErrorKind::InvalidAxis, "TensorScatter: the sequence axis cannot be the batch axis 0");
+  for (size_t i = 0; i < past.size(); ++i)
+    if (static_cast<int64_t>(i) != axis)
+      require_equal(ctx, update[i], past[i], "TensorScatter: update is the cache's shape but along the sequence axis");
+  const std::string mode = ctx.attr_string("mode", "linear");
+  if (mode != "linear" && mode != "circular")
+    ctx.fail(ErrorKind::InvalidAttribute, "TensorScatter: mode must be linear or circular, got '" + mode + "'");
+  if (ctx.has_input(2)) require_vector(ctx, 2, past[0], "TensorScatter write_indices");
+  same_as_input(ctx);
+}
+
 void group_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   if (x.size() < 2)
@@ -774,6 +862,10 @@ void register_nn_ops(OpRegistry& r) {
   r.add("", "BatchNormalization", batch_norm_rule);
   r.add("", "InstanceNormalization", instance_norm_rule);
   r.add("", "LayerNormalization", layer_norm_rule);
+  r.add("", "RMSNormalization", rms_norm_rule);
+  r.add("", "RotaryEmbedding", rotary_embedding_rule);
+  r.add("", "SwiGLU", swiglu_rule);
+  r.add("", "TensorScatter", tensor_scatter_rule);
   r.add("", "GroupNormalization", group_norm_rule);
   r.add("", "LRN", same_shape_rule);
   r.add("", "MeanVarianceNormalization", same_shape_rule);

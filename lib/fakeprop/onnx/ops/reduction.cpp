@@ -169,10 +169,11 @@ void topk_rule(OpContext& ctx) {
 }
 
 // CumSum (11): same shape; axis is a scalar input (0-D or one element).
-void cumsum_rule(OpContext& ctx) {
+// CumSum, CumProd (opset 26): the input's shape, along a scalar axis.
+void cumulative_rule(OpContext& ctx) {
   if (ctx.has_input(1)) {
     if (ctx.rank(1) > 1)
-      ctx.fail(ErrorKind::InvalidShape, "CumSum axis must be a scalar, got shape " + shape_to_string(ctx.shape(1)));
+      ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " axis must be a scalar, got shape " + shape_to_string(ctx.shape(1)));
     if (auto axis = ctx.static_ints(1); axis && axis->size() == 1) normalize_axis(ctx, (*axis)[0], ctx.rank(0));
   }
   same_as_input(ctx);
@@ -199,7 +200,8 @@ void register_reduction_ops(OpRegistry& r) {
   r.add("", "ArgMax", arg_rule);
   r.add("", "ArgMin", arg_rule);
   r.add("", "TopK", topk_rule);
-  r.add("", "CumSum", cumsum_rule);
+  r.add("", "CumSum", cumulative_rule);
+  r.add("", "CumProd", cumulative_rule);
   r.add("", "LpNormalization", lp_normalization_rule);
 }
 

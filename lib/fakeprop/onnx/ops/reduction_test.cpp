@@ -278,6 +278,21 @@ const std::vector<Case>& cases() {
          b.node("CumSum", {"x", "axis"}, {"y"}).attr_int("exclusive", 1).attr_int("reverse", 1);
        },
        {{"y", {"batch", "4"}, std::nullopt, DType::Float32}}},
+      {"CumProdSameShape", 26,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {"batch", 4});
+         b.initializer_ints("axis", {}, {-1});
+         b.node("CumProd", {"x", "axis"}, {"y"});
+       },
+       {{"y", {"batch", "4"}, std::nullopt, DType::Float32}}},
+      {"CumProdInvalidAxis", 26,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {"batch", 4});
+         b.initializer_ints("axis", {}, {2});
+         b.node("CumProd", {"x", "axis"}, {"y"});
+       },
+       {},
+       "invalid_axis"},
       {"CumSumInvalidAxis", 14,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch", 4});
