@@ -145,6 +145,8 @@ def _reason(failure, not_inferred):
     if failure.startswith("AssertionError: Expected value infos for:"):
         why = not_inferred[0] if not_inferred else "a value fakeprop does not know"
         return "no value_info where onnx writes one (%s)" % why[:120]
+    if re.search(r"assert 0 == \d+ \+ where 0 = \.dim_value", failure):
+        return "more precise: fakeprop determines a dim that onnx leaves unknown"
     if "DID NOT RAISE" in failure:
         return "accepted: onnx's inference rejects this model, fakeprop does not"
     if "Regex pattern did not match" in failure:

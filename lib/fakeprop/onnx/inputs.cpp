@@ -158,7 +158,7 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     result_.inputs.push_back({vi.name, src, val});
   }
   dims.finish();
-  for (auto& [param, size] : by_param) input_params_.emplace(param, size);
+  for (auto& [param, size] : by_param) dim_params_.emplace(param, size);
 }
 
 }  // namespace fakeprop::onnx

@@ -177,7 +177,7 @@ class Interpreter::Step final : public NodeStep {
     for (const Name& o : node_.outputs)
       outputs.push_back(o.empty() ? Value::none()
                                   : ops::fallback_value(o, graph_, in_.env(), in_.storage_, in_.options_.device, why,
-                                                        in_.input_params_));
+                                                        in_.dim_params_));
   }
 
  private:

@@ -75,7 +75,9 @@ class Interpreter {
   StringMap<const TensorRef*> initializers_;
   StringMap<std::unique_ptr<KnownData>> initializer_cache_;
   StringMap<const Function*> functions_;  // "domain::name"
-  StringMap<SymInt> input_params_;        // a main-graph input dim_param -> that dim's size
+  // dim_param -> its size: a main-graph input's dim, or the fresh size a
+  // failed node's declared output first gave it
+  StringMap<SymInt> dim_params_;
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
   std::unique_ptr<DispatchCache> cache_;  // null when off

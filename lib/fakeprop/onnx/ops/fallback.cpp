@@ -13,20 +13,24 @@ const TypeInfo* declared_type(const Graph& g, std::string_view value_name) {
 }
 
 Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
-                     Device device, const std::string& why, const StringMap<SymInt>& input_params) {
+                     Device device, const std::string& why, StringMap<SymInt>& dim_params) {
   const TypeInfo* t = declared_type(g, value_name);
   if (!t || t->kind != TypeInfo::Kind::Tensor || !t->shape) return Value::unknown(why);
   auto dtype = dtype_from_onnx(t->elem_type);
   if (!dtype) return Value::unknown(why);
   TensorValue tv;
   for (const Dim& d : *t->shape) {
-    if (d.kind == Dim::Kind::Value && d.value >= 0)
+    if (d.kind == Dim::Kind::Value && d.value >= 0) {
       tv.meta.sizes.emplace_back(d.value);
-    else if (auto it = d.kind == Dim::Kind::Param ? input_params.find(d.param) : input_params.end();
-             it != input_params.end())
+    } else if (d.kind == Dim::Kind::Param && !d.param.empty()) {
+      auto it = dim_params.find(d.param);
+      if (it == dim_params.end())
+        it = dim_params.emplace(d.param, SymInt(env.create_named_symbol(d.param, std::nullopt, ValueRange{0, kIntOo}, "")))
+                 .first;
       tv.meta.sizes.push_back(it->second);
-    else
+    } else {
       tv.meta.sizes.emplace_back(env.create_unbacked_symint(true));
+    }
   }
   tv.meta.strides = contiguous_strides(tv.meta.sizes, &env);
   tv.meta.dtype = *dtype;

@@ -9,13 +9,14 @@
 
 namespace fakeprop::onnx::ops {
 
-// Rank and dtype from the graph's value_info / outputs when declared, with
-// fresh unbacked sizes; otherwise an opaque value that says why it is unknown.
-// A failed node's output from its declared type: static dims stay, a dim_param
-// that names a graph input's dim is that input's size (ONNX's dim_params name
-// one size across a graph), any other dim is a fresh unbacked size.
+// A failed node's output from its declared type (the graph's value_info or
+// outputs), or else an opaque value that says why it is unknown. Static dims
+// stay; ONNX's dim_params name one size across a model, so a dim_param in
+// `dim_params` (a graph input's dim, or one met earlier here) is that size,
+// and a new one becomes a fresh unbacked size of that name, added to
+// `dim_params`; a dim without either is a fresh unbacked u<N>.
 Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
-                     Device device, const std::string& why, const StringMap<SymInt>& input_params);
+                     Device device, const std::string& why, StringMap<SymInt>& dim_params);
 
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name);

@@ -1,0 +1,47 @@
+// What a failed node's outputs become: the model's declared types, with one
+// size per dim_param name across the model.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fakeprop/onnx/model_test_util.h"
+
+namespace fakeprop::onnx {
+namespace {
+
+using testing::error_kinds;
+using testing::run;
+using testing::shape_of;
+using Strings = std::vector<std::string>;
+using namespace testing::dtypes;
+
+TEST(OnnxFallback, DeclaredDimParamsNameOneSizeAcrossTheModel) {
+  // Two Reshapes to shapes of unknown length fail; their declared outputs
+  // share "K", and the Add of the two then needs no assertion on it.
+  ModelBuilder b(17);
+  b.input("x", kFloat, {"N", 6}).input("s1", kInt64, {"?"}).input("s2", kInt64, {"?"});
+  b.node("Reshape", {"x", "s1"}, {"a"}, "reshape_a");
+  b.node("Reshape", {"x", "s2"}, {"c"}, "reshape_c");
+  b.value_info("a", kFloat, {"K", 3}).value_info("c", kFloat, {"K", 3});
+  b.node("Add", {"a", "c"}, {"sum"});
+  b.value_info("d", kFloat, {"N", "M"});
+  b.node("Reshape", {"x", "s1"}, {"d"}, "reshape_d");
+  b.output("sum").output("d");
+  InferOptions options;
+  options.input_hints = {{"x", {4, 6}}};
+  const RunResult r = run(b, options);
+  EXPECT_EQ(shape_of(r, "a"), (Strings{"K", "3"}));
+  EXPECT_EQ(shape_of(r, "sum"), (Strings{"K", "3"}));
+  EXPECT_TRUE(r.env->runtime_asserts().empty());
+  // A dim_param naming an input's dim is that dim; a new one is unbacked.
+  EXPECT_EQ(shape_of(r, "d"), (Strings{"N", "M"}));
+  bool k_unbacked = false;
+  for (const SymbolInfo* info : r.env->symbols())
+    if (info->sym->name() == "K") k_unbacked = info->unbacked;
+  EXPECT_TRUE(k_unbacked);
+  EXPECT_EQ(error_kinds(r), (Strings{"unknown_input", "unknown_input", "unknown_input"}));
+}
+
+}  // namespace
+}  // namespace fakeprop::onnx
