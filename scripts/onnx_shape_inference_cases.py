@@ -141,7 +141,7 @@ def _reason(failure, not_inferred):
     if unsupported:
         return "no rule for %s" % ", ".join(unsupported)
     if "Field 'type' of 'value_info' is required" in failure:
-        return "-o writes tensor types only: an untyped graph output or value that is a sequence or optional stays untyped"
+        return "-o writes the main graph's types only: a subgraph output the model left untyped stays untyped"
     if failure.startswith("AssertionError: Expected value infos for:"):
         why = not_inferred[0] if not_inferred else "a value fakeprop does not know"
         return "no value_info where onnx writes one (%s)" % why[:120]

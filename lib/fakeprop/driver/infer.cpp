@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
+#include <variant>
 #include <unordered_set>
 
 #include "fakeprop/fx/interpreter.h"
@@ -110,6 +112,63 @@ int exit_status(const RunResult& result, bool strict) {
   return 0;
 }
 
+namespace {
+
+// The ONNX type of a tensor, a sequence of tensors, or an optional of
+// either, as -o writes it; nullopt for other values (unknown, maps, empty
+// optionals). A sequence's element type keeps what all its elements share:
+// a dim that differs between elements (or holds an unbacked symbol of a
+// template element) is unknown, and so is the rank when the ranks differ.
+std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& env) {
+  using Dims = std::vector<std::variant<int64_t, std::string>>;
+  auto dim = [&](const SymInt& d, bool may_differ) -> std::variant<int64_t, std::string> {
+    const SymInt s = env.simplify(d);
+    if (s.is_static()) return s.value();
+    if (may_differ)
+      for (ExprRef sym : free_symbols(s.expr()))
+        if (env.info(sym).unbacked) return std::string();
+    return s.to_python();
+  };
+  onnx::OutputValueInfo vi;
+  if (v.maybe_none) vi.wrappers.push_back(onnx::OutputValueInfo::Wrapper::Optional);
+  if (v.is_tensor()) {
+    vi.elem_type = dtype_to_onnx(v.tensor->meta.dtype);
+    Dims dims;
+    for (const SymInt& d : v.tensor->meta.sizes) dims.push_back(dim(d, false));
+    vi.shape = std::move(dims);
+    return vi;
+  }
+  if (v.kind != Value::Kind::List || !v.list) return std::nullopt;
+  vi.wrappers.push_back(onnx::OutputValueInfo::Wrapper::Sequence);
+  const bool templated = v.list_length.has_value();
+  std::optional<Dims> shape;
+  bool first = true;
+  for (const Value& e : *v.list) {
+    if (!e.is_tensor() || e.maybe_none) return std::nullopt;  // sequences hold tensors
+    const int32_t elem = dtype_to_onnx(e.tensor->meta.dtype);
+    Dims dims;
+    for (const SymInt& d : e.tensor->meta.sizes) dims.push_back(dim(d, templated));
+    if (first) {
+      vi.elem_type = elem;
+      shape = std::move(dims);
+      first = false;
+      continue;
+    }
+    if (elem != vi.elem_type) return std::nullopt;
+    if (shape && shape->size() != dims.size()) {
+      shape.reset();
+    } else if (shape) {
+      for (size_t i = 0; i < dims.size(); ++i)
+        if ((*shape)[i] != dims[i]) (*shape)[i] = std::string();
+    }
+  }
+  if (first) return std::nullopt;  // an empty sequence: its element type is not known here
+  vi.shape = std::move(shape);
+  return vi;
+}
+
+}  // namespace
+
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path) {
   if (result.model_kind != "onnx") throw InputError(out_path + ": -o is only supported for ONNX models so far");
   onnx::Model model = onnx::load_model(model_path);
@@ -127,20 +186,11 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
   for (const auto& n : result.nodes) {
     if (failed.count(n.name.view())) continue;
     for (const auto& o : n.outputs) {
-      if (!o.val.is_tensor() || !main_values.count(o.name.view())) continue;
-      onnx::OutputValueInfo vi;
-      vi.name = o.name.str();
-      vi.elem_type = dtype_to_onnx(o.val.tensor->meta.dtype);
-      std::vector<std::variant<int64_t, std::string>> dims;
-      for (const SymInt& d : o.val.tensor->meta.sizes) {
-        SymInt s = env.simplify(d);
-        if (s.is_static())
-          dims.emplace_back(s.value());
-        else
-          dims.emplace_back(s.to_python());
+      if (!main_values.count(o.name.view())) continue;
+      if (std::optional<onnx::OutputValueInfo> vi = value_type(o.val, env)) {
+        vi->name = o.name.str();
+        infos.push_back(std::move(*vi));
       }
-      vi.shape = std::move(dims);
-      infos.push_back(std::move(vi));
     }
   }
   onnx::write_annotated_model(model, infos, out_path);

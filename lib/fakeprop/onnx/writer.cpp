@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "fakeprop/onnx/mapped_file.h"
@@ -23,10 +24,14 @@ using wire::Reader;
 using wire::WireType;
 
 constexpr uint32_t kModelGraph = 7;
+constexpr uint32_t kGraphOutput = 12;
 constexpr uint32_t kGraphValueInfo = 13;
 constexpr uint32_t kValueInfoName = 1;
+constexpr uint32_t kValueInfoType = 2;
 
-// ValueInfoProto{name, type: TypeProto{tensor_type: {elem_type, shape}}}.
+// ValueInfoProto{name, type: TypeProto{tensor_type: {elem_type, shape}}},
+// the tensor type inside TypeProto{sequence_type (4) / optional_type (9):
+// {elem_type: TypeProto}} for each wrapper.
 std::string encode_value_info(const OutputValueInfo& info) {
   std::string tensor_type;
   if (info.elem_type != 0) {
@@ -39,8 +44,8 @@ std::string encode_value_info(const OutputValueInfo& info) {
       std::string dimension;
       if (const auto* value = std::get_if<int64_t>(&dim)) {
         wire::append_varint_field(dimension, 1, static_cast<uint64_t>(*value));
-      } else {
-        wire::append_len_field(dimension, 2, std::get<std::string>(dim));
+      } else if (const std::string& param = std::get<std::string>(dim); !param.empty()) {
+        wire::append_len_field(dimension, 2, param);
       }
       wire::append_len_field(shape, 1, dimension);
     }
@@ -48,6 +53,12 @@ std::string encode_value_info(const OutputValueInfo& info) {
   }
   std::string type;
   wire::append_len_field(type, 1, tensor_type);
+  for (auto w = info.wrappers.rbegin(); w != info.wrappers.rend(); ++w) {
+    std::string wrapper, outer;
+    wire::append_len_field(wrapper, 1, type);  // Sequence / Optional: elem_type = 1
+    wire::append_len_field(outer, *w == OutputValueInfo::Wrapper::Sequence ? 4 : 9, wrapper);
+    type = std::move(outer);
+  }
   std::string value_info;
   wire::append_len_field(value_info, 1, info.name);
   wire::append_len_field(value_info, 2, type);
@@ -80,9 +91,15 @@ std::string_view value_info_name(std::string_view file, std::string_view message
   return name;
 }
 
+bool value_info_has_type(std::string_view file, std::string_view message) {
+  for (const Field& f : read_fields(file, message))
+    if (f.number == kValueInfoType) return true;
+  return false;
+}
+
 void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_info, Pieces& out) {
-  std::unordered_set<std::string_view> annotated;
-  for (const OutputValueInfo& info : value_info) annotated.insert(info.name);
+  std::unordered_map<std::string_view, const OutputValueInfo*> annotated;
+  for (const OutputValueInfo& info : value_info) annotated.emplace(info.name, &info);
   const std::vector<Field> top = read_fields(file, file);
   size_t last_graph = top.size();
   for (size_t i = 0; i < top.size(); ++i) {
@@ -96,13 +113,23 @@ void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_i
     }
     // Protobuf merges repeated occurrences of the graph; the new entries go
     // into the last one. An old value_info entry goes only where a new one
-    // replaces it: the written model never describes fewer values.
+    // replaces it: the written model never describes fewer values. A graph
+    // output the model left untyped gets its type in place, as onnx's
+    // inference fills it in; a typed one stays as declared.
     std::vector<std::string_view> kept;
     uint64_t size = 0;
     for (const Field& graph_field : read_fields(file, field.payload)) {
-      if (graph_field.number == kGraphValueInfo && graph_field.type == WireType::Len &&
-          annotated.count(value_info_name(file, graph_field.payload)))
+      const bool value_info = graph_field.type == WireType::Len &&
+                              (graph_field.number == kGraphValueInfo || graph_field.number == kGraphOutput);
+      const auto it = value_info ? annotated.find(value_info_name(file, graph_field.payload)) : annotated.end();
+      if (it != annotated.end() && graph_field.number == kGraphValueInfo) continue;
+      if (it != annotated.end() && !value_info_has_type(file, graph_field.payload)) {
+        std::string entry;
+        wire::append_len_field(entry, kGraphOutput, encode_value_info(*it->second));
+        size += entry.size();
+        kept.push_back(out.owned.emplace_back(std::move(entry)));
         continue;
+      }
       kept.push_back(graph_field.encoded);
       size += graph_field.encoded.size();
     }

@@ -181,6 +181,36 @@ TEST(OnnxWriter, CheckerAcceptsAnnotatedModel) {
   EXPECT_EQ(proto.graph().value_info_size(), 2);
 }
 
+TEST(OnnxWriter, WritesSequenceAndOptionalTypes) {
+  TempDir dir;
+  const Model model = load_model(loader_testdata("add_conv.onnx"));
+  using Dims = std::vector<std::variant<int64_t, std::string>>;
+  using W = OutputValueInfo::Wrapper;
+  const std::vector<OutputValueInfo> infos = {
+      {"C", 1, Dims{int64_t{2}, std::string()}, {W::Sequence}},
+      {"Z", 7, Dims{std::string("s0")}, {W::Optional, W::Sequence}},
+  };
+  const std::string out = dir.file("annotated.onnx");
+  write_annotated_model(model, infos, out);
+  ::onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(read_bytes(out)));
+  ASSERT_EQ(proto.graph().value_info_size(), 2);
+  const ::onnx::TypeProto& seq = proto.graph().value_info(0).type();
+  ASSERT_TRUE(seq.has_sequence_type());
+  const ::onnx::TypeProto_Tensor& elem = seq.sequence_type().elem_type().tensor_type();
+  EXPECT_EQ(elem.elem_type(), 1);
+  ASSERT_EQ(elem.shape().dim_size(), 2);
+  EXPECT_EQ(elem.shape().dim(0).dim_value(), 2);
+  EXPECT_FALSE(elem.shape().dim(1).has_dim_value());  // unknown: neither a value nor a param
+  EXPECT_FALSE(elem.shape().dim(1).has_dim_param());
+  const ::onnx::TypeProto& opt = proto.graph().value_info(1).type();
+  ASSERT_TRUE(opt.has_optional_type());
+  ASSERT_TRUE(opt.optional_type().elem_type().has_sequence_type());
+  const ::onnx::TypeProto_Tensor& inner = opt.optional_type().elem_type().sequence_type().elem_type().tensor_type();
+  EXPECT_EQ(inner.elem_type(), 7);
+  EXPECT_EQ(inner.shape().dim(0).dim_param(), "s0");
+}
+
 TEST(OnnxWriter, RefusesToOverwriteTheInput) {
   TempDir dir;
   const std::string path = dir.file("m.onnx");

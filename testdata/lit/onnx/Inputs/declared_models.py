@@ -54,3 +54,18 @@ write("initializer_conflict", [helper.make_node("Add", ["x", "w"], ["y"])],
       [helper.make_tensor_value_info("y", FLOAT, None)], [w])
 write("output_reuses_input", [helper.make_node("Relu", ["x"], ["x"])],
       [helper.make_tensor_value_info("x", FLOAT, [3])], [helper.make_tensor_value_info("x", FLOAT, None)])
+
+# A sequence the model leaves untyped: -o writes its type.
+write("sequence_output",
+      [helper.make_node("SplitToSequence", ["x"], ["parts"], axis=0, keepdims=1)],
+      [helper.make_tensor_value_info("x", FLOAT, [4, 3])],
+      [helper.make_value_info("parts", helper.make_sequence_type_proto(helper.make_tensor_type_proto(FLOAT, None)))],
+      opset=13)
+
+# A graph output without a type: -o fills it in, as onnx's inference does.
+untyped = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "untyped_output",
+                            [helper.make_tensor_value_info("x", FLOAT, [2, "n"])], [])
+untyped.output.add().name = "y"
+model = helper.make_model(untyped, opset_imports=[helper.make_opsetid("", 13)])
+model.ir_version = 8
+save(model, os.path.join(out, "untyped_output.onnx"))
