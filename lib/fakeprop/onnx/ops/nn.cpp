@@ -499,6 +499,84 @@ void swiglu_rule(OpContext& ctx) {
   same_as_input(ctx);
 }
 
+// Attention (opset 23): Q, K, V either 4-D (batch, heads, seq, head_size)
+// or 3-D (batch, seq, heads * head_size) with q_num_heads and kv_num_heads;
+// q heads a multiple of kv heads (GQA, MQA). past_key/past_value (batch,
+// kv_heads, past, ...) lengthen the keys to total = past + kv_seq. Opset 25
+// adds window sizes (-1: unbounded), wants present_key and present_value
+// together and neither cache with nonpad_kv_seqlen, and allows the head
+// counts as attributes of 3-D inputs only.
+void attention_rule(OpContext& ctx) {
+  for (const char* window : {"left_window_size", "right_window_size"})
+    if (ctx.attr_int(window, -1) < -1)
+      ctx.fail(ErrorKind::InvalidAttribute, "Attention " + std::string(window) + " must be -1 or at least 0");
+  if (ctx.opset() >= 25) {
+    const bool past = ctx.has_input(4) || ctx.has_input(5), present = ctx.wants_output(1) || ctx.wants_output(2);
+    if (ctx.wants_output(1) != ctx.wants_output(2))
+      ctx.fail(ErrorKind::InvalidArgument, "Attention: present_key and present_value come together");
+    if (ctx.has_input(6) && (past || present))
+      ctx.fail(ErrorKind::InvalidArgument, "Attention: nonpad_kv_seqlen cannot be used with a past or present cache");
+    if (ctx.rank(0) == 4 && (ctx.has_attr("q_num_heads") || ctx.has_attr("kv_num_heads")))
+      ctx.fail(ErrorKind::InvalidAttribute, "Attention: q_num_heads and kv_num_heads are for 3-D inputs only");
+  }
+  const SymShape& q = ctx.shape(0);
+  const SymShape& k = ctx.shape(1);
+  const SymShape& v = ctx.shape(2);
+  if ((q.size() != 3 && q.size() != 4) || k.size() != q.size() || v.size() != q.size())
+    ctx.fail(ErrorKind::InvalidRank, "Attention: Q, K and V must all be 3-D or all 4-D, got " + shape_to_string(q) +
+                                         ", " + shape_to_string(k) + " and " + shape_to_string(v));
+  const char* why = "Attention: Q, K and V shapes agree";
+  const SymInt& batch = q[0];
+  require_equal(ctx, k[0], batch, why);
+  require_equal(ctx, v[0], batch, why);
+  const bool four_d = q.size() == 4;
+  SymInt q_heads, kv_heads, q_seq, kv_seq, head, v_head;
+  if (four_d) {
+    q_heads = q[1], q_seq = q[2], head = q[3];
+    kv_heads = k[1], kv_seq = k[2], v_head = v[3];
+    require_equal(ctx, k[3], head, why);
+    require_equal(ctx, v[1], kv_heads, why);
+    require_equal(ctx, v[2], kv_seq, why);
+  } else {
+    const int64_t qn = ctx.attr_int("q_num_heads", 0), kvn = ctx.attr_int("kv_num_heads", 0);
+    if (qn <= 0 || kvn <= 0) ctx.fail(ErrorKind::MissingAttribute, "Attention on 3-D inputs needs q_num_heads and kv_num_heads");
+    q_heads = SymInt(qn), kv_heads = SymInt(kvn), q_seq = q[1], kv_seq = k[1];
+    require_equal(ctx, v[1], kv_seq, why);
+    require_divisible(ctx, q[2], q_heads, "Attention: q_num_heads divides Q's hidden size");
+    require_divisible(ctx, v[2], kv_heads, "Attention: kv_num_heads divides V's hidden size");
+    head = simplified(ctx, floordiv(q[2], q_heads));
+    v_head = simplified(ctx, floordiv(v[2], kv_heads));
+    require_equal(ctx, k[2], simplified(ctx, kv_heads * head), "Attention: K's hidden size is kv_num_heads * head_size");
+  }
+  require_divisible(ctx, q_heads, kv_heads, "Attention: q heads are a multiple of kv heads");
+  SymInt total = kv_seq;
+  if (ctx.has_input(4) != ctx.has_input(5))
+    ctx.fail(ErrorKind::InvalidArgument, "Attention: past_key and past_value come together");
+  if (ctx.has_input(4)) {
+    const SymShape& pk = ctx.shape(4);
+    const SymShape& pv = ctx.shape(5);
+    if (pk.size() != 4 || pv.size() != 4)
+      ctx.fail(ErrorKind::InvalidRank, "Attention: past_key and past_value must be 4-D");
+    const char* past = "Attention: past_key/past_value are (batch, kv_num_heads, past, head_size)";
+    for (const SymShape* p : {&pk, &pv}) {
+      require_equal(ctx, (*p)[0], batch, past);
+      require_equal(ctx, (*p)[1], kv_heads, past);
+      require_equal(ctx, (*p)[2], pk[2], past);
+    }
+    require_equal(ctx, pk[3], head, past);
+    require_equal(ctx, pv[3], v_head, past);
+    total = simplified(ctx, pk[2] + kv_seq);
+  }
+  const DType t = ctx.dtype(0);
+  if (four_d)
+    ctx.set_tensor(0, t, {batch, q_heads, q_seq, v_head});
+  else
+    ctx.set_tensor(0, t, {batch, q_seq, simplified(ctx, q_heads * v_head)});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, t, {batch, kv_heads, total, head});
+  if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(2), {batch, kv_heads, total, v_head});
+  if (ctx.wants_output(3)) ctx.set_tensor(3, t, {batch, q_heads, q_seq, total});
+}
+
 // TensorScatter (opset 24), a KV-cache update: present_cache is past_cache;
 // update has its shape but along the sequence dim `axis` (not the batch
 // dim 0); write_indices holds one start per batch row.
@@ -866,6 +944,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("", "RotaryEmbedding", rotary_embedding_rule);
   r.add("", "SwiGLU", swiglu_rule);
   r.add("", "TensorScatter", tensor_scatter_rule);
+  r.add("", "Attention", attention_rule);
   r.add("", "GroupNormalization", group_norm_rule);
   r.add("", "LRN", same_shape_rule);
   r.add("", "MeanVarianceNormalization", same_shape_rule);
