@@ -1013,7 +1013,8 @@ void pad_rule(OpContext& ctx) {
                                           " axes (need 2 per axis)");
   for (size_t i = 0; i < n; ++i) {
     const size_t a = static_cast<size_t>(axes[i]);
-    const SymInt d = simplified(ctx, in[a] + (*pads)[i] + (*pads)[i + n]);
+    // The two pads first, as onnx does: [1, -1] cancel even on a dim of INT64_MAX.
+    const SymInt d = simplified(ctx, in[a] + ((*pads)[i] + (*pads)[i + n]));
     require(ctx, sym_ge(d, 0), "Pad: padded dims are non-negative", ErrorKind::InvalidShape,
             "Pad: dim " + std::to_string(a) + " of size " + str(in[a]) + " padded to " + str(d));
     out[a] = d;

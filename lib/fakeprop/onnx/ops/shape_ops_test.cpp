@@ -737,6 +737,13 @@ const std::vector<Case>& cases() {
          b.node("Pad", {"x", "p"}, {"y"});
        },
        {{"y", {"2", "7"}}}},
+      {"PadTotalCancelsBeforeItIsAdded", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {std::numeric_limits<int64_t>::max()});
+         b.initializer_ints("p", {2}, {1, -1});
+         b.node("Pad", {"x", "p"}, {"y"});
+       },
+       {{"y", {std::to_string(std::numeric_limits<int64_t>::max())}}}},
       {"PadAxesOpset18", 18,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch", 5, 6});
