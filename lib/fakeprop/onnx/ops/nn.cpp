@@ -475,16 +475,19 @@ void rotary_embedding_rule(OpContext& ctx) {
                                          (cache_rank == 2 ? "with" : "without") + " position_ids, got " +
                                          shape_to_string(cos) + " and " + shape_to_string(sin));
   for (size_t i = 0; i < cos.size(); ++i) require_equal(ctx, cos[i], sin[i], "RotaryEmbedding: cos and sin caches agree");
+  // The (batch, seq) of position_ids, or else of the caches, are X's, as the
+  // spec states and ONNX Runtime checks (onnx's reference would broadcast a
+  // cache of batch 1, which torch's exporter writes; ORT refuses it when X's
+  // batch is not 1).
   const SymInt& seq = heads_last ? x[1] : x[2];
+  const SymShape* per_token = &cos;
   if (ctx.has_input(3)) {
-    const SymShape& pos = ctx.shape(3);
-    if (pos.size() != 2) ctx.fail(ErrorKind::InvalidRank, "RotaryEmbedding position_ids must be 2-D, got " + shape_to_string(pos));
-    require_equal(ctx, pos[0], x[0], "RotaryEmbedding: position_ids batch");
-    require_equal(ctx, pos[1], seq, "RotaryEmbedding: position_ids sequence length");
-  } else {
-    require_equal(ctx, cos[0], x[0], "RotaryEmbedding: cache batch");
-    require_equal(ctx, cos[1], seq, "RotaryEmbedding: cache sequence length");
+    per_token = &ctx.shape(3);
+    if (per_token->size() != 2)
+      ctx.fail(ErrorKind::InvalidRank, "RotaryEmbedding position_ids must be 2-D, got " + shape_to_string(*per_token));
   }
+  require_equal(ctx, (*per_token)[0], x[0], "RotaryEmbedding: position_ids or the caches have X's batch");
+  require_equal(ctx, (*per_token)[1], seq, "RotaryEmbedding: position_ids or the caches have X's sequence length");
   same_as_input(ctx);
 }
 
