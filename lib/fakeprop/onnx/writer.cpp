@@ -9,7 +9,6 @@
 #include <deque>
 #include <filesystem>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "fakeprop/onnx/mapped_file.h"
 #include "fakeprop/onnx/wire.h"

@@ -110,15 +110,19 @@ struct Value {
   // ("optional(tensor(float))"; empty when not known). It describes itself
   // as "empty optional(tensor(float))".
   static Value empty_optional(std::string_view type) {
-    return of_opaque("empty " + std::string(type.empty() ? "optional" : type));
+    return of_opaque(std::string(kEmpty) + std::string(type.empty() ? kOptional : type));
   }
-  bool is_empty_optional() const { return kind == Kind::Opaque && opaque_text().starts_with("empty optional"); }
+  bool is_empty_optional() const {
+    return kind == Kind::Opaque && opaque_text().starts_with(kEmpty) &&
+           std::string_view(opaque_text()).substr(kEmpty.size()).starts_with(kOptional);
+  }
   // An empty optional's ONNX type, or "" when not known.
   std::string_view empty_optional_type() const {
-    const std::string_view type = std::string_view(opaque_text()).substr(6);
-    return type == "optional" ? std::string_view() : type;
+    const std::string_view type = std::string_view(opaque_text()).substr(kEmpty.size());
+    return type == kOptional ? std::string_view() : type;
   }
   bool is_tensor() const { return kind == Kind::Tensor; }
+  static constexpr std::string_view kEmpty = "empty ", kOptional = "optional";  // empty_optional's text
   bool is_none() const { return kind == Kind::None; }
   bool is_symbolic_float() const { return kind == Kind::Float && float_sym; }
   const std::string& opaque_text() const {

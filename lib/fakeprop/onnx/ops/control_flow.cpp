@@ -9,8 +9,8 @@
 //    differ between elements.
 //  - An optional is its element when it holds one, Value::empty_optional
 //    (opaque, keeping its ONNX type) when it is empty, and its element with
-//    maybe_none set when it may be either (If merging an empty and a full optional, an
-//    optional graph input).
+//    maybe_none set when it may be either (If merging an empty and a full
+//    optional, an optional graph input).
 //
 // Subgraphs run through Interpreter::run_subgraph with the calling node's
 // scope as the outer scope, like torch.cond / torch.while_loop's tracing:
@@ -44,7 +44,6 @@ constexpr int64_t kMaxExplicitSequence = 4096;
 // Generalization passes of a loop body before giving up.
 constexpr int kMaxBodyPasses = 8;
 
-bool is_empty_optional(const Value& v) { return v.is_empty_optional(); }
 bool is_sequence(const Value& v) { return v.kind == Value::Kind::List; }
 bool is_templated(const Value& v) { return is_sequence(v) && v.list_length.has_value(); }
 
@@ -220,12 +219,12 @@ struct Merger {
     if (opt && !a.maybe_none) changed = true;
     if (a.is_tensor() && b.is_tensor()) return opt ? maybe_none(tensor(a, b, what)) : tensor(a, b, what);
     if (is_sequence(a) && is_sequence(b)) return opt ? maybe_none(sequence(a, b, what)) : sequence(a, b, what);
-    if (is_empty_optional(a) && is_empty_optional(b)) return a;
-    if (is_empty_optional(a) && (b.is_tensor() || is_sequence(b))) {
+    if (a.is_empty_optional() && b.is_empty_optional()) return a;
+    if (a.is_empty_optional() && (b.is_tensor() || is_sequence(b))) {
       changed = true;
       return maybe_none(b);
     }
-    if (is_empty_optional(b) && (a.is_tensor() || is_sequence(a))) {
+    if (b.is_empty_optional() && (a.is_tensor() || is_sequence(a))) {
       if (!a.maybe_none) changed = true;
       return maybe_none(a);
     }
@@ -900,19 +899,20 @@ void optional_rule(OpContext& ctx) {
   if (ctx.has_input(0)) ctx.set_output(0, fresh_copy(ctx, input_with_data(ctx, 0)));
   else if (!ctx.has_attr("type"))
     ctx.fail(ErrorKind::MissingAttribute, "Optional without an input needs attribute 'type'");
-  else ctx.set_output(0, Value::empty_optional(ctx.attr("type")->tp() ? "optional(" + type_string(*ctx.attr("type")->tp()) + ")" : ""));
+  else if (const auto& type = ctx.attr("type")->tp()) ctx.set_output(0, Value::empty_optional("optional(" + type_string(*type) + ")"));
+  else ctx.set_output(0, Value::empty_optional(""));
 }
 
 void optional_has_element_rule(OpContext& ctx) {
   std::optional<SymInt> known;
-  if (!ctx.has_input(0) || is_empty_optional(ctx.input(0))) known = SymInt(0);
+  if (!ctx.has_input(0) || ctx.input(0).is_empty_optional()) known = SymInt(0);
   else if ((ctx.input(0).is_tensor() || is_sequence(ctx.input(0))) && !ctx.input(0).maybe_none) known = SymInt(1);
   ctx.set_output(0, scalar_tensor(ctx, DType::Bool, known));
 }
 
 void optional_get_element_rule(OpContext& ctx) {
   const Value& v = ctx.input(0);
-  if (is_empty_optional(v))
+  if (v.is_empty_optional())
     ctx.fail(ErrorKind::EmptyOptional, "OptionalGetElement: the optional '" + ctx.node().inputs[0] + "' is empty");
   if (!v.is_tensor() && !is_sequence(v))
     ctx.fail(ErrorKind::UnknownInput, "OptionalGetElement: input '" + ctx.node().inputs[0] + "' is unknown (" +

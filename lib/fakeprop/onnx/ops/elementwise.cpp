@@ -733,9 +733,6 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add("", "BitwiseNot", unary<bitwise_not_i, nullptr>);
   // Comparisons.
   r.add("", "Equal", compare_rule<Cmp::Eq>);
-  r.add("", "StringConcat", string_concat_rule);
-  r.add("", "RegexFullMatch", regex_full_match_rule);
-  r.add("", "BitCast", bit_cast_rule);
   r.add("", "Less", compare_rule<Cmp::Lt>);
   r.add("", "Greater", compare_rule<Cmp::Gt>);
   r.add("", "LessOrEqual", compare_rule<Cmp::Le>);
@@ -767,6 +764,10 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add("", "Clip", clip_rule);
   r.add("", "Cast", cast_rule);
   r.add("", "CastLike", cast_like_rule);
+  r.add("", "BitCast", bit_cast_rule);
+  // Strings.
+  r.add("", "StringConcat", string_concat_rule);
+  r.add("", "RegexFullMatch", regex_full_match_rule);
 }
 
 }  // namespace fakeprop::onnx::ops

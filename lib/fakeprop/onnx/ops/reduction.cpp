@@ -168,8 +168,8 @@ void topk_rule(OpContext& ctx) {
   if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Int64, std::move(out));
 }
 
-// CumSum (11): same shape; axis is a scalar input (0-D or one element).
-// CumSum, CumProd (opset 26): the input's shape, along a scalar axis.
+// CumSum (11), CumProd (26): the input's shape; axis is a scalar input (0-D
+// or one element).
 void cumulative_rule(OpContext& ctx) {
   if (ctx.has_input(1)) {
     if (ctx.rank(1) > 1)
