@@ -18,7 +18,8 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd) {
   cmd.flags.add_to(*sub);
   sub->add_flag("--json", cmd.json, "Print the full JSON report on stdout instead of the summary");
   sub->add_option("--report", cmd.report_path, "Write the JSON report to FILE")->type_name("FILE");
-  sub->add_option("-o,--output", cmd.output_path, "Write the annotated model (ONNX with value_info) to FILE")
+  sub->add_option("-o,--output", cmd.output_path, "Write the annotated model to FILE: ONNX with value_info; for a JSON FX graph or .pt2, a JSON FX graph "
+                  "with meta.val on every node")
       ->type_name("FILE");
   sub->add_option("--call", cmd.calls,
                   "Replay a call against a model of torch.compile's cache, e.g. \"x=[4,3,224,224]\"; repeatable")

@@ -51,17 +51,20 @@ InferArgs args_from(const py::dict& d) {
   return a;
 }
 
-// The report text and the CLI's exit status. The GIL is released while
-// the run works: it touches no Python object.
+// The report text and the CLI's exit status of a run over the file `path`,
+// with its annotated model written to args["output"] when given (-o). The
+// GIL is released while the run works: it touches no Python object.
 template <class Run>
-py::tuple report_of(const py::dict& args, const Run& run) {
+py::tuple report_of(const std::string& path, const py::dict& args, const Run& run) {
   const InferArgs a = args_from(args);
+  const std::string output = string_item(args, "output");
   std::string text;
   int status = 0;
   {
     py::gil_scoped_release release;
     const InferOptions options = a.to_options();
     const RunResult result = run(options);
+    if (!output.empty()) write_annotated(result, path, output);
     text = report_json(result, nlohmann::json::object(), /*compact=*/true);
     status = exit_status(result, a.strict);
   }
@@ -126,7 +129,7 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "run_file",
       [](const std::string& path, const py::dict& args) {
-        return report_of(args, [&](const InferOptions& o) { return infer_file(path, o); });
+        return report_of(path, args, [&](const InferOptions& o) { return infer_file(path, o); });
       },
       py::arg("path"), py::arg("args"), "Run one model file: (report JSON text, CLI exit status).");
 

@@ -72,7 +72,7 @@ def _finish(report, status, where):
 
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
-          assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None):
+          assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -81,7 +81,10 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     list of them (``"L['x']:0"``, ``"x"``), ``marks`` a list of ``--mark``
     texts (``"x:0=dynamic,min=2,max=64"``), ``inputs`` example sizes as
     ``{"x": [8, 3, 224, 224]}``; ``device`` is ``"cpu"`` or ``"cuda"``;
-    ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr.
+    ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr;
+    ``output`` writes the annotated model there, as ``-o`` does (ONNX with
+    ``value_info``; a JSON FX graph or ``.pt2`` program as a JSON FX graph
+    with ``meta.val`` on every node).
 
     Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
     :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
@@ -92,6 +95,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     path = os.fspath(path)
     args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
+    if output is not None:
+        args["output"] = os.fspath(output)
     text, status = _core().run_file(path, args)
     return _finish(json.loads(text), status, path)
 

@@ -219,6 +219,35 @@ def test_exported_graph_file_gives_the_report_propagate_gives(cli, tmp_path):
     assert [n["name"] for n in report["nodes"]][:2] == [n.name for n in ep.graph.nodes][:2]
 
 
+def test_annotated_graph_holds_propagate_results_and_loads_back(cli, tmp_path):
+    """-o (infer's ``output``) on an exported graph: every node's meta.val is the VAL propagate
+    attaches in process, and a run over the annotated file gives the same report as the first."""
+    import json
+
+    ep = _export_attention()
+    fakeprop.propagate(ep)
+    attached = {n.name: n.meta["fakeprop"] for n in ep.graph_module.graph.nodes if "fakeprop" in n.meta}
+    path, annotated = tmp_path / "attention.json", tmp_path / "annotated.json"
+    path.write_text(json.dumps(fakeprop.export_graph(ep)))
+    first = fakeprop.infer(path, output=annotated)
+    graph = json.loads(annotated.read_text())
+    meta_vals = {n["name"]: n["meta"]["val"] for n in graph["nodes"] if n["op"] != "output"}
+    assert len(meta_vals) > 10 and meta_vals.keys() == attached.keys()
+    for name, val in meta_vals.items():
+        assert val == attached[name]["val"], name
+    assert [s["name"] for s in graph["meta"]["symbols"]] == [s["name"] for s in first["symbols"]]
+    again = fakeprop.infer(annotated)
+    assert again["model"]["path"] == str(annotated)
+    again["model"] = first["model"]
+    assert again == first
+    # the CLI writes the same file
+    out = cli(path, "-o", tmp_path / "cli.json")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "cli.json").read_text() == annotated.read_text()
+    with pytest.raises(fakeprop.InputError, match="refusing to overwrite the input model"):
+        fakeprop.infer(path, output=path)
+
+
 def test_tied_parameters_share_one_storage():
     class Tied(torch.nn.Module):
         def __init__(self):

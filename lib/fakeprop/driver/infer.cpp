@@ -3,14 +3,18 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <variant>
 #include <unordered_set>
 
+#include "fakeprop/driver/annotated_graph.h"
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/fx/pt2_archive.h"
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/writer.h"
+#include "fakeprop/report/report.h"
+#include "fakeprop/util/atomic_file.h"
 
 namespace fakeprop {
 
@@ -169,8 +173,32 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
 
 }  // namespace
 
+namespace {
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A JSON FX graph or a .pt2 program, as a JSON FX graph with meta.
+void write_annotated_graph(const RunResult& result, const std::string& model_path, const std::string& out_path) {
+  if (ends_with(out_path, ".onnx") || ends_with(out_path, ".pt2"))
+    throw InputError(out_path + ": -o writes a JSON FX graph for this model; name the file .json");
+  std::string graph_text;
+  if (result.model_kind == "pt2") {
+    graph_text = fx::graph_json(fx::load_pt2_archive(model_path));
+  } else {
+    std::ifstream in(model_path, std::ios::binary);
+    if (!in) throw InputError(model_path + ": " + std::strerror(errno));
+    graph_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const nlohmann::json report = nlohmann::json::parse(report_json(result, nlohmann::json::object(), true));
+  write_file_atomically(out_path, annotate_fx_graph(graph_text, report, model_path) + "\n", model_path);
+}
+
+}  // namespace
+
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path) {
-  if (result.model_kind != "onnx") throw InputError(out_path + ": -o is only supported for ONNX models so far");
+  if (result.model_kind != "onnx") return write_annotated_graph(result, model_path, out_path);
   onnx::Model model = onnx::load_model(model_path);
   const ShapeEnv& env = *result.env;
   // The main graph's values, told apart from its subgraphs' by the model's

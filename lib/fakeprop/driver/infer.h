@@ -23,7 +23,9 @@ RunResult infer_fx_graph(const fx::Graph& graph, const InferOptions& options);
 // hit an error of a kind that fails_strict(); else 0.
 int exit_status(const RunResult& result, bool strict);
 
-// Write the annotated model (-o): ONNX with value_info for every value.
+// Write the annotated model (-o): ONNX with value_info for every value; a
+// JSON FX graph or .pt2 program as a JSON FX graph with meta on every node
+// (annotated_graph.h).
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path);
 
 }  // namespace fakeprop
