@@ -24,6 +24,7 @@ struct InferCommand {
   bool json = false;
   std::string report_path;
   std::string output_path;
+  std::string trace_dir;  // empty: TORCH_TRACE
   std::vector<std::string> calls;
   std::string workload_path;
   int recompile_limit = 8;

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -8,6 +9,7 @@
 #include "fakeprop/driver/infer.h"
 #include "fakeprop/report/recompile.h"
 #include "fakeprop/report/report.h"
+#include "fakeprop/report/torch_trace.h"
 #include "fakeprop/util/atomic_file.h"
 
 namespace fakeprop::cli {
@@ -21,6 +23,10 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd) {
   sub->add_option("-o,--output", cmd.output_path, "Write the annotated model to FILE: ONNX with value_info; for a JSON FX graph or .pt2, a JSON FX graph "
                   "with meta.val on every node")
       ->type_name("FILE");
+  sub->add_option("--trace-dir", cmd.trace_dir,
+                  "Write the structured log PyTorch's TORCH_TRACE writes (one compile, or one per --call/--workload "
+                  "compile) to DIR/dedicated_log_torch_trace_*.log, for tlparse; TORCH_TRACE is honoured too")
+      ->type_name("DIR");
   sub->add_option("--call", cmd.calls,
                   "Replay a call against a model of torch.compile's cache, e.g. \"x=[4,3,224,224]\"; repeatable")
       ->type_name("NAME=[DIMS][:DTYPE],...");
@@ -130,6 +136,16 @@ int run_infer(const InferCommand& cmd) {
     recompiles = simulate_recompiles([&](const InferOptions& o) { return infer_file(cmd.model, o); }, options, calls, ro);
     extra["recompiles"] = recompiles->to_json();
     extra["recompiles"]["log"] = recompiles->log;
+  }
+  std::string trace_dir = cmd.trace_dir;
+  if (const char* env = std::getenv("TORCH_TRACE"); trace_dir.empty() && env) trace_dir = env;
+  if (!trace_dir.empty()) {
+    std::vector<TraceCompile> compiles;
+    if (recompiles)
+      for (const CompiledEntry& e : recompiles->compiled) compiles.push_back({e.id, e.run.get(), e.reasons});
+    else
+      compiles.push_back({"0/0", &result, {}});
+    write_torch_trace(trace_dir, compiles, cmd.model);
   }
   // The report phase: writing the JSON (or the summary). The JSON is written
   // in one pass with its stats in it, so they time the report phase up to

@@ -23,6 +23,6 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%schemas", os.path.join(os.path.dirname(testdata), "schemas")))
 config.substitutions.append(("%scripts", os.path.join(os.path.dirname(testdata), "scripts")))
 # The trace must not depend on the caller's environment.
-for var in ["TORCH_LOGS", "TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED", "TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL", "TORCH_COMPILE_DYNAMIC_SOURCES", "TORCH_COMPILE_UNBACKED_SOURCES",
+for var in ["TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED", "TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL", "TORCH_COMPILE_DYNAMIC_SOURCES", "TORCH_COMPILE_UNBACKED_SOURCES",
             "TORCH_COMPILE_STATIC_SOURCES"]:
     config.environment.pop(var, None)

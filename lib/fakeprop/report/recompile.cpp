@@ -303,6 +303,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     for (const auto& g : e.guards) e.parsed.push_back(parse_over_sources(g.expr, e.source_vars));
     out.status = CallStatus::Compiled;
     out.entry = e.id;
+    rep.compiled.push_back({e.id, std::make_shared<const RunResult>(std::move(r)), failures});
     if (out.zero_one_specialized) rep.zero_one_recompiles.push_back(e.id);
     entries.push_back(std::move(e));
     ++rep.compiles;

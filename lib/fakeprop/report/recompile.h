@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -58,8 +59,17 @@ struct CallOutcome {
   bool zero_one_specialized = false;   // the new entry specialized a dynamic dim to 0/1
 };
 
+// A compiled entry: its id, the run that compiled it, and the guard
+// failures of the call that caused it (none for the first).
+struct CompiledEntry {
+  std::string id;
+  std::shared_ptr<const RunResult> run;
+  std::vector<std::string> reasons;
+};
+
 struct RecompileReport {
   std::vector<CallOutcome> calls;
+  std::vector<CompiledEntry> compiled;  // oldest first
   int compiles = 0;
   int hits = 0;
   std::vector<std::string> dynamic_dims;        // sources that became dynamic
