@@ -25,6 +25,7 @@ struct InferCommand {
   std::string report_path;
   std::string output_path;
   std::string trace_dir;  // empty: TORCH_TRACE
+  std::string html_path;
   std::vector<std::string> calls;
   std::string workload_path;
   int recompile_limit = 8;

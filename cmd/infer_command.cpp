@@ -23,6 +23,10 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& cmd) {
   sub->add_option("-o,--output", cmd.output_path, "Write the annotated model to FILE: ONNX with value_info; for a JSON FX graph or .pt2, a JSON FX graph "
                   "with meta.val on every node")
       ->type_name("FILE");
+  sub->add_option("--html", cmd.html_path,
+                  "Write a self-contained HTML report to FILE: inputs and symbols, the searchable graph, guards "
+                  "linked to their nodes, errors, recompiles")
+      ->type_name("FILE");
   sub->add_option("--trace-dir", cmd.trace_dir,
                   "Write the structured log PyTorch's TORCH_TRACE writes (one compile, or one per --call/--workload "
                   "compile) to DIR/dedicated_log_torch_trace_*.log, for tlparse; TORCH_TRACE is honoured too")
@@ -147,6 +151,7 @@ int run_infer(const InferCommand& cmd) {
       compiles.push_back({"0/0", &result, {}});
     write_torch_trace(trace_dir, compiles, cmd.model);
   }
+  if (!cmd.html_path.empty()) write_html(result, extra, cmd.model, cmd.html_path);
   // The report phase: writing the JSON (or the summary). The JSON is written
   // in one pass with its stats in it, so they time the report phase up to
   // that point; the stderr line times all of it.

@@ -2,9 +2,10 @@
 # Installs fakeprop's build and test dependencies from Debian packages.
 # Idempotent: when everything is present it only checks, in about a second.
 #   scripts/setup.sh            build and test dependencies
-#   scripts/setup.sh --torch    also current PyTorch, ONNX and ONNX Runtime
-#                               (scripts/oracle-requirements.txt) in .venv-oracle/, where
-#                               the Python package's tests and the oracle scripts run
+#   scripts/setup.sh --torch    also current PyTorch, ONNX, ONNX Runtime, tlparse and
+#                               playwright (scripts/oracle-requirements.txt) in .venv-oracle/,
+#                               where the Python package's tests, the tlparse and browser tests
+#                               and the oracle scripts run, and Debian's Chromium for the latter
 #   scripts/setup.sh --oracle   --torch, and Debian's torch 1.13 for the goldens not yet
 #                               regenerated
 set -euo pipefail
@@ -26,6 +27,7 @@ if [ "$mode" = "--oracle" ]; then
 fi
 if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ]; then
   packages+=(python3-venv)
+  packages+=(chromium fonts-dejavu-core)  # testdata/html: the HTML report in headless Chromium
 fi
 
 missing=()

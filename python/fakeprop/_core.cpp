@@ -52,12 +52,14 @@ InferArgs args_from(const py::dict& d) {
 }
 
 // The report text and the CLI's exit status of a run over the file `path`,
-// with its annotated model written to args["output"] when given (-o). The
-// GIL is released while the run works: it touches no Python object.
+// with its annotated model written to args["output"] (-o) and its HTML
+// report to args["html"] (--html) when given. The GIL is released while the
+// run works: it touches no Python object.
 template <class Run>
 py::tuple report_of(const std::string& path, const py::dict& args, const Run& run) {
   const InferArgs a = args_from(args);
   const std::string output = string_item(args, "output");
+  const std::string html = string_item(args, "html");
   std::string text;
   int status = 0;
   {
@@ -65,6 +67,7 @@ py::tuple report_of(const std::string& path, const py::dict& args, const Run& ru
     const InferOptions options = a.to_options();
     const RunResult result = run(options);
     if (!output.empty()) write_annotated(result, path, output);
+    if (!html.empty()) write_html(result, nlohmann::json::object(), path, html);
     text = report_json(result, nlohmann::json::object(), /*compact=*/true);
     status = exit_status(result, a.strict);
   }

@@ -72,7 +72,8 @@ def _finish(report, status, where):
 
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
-          assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None):
+          assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
+          html=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -84,7 +85,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr;
     ``output`` writes the annotated model there, as ``-o`` does (ONNX with
     ``value_info``; a JSON FX graph or ``.pt2`` program as a JSON FX graph
-    with ``meta.val`` on every node).
+    with ``meta.val`` on every node); ``html`` writes the self-contained
+    HTML report there, as ``--html`` does.
 
     Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
     :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
@@ -97,6 +99,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol)
     if output is not None:
         args["output"] = os.fspath(output)
+    if html is not None:
+        args["html"] = os.fspath(html)
     text, status = _core().run_file(path, args)
     return _finish(json.loads(text), status, path)
 

@@ -122,3 +122,16 @@ def test_truncated_pt2_is_input_error_with_cli_text(cli, tmp_path):
     with pytest.raises(fakeprop.InputError) as e:
         fakeprop.infer(bad)
     assert str(e.value) == _cli_error_line(cli, bad)
+
+
+def test_html_report_is_the_clis(cli, tmp_path):
+    """infer(html=) writes the page `--html` writes: the viewer with the report embedded."""
+    page = tmp_path / "report.html"
+    report = fakeprop.infer(ATTENTION, inputs={"x": [2, 8, 32]}, html=page)
+    out = cli(ATTENTION, "--input", "x=2,8,32", "--html", tmp_path / "cli.html")
+    assert out.returncode == 0, out.stderr
+    assert page.read_bytes() == (tmp_path / "cli.html").read_bytes()
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and report["guards"][0]["expr"].replace("<", "\\u003c") in text
+    with pytest.raises(fakeprop.InputError, match="refusing to overwrite the input model"):
+        fakeprop.infer(ATTENTION, html=ATTENTION)

@@ -1,6 +1,7 @@
 // The library's entry point for one model file: detect the format, load,
 // run under fake mode. Throws InputError for unreadable input.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "fakeprop/fx/graph.h"
@@ -27,5 +28,12 @@ int exit_status(const RunResult& result, bool strict);
 // JSON FX graph or .pt2 program as a JSON FX graph with meta on every node
 // (annotated_graph.h).
 void write_annotated(const RunResult& result, const std::string& model_path, const std::string& out_path);
+
+// Write the HTML report (--html, report/html_report.h): the JSON report with
+// `extra`'s members (recompiles, stats) and the graph's edges as
+// graph.inputs_of ({node: [producer node, graph input or initializer name]}),
+// in the self-contained viewer. Never over the model; atomic.
+void write_html(const RunResult& result, const nlohmann::json& extra, const std::string& model_path,
+                const std::string& out_path);
 
 }  // namespace fakeprop
