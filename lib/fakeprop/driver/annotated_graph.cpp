@@ -78,8 +78,7 @@ std::string annotate_fx_graph(const std::string& graph_text, const nlohmann::jso
     }
     Ordered& meta = object_member(node, "meta");
     meta["val"] = outputs[0].at("val");
-    const nlohmann::json& bindings = rec->second->at("unbacked_bindings");
-    if (!bindings.empty()) meta["unbacked_bindings"] = bindings;
+    meta["unbacked_bindings"] = rec->second->at("unbacked_bindings");
   }
   Ordered& graph_meta = object_member(graph, "meta");
   graph_meta["annotated_by"] = kAnnotatedBy;

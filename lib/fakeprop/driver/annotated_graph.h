@@ -9,8 +9,8 @@ namespace fakeprop {
 // `graph_text` (a JSON FX graph, fakeprop.fx/1) with, from `report` (the
 // JSON report of a run over it):
 //   - each node's meta.val: the VAL of its output (for the output node, the
-//     VALs it returns), and meta.unbacked_bindings where the node binds
-//     unbacked symbols, as torch.fx's node.meta holds them;
+//     VALs it returns), and meta.unbacked_bindings: the unbacked symbols it
+//     binds with their key paths, as the report lists them ({} for none);
 //   - the graph's meta.symbols: the report's symbols with ranges and sources,
 //     and meta.annotated_by "fakeprop".
 // Every member of the input stays (other meta entries, unknown keys); a
