@@ -40,6 +40,10 @@ void InferFlags::add_to(CLI::App& app) {
                  "Print the causal chain when these symbols are created, e.g. u0,s1 "
                  "(TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL)")
       ->type_name("NAMES");
+  app.add_option("--op-rules", args.op_rules,
+                 "Rules for custom operators (FX targets, ONNX domain::OpType): their outputs' dtypes, shapes, "
+                 "strides, views, requirements and unbacked sizes; repeatable")
+      ->type_name("FILE");
   app.add_flag("--strict", args.strict, "Exit 1 on a data-dependent error or an unsupported operator");
 }
 

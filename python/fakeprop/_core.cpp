@@ -48,6 +48,7 @@ InferArgs args_from(const py::dict& d) {
   a.strict = bool_item(d, "strict");
   a.explain_guard = string_item(d, "explain_guard");
   a.explain_symbol = string_item(d, "explain_symbol");
+  a.op_rules = string_list(d, "op_rules");
   return a;
 }
 

@@ -1,5 +1,7 @@
 #include "fakeprop/fx/interpreter.h"
 
+#include "fakeprop/custom_ops/op_rules.h"
+
 #include <chrono>
 #include <span>
 
@@ -276,6 +278,9 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   require_known_inputs(n, args);
   if (info.is_operator) return eval_operator(n.target, info.op, args, env());
   const OpEntry* entry = info.entry;
+  if (const custom_ops::OpRuleSet* user = options_.op_rules.get())
+    if (const custom_ops::OpRule* u = user->find_fx(n.target); u && (u->overrides || !entry))
+      return run_user_rule(*u, n, args);
   Value out;
   if (!entry) throw OpError(ErrorKind::UnsupportedOp, "no shape rule for " + n.target);
   // requires_grad flows from inputs that require grad to the outputs the
@@ -462,6 +467,23 @@ void Interpreter::record_outputs(const Node& n) {
         k < a.list.size() && a.list[k].kind == Arg::Kind::Node ? a.list[k].s : "output_" + std::to_string(k);
     result_.outputs.push_back({result_.names.intern(name), (*out.list)[k]});
   }
+}
+
+// A --op-rules rule: positional arguments are its inputs, keywords its named values.
+Value Interpreter::run_user_rule(const custom_ops::OpRule& u, const Node& n, std::span<const Value* const> args) {
+  call_kwargs_.clear();
+  for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
+  RuleContext ctx(env(), storage_, options_);
+  custom_ops::OpRuleCall call;
+  call.inputs = args;
+  call.named = [this](std::string_view name) -> std::optional<Value> {
+    for (const auto& [k, v] : call_kwargs_)
+      if (k == name) return *v;
+    return std::nullopt;
+  };
+  std::vector<Value> outs = custom_ops::run_op_rule(u, call, ctx);
+  result_.op_rule_uses.push_back({n.name, n.target, u.where});
+  return outs.size() == 1 ? std::move(outs[0]) : Value::of_list(std::move(outs));
 }
 
 RunResult run_graph(const Graph& g, const InferOptions& options) {

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <tuple>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +18,10 @@
 #include "fakeprop/options/infer_options.h"
 #include "fakeprop/runner/node_runner.h"
 #include "fakeprop/value/run_result.h"
+
+namespace fakeprop::custom_ops {
+struct OpRule;
+}
 
 namespace fakeprop::fx {
 
@@ -61,6 +66,7 @@ class Interpreter {
   const Value& resolve_node(const Arg& a) const;  // InputError unless it names an earlier node
   const Value* argument(const Arg& a);            // for the call being run (see call_values_)
   Value run_call(const Node& n, uint32_t position);
+  Value run_user_rule(const custom_ops::OpRule& rule, const Node& n, std::span<const Value* const> args);
   // A failed call's value: its example meta's dtype, device and static dims,
   // fresh unbacked sizes for the others; opaque without an example tensor.
   Value example_fallback(const Node& n, const std::string& why);

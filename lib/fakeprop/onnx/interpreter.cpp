@@ -1,5 +1,7 @@
 #include "fakeprop/onnx/interpreter.h"
 
+#include "fakeprop/custom_ops/op_rules.h"
+
 #include <chrono>
 #include <string_view>
 
@@ -139,6 +141,12 @@ class Interpreter::Step final : public NodeStep {
       }
     const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
     const OpRule rule = OpRegistry::instance().find(domain, node_.op_type);
+    if (const custom_ops::OpRuleSet* user = in_.options_.op_rules.get())
+      if (const custom_ops::OpRule* u = user->find_onnx(domain, node_.op_type, in_.model_.opset(domain));
+          u && (u->overrides || !rule)) {
+        run_user_rule(*u, domain, outputs);
+        return;
+      }
     if (!rule)
       throw OpError(ErrorKind::UnsupportedOp, domain.empty() ? "no shape rule for operator " + node_.op_type
                                                      : "no shape rule for operator " + node_.op_type +
@@ -171,6 +179,30 @@ class Interpreter::Step final : public NodeStep {
         throw OpError(ErrorKind::Internal, "rule for " + qualified_op(node_, in_.result_.names) +
                                       " produced no value for output '" + node_.outputs[k] + "'");
     if (cache) cache->store(visit, inputs_, outputs, ctx.precision_notes().empty(), e, in_.storage_);
+  }
+
+  // A --op-rules rule: attributes are its named values (ints, lists of ints).
+  void run_user_rule(const custom_ops::OpRule& u, const std::string& domain, std::vector<Value>& outputs) {
+    OpContext ctx(node_, in_.model_.opset(domain), in_.env(), in_.storage_, in_.options_, inputs_, &in_);
+    custom_ops::OpRuleCall call;
+    call.inputs = inputs_;
+    call.named = [this](std::string_view name) -> std::optional<Value> {
+      const Attribute* a = node_.attr(name);
+      if (!a) return std::nullopt;
+      if (a->type == Attribute::Type::Int) return Value::of_int(SymInt(a->i));
+      if (a->type == Attribute::Type::Ints) {
+        ValueList xs;
+        for (int64_t v : a->ints) xs.push_back(Value::of_int(SymInt(v)));
+        return Value::of_list(std::move(xs));
+      }
+      throw OpError(ErrorKind::InvalidAttribute, "attribute '" + std::string(name) + "' is not an int or ints");
+    };
+    outputs = custom_ops::run_op_rule(u, call, ctx);
+    if (outputs.size() < node_.outputs.size())
+      throw OpError(ErrorKind::OutputCount, u.where + ": the rule gives " + std::to_string(outputs.size()) +
+                                                " outputs; the node has " + std::to_string(node_.outputs.size()));
+    outputs.resize(node_.outputs.size());
+    in_.result_.op_rule_uses.push_back({record_name_.str(), u.key, u.where});
   }
 
   void fallback(std::vector<Value>& outputs, const std::string& why) override {

@@ -1,5 +1,7 @@
 #include "fakeprop/options/infer_args.h"
 
+#include "fakeprop/custom_ops/op_rules.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -72,6 +74,7 @@ InferOptions InferArgs::to_options() const {
     if (const char* env = std::getenv("TORCH_LOGS")) logs = env;
   o.log_level = parse_torch_logs(logs);
   if (!log.empty() && o.log_level == LogLevel::Off) throw InputError("--log " + log + ": expected dynamic or +dynamic");
+  if (!op_rules.empty()) o.op_rules = custom_ops::OpRuleSet::load(op_rules);
   return o;
 }
 

@@ -21,8 +21,10 @@ struct InferArgs {
   bool strict = false;
   std::string explain_guard;   // empty: TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED
   std::string explain_symbol;  // empty: TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
+  std::vector<std::string> op_rules;  // --op-rules files, read (and checked) by to_options()
 
-  // Throws InputError naming the option (as the CLI spells it) for a malformed value.
+  // Throws InputError naming the option (as the CLI spells it) for a malformed
+  // value, or FILE:LINE:COL for an --op-rules file that does not parse.
   InferOptions to_options() const;
 };
 

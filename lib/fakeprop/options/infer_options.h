@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,10 @@
 #include "fakeprop/tensor/device.h"
 
 namespace fakeprop {
+
+namespace custom_ops {
+class OpRuleSet;
+}
 
 struct InferOptions {
   Device device = Device::cpu();
@@ -27,6 +32,8 @@ struct InferOptions {
   size_t max_subgraph_depth = 32;
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (options/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
+  // --op-rules: the user's rules for custom operators (custom_ops/op_rules.h); null when none.
+  std::shared_ptr<const custom_ops::OpRuleSet> op_rules;
 };
 
 }  // namespace fakeprop

@@ -34,8 +34,9 @@ constexpr std::array kChangeKinds = {
     ChangeKindInfo{C::NarrowerRange, "narrower_range"},
     ChangeKindInfo{C::WiderRange, "wider_range"},
     ChangeKindInfo{C::NewUnbacked, "new_unbacked"},
+    ChangeKindInfo{C::OpRulesChanged, "op_rules_changed"},
 };
-static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::NewUnbacked),
+static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::OpRulesChanged),
               "kChangeKinds is indexed by ChangeKind and lists every kind");
 
 // Dims printed over sources: L['x'].size()[0] instead of s0 (names are not stable across edits).
@@ -124,6 +125,12 @@ json make_baseline(const RunResult& r, bool with_nodes) {
     if (w.kind == ErrorKind::PrecisionLost) lost.insert(w.node);
   b["precision_lost"] = lost;
 
+  if (r.op_rules_given) {
+    std::set<std::string> nodes;
+    for (const OpRuleUse& u : r.op_rule_uses) nodes.insert(u.node);
+    b["op_rules"] = {{"digest", r.op_rules_digest}, {"nodes", nodes}};
+  }
+
   if (with_nodes) {
     json nodes = json::object();
     for (const auto& n : r.nodes) {
@@ -189,6 +196,8 @@ std::string_view change_kind_name(ChangeKind k) { return kChangeKinds[static_cas
 
 std::vector<BaselineChange> compare_baselines(const json& before, const json& after) {
   std::vector<BaselineChange> out;
+  const json brules = before.value("op_rules", json::object()), arules = after.value("op_rules", json::object());
+  const bool rules_changed = brules.value("digest", "") != arules.value("digest", "");
   const json bo = before.value("outputs", json::object()), ao = after.value("outputs", json::object());
   for (const auto& [name, v] : bo.items()) {
     if (!ao.contains(name))
@@ -230,6 +239,16 @@ std::vector<BaselineChange> compare_baselines(const json& before, const json& af
         if (an[node].contains(name))
           diff_values("node '" + node + "' value '" + name + "'", v, an[node][name], C::NodeDtype, C::NodeShape, out);
     }
+  }
+  // Under other op rules the model's shapes are not comparable: every change
+  // is listed, none counts as a regression of the model.
+  if (rules_changed) {
+    for (BaselineChange& c : out) c.regression = false;
+    const std::string b = brules.value("digest", ""), a = arules.value("digest", "");
+    out.insert(out.begin(), {false, C::OpRulesChanged,
+                             (b.empty() ? "op rules given now" : a.empty() ? "op rules no longer given" : "op rules changed") +
+                                 std::string(" (") + (b.empty() ? "-" : b) + " -> " + (a.empty() ? "-" : a) +
+                                 "): the changes below are not counted as regressions; review them and --update"});
   }
   return out;
 }

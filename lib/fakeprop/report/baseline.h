@@ -37,6 +37,7 @@ enum class ChangeKind : uint8_t {
   NarrowerRange,
   WiderRange,
   NewUnbacked,
+  OpRulesChanged,
 };
 struct ChangeKindInfo {
   ChangeKind kind;
@@ -51,6 +52,9 @@ struct BaselineChange {
   std::string what;  // one readable line
 };
 
+// When the --op-rules files' content changed (their digest), that is an
+// op_rules_changed note first, and no change counts as a regression: under
+// other rules the shapes say nothing about the model.
 std::vector<BaselineChange> compare_baselines(const nlohmann::json& before, const nlohmann::json& after);
 
 }  // namespace fakeprop

@@ -308,6 +308,14 @@ void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWrite
   top.add("warnings", [&] { rw.records(r.warnings); });
   top.add("mutations", [&] { rw.mutations(r.mutations); });
   top.add("gradients", [&] { rw.gradients(r.gradients); });
+  if (r.op_rules_given) {
+    top.add("op_rules", [&] {
+      w.begin_array();
+      for (const OpRuleUse& u : r.op_rule_uses)
+        w.begin_object().field("node", u.node).field("op", u.op).field("rule", u.rule).end_object();
+      w.end_array();
+    });
+  }
   if (!r.specialized.empty()) {
     top.add("specialize_on", [&] {
       w.begin_array();
@@ -402,6 +410,10 @@ void print_summary(const RunResult& r, std::ostream& out) {
     for (const auto& s : r.input_specializations) out << "  " << s.source << " = " << s.value << "    # " << s.reason << "\n";
     for (const auto& s : env.specializations())
       out << "  " << env.source_of(s.sym) << " = " << s.value << "    # " << s.reason << "\n";
+  }
+  if (!r.op_rule_uses.empty()) {
+    out << "op rules (" << r.op_rule_uses.size() << " nodes):\n";
+    for (const auto& u : r.op_rule_uses) out << "  " << u.node << ": " << u.op << "    # " << u.rule << "\n";
   }
   if (!r.errors.empty()) {
     out << "errors (" << r.errors.size() << "):\n";

@@ -1,5 +1,7 @@
 #include "fakeprop/runner/node_runner.h"
 
+#include "fakeprop/custom_ops/op_rules.h"
+
 #include <algorithm>
 
 #include "fakeprop/runner/expr_cap.h"
@@ -13,6 +15,8 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   result.model_path = std::move(model_path);
   result.model_kind = model_kind;
   result.device = options.device;
+  result.op_rules_given = options.op_rules != nullptr;
+  if (options.op_rules) result.op_rules_digest = options.op_rules->digest();
   result.env = std::make_unique<ShapeEnv>(options.settings);
   result.env->log().set_level(options.log_level);
   if (!options.explain_guard.empty() || !options.explain_symbols.empty())

@@ -130,6 +130,13 @@ struct SpecializedRun {
   std::shared_ptr<RunResult> run;
 };
 
+// A node whose outputs came from a user's --op-rules rule.
+struct OpRuleUse {
+  std::string node;
+  std::string op;    // "mylib.rms_norm.default", "com.acme::Tile2"
+  std::string rule;  // "FILE:LINE" of the rule's header
+};
+
 struct RunResult {
   std::string model_path;
   std::string model_kind;  // "onnx" | "fx" | "pt2" (a torch.export archive, run as FX)
@@ -142,6 +149,9 @@ struct RunResult {
   std::vector<InputSpecialization> input_specializations;
   std::vector<MutationRecord> mutations;
   std::vector<GradientRecord> gradients;
+  std::vector<OpRuleUse> op_rule_uses;
+  bool op_rules_given = false;  // --op-rules: the report lists op_rule_uses
+  std::string op_rules_digest;  // the rules files' md5 (OpRuleSet::digest), for `check`
   std::vector<SpecializedRun> specialized;
   std::unique_ptr<ShapeEnv> env;
   DispatchStats dispatch;

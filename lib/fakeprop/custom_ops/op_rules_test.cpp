@@ -1,0 +1,223 @@
+#include "fakeprop/custom_ops/op_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "fakeprop/options/infer_options.h"
+#include "fakeprop/tensor/tensor_meta.h"
+
+namespace fakeprop::custom_ops {
+namespace {
+
+// A rules file's first rule run on tensor inputs of the given sizes.
+class OpRulesTest : public ::testing::Test {
+ protected:
+  const OpRule& rule(const std::string& text) {
+    set_.add(text, "rules.txt");
+    return set_.rules().back();
+  }
+
+  Value tensor(SymShape sizes, DType dtype = DType::Float32) {
+    TensorValue t;
+    t.meta.strides = contiguous_strides(sizes, &env_);
+    t.meta.sizes = std::move(sizes);
+    t.meta.dtype = dtype;
+    t.meta.storage = storage_.next();
+    return Value::of_tensor(std::move(t));
+  }
+
+  std::vector<Value> run(const OpRule& r, std::vector<Value> inputs,
+                         std::map<std::string, Value, std::less<>> named = {}) {
+    inputs_ = std::move(inputs);
+    pointers_.clear();
+    for (const Value& v : inputs_) pointers_.push_back(&v);
+    OpRuleCall call;
+    call.inputs = pointers_;
+    call.named = [named](std::string_view n) -> std::optional<Value> {
+      if (auto it = named.find(n); it != named.end()) return it->second;
+      return std::nullopt;
+    };
+    RuleContext ctx(env_, storage_, options_);
+    return run_op_rule(r, call, ctx);
+  }
+
+  static std::string shape(const Value& v) {
+    std::string s;
+    for (const SymInt& d : v.tensor->meta.sizes) s += (s.empty() ? "" : ", ") + d.to_python();
+    return "[" + s + "]";
+  }
+
+  OpRuleSet set_;
+  ShapeEnv env_;
+  StorageIds storage_;
+  InferOptions options_;
+  std::vector<Value> inputs_;
+  std::vector<const Value*> pointers_;
+};
+
+TEST_F(OpRulesTest, ShapeExpressions) {
+  const SymInt b = env_.create_symbol(6, "L['x'].size()[0]");
+  struct Case {
+    const char* shape;
+    const char* want;
+  } cases[] = {
+      {"x.shape", "[s0, 8]"},
+      {"x.shape[:-1] + [w.shape[0]]", "[s0, 4]"},
+      {"[x.shape[0] * 2, x.shape[-1] // 2]", "[2*s0, 4]"},
+      {"[max(1, x.shape[0] - 7), min(x.shape), x.numel, x.ndim, len(x.shape[1:])]", "[max(1, s0 - 7), min(8, s0), 8*s0, 2, 1]"},
+      {"[x.shape[0] % 4 + reps, -(-x.shape[0] // 4)]", "[s0 % 4 + 3, -((-s0)//4)]"},
+      {"x.shape[5:]", "[]"},
+  };
+  for (const Case& c : cases) {
+    OpRuleSet set;
+    set.add(std::string("fx mylib::op.default\n inputs x, w\n attr reps = 3\n output dtype=x shape=") + c.shape + "\n",
+            "rules.txt");
+    OpRuleCall call;
+    const Value x = tensor({b, 8}), w = tensor({4, 8});
+    const Value* ins[] = {&x, &w};
+    call.inputs = ins;
+    RuleContext ctx(env_, storage_, options_);
+    const std::vector<Value> out = run_op_rule(set.rules()[0], call, ctx);
+    ASSERT_EQ(out.size(), 1u) << c.shape;
+    EXPECT_EQ(shape(out[0]), c.want) << c.shape;
+  }
+}
+
+TEST_F(OpRulesTest, DtypesStridesViewsAndNamedValues) {
+  const OpRule& r = rule(
+      "fx mylib::op\n inputs x, y\n attr k\n"
+      " output dtype=promote(x, y) shape=[x.shape[0], k] stride=[1, x.shape[0]]\n"
+      " output dtype=x shape=x.shape view=y offset=k\n"
+      " output dtype=int32 shape=y.shape stride=like(y)\n");
+  const std::vector<Value> out = run(r, {tensor({5, 3}, DType::Float16), tensor({5, 3}, DType::Float32)},
+                                     {{"k", Value::of_int(SymInt(3))}});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].tensor->meta.dtype, DType::Float32);
+  EXPECT_EQ(shape(out[0]), "[5, 3]");
+  EXPECT_EQ(out[0].tensor->meta.strides[1].value(), 5);
+  EXPECT_EQ(out[1].tensor->meta.storage, inputs_[1].tensor->meta.storage);  // a view of y
+  EXPECT_EQ(out[1].tensor->meta.storage_offset.value(), 3);
+  EXPECT_NE(out[2].tensor->meta.storage, inputs_[1].tensor->meta.storage);
+  EXPECT_EQ(out[2].tensor->meta.dtype, DType::Int32);
+  EXPECT_NE(set_.find_fx("mylib.op.default"), nullptr);
+}
+
+TEST_F(OpRulesTest, RequirementsGoThroughTheShapeEnv) {
+  const OpRule& r = rule("fx mylib::op.default\n inputs x, w\n require x.shape[-1] == w.shape[0]\n"
+                         " output dtype=x shape=x.shape\n");
+  const SymInt k = env_.create_symbol(8, "L['x'].size()[1]", DimDynamic::Dynamic);
+  const SymInt n = env_.create_symbol(8, "L['w'].size()[0]", DimDynamic::Dynamic);
+  run(r, {tensor({2, k}), tensor({n})});
+  ASSERT_EQ(env_.guards().size(), 1u);  // decided at the hints: a guard
+  EXPECT_EQ(env_.guards()[0].rule, "rules.txt:3");
+  try {
+    run(r, {tensor({2, 8}), tensor({4})});
+    ADD_FAILURE() << "a false requirement must fail";
+  } catch (const OpError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::AssertionError);
+    EXPECT_STREQ(e.what(), "rules.txt:3: requirement failed: x.shape[-1] == w.shape[0]");
+  }
+  // On unbacked sizes it is a runtime assert.
+  const SymInt u(env_.create_unbacked_symint(true));
+  run(r, {tensor({2, u}), tensor({8})});
+  EXPECT_EQ(env_.runtime_asserts().size(), 1u);
+}
+
+TEST_F(OpRulesTest, UnbackedSizesGetTheirRange) {
+  const OpRule& r = rule("fx mylib::op.default\n inputs x\n unbacked n min=1 max=x.numel\n"
+                         " output dtype=int64 shape=[n, x.ndim]\n");
+  const std::vector<Value> out = run(r, {tensor({4, 5})});
+  const SymInt d = out[0].tensor->meta.sizes[0];
+  ASSERT_FALSE(d.is_static());
+  EXPECT_EQ(env_.info(d.expr()).range, (ValueRange{1, 20}));
+  EXPECT_TRUE(env_.info(d.expr()).unbacked);
+}
+
+TEST_F(OpRulesTest, RunTimeMistakesAreOpErrors) {
+  struct Case {
+    const char* clause;
+    ErrorKind kind;
+    const char* message;
+  } cases[] = {
+      {"output dtype=x shape=[x.shape[3]]", ErrorKind::InvalidArgument, "index 3 is out of range for a list of 2"},
+      {"output dtype=x shape=x.shape[0]", ErrorKind::InvalidShape, "rules.txt:1: shape= needs a list such as [x.shape[0], 4]"},
+      {"output dtype=x shape=[x.shape[0] // 0]", ErrorKind::DivisionByZero, "division by zero"},
+      {"output dtype=x shape=[k]", ErrorKind::MissingAttribute, "rules.txt:1: attribute 'k' is absent"},
+      {"output dtype=x shape=[x.shape[0] - 9]", ErrorKind::InvalidShape, "rules.txt:1: a size of the output is negative"},
+  };
+  for (const Case& c : cases) {
+    OpRuleSet set;
+    set.add(std::string("fx mylib::op.default\n inputs x\n attr k\n ") + c.clause + "\n", "rules.txt");
+    const Value x = tensor({4, 5});
+    const Value* ins[] = {&x};
+    OpRuleCall call;
+    call.inputs = ins;
+    RuleContext ctx(env_, storage_, options_);
+    try {
+      run_op_rule(set.rules()[0], call, ctx);
+      ADD_FAILURE() << c.clause;
+    } catch (const OpError& e) {
+      EXPECT_EQ(e.kind(), c.kind) << c.clause;
+      EXPECT_STREQ(e.what(), c.message) << c.clause;
+    }
+  }
+}
+
+TEST(OpRuleFile, ProblemsNameTheLineAndColumn) {
+  struct Case {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"fx mylib::a\n inputs x\n output dtype=x shape=[y.shape[0]]\n", "r.txt:3:24: unknown input 'y'"},
+      {"fx mylib::a\n inputs x\n output dtype=x shape=[n]\n", "r.txt:3:24: unknown name 'n'"},
+      {"fx mylib::a\n inputs x\n output dtype=x shape=[attr.k]\n", "r.txt:3:29: unknown attribute 'k'"},
+      {"fx mylib::a\n inputs x\n output dtype=x shape=[x.shape[i]]\n",
+       "r.txt:3:32: an index is an integer literal, such as [0] or [-1]"},
+      {"fx mylib::a\n inputs x\n output dtype=x\n", "r.txt:3:16: an output needs dtype= and shape="},
+      {"fx mylib::a\n inputs x, x\n output dtype=x shape=x.shape\n", "r.txt:2:12: input 'x' named twice"},
+      {"fx mylib::a\n inputs x\n output dtype=x shape=x.shape\n inputs y\n",
+       "r.txt:4:2: 'inputs' comes once, before the rule's other clauses"},
+      {"fx a\n", "r.txt:1:4: an FX target names its namespace: mylib::op or mylib::op.overload"},
+      {"onnx com.x::Op opset 5..3\n", "r.txt:1:22: an empty opset range"},
+      {"onnx com.x::Op\n inputs x\n frobnicate\n",
+       "r.txt:3:2: unknown clause 'frobnicate' (inputs, attr, require, unbacked, output, or a new 'fx'/'onnx' rule)"},
+      {"fx mylib::a\n inputs x\n require x.shape[0] $ 2\n", "r.txt:3:21: unexpected character '$'"},
+      {"fx mylib::a\n inputs x\n output dtype=x shape=x.shape view=z\n", "r.txt:3:36: view= names an input"},
+  };
+  for (const Case& c : cases) {
+    OpRuleSet set;
+    try {
+      set.add(c.text, "r.txt");
+      ADD_FAILURE() << c.text;
+    } catch (const InputError& e) {
+      EXPECT_STREQ(e.what(), c.message) << c.text;
+    }
+    EXPECT_TRUE(set.rules().empty()) << "a file that fails adds no rule";
+  }
+}
+
+TEST(OpRuleFile, LookupByTargetPacketDomainAndOpset) {
+  OpRuleSet set;
+  set.add("fx mylib::a\n inputs x\n output dtype=x shape=x.shape\n"
+          "fx mylib::a.out override\n inputs x\n output dtype=x shape=x.shape\n"
+          "onnx ai.onnx::Relu opset ..12 override\n inputs x\n output dtype=x shape=x.shape\n"
+          "onnx com.acme::Op opset 7..\n inputs x\n output dtype=x shape=x.shape\n",
+          "r.txt");
+  EXPECT_EQ(set.find_fx("mylib.a.default")->where, "r.txt:1");  // the packet serves every overload
+  EXPECT_EQ(set.find_fx("mylib.a.out")->where, "r.txt:4");       // unless an overload has its own
+  EXPECT_TRUE(set.find_fx("mylib.a.out")->overrides);
+  EXPECT_EQ(set.find_fx("mylib.ab.default"), nullptr);
+  EXPECT_EQ(set.find_fx("mylib.a.default.x"), nullptr);
+  EXPECT_NE(set.find_onnx("", "Relu", 12), nullptr);
+  EXPECT_EQ(set.find_onnx("", "Relu", 13), nullptr);
+  EXPECT_EQ(set.find_onnx("com.acme", "Op", 6), nullptr);
+  EXPECT_NE(set.find_onnx("com.acme", "Op", 21), nullptr);
+  OpRuleSet same;
+  same.add("fx mylib::a\n inputs x\n output dtype=x shape=x.shape\n", "elsewhere.txt");
+  OpRuleSet other;
+  other.add("fx mylib::a\n inputs y\n output dtype=y shape=y.shape\n", "r.txt");
+  EXPECT_EQ(same.digest().size(), 32u);
+  EXPECT_NE(same.digest(), other.digest());
+}
+
+}  // namespace
+}  // namespace fakeprop::custom_ops
