@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-2}
-targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse"}
+targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse op_rules"}
 
 source scripts/sanitizer_build.sh
 configure_sanitizer_build "$build"
@@ -28,7 +28,8 @@ for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
 # ---- seeds from testdata ----
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse}
+mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse,op_rules}
+find testdata -name '*.rules' -exec cp {} "$seeds/op_rules/" \;
 find testdata -name '*.onnx' -size -64k -exec cp {} "$seeds/onnx_model/" \;
 find testdata/pt2 testdata/fuzz_regressions/pt2_archive -type f -size -64k ! -name '*.json' -exec cp {} "$seeds/pt2_archive/" \;
 /usr/bin/python3 - "$seeds" <<'PY'
@@ -78,6 +79,7 @@ for t in $targets; do
     pt2_archive) max_len=65536 ;;
     source_spec) max_len=1024 ;;
     expr_parse) max_len=1024 ;;
+    op_rules) max_len=4096 ;;
   esac
   corpus=$build/corpus/$t
   artifacts=$build/artifacts/$t

@@ -19,6 +19,7 @@ int fx_graph(const uint8_t* data, size_t size);
 int pt2_archive(const uint8_t* data, size_t size);
 int source_spec(const uint8_t* data, size_t size);
 int expr_parse(const uint8_t* data, size_t size);
+int op_rules(const uint8_t* data, size_t size);
 }  // namespace fakeprop::fuzz
 
 namespace {
@@ -36,6 +37,7 @@ const Target kTargets[] = {
     {"pt2_archive", fakeprop::fuzz::pt2_archive},
     {"source_spec", fakeprop::fuzz::source_spec},
     {"expr_parse", fakeprop::fuzz::expr_parse},
+    {"op_rules", fakeprop::fuzz::op_rules},
 };
 
 const Target* find_target(const std::string& name) {

@@ -17,6 +17,8 @@ using Kind = RuleLexer::Kind;
 // Reads one file's lines into rules; every problem is FILE:LINE:COL.
 class RuleFileReader {
  public:
+  static constexpr size_t kMaxLine = 4096;
+
   RuleFileReader(const std::string& path, std::vector<OpRule>& rules) : path_(path), rules_(rules) {}
 
   void read(std::string_view text) {
@@ -25,6 +27,8 @@ class RuleFileReader {
       const size_t nl = text.find('\n', start);
       const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
       ++line_no_;
+      // Long lines make deep expression trees (a + a + ... nests per term).
+      if (line.size() > kMaxLine) fail(0, "a line longer than " + std::to_string(kMaxLine) + " characters");
       try {
         RuleLexer lex(line);
         if (!lex.at_end()) clause(lex);
@@ -352,6 +356,9 @@ class RuleRun {
         ValueRange range{0, kIntOo};
         if (s.min) range.lo = std::max<int64_t>(0, bound(*s.min, false));
         if (s.max) range.hi = bound(*s.max, true);
+        if (range.lo > range.hi)
+          throw OpError(ErrorKind::InvalidArgument, s.where + ": unbacked " + s.text + " has no size in " +
+                                                        range.to_string());
         unbacked_.emplace(s.text, ctx_.new_unbacked_size(range));
       }
     }

@@ -183,6 +183,22 @@ TEST(OpRuleFile, ProblemsNameTheLineAndColumn) {
       {"fx mylib::a\n inputs x\n require x.shape[0] $ 2\n", "r.txt:3:21: unexpected character '$'"},
       {"fx mylib::a\n inputs x\n output dtype=x shape=x.shape view=z\n", "r.txt:3:36: view= names an input"},
   };
+  const std::string deep = "fx mylib::a\n inputs x\n require " + std::string(300, '(') + "1" + std::string(300, ')') + "\n";
+  const std::string long_line = "fx mylib::a\n inputs x\n require " + std::string(5000, ' ') + "1\n";
+  for (const auto& [text, message] : {std::pair{deep, "r.txt:3:210: nested deeper than 200 levels"},
+                                      std::pair{long_line, "r.txt:3:1: a line longer than 4096 characters"}}) {
+    OpRuleSet set;
+    EXPECT_THROW(
+        {
+          try {
+            set.add(text, "r.txt");
+          } catch (const InputError& e) {
+            EXPECT_STREQ(e.what(), message);
+            throw;
+          }
+        },
+        InputError);
+  }
   for (const Case& c : cases) {
     OpRuleSet set;
     try {

@@ -91,9 +91,24 @@ class Parser {
  public:
   Parser(RuleLexer& lex, const NameCheck& known) : lex_(lex), known_(known) {}
 
-  RuleExpr expr() { return or_expr(); }
+  RuleExpr expr() {
+    const Nesting nest(*this);
+    return or_expr();
+  }
 
  private:
+  // Nesting deeper than kMaxDepth (parentheses, lists, calls, chains of
+  // unary - or not) is refused before the recursion can exhaust the stack.
+  static constexpr int kMaxDepth = 200;
+  struct Nesting {
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxDepth)
+        throw RuleSyntaxError{p_.lex_.peek().offset, "nested deeper than " + std::to_string(kMaxDepth) + " levels"};
+    }
+    ~Nesting() { --p_.depth_; }
+    Parser& p_;
+  };
+
   static RuleExpr node(Op op, uint32_t offset, std::vector<RuleExpr> args = {}) {
     RuleExpr e;
     e.op = op;
@@ -123,6 +138,7 @@ class Parser {
   RuleExpr not_expr() {
     if (lex_.peek().kind == Kind::Name && lex_.peek().text == "not") {
       const uint32_t at = lex_.next().offset;
+      const Nesting nest(*this);
       return node(Op::Not, at, {not_expr()});
     }
     return comparison();
@@ -164,6 +180,7 @@ class Parser {
   RuleExpr unary() {
     if (lex_.peek().kind == Kind::Punct && lex_.peek().text == "-") {
       const uint32_t at = lex_.next().offset;
+      const Nesting nest(*this);
       return node(Op::Neg, at, {unary()});
     }
     return postfix(primary());
@@ -268,6 +285,7 @@ class Parser {
 
   RuleLexer& lex_;
   const NameCheck& known_;
+  int depth_ = 0;
 };
 
 // ---- evaluation ----
