@@ -21,7 +21,8 @@ struct Names {
              requires_grad = py::str("requires_grad"), graph = py::str("graph"), nodes = py::str("nodes"),
              // torch.fx.Node's and FakeTensor's fields behind the properties above (read when present:
              // a property costs a Python call)
-             args_field = py::str("_args"), kwargs_field = py::str("_kwargs"), fake_device_field = py::str("_fake_device");
+             args_field = py::str("_args"), kwargs_field = py::str("_kwargs"), fake_device_field = py::str("_fake_device"),
+             untyped_storage = py::str("untyped_storage"), cdata = py::str("_cdata");
 };
 
 const Names& names() {
@@ -254,7 +255,9 @@ class TorchGraphReader {
         n.op = "placeholder";
         n.target = n.name;
         PyObject* given = PyDict_GetItemWithError(examples_.ptr(), name.ptr());
-        n.example = example(given ? py::reinterpret_borrow<py::object>(given) : meta_value(node));
+        const py::object value = given ? py::reinterpret_borrow<py::object>(given) : meta_value(node);
+        n.example = example(value);
+        if (n.example.kind == fx::ExampleValue::Kind::Tensor) n.example.tensor.storage = storage_id(value);
       }
       if (PyErr_Occurred()) throw py::error_already_set();
     } else if (op == "get_attr") {
@@ -284,7 +287,25 @@ class TorchGraphReader {
   }
 
   fx::GraphBuilder builder_;
+  // A user input's storage as a small id, equal for inputs whose tensors
+  // (real or fake) share one untyped storage, as FakeTensor's memo shares it.
+  // None for a tensor without one (a subclass that refuses untyped_storage()).
+  std::optional<int64_t> storage_id(const py::object& tensor) {
+    const Names& k = names();
+    PyObject* storage = PyObject_CallMethodNoArgs(tensor.ptr(), k.untyped_storage.ptr());
+    PyObject* cdata = storage ? PyObject_GetAttr(storage, k.cdata.ptr()) : nullptr;
+    Py_XDECREF(storage);
+    const long long key = cdata ? PyLong_AsLongLong(cdata) : -1;
+    Py_XDECREF(cdata);
+    if (!cdata || PyErr_Occurred()) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    return storage_ids_.try_emplace(key, static_cast<int64_t>(storage_ids_.size())).first->second;
+  }
+
   py::dict state_, tied_, renames_, examples_;
+  std::unordered_map<long long, int64_t> storage_ids_;
   bool exported_;
   py::list symbolic_;
   py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;

@@ -204,8 +204,8 @@ class GraphReader {
       ex.kind = ExampleValue::Kind::Other;
       return ex;
     }
-    const auto [sym, shape, stride, offset, dtype, device, grad] = doc_.find_all<7>(
-        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad"});
+    const auto [sym, shape, stride, offset, dtype, device, grad, storage] = doc_.find_all<8>(
+        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad", "storage"});
     if (sym) {
       ex.kind = ExampleValue::Kind::SymInt;
       ex.sym = dim_text(*sym);
@@ -236,6 +236,11 @@ class GraphReader {
     if (grad) {
       if (grad->type != JsonType::Bool) fail("requires_grad must be a boolean");
       t.requires_grad = grad->boolean;
+    }
+    if (storage && storage->type != JsonType::Null) {
+      if (!is_integer(*storage) || as_int64(*storage) < 0)
+        fail("storage must be a non-negative integer (inputs with one id share a storage)");
+      t.storage = as_int64(*storage);
     }
     return ex;
   }

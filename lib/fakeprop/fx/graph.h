@@ -46,6 +46,9 @@ struct ExampleTensor {
   DType dtype = DType::Float32;
   std::optional<Device> device;     // absent: the --device model
   bool requires_grad = false;
+  // Placeholders with one id share one storage (inputs that alias: a view
+  // beside its base, one tensor passed twice); absent: a storage of its own.
+  std::optional<int64_t> storage;
 };
 
 // Example value of a placeholder that is a SymInt (torch.export passes them).

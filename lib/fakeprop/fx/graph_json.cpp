@@ -71,7 +71,9 @@ void write_example(DocumentWriter& w, const ExampleValue& ex) {
       write_dim(w, t.storage_offset);
       w.field("dtype", dtype_name(t.dtype));
       if (t.device) w.field("device", t.device->str());
-      w.field("requires_grad", t.requires_grad).end_object();
+      w.field("requires_grad", t.requires_grad);
+      if (t.storage) w.field("storage", *t.storage);
+      w.end_object();
       return;
     }
     case ExampleValue::Kind::SymInt:

@@ -34,7 +34,7 @@ TEST(GraphJson, WritesEveryKindOfArgumentAndExample) {
     "nodes": [
       {"name": "x", "op": "placeholder", "target": "x",
        "val": {"shape": ["s0", 3], "stride": [3, 1], "storage_offset": 0, "dtype": "float16", "device": "cuda:1",
-               "requires_grad": true}},
+               "requires_grad": true, "storage": 4}},
       {"name": "n", "op": "placeholder", "target": "n", "val": {"sym": "u0"}},
       {"name": "w", "op": "get_attr", "target": "self.w", "val": {"shape": [3], "dtype": "int64"}},
       {"name": "y", "op": "call_function", "target": "aten.foo.default",
@@ -47,6 +47,8 @@ TEST(GraphJson, WritesEveryKindOfArgumentAndExample) {
   EXPECT_EQ(g.nodes[0].example.tensor.shape, (std::vector<std::string>{"s0", "3"}));
   EXPECT_EQ(g.nodes[0].example.tensor.device->str(), "cuda:1");
   EXPECT_TRUE(g.nodes[0].example.tensor.requires_grad);
+  EXPECT_EQ(g.nodes[0].example.tensor.storage, 4);
+  EXPECT_FALSE(g.nodes[2].example.tensor.storage.has_value());
   EXPECT_EQ(g.nodes[1].example.sym, "u0");
   EXPECT_FALSE(g.nodes[2].example.tensor.stride.has_value());
   const Node& y = g.nodes[3];

@@ -187,6 +187,10 @@ TEST(FxGraphLoader, EveryGraphErrorWithItsMessage) {
        "g.json: node 'x': unknown device 'gpu'"},
       {one_node(R"("name": "x", "op": "placeholder", "val": {"shape": [2], "requires_grad": 1})"),
        "g.json: node 'x': requires_grad must be a boolean"},
+      {one_node(R"("name": "x", "op": "placeholder", "val": {"shape": [2], "storage": -1})"),
+       "g.json: node 'x': storage must be a non-negative integer (inputs with one id share a storage)"},
+      {one_node(R"("name": "x", "op": "placeholder", "val": {"shape": [2], "storage": "a"})"),
+       "g.json: node 'x': storage must be a non-negative integer (inputs with one id share a storage)"},
   };
   for (const auto& [text, message] : cases) EXPECT_EQ(error_of(text), message) << text;
 }

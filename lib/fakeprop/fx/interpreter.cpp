@@ -189,7 +189,15 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   tv.meta.storage_offset = unbound_expr(ex.storage_offset);
   tv.meta.dtype = ex.dtype;
   tv.meta.device = ex.device.value_or(options_.device);
-  tv.meta.storage = storage_.next();
+  if (ex.storage) {
+    // Inputs that alias (one id in the graph) share one fake storage, as
+    // FakeTensor's converter memo makes them.
+    auto [it, fresh] = declared_storages_.try_emplace(*ex.storage, 0);
+    if (fresh) it->second = storage_.next();
+    tv.meta.storage = it->second;
+  } else {
+    tv.meta.storage = storage_.next();
+  }
   tv.meta.requires_grad = ex.requires_grad;
   tv.meta.is_leaf = true;
   return Value::of_tensor(std::move(tv));
@@ -339,6 +347,15 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
       values_[mutated] = &replaced_values_.emplace_back(out);
     } else {
       note_data_mutation(self_storage);
+      // Inputs the graph declares aliases of the storage see the new data.
+      MutationRecord m{n.name, n.target, n.args[0].s, {}};
+      for (const uint32_t leaf : leaves_) {
+        const Value* v = values_[leaf];
+        if (identity_[leaf] != identity_[mutated] && graph_.nodes[leaf].example.tensor.storage && v &&
+            v->is_tensor() && v->tensor->meta.storage == self_storage)
+          m.stale_nodes.push_back(graph_.nodes[leaf].name);
+      }
+      if (!m.stale_nodes.empty()) result_.mutations.push_back(std::move(m));
     }
     identity_[position] = identity_[mutated];
   }

@@ -31,8 +31,12 @@ RunResult run_graph(const Graph& g, const InferOptions& options);
 
 // Memo of data-dependent results (nonzero, item, unique...) per input
 // tensor version, as FakeTensor memoizes them until the tensor is mutated.
+// Keyed by the tensor's storage, its version and its view of the storage
+// (sizes, strides, offset as text): aliases of one storage (views, inputs
+// the graph declares aliased) share an entry only when they read the same
+// elements, and a write through any of them bumps the version.
 struct DataDependentMemo {
-  std::map<std::tuple<std::string, int64_t, int64_t>, Value> entries;  // (target, storage, version) -> result
+  std::map<std::tuple<std::string, int64_t, int64_t, std::string>, Value> entries;  // (target, storage, version, view)
 };
 
 class Interpreter {
@@ -94,6 +98,7 @@ class Interpreter {
   std::vector<uint32_t> identity_;
   std::vector<uint32_t> record_positions_;  // node position of each entry of result_.nodes
   std::vector<uint32_t> leaves_;            // placeholders and get_attrs, in order
+  std::unordered_map<int64_t, int64_t> declared_storages_;  // an example's storage id -> its fake storage
   std::unordered_map<std::string_view, TargetInfo> targets_;
   // The arguments of the call being run, reused from call to call: pointers
   // to live values, or to values built from literals held in call_values_.

@@ -15,7 +15,13 @@ inline Value* memo_slot(OpContext& ctx, const std::string& op, const TensorMeta&
   Interpreter* in = ctx.interpreter();
   *fresh = true;
   if (!in) return nullptr;
-  auto key = std::make_tuple(op, t.storage, in->version_of(t.storage));
+  std::string view;
+  for (const SymShape* dims : {&t.sizes, &t.strides}) {
+    for (const SymInt& d : *dims) view += d.to_python() + ",";
+    view += ";";
+  }
+  view += t.storage_offset.to_python();
+  auto key = std::make_tuple(op, t.storage, in->version_of(t.storage), std::move(view));
   auto [it, inserted] = in->memo().entries.try_emplace(key);
   *fresh = inserted;
   return &it->second;
