@@ -44,6 +44,10 @@ void InferFlags::add_to(CLI::App& app) {
                  "Rules for custom operators (FX targets, ONNX domain::OpType): their outputs' dtypes, shapes, "
                  "strides, views, requirements and unbacked sizes; repeatable")
       ->type_name("FILE");
+  app.add_option("--unbacked-value", args.unbacked_values,
+                 "An unbacked symbol's value from a real run, e.g. u0=37: data-dependent decisions on it are taken "
+                 "by it and recorded as runtime asserts (propagate_real_tensors); repeatable")
+      ->type_name("NAME=INT");
   app.add_flag("--strict", args.strict, "Exit 1 on a data-dependent error or an unsupported operator");
 }
 

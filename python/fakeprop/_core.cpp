@@ -49,6 +49,7 @@ InferArgs args_from(const py::dict& d) {
   a.explain_guard = string_item(d, "explain_guard");
   a.explain_symbol = string_item(d, "explain_symbol");
   a.op_rules = string_list(d, "op_rules");
+  a.unbacked_values = string_list(d, "unbacked_values");
   return a;
 }
 

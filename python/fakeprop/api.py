@@ -37,7 +37,8 @@ def _input_list(inputs):
 
 
 def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-          backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules=None):
+          backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules=None,
+          unbacked_values=None):
     if isinstance(explain_symbol, (list, tuple)):
         explain_symbol = ",".join(explain_symbol)
     return {
@@ -56,6 +57,7 @@ def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero
         "explain_guard": explain_guard or "",
         "explain_symbol": explain_symbol or "",
         "op_rules": [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules or [])],
+        "unbacked_values": ["%s=%s" % (k, v) for k, v in (unbacked_values or {}).items()],
     }
 
 
@@ -74,7 +76,7 @@ def _finish(report, status, where):
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
-          html=None, op_rules=None):
+          html=None, op_rules=None, unbacked_values=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -85,7 +87,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     ``{"x": [8, 3, 224, 224]}``; ``device`` is ``"cpu"`` or ``"cuda"``;
     ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr;
     ``op_rules`` is an ``--op-rules`` file or a list of them (rules for
-    custom operators);
+    custom operators); ``unbacked_values`` maps unbacked symbols to values
+    from a real run (``{"u0": 37}``, ``--unbacked-value``);
     ``output`` writes the annotated model there, as ``-o`` does (ONNX with
     ``value_info``; a JSON FX graph or ``.pt2`` program as a JSON FX graph
     with ``meta.val`` on every node); ``html`` writes the self-contained
@@ -99,7 +102,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     """
     path = os.fspath(path)
     args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules)
+                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
+                 unbacked_values)
     if output is not None:
         args["output"] = os.fspath(output)
     if html is not None:
@@ -175,7 +179,7 @@ def _without_gc(fn, *args, **kwargs):
 def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbacked=None, static=None,
               marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
               backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
-              explain_symbol=None, op_rules=None):
+              explain_symbol=None, op_rules=None, unbacked_values=None):
     """Run a ``torch.fx.GraphModule`` or a ``torch.export.ExportedProgram`` in process.
 
     Returns the report (as :func:`infer` does) and records on every node
@@ -200,7 +204,8 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     graph = _without_gc(read_program, program, list(example_inputs) if example_inputs else None, path=where)
     all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules)
+                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
+                 unbacked_values)
     # Building the report's objects would run the cyclic collector many times over.
     report, status = _without_gc(graph.run, args, True)
     return _finish(report, status, where)

@@ -135,3 +135,16 @@ def test_html_report_is_the_clis(cli, tmp_path):
     assert text.startswith("<!DOCTYPE html>") and report["guards"][0]["expr"].replace("<", "\\u003c") in text
     with pytest.raises(fakeprop.InputError, match="refusing to overwrite the input model"):
         fakeprop.infer(ATTENTION, html=ATTENTION)
+
+
+def test_unbacked_values_decide_what_would_stop_the_run(cli):
+    """unbacked_values= is --unbacked-value: the decision is a runtime assert, listed apart."""
+    model = TESTDATA / "samples" / "nonzero_tail_slice.onnx"
+    stopped = fakeprop.infer(model)
+    assert [e["kind"] for e in stopped["errors"]] == ["data_dependent"]
+    report = fakeprop.infer(model, unbacked_values={"u0": 3})
+    assert report["errors"] == [] and report["guards"] == []
+    assert [d["expr"] for d in report["real_value_decisions"]] == ["-u0 < 0"]
+    assert [a["expr"] for a in report["runtime_asserts"]] == ["-u0 < 0"]
+    out = cli(model, "--unbacked-value", "u0=3", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout) == report

@@ -22,6 +22,7 @@ struct InferArgs {
   std::string explain_guard;   // empty: TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED
   std::string explain_symbol;  // empty: TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
   std::vector<std::string> op_rules;  // --op-rules files, read (and checked) by to_options()
+  std::vector<std::string> unbacked_values;  // --unbacked-value NAME=INT, e.g. u0=37
 
   // Throws InputError naming the option (as the CLI spells it) for a malformed
   // value, or FILE:LINE:COL for an --op-rules file that does not parse.

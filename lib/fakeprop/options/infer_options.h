@@ -32,6 +32,9 @@ struct InferOptions {
   size_t max_subgraph_depth = 32;
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (options/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
+  // --unbacked-value: unbacked symbols' values from a real run, by name
+  // (ShapeEnv::set_real_values: propagate_real_tensors).
+  std::map<std::string, int64_t> unbacked_values;
   // --op-rules: the user's rules for custom operators (custom_ops/op_rules.h); null when none.
   std::shared_ptr<const custom_ops::OpRuleSet> op_rules;
 };

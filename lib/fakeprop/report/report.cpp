@@ -282,6 +282,15 @@ class SortedMembers {
 
 }  // namespace
 
+namespace {
+void optional_node(DocumentWriter& w, const std::string& node) {
+  if (node.empty())
+    w.null_field("node");
+  else
+    w.field("node", node);
+}
+}  // namespace
+
 void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWriter& w) {
   ReportWriter rw(w, *r.env);
   SortedMembers top;
@@ -308,6 +317,21 @@ void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWrite
   top.add("warnings", [&] { rw.records(r.warnings); });
   top.add("mutations", [&] { rw.mutations(r.mutations); });
   top.add("gradients", [&] { rw.gradients(r.gradients); });
+  if (r.real_values_given) {
+    top.add("real_value_decisions", [&] {
+      w.begin_array();
+      for (const auto& d : r.env->real_value_decisions()) {
+        w.begin_object().field("expr", r.env->print_over_sources(d.expr));
+        optional_node(w, d.node);
+        if (d.is_int)
+          w.field("result", d.result);
+        else
+          w.field("result", d.result != 0);
+        w.field("sym_expr", to_python_string(d.expr)).end_object();
+      }
+      w.end_array();
+    });
+  }
   if (r.op_rules_given) {
     top.add("op_rules", [&] {
       w.begin_array();
@@ -410,6 +434,13 @@ void print_summary(const RunResult& r, std::ostream& out) {
     for (const auto& s : r.input_specializations) out << "  " << s.source << " = " << s.value << "    # " << s.reason << "\n";
     for (const auto& s : env.specializations())
       out << "  " << env.source_of(s.sym) << " = " << s.value << "    # " << s.reason << "\n";
+  }
+  if (!env.real_value_decisions().empty()) {
+    out << "decided by real values (" << env.real_value_decisions().size() << ", hold only for this data):\n";
+    for (const auto& d : env.real_value_decisions())
+      out << "  " << env.print_over_sources(d.expr) << " -> "
+          << (d.is_int ? std::to_string(d.result) : std::string(d.result ? "True" : "False"))
+          << (d.node.empty() ? "" : "    # node " + d.node) << "\n";
   }
   if (!r.op_rule_uses.empty()) {
     out << "op rules (" << r.op_rule_uses.size() << " nodes):\n";

@@ -68,6 +68,10 @@ class TraceWriter {
                                    {"stack", fakeprop_stack("create_symbol")}});
       }
     }
+    for (const ShapeEnv::RealValueDecision& d : env.real_value_decisions())
+      emit("propagate_real_tensors", Json{{"expr", to_sympy_string(d.expr)},
+                                          {"result", d.is_int ? std::to_string(d.result) : (d.result ? "True" : "False")},
+                                          {"stack", fakeprop_stack("evaluate_expr")}});
     for (const GuardRecord& g : env.guards()) guard_added(g);
     for (const GuardRecord& g : env.runtime_asserts()) guard_added(g);
     for (const SpecializationRecord& s : env.specializations()) {

@@ -17,8 +17,10 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   result.device = options.device;
   result.op_rules_given = options.op_rules != nullptr;
   if (options.op_rules) result.op_rules_digest = options.op_rules->digest();
+  result.real_values_given = !options.unbacked_values.empty();
   result.env = std::make_unique<ShapeEnv>(options.settings);
   result.env->log().set_level(options.log_level);
+  if (!options.unbacked_values.empty()) result.env->set_real_values(options.unbacked_values);
   if (!options.explain_guard.empty() || !options.explain_symbols.empty())
     result.env->set_extended_debug(options.explain_guard, options.explain_symbols);
   return result;

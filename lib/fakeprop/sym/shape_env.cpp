@@ -1025,6 +1025,30 @@ void ShapeEnv::raise_data_dependent(ExprRef simplified, Extract what) const {
   throw DataDependentError(msg, hinted, std::move(fixes));
 }
 
+std::optional<int64_t> ShapeEnv::real_value_of(ExprRef s) const {
+  if (real_values_.empty()) return std::nullopt;
+  auto lookup = [this](ExprRef sym) -> std::optional<int64_t> {
+    const SymbolInfo* i = In::find(*this, sym);
+    if (!i) return std::nullopt;
+    if (i->unbacked || !i->hint) {
+      const auto it = real_values_.find(sym->name());
+      return it == real_values_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    }
+    return i->hint;
+  };
+  return fakeprop::evaluate(s, lookup);
+}
+
+void ShapeEnv::decide_by_real_values(ExprRef s, ExprRef decided, int64_t result, bool is_int, const char* rule) {
+  FP_LOG_INFO(*log_, "propagate_real_tensors evaluate_expr(" + to_sympy_string(s) + ") -> " +
+                         (is_int ? std::to_string(result) : bool_text(result != 0)) + In::where(*this));
+  real_decisions_.push_back({s, result, is_int, current_node_});
+  if (record_runtime_assert(decided, rule)) {
+    In::add_fact(*this, decided);
+    maybe_refine(decided, rule, true);
+  }
+}
+
 bool ShapeEnv::evaluate(const SymBool& cond, const char* rule) {
   if (cond.is_static()) return cond.value();
   ExprRef orig = cond.expr();
@@ -1033,7 +1057,13 @@ bool ShapeEnv::evaluate(const SymBool& cond, const char* rule) {
     return *known;
   }
   ExprRef s = simplify(orig);
-  if (has_unbacked(s)) raise_data_dependent(s, Extract::Guard);
+  if (has_unbacked(s)) {
+    if (const std::optional<int64_t> real = real_value_of(s)) {
+      decide_by_real_values(s, *real != 0 ? s : logical_not(s), *real != 0, false, rule);
+      return *real != 0;
+    }
+    raise_data_dependent(s, Extract::Guard);
+  }
   auto h = hint(s);
   if (!h) raise_data_dependent(s, Extract::Guard);
   bool value = *h != 0;
@@ -1050,7 +1080,13 @@ int64_t ShapeEnv::evaluate_int(const SymInt& v, const char* rule) {
     FP_LOG_DEBUG(*log_, "eval " + to_sympy_string(v.expr()) + " == " + std::to_string(b.lo) + " [statically known]");
     return b.lo;
   }
-  if (has_unbacked(s)) raise_data_dependent(s, Extract::Int);
+  if (has_unbacked(s)) {
+    if (const std::optional<int64_t> real = real_value_of(s)) {
+      decide_by_real_values(s, eq(s, integer(*real)), *real, true, rule);
+      return *real;
+    }
+    raise_data_dependent(s, Extract::Int);
+  }
   auto h = hint(s);
   if (!h) raise_data_dependent(s, Extract::Int);
   record_guard(eq(s, integer(*h)), rule);
@@ -1094,7 +1130,7 @@ bool ShapeEnv::guard_size_oblivious(const SymBool& cond, const char* rule) {
     return *known;
   }
   ExprRef s = simplify(orig);
-  if (has_unbacked(s)) raise_data_dependent(s, Extract::Guard);
+  if (has_unbacked(s) && !real_value_of(s)) raise_data_dependent(s, Extract::Guard);
   return evaluate(cond, rule);
 }
 

@@ -191,6 +191,21 @@ class ShapeEnv {
   ExprRef pop_branch();
   bool in_branch() const { return !branches_.empty(); }
 
+  // ---- propagate_real_tensors ----
+  // Values of unbacked symbols known from a real run (--unbacked-value
+  // u0=37), by name. A data-dependent decision whose symbols all have one is
+  // taken by those values and recorded as a runtime assert (never a guard),
+  // as PyTorch's fake_tensor_propagate_real_tensors does; the decisions are
+  // listed apart (real_value_decisions), for they hold only for this data.
+  void set_real_values(std::map<std::string, int64_t> values) { real_values_ = std::move(values); }
+  struct RealValueDecision {
+    ExprRef expr;      // the condition or integer expression decided
+    int64_t result;    // 0/1 for a condition
+    bool is_int;
+    std::string node;
+  };
+  const std::vector<RealValueDecision>& real_value_decisions() const { return real_decisions_; }
+
   // ---- results ----
   const std::vector<GuardRecord>& guards() const { return guards_; }
   const std::vector<GuardRecord>& runtime_asserts() const { return runtime_asserts_; }
@@ -269,6 +284,14 @@ class ShapeEnv {
   std::function<std::vector<std::string>()> node_context_;
   void explain(const std::string& event, ExprRef e) const;
   std::unique_ptr<DynamicLog> log_;
+  std::map<std::string, int64_t> real_values_;
+  std::vector<RealValueDecision> real_decisions_;
+  // The value of `s` with backed hints and real values; nullopt when a
+  // symbol has neither.
+  std::optional<int64_t> real_value_of(ExprRef s) const;
+  // A data-dependent decision taken by real values: a runtime assert of
+  // `decided`, a propagate_real_tensors log line, a RealValueDecision.
+  void decide_by_real_values(ExprRef s, ExprRef decided, int64_t result, bool is_int, const char* rule);
 };
 
 }  // namespace fakeprop

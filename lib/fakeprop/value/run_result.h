@@ -152,6 +152,7 @@ struct RunResult {
   std::vector<OpRuleUse> op_rule_uses;
   bool op_rules_given = false;  // --op-rules: the report lists op_rule_uses
   std::string op_rules_digest;  // the rules files' md5 (OpRuleSet::digest), for `check`
+  bool real_values_given = false;  // --unbacked-value: the report lists the decisions they took
   std::vector<SpecializedRun> specialized;
   std::unique_ptr<ShapeEnv> env;
   DispatchStats dispatch;

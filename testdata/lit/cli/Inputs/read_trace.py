@@ -14,7 +14,7 @@ import sys
 HEADER = re.compile(r"^V\d{4} \d{2}:\d{2}:\d{2}\.\d{6} \d+ [^:]+:\d+\] (\{.*\})$")
 EVENTS = {"str", "dynamo_start", "create_symbol", "create_unbacked_symbol", "guard_added_fast",
           "symbolic_shape_specialization", "dynamo_output_graph", "dynamo_guards", "artifact",
-          "compilation_metrics"}
+          "compilation_metrics", "propagate_real_tensors"}
 
 
 def fail(lineno, why):
@@ -90,6 +90,8 @@ while i < len(lines) - 1:
         detail = "%s %s" % (meta["name"], " | ".join(payload))
     elif event == "dynamo_guards":
         detail = " | ".join(g["code"] for g in json.loads("\n".join(payload)))
+    elif event == "propagate_real_tensors":
+        detail = "%s -> %s" % (meta["expr"], meta["result"])
     elif event == "dynamo_output_graph":
         detail = "%d nodes" % len(meta["sizes"])
     else:
