@@ -17,8 +17,11 @@ inline Value* memo_slot(OpContext& ctx, const std::string& op, const TensorMeta&
   if (!in) return nullptr;
   std::string view;
   for (const SymShape* dims : {&t.sizes, &t.strides}) {
-    for (const SymInt& d : *dims) view += d.to_python() + ",";
-    view += ";";
+    for (const SymInt& d : *dims) {
+      view.append(d.to_python());
+      view.push_back(',');
+    }
+    view.push_back(';');
   }
   view += t.storage_offset.to_python();
   auto key = std::make_tuple(op, t.storage, in->version_of(t.storage), std::move(view));
