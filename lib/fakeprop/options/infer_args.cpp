@@ -79,12 +79,12 @@ InferOptions InferArgs::to_options() const {
     const size_t eq = uv.find('=');
     const std::string name = eq == std::string::npos ? "" : uv.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : uv.substr(eq + 1);
-    const bool named = !name.empty() && (name[0] == 'u' || name.rfind("zuf", 0) == 0) &&
-                       name.find_first_not_of("0123456789", name[0] == 'u' ? 1 : 3) == std::string::npos;
+    // u<N>: the unbacked integers decisions are taken on (a zuf<N> float never is).
+    const bool named = name.size() >= 2 && name[0] == 'u' && name.find_first_not_of("0123456789", 1) == std::string::npos;
     char* end = nullptr;
     errno = 0;
     const long long v = value.empty() ? 0 : std::strtoll(value.c_str(), &end, 10);
-    if (!named || name.size() < 2 || value.empty() || *end != '\0' || errno != 0)
+    if (!named || value.empty() || *end != '\0' || errno != 0)
       throw InputError("--unbacked-value " + uv + ": expected NAME=INT for an unbacked symbol, e.g. u0=37");
     o.unbacked_values[name] = v;
   }
