@@ -175,13 +175,9 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
 
 namespace {
 
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // A JSON FX graph or a .pt2 program, as a JSON FX graph with meta.
 void write_annotated_graph(const RunResult& result, const std::string& model_path, const std::string& out_path) {
-  if (ends_with(out_path, ".onnx") || ends_with(out_path, ".pt2"))
+  if (out_path.ends_with(".onnx") || out_path.ends_with(".pt2"))
     throw InputError(out_path + ": -o writes a JSON FX graph for this model; name the file .json");
   std::string graph_text;
   if (result.model_kind == "pt2") {

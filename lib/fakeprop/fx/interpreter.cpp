@@ -194,6 +194,7 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
     // FakeTensor's converter memo makes them.
     auto [it, fresh] = declared_storages_.try_emplace(*ex.storage, 0);
     if (fresh) it->second = storage_.next();
+    aliased_inputs_ |= !fresh;
     tv.meta.storage = it->second;
   } else {
     tv.meta.storage = storage_.next();
@@ -347,15 +348,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
       values_[mutated] = &replaced_values_.emplace_back(out);
     } else {
       note_data_mutation(self_storage);
-      // Inputs the graph declares aliases of the storage see the new data.
-      MutationRecord m{n.name, n.target, n.args[0].s, {}};
-      for (const uint32_t leaf : leaves_) {
-        const Value* v = values_[leaf];
-        if (identity_[leaf] != identity_[mutated] && graph_.nodes[leaf].example.tensor.storage && v &&
-            v->is_tensor() && v->tensor->meta.storage == self_storage)
-          m.stale_nodes.push_back(graph_.nodes[leaf].name);
-      }
-      if (!m.stale_nodes.empty()) result_.mutations.push_back(std::move(m));
+      if (aliased_inputs_) note_stale_aliases(n, mutated, self_storage);
     }
     identity_[position] = identity_[mutated];
   }
@@ -484,6 +477,19 @@ void Interpreter::record_outputs(const Node& n) {
         k < a.list.size() && a.list[k].kind == Arg::Kind::Node ? a.list[k].s : "output_" + std::to_string(k);
     result_.outputs.push_back({result_.names.intern(name), (*out.list)[k]});
   }
+}
+
+// A data write through `mutated` (on `storage`): the inputs the graph
+// declares aliases of that storage see the new data, and are stale.
+void Interpreter::note_stale_aliases(const Node& n, uint32_t mutated, int64_t storage) {
+  MutationRecord m{n.name, n.target, n.args[0].s, {}};
+  for (const uint32_t leaf : leaves_) {
+    const Value* v = values_[leaf];
+    if (identity_[leaf] != identity_[mutated] && graph_.nodes[leaf].example.tensor.storage && v && v->is_tensor() &&
+        v->tensor->meta.storage == storage)
+      m.stale_nodes.push_back(graph_.nodes[leaf].name);
+  }
+  if (!m.stale_nodes.empty()) result_.mutations.push_back(std::move(m));
 }
 
 // A --op-rules rule: positional arguments are its inputs, keywords its named values.

@@ -71,6 +71,7 @@ class Interpreter {
   const Value* argument(const Arg& a);            // for the call being run (see call_values_)
   Value run_call(const Node& n, uint32_t position);
   Value run_user_rule(const custom_ops::OpRule& rule, const Node& n, std::span<const Value* const> args);
+  void note_stale_aliases(const Node& n, uint32_t mutated, int64_t storage);
   // A failed call's value: its example meta's dtype, device and static dims,
   // fresh unbacked sizes for the others; opaque without an example tensor.
   Value example_fallback(const Node& n, const std::string& why);
@@ -99,6 +100,7 @@ class Interpreter {
   std::vector<uint32_t> record_positions_;  // node position of each entry of result_.nodes
   std::vector<uint32_t> leaves_;            // placeholders and get_attrs, in order
   std::unordered_map<int64_t, int64_t> declared_storages_;  // an example's storage id -> its fake storage
+  bool aliased_inputs_ = false;  // two examples declared one storage
   std::unordered_map<std::string_view, TargetInfo> targets_;
   // The arguments of the call being run, reused from call to call: pointers
   // to live values, or to values built from literals held in call_values_.

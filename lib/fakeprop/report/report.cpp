@@ -282,15 +282,6 @@ class SortedMembers {
 
 }  // namespace
 
-namespace {
-void optional_node(DocumentWriter& w, const std::string& node) {
-  if (node.empty())
-    w.null_field("node");
-  else
-    w.field("node", node);
-}
-}  // namespace
-
 void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWriter& w) {
   ReportWriter rw(w, *r.env);
   SortedMembers top;
@@ -322,7 +313,7 @@ void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWrite
       w.begin_array();
       for (const auto& d : r.env->real_value_decisions()) {
         w.begin_object().field("expr", r.env->print_over_sources(d.expr));
-        optional_node(w, d.node);
+        rw.optional_text("node", d.node);
         if (d.is_int)
           w.field("result", d.result);
         else
