@@ -48,6 +48,11 @@ void InferFlags::add_to(CLI::App& app) {
                  "An unbacked symbol's value from a real run, e.g. u0=37: data-dependent decisions on it are taken "
                  "by it and recorded as runtime asserts (propagate_real_tensors); repeatable")
       ->type_name("NAME=INT");
+  app.add_option("--real-input", args.real_inputs,
+                 "A real tensor for a graph input, [NAME=]FILE.pb (TensorProto) or FILE.npy, or a test data "
+                 "directory of input_<N>.pb: it fixes the input's sizes, and its elements (up to 65536) run beside "
+                 "the fake values, so unbacked sizes learn their real values (propagate_real_tensors); repeatable")
+      ->type_name("[NAME=]FILE");
   app.add_flag("--strict", args.strict, "Exit 1 on a data-dependent error or an unsupported operator");
 }
 

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-2}
-targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse op_rules"}
+targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse op_rules real_inputs"}
 
 source scripts/sanitizer_build.sh
 configure_sanitizer_build "$build"
@@ -28,7 +28,12 @@ for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
 # ---- seeds from testdata ----
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse,op_rules}
+mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse,op_rules,real_inputs}
+# real_inputs: a format byte (even .npy, odd TensorProto), then the file.
+for f in $(find testdata -name '*.npy' -size -64k) $(find testdata -path '*test_data_set_*' -name '*.pb' -size -64k); do
+  case $f in *.npy) prefix='\000' ;; *) prefix='\001' ;; esac
+  { printf "$prefix"; cat "$f"; } > "$seeds/real_inputs/$(echo "$f" | tr '/' '_')"
+done
 find testdata -name '*.rules' -exec cp {} "$seeds/op_rules/" \;
 find testdata -name '*.onnx' -size -64k -exec cp {} "$seeds/onnx_model/" \;
 find testdata/pt2 testdata/fuzz_regressions/pt2_archive -type f -size -64k ! -name '*.json' -exec cp {} "$seeds/pt2_archive/" \;
@@ -80,6 +85,7 @@ for t in $targets; do
     source_spec) max_len=1024 ;;
     expr_parse) max_len=1024 ;;
     op_rules) max_len=4096 ;;
+    real_inputs) max_len=4096 ;;
   esac
   corpus=$build/corpus/$t
   artifacts=$build/artifacts/$t

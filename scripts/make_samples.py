@@ -158,16 +158,65 @@ def nonzero_tail_slice():
     return model
 
 
+def data_shaped():
+    """Sizes that only data decide: x[-n:] with n NonZero's count over a mask, and a Reshape
+    to a shape that is an input. Its test data set (data_shaped/test_data_set_0) holds real
+    inputs for --real-input, as ONNX's test data sets do."""
+    nodes = [helper.make_node("NonZero", ["mask"], ["nz"], name="nonzero"),
+             helper.make_node("Shape", ["nz"], ["nz_shape"], name="nz_shape"),
+             helper.make_node("Gather", ["nz_shape", "idx1"], ["n"], name="count"),
+             helper.make_node("Neg", ["n"], ["minus_n"], name="minus_n"),
+             helper.make_node("Slice", ["x", "minus_n", "end"], ["tail"], name="tail"),
+             helper.make_node("Reshape", ["d", "shape"], ["grid"], name="grid"),
+             helper.make_node("Transpose", ["grid"], ["grid_t"], name="grid_t")]
+    graph = helper.make_graph(
+        nodes, "data_shaped",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10]),
+         helper.make_tensor_value_info("mask", TensorProto.FLOAT, [4, 6]),
+         helper.make_tensor_value_info("d", TensorProto.FLOAT, [12]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("tail", TensorProto.FLOAT, [None]),
+         helper.make_tensor_value_info("grid_t", TensorProto.FLOAT, [None, None])],
+        initializer=[ints("idx1", [1]), ints("end", [10])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
+    onnx.checker.check_model(model)
+    return model
+
+
+def data_shaped_inputs():
+    """The real inputs of data_shaped: 5 nonzeros in the mask, a 3x4 grid."""
+    mask = np.zeros((4, 6), dtype=np.float32)
+    mask.flat[[1, 4, 9, 17, 23]] = 1.0
+    return {"x": np.arange(10, dtype=np.float32), "mask": mask, "d": np.arange(12, dtype=np.float32),
+            "shape": np.array([3, 4], dtype=np.int64)}
+
+
+def write_test_data_set(name, arrays):
+    folder = os.path.join(OUT, name, "test_data_set_0")
+    os.makedirs(folder, exist_ok=True)
+    for i, (input_name, array) in enumerate(arrays.items()):
+        path = os.path.join(folder, "input_%d.pb" % i)
+        with open(path, "wb") as f:
+            f.write(numpy_helper.from_array(array, input_name).SerializeToString())
+        print("wrote", os.path.relpath(path), os.path.getsize(path), "bytes")
+    # The mask also as .npy, in Fortran order: the reader must reorder it.
+    path = os.path.join(OUT, name, "mask_fortran.npy")
+    np.save(path, np.asfortranarray(arrays["mask"]))
+    print("wrote", os.path.relpath(path), os.path.getsize(path), "bytes")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     builds = [("tiny_attention", tiny_attention), ("batch1_conv", batch1_conv), ("add_two", add_two),
               ("classifier_10", lambda: classifier(10)), ("classifier_12", lambda: classifier(12)),
               ("classifier_10_relu", lambda: classifier(10, relu=True)), ("reshape_by_8", reshape_by_8),
-              ("nonzero_view", nonzero_view), ("nonzero_tail_slice", nonzero_tail_slice)]
+              ("nonzero_view", nonzero_view), ("nonzero_tail_slice", nonzero_tail_slice),
+              ("data_shaped", data_shaped)]
     for name, build in builds:
         path = os.path.join(OUT, name + ".onnx")
         onnx.save(build(), path)
         print("wrote", os.path.relpath(path), os.path.getsize(path), "bytes")
+    write_test_data_set("data_shaped", data_shaped_inputs())
 
 
 if __name__ == "__main__":

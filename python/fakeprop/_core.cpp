@@ -50,6 +50,13 @@ InferArgs args_from(const py::dict& d) {
   a.explain_symbol = string_item(d, "explain_symbol");
   a.op_rules = string_list(d, "op_rules");
   a.unbacked_values = string_list(d, "unbacked_values");
+  a.real_inputs = string_list(d, "real_inputs");
+  a.real_run = bool_item(d, "real_run");
+  if (d.contains("real_input_arrays"))
+    for (auto item : d["real_input_arrays"].cast<py::list>()) {
+      auto pair = item.cast<py::tuple>();
+      a.real_input_arrays.emplace_back(pair[0].cast<std::string>(), pair[1].cast<std::string>());
+    }
   return a;
 }
 

@@ -36,9 +36,47 @@ def _input_list(inputs):
     return _spec_list("inputs", inputs)
 
 
+def _npy_bytes(name, array):
+    """An array-like (numpy array, torch tensor, nested list) as .npy bytes."""
+    import io
+
+    import numpy
+
+    if hasattr(array, "detach") and hasattr(array, "cpu"):
+        array = array.detach().cpu().numpy()
+    try:
+        array = numpy.ascontiguousarray(numpy.asarray(array))
+        if array.dtype.hasobject:
+            raise ValueError("it holds Python objects")
+        buf = io.BytesIO()
+        numpy.save(buf, array.astype(array.dtype.newbyteorder("<")), allow_pickle=False)
+    except Exception as e:  # noqa: BLE001: numpy raises many kinds
+        raise errors.InputError("real_inputs: %s: not an array of numbers (%s)" % (name, e))
+    return buf.getvalue()
+
+
+def _real_input_args(real_inputs):
+    """real_inputs as --real-input specs (paths) and (name, .npy bytes) pairs (arrays)."""
+    if real_inputs is None:
+        return [], []
+    if isinstance(real_inputs, (str, os.PathLike)):
+        return [os.fspath(real_inputs)], []
+    if isinstance(real_inputs, (list, tuple)):
+        return [os.fspath(p) for p in real_inputs], []
+    if not isinstance(real_inputs, dict):
+        raise TypeError("real_inputs: expected a dict by input name, a path or a list of paths, got %r" % (real_inputs,))
+    specs, arrays = [], []
+    for name, value in real_inputs.items():
+        if isinstance(value, (str, os.PathLike)):
+            specs.append("%s=%s" % (name, os.fspath(value)))
+        else:
+            arrays.append((str(name), _npy_bytes(name, value)))
+    return specs, arrays
+
+
 def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
           backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules=None,
-          unbacked_values=None):
+          unbacked_values=None, real_inputs=None):
     if isinstance(explain_symbol, (list, tuple)):
         explain_symbol = ",".join(explain_symbol)
     return {
@@ -58,6 +96,8 @@ def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero
         "explain_symbol": explain_symbol or "",
         "op_rules": [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules or [])],
         "unbacked_values": ["%s=%s" % (k, v) for k, v in (unbacked_values or {}).items()],
+        "real_inputs": _real_input_args(real_inputs)[0],
+        "real_input_arrays": _real_input_args(real_inputs)[1],
     }
 
 
@@ -76,7 +116,7 @@ def _finish(report, status, where):
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
-          html=None, op_rules=None, unbacked_values=None):
+          html=None, op_rules=None, unbacked_values=None, real_inputs=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -89,6 +129,11 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     ``op_rules`` is an ``--op-rules`` file or a list of them (rules for
     custom operators); ``unbacked_values`` maps unbacked symbols to values
     from a real run (``{"u0": 37}``, ``--unbacked-value``);
+    ``real_inputs`` gives real tensors of graph inputs, as ``--real-input``
+    does: a dict by input name of arrays (numpy, torch tensors) or ``.pb`` /
+    ``.npy`` paths, or a path (a test data directory) or list of them;
+    their elements run beside the fake values and unbacked sizes learn
+    their real values (``real_values`` in the report);
     ``output`` writes the annotated model there, as ``-o`` does (ONNX with
     ``value_info``; a JSON FX graph or ``.pt2`` program as a JSON FX graph
     with ``meta.val`` on every node); ``html`` writes the self-contained
@@ -103,7 +148,7 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     path = os.fspath(path)
     args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
-                 unbacked_values)
+                 unbacked_values, real_inputs)
     if output is not None:
         args["output"] = os.fspath(output)
     if html is not None:
@@ -179,7 +224,7 @@ def _without_gc(fn, *args, **kwargs):
 def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbacked=None, static=None,
               marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
               backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
-              explain_symbol=None, op_rules=None, unbacked_values=None):
+              explain_symbol=None, op_rules=None, unbacked_values=None, real_inputs=None):
     """Run a ``torch.fx.GraphModule`` or a ``torch.export.ExportedProgram`` in process.
 
     Returns the report (as :func:`infer` does) and records on every node
@@ -198,14 +243,24 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     ``Dim.AUTO`` maybe dynamic, and ``Dim.STATIC``, an int or None static.
     An ExportedProgram's parameters, buffers and constants come from its
     graph signature and are never user inputs; its ``range_constraints``
-    bound its symbols. The other keyword arguments are :func:`infer`'s.
+    bound its symbols. ``real_inputs`` (real tensors, one per user input;
+    ``True`` takes ``example_inputs``) runs the program on them with torch
+    first: each unbacked size learns its real value from the real output,
+    and data-dependent decisions on it are taken by that value and listed
+    apart (``real_values``, ``real_value_decisions``), as PyTorch's
+    ``propagate_real_tensors`` does. The other keyword arguments are
+    :func:`infer`'s.
     """
     where = "<%s>" % type(program).__name__
-    graph = _without_gc(read_program, program, list(example_inputs) if example_inputs else None, path=where)
+    if real_inputs is True:
+        real_inputs = example_inputs
+    graph = _without_gc(read_program, program, list(example_inputs) if example_inputs else None, path=where,
+                        real_inputs=real_inputs)
     all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
                  unbacked_values)
+    args["real_run"] = real_inputs is not None
     # Building the report's objects would run the cyclic collector many times over.
     report, status = _without_gc(graph.run, args, True)
     return _finish(report, status, where)

@@ -152,7 +152,61 @@ def _placeholder_names(gm):
 _READ_LIMIT = 1 << 40
 
 
-def read_program(program, example_inputs=None, input_names=None, path=None):
+def _real_description(v):
+    """A real output as the extension reads it: tensors by sizes and strides, ints, lists."""
+    import torch
+
+    if isinstance(v, torch.Tensor):
+        return {"shape": [int(d) for d in v.shape], "stride": [int(d) for d in v.stride()]}
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_real_description(x) for x in v]
+    return None
+
+
+def _real_outputs(program, gm, exported, state, real_inputs):
+    """Runs the program on real tensors (torch.fx.Interpreter, no autograd): node name -> what
+    each call gave, for propagate_real_tensors. Parameters, buffers and constants of an
+    ExportedProgram are its own."""
+    import torch
+
+    placeholders = _placeholder_names(gm)
+    user = [n for n in placeholders if n not in state]
+    real_inputs = list(real_inputs)
+    if len(real_inputs) != len(user):
+        raise InputError("real_inputs has %d values for %d inputs" % (len(real_inputs), len(user)))
+    given = dict(zip(user, real_inputs))
+    for name, value in given.items():
+        if isinstance(value, torch.Tensor) and isinstance(value, torch._subclasses.fake_tensor.FakeTensor):
+            raise InputError("real_inputs: %s is a FakeTensor, not a real tensor" % name)
+    args = []
+    for name in placeholders:
+        if name in given:
+            args.append(given[name])
+        else:
+            fqn = state[name]
+            args.append(program.state_dict.get(fqn, program.constants.get(fqn)) if exported else None)
+    outputs = {}
+
+    class _Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            out = super().run_node(n)
+            if n.op == "call_function":
+                outputs[n.name] = _real_description(out)
+            return out
+
+    try:
+        with torch.no_grad():
+            _Recorder(gm).run(*args)
+    except Exception as e:  # noqa: BLE001: whatever the program raises on this data
+        raise InputError("real_inputs: the program fails on them: %s: %s" % (type(e).__name__, e))
+    return outputs
+
+
+def read_program(program, example_inputs=None, input_names=None, path=None, real_inputs=None):
     """The C++ core's graph (``fakeprop._core.FxProgram``) for a GraphModule or an ExportedProgram.
 
     ``example_inputs`` (one value per placeholder; for an ExportedProgram, per
@@ -160,7 +214,9 @@ def read_program(program, example_inputs=None, input_names=None, path=None):
     renames the placeholders. For an ExportedProgram, parameters, buffers and
     constants become ``get_attr`` nodes named by their FQN (never user
     inputs), and its ``range_constraints`` give the symbols' ranges.
-    ``path`` names the graph in errors and in the report.
+    ``path`` names the graph in errors and in the report. ``real_inputs``
+    (one real tensor per user input) runs the program on them first, and each
+    call's real output ties its fake one to this data (propagate_real_tensors).
     """
     from . import _core
 
@@ -186,6 +242,8 @@ def read_program(program, example_inputs=None, input_names=None, path=None):
             examples = dict(zip(placeholders, flat))
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers()}
+    if real_inputs is not None:
+        plan["real_outputs"] = _real_outputs(program, gm, exported, state, real_inputs)
     symbolic = []  # the SymInts met in example values
     graph = _core.read_torch_graph(gm, plan, symbolic)
     symbols = _symbols_from(symbolic, range_constraints)

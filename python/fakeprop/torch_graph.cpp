@@ -75,6 +75,7 @@ class TorchGraphReader {
         tied_(plan["tied"]),
         renames_(plan["names"]),
         examples_(plan["examples"]),
+        reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
         exported_(py::cast<bool>(plan["exported"])),
         symbolic_(std::move(symbolic)) {
     const py::dict torch = plan["torch"];
@@ -279,6 +280,8 @@ class TorchGraphReader {
       Py_ssize_t pos = 0;
       while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) n.kwargs.emplace_back(std::string(text(key)), arg(value, 0));
       std::sort(n.kwargs.begin(), n.kwargs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (PyObject* r = PyDict_GetItemWithError(reals_.ptr(), name.ptr())) n.real = real_value(r, 0);
+      if (PyErr_Occurred()) throw py::error_already_set();
     } else {
       builder_.fail("op " + std::string(op) + " is not ATen-level (call_module/call_method are not supported)");
     }
@@ -305,6 +308,26 @@ class TorchGraphReader {
   }
 
   py::dict state_, tied_, renames_, examples_;
+  // Node name -> its output on real inputs, as api._real_outputs describes it.
+  py::dict reals_;
+
+  // {"shape": [...], "stride": [...]} a tensor, an int, a list of them.
+  Value real_value(py::handle v, size_t depth) {
+    builder_.check_arg_depth(depth);
+    if (PyDict_Check(v.ptr())) {
+      TensorValue t;
+      for (py::handle d : v.cast<py::dict>()["shape"]) t.meta.sizes.emplace_back(d.cast<int64_t>());
+      for (py::handle d : v.cast<py::dict>()["stride"]) t.meta.strides.emplace_back(d.cast<int64_t>());
+      return Value::of_tensor(std::move(t));
+    }
+    if (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())) return Value::of_int(SymInt(v.cast<int64_t>()));
+    if (PyList_Check(v.ptr())) {
+      ValueList items;
+      for (py::handle x : v) items.push_back(real_value(x, depth + 1));
+      return Value::of_list(std::move(items));
+    }
+    return Value::of_opaque("no real value");
+  }
   std::unordered_map<long long, int64_t> storage_ids_;
   bool exported_;
   py::list symbolic_;

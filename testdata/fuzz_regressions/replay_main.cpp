@@ -20,6 +20,7 @@ int pt2_archive(const uint8_t* data, size_t size);
 int source_spec(const uint8_t* data, size_t size);
 int expr_parse(const uint8_t* data, size_t size);
 int op_rules(const uint8_t* data, size_t size);
+int real_inputs(const uint8_t* data, size_t size);
 }  // namespace fakeprop::fuzz
 
 namespace {
@@ -38,6 +39,7 @@ const Target kTargets[] = {
     {"source_spec", fakeprop::fuzz::source_spec},
     {"expr_parse", fakeprop::fuzz::expr_parse},
     {"op_rules", fakeprop::fuzz::op_rules},
+    {"real_inputs", fakeprop::fuzz::real_inputs},
 };
 
 const Target* find_target(const std::string& name) {

@@ -14,7 +14,9 @@
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/tensor/tensor_meta.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/boxed.h"
 #include "fakeprop/util/name_pool.h"
+#include "fakeprop/value/value.h"
 
 namespace fakeprop::fx {
 
@@ -65,6 +67,9 @@ struct Node {
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
   ExampleValue example;  // placeholder / get_attr
+  // A call's output on the user's real inputs (propagate_real_tensors, from
+  // the package's real run): concrete sizes and integers; unset when unknown.
+  Boxed<Value> real;
   // The name and operator ("aten.add.Tensor", or op for non-calls) its run
   // record shows, interned in Graph::names at load: a run copies pointers.
   Name record_name;

@@ -392,6 +392,11 @@ class Interpreter::Step final : public NodeStep {
   void fallback(std::vector<Value>& outputs, const std::string& why) override {
     outputs.push_back(in_.example_fallback(node_, why));
   }
+  bool run_real(std::vector<std::optional<Value>>& real) override {
+    if (!node_.real) return false;
+    real.push_back(*node_.real);
+    return true;
+  }
 
  private:
   Interpreter& in_;

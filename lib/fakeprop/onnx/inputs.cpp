@@ -55,6 +55,20 @@ Value sequence_or_optional_input(const TypeInfo& t, ShapeEnv& e, StorageIds& sto
 
 }  // namespace
 
+void Interpreter::attach_real_input(const std::string& name, const RealTensor& real, TensorValue& tv) {
+  if (real.dtype != tv.meta.dtype)
+    throw InputError("--real-input " + real.file + ": input '" + name + "' is " + std::string(dtype_name(real.dtype)) +
+                     " there, the model says " + std::string(dtype_name(tv.meta.dtype)));
+  if (real.elements) {
+    tv.real = *real.elements;
+    return;
+  }
+  result_.warnings.push_back({name, ErrorKind::PrecisionLost,
+                              "real input '" + name + "' (" + real.file + ") has " + std::to_string(real.numel) +
+                                  " elements, more than " + std::to_string(options_.max_fold_elements) +
+                                  ": only its sizes are used"});
+}
+
 void Interpreter::create_inputs(const Graph& g, Scope& scope) {
   ShapeEnv& e = env();
   std::unordered_set<std::string> init_names;
@@ -98,9 +112,12 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
       result_.inputs.push_back({vi.name, src, val});
       continue;
     }
+    const auto real = options_.real_inputs.find(vi.name);
+    // Who gave the sizes, for messages.
+    const std::string given_by = real != options_.real_inputs.end() ? "--real-input " + real->second.file : "--input " + vi.name;
     const size_t rank = vi.type.shape ? vi.type.shape->size() : hints->size();
     if (hints && hints->size() != rank)
-      throw InputError("--input " + vi.name + ": " + std::to_string(hints->size()) + " dims given, the model says rank " +
+      throw InputError(given_by + ": " + std::to_string(hints->size()) + " dims given, the model says rank " +
                        std::to_string(rank));
     TensorValue tv;
     for (size_t d = 0; d < rank; ++d) {
@@ -110,11 +127,11 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
       const DimPlan plan = plan_input_dim(options_, src, static_cast<int64_t>(d), fixed);
       std::optional<int64_t> hint;
       if (hints) hint = (*hints)[d];
-      if (hint && *hint < 0) throw InputError("--input " + vi.name + ": negative size " + std::to_string(*hint));
+      if (hint && *hint < 0) throw InputError(given_by + ": negative size " + std::to_string(*hint));
       if (fixed) {
         if (dim.value < 0) throw InputError(model_.path + ": input '" + vi.name + "' has negative dim " + std::to_string(dim.value));
         if (hint && *hint != dim.value && plan.mark == DimMark::Unmarked)
-          throw InputError("--input " + vi.name + ": dim " + std::to_string(d) + " is fixed to " +
+          throw InputError(given_by + ": dim " + std::to_string(d) + " is fixed to " +
                            std::to_string(dim.value) + " in the model; mark it with --dynamic to vary it");
         if (!hint) hint = dim.value;
       }
@@ -128,7 +145,7 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
       } else if (model_policy && is_param && by_param.count(dim.param)) {
         size = by_param[dim.param];
         if (hint && param_hint.count(dim.param) && param_hint[dim.param] != *hint)
-          throw InputError("--input " + vi.name + ": dim " + std::to_string(d) + " is '" + dim.param + "', given " +
+          throw InputError(given_by + ": dim " + std::to_string(d) + " is '" + dim.param + "', given " +
                            std::to_string(*hint) + " here but " + std::to_string(param_hint[dim.param]) + " elsewhere");
         if (size.is_symbolic()) e.add_source(size.expr(), dsrc);
       } else if (model_policy) {
@@ -153,6 +170,7 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     tv.meta.dtype = *dtype;
     tv.meta.device = options_.device;
     tv.meta.storage = storage_.next();
+    if (real != options_.real_inputs.end()) attach_real_input(vi.name, real->second, tv);
     val = Value::of_tensor(std::move(tv));
     scope.set(vi.name, val);
     result_.inputs.push_back({vi.name, src, val});

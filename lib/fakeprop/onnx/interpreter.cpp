@@ -1,5 +1,7 @@
 #include "fakeprop/onnx/interpreter.h"
 
+#include "fakeprop/runner/real_values.h"
+
 #include "fakeprop/custom_ops/op_rules.h"
 
 #include <chrono>
@@ -179,6 +181,37 @@ class Interpreter::Step final : public NodeStep {
         throw OpError(ErrorKind::Internal, "rule for " + qualified_op(node_, in_.result_.names) +
                                       " produced no value for output '" + node_.outputs[k] + "'");
     if (cache) cache->store(visit, inputs_, outputs, ctx.precision_notes().empty(), e, in_.storage_);
+  }
+
+  // propagate_real_tensors: the registered rule once more, on the inputs'
+  // real counterparts. A subgraph op, a function or a user rule is not run
+  // again: its outputs have no real counterpart.
+  bool run_real(std::vector<std::optional<Value>>& real) override {
+    if (!has_real_elements(inputs_)) return false;
+    const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
+    const OpRule rule = OpRegistry::instance().find(domain, node_.op_type);
+    const std::string_view op = node_.op_type;
+    if (!rule || op == "If" || op == "Loop" || op == "Scan" || op == "SequenceMap" ||
+        in_.functions_.count(node_.domain + "::" + node_.op_type) ||
+        (in_.options_.op_rules && in_.options_.op_rules->find_onnx(domain, node_.op_type, in_.model_.opset(domain))))
+      return true;
+    std::vector<std::optional<Value>> concrete;
+    concrete.reserve(inputs_.size());
+    for (const Value* v : inputs_) {
+      concrete.push_back(v ? real_counterpart(*v, in_.env()) : std::nullopt);
+      if (v && !concrete.back()) return true;
+    }
+    std::vector<const Value*> args;
+    for (const auto& c : concrete) args.push_back(c ? &*c : nullptr);
+    if (!in_.real_env_) in_.real_env_ = std::make_unique<ShapeEnv>(in_.options_.settings);
+    OpContext ctx(node_, in_.model_.opset(domain), *in_.real_env_, in_.real_storage_, in_.options_, std::move(args), &in_);
+    try {
+      rule(ctx);
+    } catch (const Error&) {
+      return true;
+    }
+    for (const Value& v : ctx.outputs()) real.push_back(v.is_none() ? std::nullopt : std::optional<Value>(v));
+    return true;
   }
 
   // A --op-rules rule: attributes are its named values (ints, lists of ints).

@@ -59,6 +59,7 @@ class Interpreter {
 
  private:
   void create_inputs(const Graph& g, Scope& scope);
+  void attach_real_input(const std::string& name, const RealTensor& real, TensorValue& tv);
   // Runs g's nodes in `scope`, whose numbering is g's.
   void run_nodes(const Graph& g, Scope& scope, const std::string& prefix, size_t depth);
   class Step;  // one node for the NodeRunner
@@ -81,6 +82,10 @@ class Interpreter {
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
   std::unique_ptr<DispatchCache> cache_;  // null when off
+  // Where nodes run a second time on real inputs (runner/real_values.h):
+  // every size is concrete there, so nothing it decides touches this run.
+  std::unique_ptr<ShapeEnv> real_env_;
+  StorageIds real_storage_;
   Graph* releasable_ = nullptr;
 };
 

@@ -278,6 +278,9 @@ class Parser {
     base_dir_ = parent.empty() ? std::string(".") : parent.string();
   }
 
+  // The whole file is one TensorProto (a test data set's input_0.pb).
+  std::shared_ptr<TensorRef> parse_tensor_file() { return parse_tensor(file_, 0); }
+
   Model parse() {
     Model model;
     model.path = path_;
@@ -998,6 +1001,39 @@ Model parse_model(std::string_view bytes, const std::string& path_for_errors, si
   Model model = parse_bytes(bytes, path_for_errors, max_nodes, nullptr);
   model.file = MappedFile::borrow(bytes, path_for_errors);
   return model;
+}
+
+RealTensor read_tensor_file(const std::string& path, int64_t max_elements) {
+  std::shared_ptr<MappedFile> file = MappedFile::open(path);
+  return parse_tensor_proto(file->bytes(), path, max_elements);
+}
+
+RealTensor parse_tensor_proto(std::string_view bytes, const std::string& path, int64_t max_elements) {
+  std::shared_ptr<TensorRef> tensor;
+  try {
+    tensor = Parser(bytes, path, 0).parse_tensor_file();
+  } catch (const ParseError& e) {
+    throw InputError(path + ": invalid TensorProto: " + e.what() + " (at byte offset " + std::to_string(e.offset()) + ")");
+  }
+  RealTensor t;
+  t.name = tensor->name;
+  t.file = path;
+  const std::optional<DType> dtype = dtype_from_onnx(tensor->data_type);
+  if (!dtype || *dtype == DType::String)
+    throw InputError(path + ": TensorProto of element type " + std::to_string(tensor->data_type) +
+                     " is not a numeric tensor");
+  t.dtype = *dtype;
+  t.sizes = tensor->dims;
+  t.numel = tensor->numel();
+  if (t.numel > max_elements) return t;
+  if (tensor->storage == TensorRef::Storage::None && t.numel > 0) throw InputError(path + ": the TensorProto holds no elements");
+  if (is_floating(t.dtype)) {
+    if (auto xs = tensor->read_doubles(max_elements)) t.elements = KnownData{{}, std::move(*xs), true};
+  } else if (auto xs = tensor->read_int64s(max_elements)) {
+    t.elements = KnownData{std::vector<SymInt>(xs->begin(), xs->end()), {}, false};
+  }
+  if (!t.elements) throw InputError(path + ": the TensorProto's elements cannot be read as " + std::string(dtype_name(t.dtype)));
+  return t;
 }
 
 Model load_model(const std::string& path, size_t max_nodes) {

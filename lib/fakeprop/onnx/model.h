@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fakeprop/options/real_inputs.h"
 #include "fakeprop/options/limits.h"
 #include "fakeprop/tensor/dtype.h"
 #include "fakeprop/util/boxed.h"
@@ -164,6 +165,13 @@ struct Model {
 Model load_model(const std::string& path, size_t max_nodes = kDefaultMaxNodes);
 // Parse from bytes already in memory (tests, fuzzers); `bytes` must outlive the model.
 Model parse_model(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes = kDefaultMaxNodes);
+
+// A TensorProto file (an ONNX test data set's input_0.pb) as a real input:
+// its elements read when there are at most `max_elements`. Throws
+// InputError naming `path` for anything unreadable.
+RealTensor read_tensor_file(const std::string& path, int64_t max_elements);
+// The same from bytes in memory (tests, fuzzers); `path` names it in errors.
+RealTensor parse_tensor_proto(std::string_view bytes, const std::string& path, int64_t max_elements);
 
 // True when the content looks like an ONNX ModelProto (format detection).
 bool looks_like_onnx(std::string_view head);

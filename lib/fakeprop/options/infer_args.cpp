@@ -88,6 +88,14 @@ InferOptions InferArgs::to_options() const {
       throw InputError("--unbacked-value " + uv + ": expected NAME=INT for an unbacked symbol, e.g. u0=37");
     o.unbacked_values[name] = v;
   }
+  o.real_inputs = read_real_inputs(real_inputs, real_input_arrays, o.max_fold_elements);
+  o.real_run = real_run || !o.real_inputs.empty();
+  for (const auto& [name, t] : o.real_inputs) {
+    const auto given = o.input_hints.find(name);
+    if (given != o.input_hints.end() && given->second != t.sizes)
+      throw InputError("--real-input " + t.file + ": its shape differs from --input " + name);
+    o.input_hints[name] = t.sizes;
+  }
   return o;
 }
 

@@ -23,6 +23,9 @@ struct InferArgs {
   std::string explain_symbol;  // empty: TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
   std::vector<std::string> op_rules;  // --op-rules files, read (and checked) by to_options()
   std::vector<std::string> unbacked_values;  // --unbacked-value NAME=INT, e.g. u0=37
+  std::vector<std::string> real_inputs;      // --real-input [NAME=]FILE.pb|FILE.npy|DIR
+  std::vector<std::pair<std::string, std::string>> real_input_arrays;  // the package's arrays: NAME, .npy bytes
+  bool real_run = false;  // the package ran the program on real inputs (propagate(real_inputs=...))
 
   // Throws InputError naming the option (as the CLI spells it) for a malformed
   // value, or FILE:LINE:COL for an --op-rules file that does not parse.

@@ -309,6 +309,11 @@ void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWrite
   top.add("mutations", [&] { rw.mutations(r.mutations); });
   top.add("gradients", [&] { rw.gradients(r.gradients); });
   if (r.real_values_given) {
+    top.add("real_values", [&] {
+      w.begin_object();
+      for (const auto& [name, value] : r.env->real_values()) w.field(name, value);
+      w.end_object();
+    });
     top.add("real_value_decisions", [&] {
       w.begin_array();
       for (const auto& d : r.env->real_value_decisions()) {
@@ -425,6 +430,11 @@ void print_summary(const RunResult& r, std::ostream& out) {
     for (const auto& s : r.input_specializations) out << "  " << s.source << " = " << s.value << "    # " << s.reason << "\n";
     for (const auto& s : env.specializations())
       out << "  " << env.source_of(s.sym) << " = " << s.value << "    # " << s.reason << "\n";
+  }
+  if (r.real_values_given && !env.real_values().empty()) {
+    out << "real values (" << env.real_values().size() << "):";
+    for (const auto& [name, value] : env.real_values()) out << " " << name << "=" << value;
+    out << "\n";
   }
   if (!env.real_value_decisions().empty()) {
     out << "decided by real values (" << env.real_value_decisions().size() << ", hold only for this data):\n";

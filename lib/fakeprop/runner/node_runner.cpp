@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fakeprop/runner/expr_cap.h"
+#include "fakeprop/runner/real_values.h"
 #include "fakeprop/runner/unbacked_bindings.h"
 #include "fakeprop/value/describe_value.h"
 
@@ -17,7 +18,7 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   result.device = options.device;
   result.op_rules_given = options.op_rules != nullptr;
   if (options.op_rules) result.op_rules_digest = options.op_rules->digest();
-  result.real_values_given = !options.unbacked_values.empty();
+  result.real_values_given = !options.unbacked_values.empty() || options.real_run;
   result.env = std::make_unique<ShapeEnv>(options.settings);
   result.env->log().set_level(options.log_level);
   if (!options.unbacked_values.empty()) result.env->set_real_values(options.unbacked_values);
@@ -36,7 +37,10 @@ std::vector<std::string> checked_input_sources(const InferOptions& options, std:
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     std::string known;
     for (const auto& s : sources) known += (known.empty() ? "" : ", ") + s;
-    throw InputError("--input " + name + ": the model has no such input; the inputs are: " + known);
+    const auto real = options.real_inputs.find(name);
+    throw InputError((real != options.real_inputs.end() ? "--real-input " + real->second.file + ": input '" + name + "'"
+                                                        : "--input " + name) +
+                     ": the model has no such input; the inputs are: " + known);
   }
   return sources;
 }
@@ -87,6 +91,11 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
     step.fallback(outputs, failure);
   }
   outputs.resize(output_names.size());
+  real_scratch_.clear();
+  if (failure.empty() && step.run_real(real_scratch_)) {
+    real_scratch_.resize(outputs.size());
+    tie_to_real(outputs, real_scratch_, e);
+  }
   // Reused outputs never need the cap: capping adds a symbol, and a new
   // symbol invalidates what a cache holds. A graph input's value is the
   // user's, not a rule's: it is never capped.

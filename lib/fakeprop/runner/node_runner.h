@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,13 @@ class NodeStep {
   virtual void run(std::vector<Value>& outputs) = 0;
   // The outputs of a node whose rule failed; `why` says what failed.
   virtual void fallback(std::vector<Value>& outputs, const std::string& why) = 0;
+  // propagate_real_tensors (runner/real_values.h): after run(), the outputs
+  // on the real inputs, one per output (nullopt where not known). False when
+  // no input carries real elements, which is the common case.
+  virtual bool run_real(std::vector<std::optional<Value>>& real) {
+    (void)real;
+    return false;
+  }
   // Set by run() when its outputs were reused (a dispatch cache hit): they
   // were capped when first computed.
   bool reused = false;
@@ -72,6 +80,7 @@ class NodeRunner {
   // A deque: a deeper buffer's creation never moves a shallower one.
   std::deque<std::vector<Value>> scratch_;
   size_t depth_ = 0;
+  std::vector<std::optional<Value>> real_scratch_;
 };
 
 }  // namespace fakeprop

@@ -1025,6 +1025,11 @@ void ShapeEnv::raise_data_dependent(ExprRef simplified, Extract what) const {
   throw DataDependentError(msg, hinted, std::move(fixes));
 }
 
+std::optional<int64_t> ShapeEnv::concrete_value(ExprRef e) const {
+  if (std::optional<int64_t> h = hint(e)) return h;
+  return real_values_.empty() ? std::nullopt : real_value_of(simplify(e));
+}
+
 std::optional<int64_t> ShapeEnv::real_value_of(ExprRef s) const {
   if (real_values_.empty()) return std::nullopt;
   auto lookup = [this](ExprRef sym) -> std::optional<int64_t> {

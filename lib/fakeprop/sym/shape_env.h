@@ -198,6 +198,21 @@ class ShapeEnv {
   // as PyTorch's fake_tensor_propagate_real_tensors does; the decisions are
   // listed apart (real_value_decisions), for they hold only for this data.
   void set_real_values(std::map<std::string, int64_t> values) { real_values_ = std::move(values); }
+  // A real value learned during the run (a node's output on the real
+  // inputs); a value the user gave for `sym` is kept.
+  void set_real_value(ExprRef sym, int64_t value) { real_values_.emplace(sym->name(), value); }
+  // The value of `v` under backed hints and real values; nullopt when a
+  // symbol has neither.
+  // A condition evaluates to 0 or 1.
+  std::optional<int64_t> concrete_value(ExprRef e) const;
+  std::optional<int64_t> concrete_value(const SymInt& v) const {
+    return v.is_static() ? std::optional<int64_t>(v.value()) : concrete_value(v.expr());
+  }
+  std::optional<int64_t> known_real_value(ExprRef sym) const {
+    const auto it = real_values_.find(sym->name());
+    return it == real_values_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  const std::map<std::string, int64_t>& real_values() const { return real_values_; }
   struct RealValueDecision {
     ExprRef expr;      // the condition or integer expression decided
     int64_t result;    // 0/1 for a condition

@@ -26,6 +26,10 @@ struct KnownData {
 struct TensorValue {
   TensorMeta meta;
   Boxed<KnownData> data;  // set when every element is known (boxed: most tensors have none)
+  // The elements on the user's real inputs (propagate_real_tensors), when
+  // `data` does not hold them concretely. Rules never read it: fake results
+  // hold for every input; only runner/real_values.h does.
+  Boxed<KnownData> real;
 };
 
 struct Value;

@@ -1,0 +1,159 @@
+"""propagate_real_tensors: real inputs beside the fake ones. For ONNX (--real-input, and
+infer(real_inputs=...)), ONNX Runtime's real output shapes are the truth; for live programs
+(propagate(real_inputs=...)), torch's own run on the same tensors is."""
+import json
+
+import pytest
+
+import fakeprop
+from conftest import TESTDATA
+from test_propagate import _fp_int
+
+np = pytest.importorskip("numpy")
+ort = pytest.importorskip("onnxruntime")
+
+SAMPLE = TESTDATA / "samples" / "data_shaped.onnx"
+MASK_INDICES = [[], [3], [0, 5, 7], [1, 4, 9, 17, 23], list(range(0, 24, 2))]  # counts 0, 1, 3, 5, 12
+
+
+def _feeds(indices, grid):
+    mask = np.zeros((4, 6), dtype=np.float32)
+    mask.flat[indices] = 1.0
+    return {"x": np.arange(10, dtype=np.float32), "mask": mask, "d": np.arange(12, dtype=np.float32),
+            "shape": np.array(grid, dtype=np.int64)}
+
+
+def _ort_shapes(feeds):
+    session = ort.InferenceSession(str(SAMPLE), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return {n: list(v.shape) for n, v in zip(names, session.run(None, feeds))}
+
+
+def _at_real_values(report):
+    values = report["real_values"]
+    return {o["name"]: [_fp_int(d, values) for d in o["val"]["shape"]] for o in report["outputs"]}
+
+
+@pytest.mark.parametrize("indices", MASK_INDICES, ids=lambda ix: "count%d" % len(ix))
+@pytest.mark.parametrize("grid", [[3, 4], [2, 6], [12, 1]], ids=lambda g: "%dx%d" % tuple(g))
+def test_package_arrays_agree_with_onnxruntime(indices, grid):
+    feeds = _feeds(indices, grid)
+    report = fakeprop.infer(SAMPLE, real_inputs=feeds)
+    assert report["errors"] == []
+    assert _at_real_values(report) == _ort_shapes(feeds)
+    # The count's sign decided Slice's start: a runtime assert taken by the real value, listed apart.
+    decisions = [(d["sym_expr"], d["result"]) for d in report["real_value_decisions"]]
+    assert ("-u0 < 0", len(indices) > 0) in decisions
+    asserts = [a["sym_expr"] for a in report["runtime_asserts"]]
+    assert any(a in asserts for a in ("-u0 < 0", "u0 <= 0", "0 <= -u0", "-u0 >= 0"))
+    assert report["guards"] == []
+
+
+def test_without_real_inputs_the_decision_stops_the_run():
+    report = fakeprop.infer(SAMPLE)
+    assert [e["kind"] for e in report["errors"]] == ["data_dependent"]
+    assert "real_values" not in report
+
+
+def test_cli_reads_a_test_data_set_and_npy(cli, tmp_path):
+    folder = TESTDATA / "samples" / "data_shaped" / "test_data_set_0"
+    run = cli(SAMPLE, "--real-input", folder, "--json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    feeds = _feeds([1, 4, 9, 17, 23], [3, 4])
+    assert _at_real_values(report) == _ort_shapes(feeds)
+    assert report["real_values"] == {"u0": 5, "u1": 3, "u2": 4}
+    # A Fortran-order .npy reads as the same array; npy files written here too.
+    np.save(tmp_path / "shape.npy", np.array([2, 6], dtype=np.int64))
+    run = cli(SAMPLE, "--real-input", "mask=%s" % (TESTDATA / "samples" / "data_shaped" / "mask_fortran.npy"),
+              "--real-input", "shape=%s" % (tmp_path / "shape.npy"), "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["real_values"] == {"u0": 5, "u1": 2, "u2": 6}
+
+
+@pytest.mark.parametrize("spec,array,message", [
+    ("x=%s", np.arange(10), "--real-input {npy}: input 'x' is int64 there, the model says float32"),
+    ("x=%s", np.zeros((4, 6), dtype=np.float32), "--real-input {npy}: 2 dims given, the model says rank 1"),
+    ("x=%s", np.zeros(12, dtype=np.float32), "--real-input {npy}: dim 0 is fixed to 10 in the model"),
+    ("nosuch=%s", np.zeros(3), "--real-input {npy}: input 'nosuch': the model has no such input"),
+    ("%s", np.zeros(3), "--real-input {npy}: the tensor has no name; write NAME={npy}"),
+])
+def test_cli_rejects_mismatched_real_inputs(cli, tmp_path, spec, array, message):
+    npy = tmp_path / "given.npy"
+    np.save(npy, array)
+    run = cli(SAMPLE, "--real-input", spec % npy)
+    assert run.returncode == 2
+    assert run.stderr.startswith("fakeprop: error: " + message.format(npy=npy)), run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_cli_rejects_unreadable_files(cli, tmp_path):
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(b"\x93NUMPY\x01\x00\x10\x00{'descr': '>f4'")
+    run = cli(SAMPLE, "--real-input", "mask=%s" % bad)
+    assert run.returncode == 2 and str(bad) in run.stderr
+    pb = tmp_path / "bad.pb"
+    pb.write_bytes(b"\x08\xff\xff")
+    run = cli(SAMPLE, "--real-input", "mask=%s" % pb)
+    assert run.returncode == 2 and "bad.pb: invalid TensorProto" in run.stderr
+    with pytest.raises(fakeprop.InputError, match="real_inputs: mask: not an array of numbers"):
+        fakeprop.infer(SAMPLE, real_inputs={"mask": object()})
+
+
+def test_over_the_cap_only_sizes_are_used(tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("NonZero", ["big"], ["nz"], name="nonzero")], "big",
+                              [helper.make_tensor_value_info("big", TensorProto.FLOAT, ["n"])],
+                              [helper.make_tensor_value_info("nz", TensorProto.INT64, [1, None])])
+    path = tmp_path / "big.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    big = np.ones(70000, dtype=np.float32)
+    report = fakeprop.infer(path, real_inputs={"big": big})
+    warning = [w for w in report["warnings"] if w["node"] == "big"]
+    assert warning and "70000 elements, more than 65536: only its sizes are used" in warning[0]["message"]
+    assert report["inputs"][0]["val"]["shape"] == ["n"]
+    assert [s["hint"] for s in report["symbols"] if s["name"] == "n"] == [70000]
+    assert report["real_values"] == {}
+
+
+torch = pytest.importorskip("torch")
+
+
+def _program(fn, *args):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    return make_fx(fn, tracing_mode="symbolic")(*args)
+
+
+def test_propagate_real_inputs_agree_with_torch():
+    def pick(x, mask):
+        rows = torch.nonzero(mask)
+        return x[: rows.shape[0]] * 2, rows
+
+    x, mask = torch.randn(8, 3), torch.tensor([1, 0, 1, 1, 0, 0, 1, 0])
+    gm = _program(pick, x, mask)
+    for m in (mask, torch.zeros(8, dtype=torch.int64), torch.ones(8, dtype=torch.int64)):
+        report = fakeprop.propagate(gm, x, m, real_inputs=True)
+        assert report["errors"] == []
+        want = pick(x, m)
+        got = [[_fp_int(d, report["real_values"]) for d in o["val"]["shape"]] for o in report["outputs"]]
+        assert got == [list(t.shape) for t in want]
+        assert list(report["real_values"].values()) == [int(m.count_nonzero())]
+
+
+def test_propagate_item_decides_by_the_real_value():
+    def head(x, k):
+        n = k.item()
+        torch._check(n >= 0)
+        return x.new_zeros(n, 2)
+
+    x, k = torch.randn(4), torch.tensor(5)
+    gm = _program(head, x, k)
+    report = fakeprop.propagate(gm, x, k, real_inputs=[x, torch.tensor(3)])
+    assert report["real_values"] == {"u0": 3}
+    out = report["outputs"][0]["val"]["shape"]
+    assert [_fp_int(d, report["real_values"]) for d in out] == [3, 2]
+    with pytest.raises(fakeprop.InputError, match="real_inputs has 1 values for 2 inputs"):
+        fakeprop.propagate(gm, x, k, real_inputs=[x])
