@@ -344,6 +344,10 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
           if (o.val.is_tensor() && o.val.tensor->meta.storage == self_storage &&
               identity_[record_positions_[r]] == identity_[mutated])
             m.stale_nodes.push_back(result_.nodes[r].name.str());
+      // Inputs declared to alias it keep their own metadata, but what was
+      // recorded about their shared storage through them is stale too
+      // (AOTAutograd regenerates such aliases from a synthetic base).
+      if (aliased_inputs_) append_aliases(m.stale_nodes, mutated, self_storage);
       result_.mutations.push_back(std::move(m));
       values_[mutated] = &replaced_values_.emplace_back(out);
     } else {
@@ -488,13 +492,19 @@ void Interpreter::record_outputs(const Node& n) {
 // declares aliases of that storage see the new data, and are stale.
 void Interpreter::note_stale_aliases(const Node& n, uint32_t mutated, int64_t storage) {
   MutationRecord m{n.name, n.target, n.args[0].s, {}};
+  append_aliases(m.stale_nodes, mutated, storage);
+  if (!m.stale_nodes.empty()) result_.mutations.push_back(std::move(m));
+}
+
+// The inputs the graph declares aliases of `storage`, other than `mutated` itself.
+void Interpreter::append_aliases(std::vector<std::string>& names, uint32_t mutated, int64_t storage) const {
   for (const uint32_t leaf : leaves_) {
     const Value* v = values_[leaf];
     if (identity_[leaf] != identity_[mutated] && graph_.nodes[leaf].example.tensor.storage && v && v->is_tensor() &&
-        v->tensor->meta.storage == storage)
-      m.stale_nodes.push_back(graph_.nodes[leaf].name);
+        v->tensor->meta.storage == storage &&
+        std::find(names.begin(), names.end(), graph_.nodes[leaf].name) == names.end())
+      names.push_back(graph_.nodes[leaf].name);
   }
-  if (!m.stale_nodes.empty()) result_.mutations.push_back(std::move(m));
 }
 
 // A --op-rules rule: positional arguments are its inputs, keywords its named values.

@@ -72,6 +72,7 @@ class Interpreter {
   Value run_call(const Node& n, uint32_t position);
   Value run_user_rule(const custom_ops::OpRule& rule, const Node& n, std::span<const Value* const> args);
   void note_stale_aliases(const Node& n, uint32_t mutated, int64_t storage);
+  void append_aliases(std::vector<std::string>& names, uint32_t mutated, int64_t storage) const;
   // A failed call's value: its example meta's dtype, device and static dims,
   // fresh unbacked sizes for the others; opaque without an example tensor.
   Value example_fallback(const Node& n, const std::string& why);
