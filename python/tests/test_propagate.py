@@ -279,3 +279,32 @@ def test_unsupported_arguments_name_the_node():
     add.args = (add.args[0], object())
     with pytest.raises(fakeprop.InputError, match=r"node 'add\w*': cannot encode an argument of type object"):
         fakeprop.propagate(gm)
+
+
+class _Slices(torch.nn.Module):
+    """Slice bounds torch 2.x's fake slice cannot place (an unbacked count from the end) and ones it can."""
+
+    def forward(self, x, mask):
+        n = torch.nonzero(mask).shape[0]
+        return x[-n:] * 2, x[:n], x[1:-1:3]
+
+
+def test_slices_with_unbacked_bounds_agree_with_torch():
+    x, mask = torch.arange(10.0), torch.tensor([1, 0, 1, 1, 0, 0])
+    ep = torch.export.export(_Slices(), (x, mask))
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == []
+    slices = [n for n in ep.graph.nodes if n.target is torch.ops.aten.slice.Tensor]
+    assert len(slices) == 3
+    for node in slices:
+        ours, theirs = node.meta["fakeprop"]["val"], node.meta["val"]
+        assert ours["shape"] == [str(d) if not isinstance(d, int) else d for d in theirs.shape], node.name
+        offset = theirs.storage_offset()
+        assert ours["storage_offset"] == (offset if isinstance(offset, int) else str(offset)), node.name
+        assert ours["stride"] == list(theirs.stride()), node.name
+    # torch checks the fresh length and offset it makes; fakeprop records the same runtime asserts.
+    theirs = {a.args[1].split("expression ")[1].split(" on node")[0]
+              for a in ep.graph.nodes if a.target is torch.ops.aten._assert_scalar.default}
+    ours = {a["sym_expr"] for a in report["runtime_asserts"]}
+    assert {"u1 >= 0", "u1 <= 10", "u2 >= 0"} <= theirs
+    assert {"u1 >= 0", "u1 <= 10", "u2 >= 0"} <= ours

@@ -198,7 +198,22 @@ void expand_as(OpContext& ctx) {
   set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
 }
 
-// Python slice semantics on one dim, with clamping as ATen's slice does.
+// Where a slice bound lands on a dim of `size`, as torch 2.x's fake slice
+// (fake_impls._compute_slice_index) asks it: guard_or_false, so an unbacked
+// bound it cannot place is nullopt instead of a data-dependent error.
+std::optional<SymInt> slice_index(OpContext& ctx, const SymInt& size, const SymInt& index, const char* why) {
+  if (guard_or_false(ctx, sym_and(sym_ge(index, 0), sym_le(index, size)), why)) return index;
+  if (guard_or_false(ctx, sym_and(sym_lt(index, 0), sym_ge(index, -size)), why)) return index + size;
+  if (guard_or_false(ctx, sym_lt(index, -size), why)) return SymInt(0);
+  if (guard_or_false(ctx, sym_gt(index, size), why)) return size;
+  if (guard_or_false(ctx, sym_ge(index, 0), why)) return sym_min(index, size);
+  if (guard_or_false(ctx, sym_lt(index, 0), why)) return sym_max(index + size, 0);
+  return std::nullopt;
+}
+
+// Python slice semantics on one dim, clamped, as torch 2.x's fake slice: a
+// length or start it cannot place becomes a fresh unbacked size (checked to
+// lie in [0, size]) or storage offset (checked >= 0).
 TensorValue slice_of(OpContext& ctx, const TensorMeta& self, int64_t dim, std::optional<SymInt> start_arg,
                      std::optional<SymInt> end_arg, int64_t step) {
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "slice() cannot be applied to a 0-dim tensor.");
@@ -206,23 +221,36 @@ TensorValue slice_of(OpContext& ctx, const TensorMeta& self, int64_t dim, std::o
   const auto d = static_cast<size_t>(dim);
   const SymInt size = self.sizes[d];
   const char* why = "slice";
-  SymInt start = start_arg.value_or(0);
+  const std::optional<SymInt> start = start_arg ? slice_index(ctx, size, *start_arg, why) : SymInt(0);
   const bool to_end = !end_arg || (end_arg->is_static() && end_arg->value() == kMaxIndex);
-  SymInt end = to_end ? size : *end_arg;
-  if (decide(ctx, sym_lt(start, 0), why)) start = start + size;
-  if (!to_end && decide(ctx, sym_lt(end, 0), why)) end = end + size;
-  if (decide(ctx, sym_lt(start, 0), why)) start = 0;
-  else if (decide(ctx, sym_ge(start, size), why)) start = size;
-  if (!to_end) {
-    if (decide(ctx, sym_lt(end, start), why)) end = start;
-    else if (decide(ctx, sym_ge(end, size), why)) end = size;
+  const std::optional<SymInt> end = to_end ? size : slice_index(ctx, size, *end_arg, why);
+  std::optional<SymInt> length;
+  if (start && end) {
+    if (guard_or_false(ctx, sym_ge(*end, *start), why))
+      length = step == 1 ? *end - *start : floordiv(*end - *start + (step - 1), step);
+    else if (guard_or_false(ctx, sym_ge(*start, *end), why))
+      length = SymInt(0);
+    else
+      length = floordiv(sym_max(*end - *start, 0) + (step - 1), step);
+  }
+  ShapeEnv& e = ctx.env();
+  if (!length) {
+    length = SymInt(e.create_unbacked_symint());
+    e.defer_runtime_assert(sym_ge(*length, 0), why);
+    e.defer_runtime_assert(sym_le(*length, size), why);
+  }
+  SymInt offset;
+  if (start) {
+    offset = self.storage_offset + *start * self.strides[d];
+  } else {
+    offset = SymInt(e.create_unbacked_symint());
+    e.defer_runtime_assert(sym_ge(offset, 0), why);
   }
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
-  sizes[d] = simplified(ctx, step == 1 ? end - start : floordiv(end - start + (step - 1), step));
+  sizes[d] = simplified(ctx, *length);
   strides[d] = simplified(ctx, strides[d] * step);
-  const SymInt offset = simplified(ctx, self.storage_offset + start * self.strides[d]);
-  return ctx.view_of(self, sizes, strides, offset);
+  return ctx.view_of(self, sizes, strides, simplified(ctx, offset));
 }
 
 void slice(OpContext& ctx) {
