@@ -224,7 +224,7 @@ def _without_gc(fn, *args, **kwargs):
 def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbacked=None, static=None,
               marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
               backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
-              explain_symbol=None, op_rules=None, unbacked_values=None, real_inputs=None):
+              explain_symbol=None, op_rules=None, unbacked_values=None, real_inputs=None, gradients=None):
     """Run a ``torch.fx.GraphModule`` or a ``torch.export.ExportedProgram`` in process.
 
     Returns the report (as :func:`infer` does) and records on every node
@@ -248,14 +248,19 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     first: each unbacked size learns its real value from the real output,
     and data-dependent decisions on it are taken by that value and listed
     apart (``real_values``, ``real_value_decisions``), as PyTorch's
-    ``propagate_real_tensors`` does. The other keyword arguments are
+    ``propagate_real_tensors`` does. ``gradients`` names the outputs of a
+    joint graph that become leaves' ``.grad`` (``{output node: leaf node}``,
+    or the ``GraphSignature`` of ``aot_export_module(..., trace_joint=True)``):
+    each is checked as assigning ``.grad`` checks it (an error on the leaf,
+    in PyTorch's words), and the leaf's gradient in ``gradients`` follows
+    AccumulateGrad's layout contract. The other keyword arguments are
     :func:`infer`'s.
     """
     where = "<%s>" % type(program).__name__
     if real_inputs is True:
         real_inputs = example_inputs
     graph = _without_gc(read_program, program, list(example_inputs) if example_inputs else None, path=where,
-                        real_inputs=real_inputs)
+                        real_inputs=real_inputs, gradients=gradients)
     all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,

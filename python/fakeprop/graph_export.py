@@ -206,7 +206,23 @@ def _real_outputs(program, gm, exported, state, real_inputs):
     return outputs
 
 
-def read_program(program, example_inputs=None, input_names=None, path=None, real_inputs=None):
+def _gradient_map(gradients):
+    """{gradient output node: leaf node} from a dict or an AOTAutograd GraphSignature of a joint graph."""
+    if gradients is None:
+        return None
+    if isinstance(gradients, dict):
+        return {str(k): str(v) for k, v in gradients.items()}
+    backward = getattr(gradients, "backward_signature", None)
+    if backward is None:
+        raise InputError("gradients: expected a dict of node names or a joint graph's GraphSignature, got %r"
+                         % type(gradients).__name__)
+    leaf_of = {fqn: name for name, fqn in gradients.inputs_to_parameters.items()}
+    out = {k: leaf_of[fqn] for k, fqn in backward.gradients_to_parameters.items() if fqn in leaf_of}
+    out.update(backward.gradients_to_user_inputs)
+    return out
+
+
+def read_program(program, example_inputs=None, input_names=None, path=None, real_inputs=None, gradients=None):
     """The C++ core's graph (``fakeprop._core.FxProgram``) for a GraphModule or an ExportedProgram.
 
     ``example_inputs`` (one value per placeholder; for an ExportedProgram, per
@@ -217,6 +233,9 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
     ``path`` names the graph in errors and in the report. ``real_inputs``
     (one real tensor per user input) runs the program on them first, and each
     call's real output ties its fake one to this data (propagate_real_tensors).
+    ``gradients`` says which outputs of a joint graph are which leaves'
+    gradients: ``{output node: leaf node}``, or the ``GraphSignature`` that
+    ``aot_export_module(..., trace_joint=True)`` returns.
     """
     from . import _core
 
@@ -244,6 +263,8 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers()}
     if real_inputs is not None:
         plan["real_outputs"] = _real_outputs(program, gm, exported, state, real_inputs)
+    if gradients is not None:
+        plan["gradients"] = _gradient_map(gradients)
     symbolic = []  # the SymInts met in example values
     graph = _core.read_torch_graph(gm, plan, symbolic)
     symbols = _symbols_from(symbolic, range_constraints)

@@ -76,6 +76,7 @@ class TorchGraphReader {
         renames_(plan["names"]),
         examples_(plan["examples"]),
         reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
+        gradients_(plan.contains("gradients") ? py::dict(plan["gradients"]) : py::dict()),
         exported_(py::cast<bool>(plan["exported"])),
         symbolic_(std::move(symbolic)) {
     const py::dict torch = plan["torch"];
@@ -100,6 +101,7 @@ class TorchGraphReader {
     builder_.reserve(nodes.size());
     positions_.reserve(nodes.size());
     for (py::handle n : nodes) read_node(gm, n);
+    for (auto [out, leaf] : gradients_) builder_.graph().gradients.emplace(renamed(out), renamed(leaf));
     return {builder_.take(), std::move(nodes)};
   }
 
@@ -310,6 +312,7 @@ class TorchGraphReader {
   py::dict state_, tied_, renames_, examples_;
   // Node name -> its output on real inputs, as api._real_outputs describes it.
   py::dict reals_;
+  py::dict gradients_;  // graph output node -> leaf node (fx::Graph::gradients)
 
   // {"shape": [...], "stride": [...]} a tensor, an int, a list of them.
   Value real_value(py::handle v, size_t depth) {

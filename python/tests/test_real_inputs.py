@@ -157,3 +157,74 @@ def test_propagate_item_decides_by_the_real_value():
     assert [_fp_int(d, report["real_values"]) for d in out] == [3, 2]
     with pytest.raises(fakeprop.InputError, match="real_inputs has 1 values for 2 inputs"):
         fakeprop.propagate(gm, x, k, real_inputs=[x])
+
+
+class _Step(torch.nn.Module):
+    """A loss over real parameters: a Linear, a transposed (non-contiguous but dense) weight."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+        self.w_t = torch.nn.Parameter(torch.randn(3, 4).t())
+
+    def forward(self, x):
+        return ((self.lin(x).sum() + (x @ self.w_t).sum()),)
+
+
+def _torch_fake_grads(module, x):
+    """What torch leaves in .grad of real parameters after a backward over fake inputs."""
+    import torch._functorch.config as functorch_config
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    with functorch_config.patch(fake_tensor_propagate_real_tensors=True):
+        mode = FakeTensorMode(allow_non_fake_inputs=True, shape_env=ShapeEnv())
+        with mode:
+            module(mode.from_tensor(x))[0].backward()
+    return {name: p.grad for name, p in module.named_parameters()}
+
+
+def test_fake_gradients_meet_real_leaves_as_accumulate_grad_does():
+    from torch._functorch.aot_autograd import aot_export_module
+
+    module, x = _Step(), torch.randn(2, 4)
+    gm, signature = aot_export_module(module, [x], trace_joint=True, output_loss_index=0)
+    want = _torch_fake_grads(module, x)
+    params = [p.detach() for p in module.parameters()]
+    by_leaf = {p: fqn for p, fqn in signature.inputs_to_parameters.items()}
+    placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    real = [dict(module.named_parameters())[by_leaf[n]].detach() if n in by_leaf else x for n in placeholders]
+    report = fakeprop.propagate(gm, *real, gradients=signature, real_inputs=True)
+    assert report["errors"] == []
+    got = {by_leaf[g["name"]]: g["grad"] for g in report["gradients"]}
+    assert set(got) == set(want) and len(params) == 3
+    for fqn, grad in want.items():
+        assert got[fqn]["shape"] == list(grad.shape), fqn
+        assert got[fqn]["stride"] == list(grad.stride()), fqn
+        assert got[fqn]["dtype"] == str(grad.dtype).replace("torch.", ""), fqn
+
+
+def _assignment_error(leaf, grad):
+    try:
+        torch.nn.Parameter(leaf).grad = grad
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("grad", [torch.zeros(3, 2), torch.zeros(2, 3, dtype=torch.float64),
+                                  torch.zeros(2, 3, dtype=torch.float16), torch.zeros(2, 3, device="meta")],
+                         ids=["size", "double", "half", "meta"])
+def test_a_gradient_that_cannot_be_assigned_is_torchs_error_on_the_leaf(cli, tmp_path, grad):
+    leaf = torch.zeros(2, 3)
+    graph = {"format": "fakeprop.fx/1", "gradients": {"g": "w"}, "nodes": [
+        {"name": "w", "op": "placeholder", "target": "w", "val": {"shape": [2, 3], "dtype": "float32"}},
+        {"name": "g", "op": "placeholder", "target": "g",
+         "val": {"shape": list(grad.shape), "dtype": str(grad.dtype).replace("torch.", ""), "device": str(grad.device)}},
+        {"name": "output", "op": "output", "target": "output", "args": [[{"node": "g"}]]}]}
+    path = tmp_path / "step.json"
+    path.write_text(json.dumps(graph))
+    run = cli(path, "--json")
+    assert run.returncode == 0, run.stderr
+    errors = json.loads(run.stdout)["errors"]
+    assert [(e["node"], e["message"]) for e in errors] == [("w", _assignment_error(leaf, grad))]

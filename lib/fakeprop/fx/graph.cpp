@@ -322,6 +322,14 @@ class GraphReader {
     const Json* nodes = member(root, "nodes");
     if (!nodes || nodes->type != JsonType::Array) fail("'nodes' must be a list");
     if (const Json* symbols = member(root, "symbols")) read_symbols(*symbols, g);
+    if (const Json* gradients = member(root, "gradients")) {
+      if (gradients->type != JsonType::Object) fail("'gradients' must be an object of node names");
+      for (const Json* entry : doc_.sorted_members(*gradients)) {
+        if (entry->type != JsonType::String)
+          fail("gradient '" + std::string(doc_.key(*entry)) + "' must name a leaf node");
+        g.gradients.emplace(std::string(doc_.key(*entry)), doc_.string(*entry));
+      }
+    }
     doc_.for_each_child(*nodes, [&](const Json& jn) { read_node(jn); });
     return b_.take();
   }

@@ -88,6 +88,10 @@ struct Graph {
   std::string path;
   std::vector<Node> nodes;
   std::map<std::string, SymbolDecl> symbols;  // optional hints/ranges of symbols named in examples
+  // "gradients": a node the graph outputs -> the leaf (placeholder or
+  // get_attr) whose .grad it becomes, as a joint graph's backward signature
+  // says (gradients_to_parameters, gradients_to_user_inputs).
+  std::map<std::string, std::string> gradients;
   std::shared_ptr<NamePool> names = std::make_shared<NamePool>();
 };
 

@@ -114,6 +114,11 @@ std::string graph_json(const Graph& g) {
     w.end_object();
   }
   w.end_array();
+  if (!g.gradients.empty()) {
+    w.key("gradients").begin_object();
+    for (const auto& [out, leaf] : g.gradients) w.field(out, leaf);
+    w.end_object();
+  }
   if (!g.symbols.empty()) {
     w.key("symbols").begin_object();
     for (const auto& [name, d] : g.symbols) {

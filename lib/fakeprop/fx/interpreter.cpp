@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <span>
+#include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
 #include "fakeprop/sym/parse.h"
@@ -457,20 +458,121 @@ void Interpreter::run() {
   }
   e.set_current_node("");
   current_ = nullptr;
-  // Fake gradients: the layout a trainer materializes for each leaf that requires grad.
+  // Fake gradients: the layout a trainer materializes for each leaf that
+  // requires grad, or that the graph declares a gradient for.
+  std::unordered_set<uint32_t> declared;
+  for (const auto& [out, leaf] : graph_.gradients) {
+    const uint32_t g = position_named(out), l = position_named(leaf);
+    if (l == Arg::kNoNode || (graph_.nodes[l].op != "placeholder" && graph_.nodes[l].op != "get_attr")) {
+      result_.errors.push_back({leaf, ErrorKind::InvalidArgument,
+                                "gradients: '" + leaf + "' (the leaf of gradient '" + out + "') is not a placeholder or get_attr"});
+      continue;
+    }
+    declared.insert(l);
+    if (g == Arg::kNoNode || !values_[g] || !values_[g]->is_tensor() || !values_[l] || !values_[l]->is_tensor()) {
+      result_.errors.push_back({leaf, ErrorKind::UnknownInput,
+                                "gradients: the gradient '" + out + "' of '" + leaf + "' is not a known tensor"});
+      continue;
+    }
+    if (const std::optional<ErrorRecord> bad = check_gradient(leaf, values_[g]->tensor->meta, values_[l]->tensor->meta)) {
+      result_.errors.push_back(*bad);
+      continue;
+    }
+    result_.gradients.push_back({leaf, Value::of_tensor(accumulated_gradient(values_[l]->tensor->meta))});
+  }
   for (const uint32_t position : leaves_) {
     const Value& v = *values_[position];
-    const std::string& name = graph_.nodes[position].name;
-    if (!v.is_tensor() || !v.tensor->meta.requires_grad) continue;
-    const TensorMeta& leaf = v.tensor->meta;
-    TensorValue g;
-    g.meta.sizes = leaf.sizes;
-    g.meta.strides = is_non_overlapping_and_dense(leaf, e) ? leaf.strides : contiguous_strides(leaf.sizes, &e);
-    g.meta.dtype = leaf.dtype;
-    g.meta.device = leaf.device;
-    g.meta.storage = storage_.next();
-    result_.gradients.push_back({name, Value::of_tensor(std::move(g))});
+    if (declared.count(position) || !v.is_tensor() || !v.tensor->meta.requires_grad) continue;
+    result_.gradients.push_back({graph_.nodes[position].name, Value::of_tensor(accumulated_gradient(v.tensor->meta))});
   }
+}
+
+uint32_t Interpreter::position_named(const std::string& name) const {
+  for (uint32_t p = 0; p < graph_.nodes.size(); ++p)
+    if (graph_.nodes[p].name == name) return p;
+  return Arg::kNoNode;
+}
+
+namespace {
+
+// PyTorch's get_device() (-1 off CUDA) and device type name.
+std::string device_index(const Device& d) { return std::to_string(d.is_cuda() ? std::max<int>(d.index, 0) : -1); }
+std::string device_type_name(const Device& d) {
+  const std::string s = d.str();
+  return s.substr(0, s.find(':'));
+}
+std::string sizes_text(const SymShape& sizes) {
+  std::string out = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + sizes[i].to_python();
+  return out + "]";
+}
+
+// The element type's name as a C++ TypeMeta prints it, as .grad's checks do.
+std::string cpp_type_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int8: return "signed char";
+    case DType::Int16: return "short int";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long int";
+    case DType::UInt16: return "short unsigned int";
+    case DType::UInt32: return "unsigned int";
+    case DType::UInt64: return "long unsigned int";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Complex32: return "c10::complex<c10::Half>";
+    case DType::Complex64: return "c10::complex<float>";
+    case DType::Complex128: return "c10::complex<double>";
+    default: return "c10::" + std::string(dtype_c10_name(t));
+  }
+}
+
+}  // namespace
+
+// The checks of assigning `grad` to the leaf's .grad, in PyTorch's order and
+// words (torch/csrc/autograd/python_variable.cpp); sizes are compared
+// through the ShapeEnv, as sym_sizes().equals guards.
+std::optional<ErrorRecord> Interpreter::check_gradient(const std::string& leaf, const TensorMeta& grad,
+                                                       const TensorMeta& var) {
+  if (grad.dtype != var.dtype)
+    return ErrorRecord{leaf, ErrorKind::TypeError,
+                       "attempting to assign a gradient with dtype '" + cpp_type_name(grad.dtype) +
+                           "' to a tensor with grad_dtype '" + std::string(dtype_c10_name(var.dtype)) +
+                           "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You "
+                           "can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                           "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+                           "break downstream systems that assume they match."};
+  if (grad.device.type != var.device.type)
+    return ErrorRecord{leaf, ErrorKind::DeviceMismatch,
+                       "attempting to assign a gradient with device type '" + device_type_name(grad.device) +
+                           "' to a tensor with device type '" + device_type_name(var.device) +
+                           "'. Please ensure that the gradient and the tensor are on the same device"};
+  if (device_index(grad.device) != device_index(var.device))
+    return ErrorRecord{leaf, ErrorKind::DeviceMismatch,
+                       "attempting to assign a gradient located on device with index '" + device_index(grad.device) +
+                           "' to a tensor located on device with index '" + device_index(var.device) +
+                           "'. Please ensure that the gradient and the tensor are on the same device"};
+  bool same = grad.sizes.size() == var.sizes.size();
+  for (size_t d = 0; same && d < var.sizes.size(); ++d)
+    same = grad.sizes[d].same(var.sizes[d]) || env().evaluate(sym_eq(grad.sizes[d], var.sizes[d]), "AccumulateGrad");
+  if (!same)
+    return ErrorRecord{leaf, ErrorKind::ShapeMismatch,
+                       "attempting to assign a gradient of size '" + sizes_text(grad.sizes) + "' to a tensor of size '" +
+                           sizes_text(var.sizes) + "'. Please ensure that the gradient and the tensor are the same size"};
+  return std::nullopt;
+}
+
+// AccumulateGrad's layout contract: the leaf's strides when it is
+// non-overlapping and dense, else contiguous.
+TensorValue Interpreter::accumulated_gradient(const TensorMeta& leaf) {
+  TensorValue g;
+  g.meta.sizes = leaf.sizes;
+  g.meta.strides = is_non_overlapping_and_dense(leaf, env()) ? leaf.strides : contiguous_strides(leaf.sizes, &env());
+  g.meta.dtype = leaf.dtype;
+  g.meta.device = leaf.device;
+  g.meta.storage = storage_.next();
+  return g;
 }
 
 void Interpreter::record_outputs(const Node& n) {

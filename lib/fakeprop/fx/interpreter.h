@@ -16,6 +16,7 @@
 
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/options/infer_options.h"
+#include "fakeprop/value/run_result.h"
 #include "fakeprop/runner/node_runner.h"
 #include "fakeprop/value/run_result.h"
 
@@ -73,6 +74,11 @@ class Interpreter {
   Value run_user_rule(const custom_ops::OpRule& rule, const Node& n, std::span<const Value* const> args);
   void note_stale_aliases(const Node& n, uint32_t mutated, int64_t storage);
   void append_aliases(std::vector<std::string>& names, uint32_t mutated, int64_t storage) const;
+  uint32_t position_named(const std::string& name) const;  // Arg::kNoNode when none
+  // A declared gradient (Graph::gradients) meeting its leaf: the error the
+  // .grad assignment raises, if any; and the .grad AccumulateGrad makes.
+  std::optional<ErrorRecord> check_gradient(const std::string& leaf, const TensorMeta& grad, const TensorMeta& var);
+  TensorValue accumulated_gradient(const TensorMeta& leaf);
   // A failed call's value: its example meta's dtype, device and static dims,
   // fresh unbacked sizes for the others; opaque without an example tensor.
   Value example_fallback(const Node& n, const std::string& why);
