@@ -423,6 +423,10 @@ void Interpreter::run() {
   for (const Node& n : graph_.nodes)
     if (n.op == "placeholder") input_names.push_back(n.target.empty() ? n.name : n.target);
   std::vector<std::string> input_sources = checked_input_sources(options_, input_names);
+  if (!options_.real_inputs.empty())
+    result_.warnings.push_back({"", ErrorKind::PrecisionLost,
+                                "--real-input: a JSON FX graph takes only the real inputs' sizes; the package's "
+                                "propagate(..., real_inputs=...) runs the program on them"});
   result_.inputs.reserve(result_.inputs.size() + input_names.size());
   size_t next_input = 0;
 
