@@ -146,3 +146,36 @@ def test_a_bad_rules_file_is_an_input_error_before_any_node(tmp_path):
     rules.write_text(RULES.replace("shape=[n, x.shape[1]]", "shape=[n, y.shape[1]]"))
     with pytest.raises(fakeprop.InputError, match=r"rules.txt:15:28: unknown input 'y'"):
         fakeprop.propagate(_export(), op_rules=rules)
+
+
+def test_private_onnx_op_agrees_with_onnxruntime_on_its_standard_equivalent(tmp_path):
+    """com.acme::Tile2(reps) is Tile(x, [reps, 1]) by construction: ONNX Runtime runs that equivalent,
+    fakeprop runs the private op with its rule from custom_ops.rules, at three sizes of n."""
+    np = pytest.importorskip("numpy")
+    ort = pytest.importorskip("onnxruntime")
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from conftest import TESTDATA
+
+    def model(private):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        tile = (helper.make_node("Tile2", ["x"], ["t"], name="tile", domain="com.acme", reps=3) if private
+                else helper.make_node("Tile", ["x", "reps"], ["t"], name="tile"))
+        init = [] if private else [numpy_helper.from_array(np.array([3, 1], dtype=np.int64), "reps")]
+        graph = helper.make_graph([tile, helper.make_node("Relu", ["t"], ["y"], name="relu")], "m", [x], [y],
+                                  initializer=init)
+        opsets = [helper.make_opsetid("", 13)] + ([helper.make_opsetid("com.acme", 1)] if private else [])
+        return helper.make_model(graph, opset_imports=opsets)
+
+    private, standard = tmp_path / "private.onnx", tmp_path / "standard.onnx"
+    onnx.save(model(True), private)
+    onnx.save(model(False), standard)
+    session = ort.InferenceSession(str(standard), providers=["CPUExecutionProvider"])
+    report = fakeprop.infer(private, op_rules=TESTDATA / "samples" / "custom_ops.rules")
+    assert report["errors"] == [] and [u["node"] for u in report["op_rules"]] == ["tile"]
+    shape = report["outputs"][0]["val"]["shape"]
+    for n in (2, 5, 7):
+        real = session.run(None, {"x": np.ones((n, 3), dtype=np.float32)})[0].shape
+        assert [d if isinstance(d, int) else eval(d, {}, {"n": n}) for d in shape] == list(real)  # noqa: S307
