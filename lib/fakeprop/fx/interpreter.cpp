@@ -478,7 +478,15 @@ void Interpreter::run() {
                                 "gradients: the gradient '" + out + "' of '" + leaf + "' is not a known tensor"});
       continue;
     }
-    if (const std::optional<ErrorRecord> bad = check_gradient(leaf, values_[g]->tensor->meta, values_[l]->tensor->meta)) {
+    e.set_current_node(leaf);  // the guards the size comparison records are the leaf's
+    std::optional<ErrorRecord> bad;
+    try {
+      bad = check_gradient(leaf, values_[g]->tensor->meta, values_[l]->tensor->meta);
+    } catch (const DataDependentError& err) {
+      bad = ErrorRecord{leaf, ErrorKind::DataDependent, err.what(), err.suggested_fixes()};
+    }
+    e.set_current_node("");
+    if (bad) {
       result_.errors.push_back(*bad);
       continue;
     }
