@@ -308,3 +308,39 @@ def test_slices_with_unbacked_bounds_agree_with_torch():
     ours = {a["sym_expr"] for a in report["runtime_asserts"]}
     assert {"u1 >= 0", "u1 <= 10", "u2 >= 0"} <= theirs
     assert {"u1 >= 0", "u1 <= 10", "u2 >= 0"} <= ours
+
+
+_A = torch.ops.aten
+_LAYOUT_OPS = {
+    "empty_like": lambda x: _A.empty_like.default(x),
+    "zeros_like": lambda x: _A.zeros_like.default(x),
+    "full_like": lambda x: _A.full_like.default(x, 2.0),
+    "rand_like": lambda x: _A.rand_like.default(x),
+    "randint_like": lambda x: _A.randint_like.default(x, 5),
+    "fill": lambda x: _A.fill.Scalar(x, 1.0),
+    "flip": lambda x: _A.flip.default(x, [0]),
+    "dropout": lambda x: _A.native_dropout.default(x, 0.5, True),
+    "index_put": lambda x: _A.index_put.default(x, [torch.tensor([0])], torch.tensor(1.0)),
+    "clone": lambda x: _A.clone.default(x),
+    "_to_copy": lambda x: _A._to_copy.default(x, dtype=torch.float64),
+    "roll": lambda x: _A.roll.default(x, [1], [0]),
+}
+_LAYOUTS = {"size1_last": ((3, 1), (1, 3)), "col_major": ((3, 2), (1, 3)), "permuted": ((2, 3, 4), (1, 8, 2)),
+            "size1_mid": ((2, 1, 4), (4, 8, 1))}
+
+
+@pytest.mark.parametrize("layout", list(_LAYOUTS))
+@pytest.mark.parametrize("op", list(_LAYOUT_OPS))
+def test_like_factories_allocate_as_fake_tensor_does(op, layout):
+    """torch 2.x's FakeTensor allocates the *_like factories (and fill, flip, index_put, dropout) with the
+    reference empty_like, in the input's stride order, so a size-1 dim gets its contiguous stride; clone,
+    _to_copy and roll keep or set theirs. Strides of every node equal torch's fake ones."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    size, stride = _LAYOUTS[layout]
+    x = torch.empty_strided(size, stride)
+    gm = make_fx(_LAYOUT_OPS[op], tracing_mode="fake")(x)
+    report = fakeprop.propagate(gm, x)
+    assert report["errors"] == []
+    for node, ours, theirs in _tensor_pairs(gm):
+        assert (ours["shape"], ours["stride"]) == (list(theirs.shape), list(theirs.stride())), node.name

@@ -86,6 +86,18 @@ inline TensorValue empty_like(OpContext& ctx, const TensorMeta& like, std::optio
   if (f != MemoryFormat::Preserve) return empty_tensor(ctx, like.sizes, dtype.value_or(like.dtype), like.device, f);
   return ctx.new_tensor(like.sizes, dtype.value_or(like.dtype), like.device, strides_like(like, like.sizes, ctx.env()));
 }
+// empty_like(like, preserve_format) as torch 2.x's FakeTensor allocates it
+// for the *_like factories and the ops built on them (fill, flip, index_put,
+// dropout): the reference empty_like, empty_permuted in like's stride order,
+// where a size-1 dim gets its contiguous stride (eager's kernel, and clone
+// or _to_copy under FakeTensor, copy like's strides instead).
+inline TensorValue empty_permuted_like(OpContext& ctx, const TensorMeta& like, std::optional<DType> dtype = std::nullopt,
+                                       std::optional<MemoryFormat> format = std::nullopt) {
+  if (format && *format != MemoryFormat::Preserve) return empty_like(ctx, like, dtype, format);
+  const TensorMeta* operands[] = {&like};
+  return ctx.new_tensor(like.sizes, dtype.value_or(like.dtype), like.device,
+                        elementwise_permuted_strides(operands, like.sizes, ctx.env()));
+}
 inline TensorValue same_view(OpContext& ctx, const TensorMeta& t) {
   return ctx.view_of(t, t.sizes, t.strides, t.storage_offset);
 }

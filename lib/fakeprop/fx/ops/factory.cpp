@@ -65,7 +65,7 @@ void like(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   TensorMeta base = self;
   base.device = device_or(ctx, self.device);
-  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), ctx.memory_format_arg(kKw, "memory_format")));
+  set_tensor(ctx, empty_permuted_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), ctx.memory_format_arg(kKw, "memory_format")));
 }
 
 // new_empty / new_zeros / new_ones / new_full: contiguous, self's dtype and device by default.
@@ -178,7 +178,7 @@ void copy_inplace(OpContext& ctx) {
 }
 
 // fill.Scalar / fill.Tensor (out of place): like self.
-void fill(OpContext& ctx) { set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"))); }
+void fill(OpContext& ctx) { set_tensor(ctx, empty_permuted_like(ctx, ctx.tensor(0, "self"))); }
 void fill_inplace(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor(0, "self"))); }
 
 // to.dtype / to.device / to.dtype_layout / to.other (CompositeImplicit, in

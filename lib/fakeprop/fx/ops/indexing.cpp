@@ -352,7 +352,7 @@ void index_put(OpContext& ctx) {
     check_writable(ctx, self);
     set_tensor(ctx, same_view(ctx, self));
   } else {
-    set_tensor(ctx, empty_like(ctx, self));
+    set_tensor(ctx, empty_permuted_like(ctx, self));
   }
 }
 
@@ -384,7 +384,7 @@ void flip(OpContext& ctx) {
       ctx.fail(ErrorKind::InvalidArgument, "dims has duplicates, original flip dims size=" + std::to_string(w));
     seen[w] = true;
   }
-  set_tensor(ctx, empty_like(ctx, self));
+  set_tensor(ctx, empty_permuted_like(ctx, self));
 }
 // roll(self, shifts, dims): PyTorch's reference rolls one dim at a time with
 // index_select (dims empty: over the flattened tensor), so the result is

@@ -863,14 +863,14 @@ TensorValue dropout_output(OpContext& ctx, const TensorMeta& input, double p, bo
   if (p != 1 && !is_floating(input.dtype))
     ctx.fail(ErrorKind::TypeError, "result type Float can't be cast to the desired output type " +
                                        dtype_title(input.dtype));
-  return empty_like(ctx, input);
+  return empty_permuted_like(ctx, input);
 }
 
 void native_dropout(OpContext& ctx) {
   const TensorMeta& input = ctx.tensor(0, "input");
   const double p = ctx.float_arg(1, "p");
   const bool train = !ctx.has(2, "train") || ctx.bool_arg(2, "train");
-  set_tuple(ctx, {dropout_output(ctx, input, p, train), empty_like(ctx, input, DType::Bool)});
+  set_tuple(ctx, {dropout_output(ctx, input, p, train), empty_permuted_like(ctx, input, DType::Bool)});
 }
 
 // dropout / feature_dropout / alpha_dropout / feature_alpha_dropout(input, p,
