@@ -344,3 +344,51 @@ def test_like_factories_allocate_as_fake_tensor_does(op, layout):
     assert report["errors"] == []
     for node, ours, theirs in _tensor_pairs(gm):
         assert (ours["shape"], ours["stride"]) == (list(theirs.shape), list(theirs.stride())), node.name
+
+
+def _nz(m):
+    return torch.nonzero(m).shape[0]
+
+
+_UNBACKED_PROGRAMS = {
+    "row_of_nonzero": lambda x, m: torch.nonzero(m)[0],  # sym_and of the index checks
+    "bincount": lambda x, m: torch.bincount(m),
+    "bincount_weights": lambda x, m: torch.bincount(m, weights=x[:, 0], minlength=3),
+    "bincount_float64": lambda x, m: torch.bincount(m, weights=x[:, 0].double()),
+    "flip": lambda x, m: torch.nonzero(m).flip(0),
+    "zeros_like": lambda x, m: torch.zeros_like(torch.nonzero(m)),
+    "tail": lambda x, m: x[-_nz(m):],
+    "window": lambda x, m: x[_nz(m):_nz(m) + 2],
+}
+
+
+class _Program(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x, m):
+        return self.fn(x, m)
+
+
+@pytest.mark.parametrize("name", list(_UNBACKED_PROGRAMS))
+def test_unbacked_programs_agree_with_torch(name):
+    """Small programs over a nonzero count, exported by torch 2.15: every tensor's shape, stride and
+    storage offset, evaluated at several values of the unbacked symbols, equals torch's fake value."""
+    x, m = torch.randn(10, 1), torch.tensor([1, 0, 1, 1, 0, 0, 1, 0, 0, 1])
+    ep = torch.export.export(_Program(_UNBACKED_PROGRAMS[name]), (x, m), strict=False)
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == []
+    pairs = list(_tensor_pairs(ep))
+    assert pairs
+    for value in (0, 3, 7):
+        ours_at = {s["name"]: value for s in report["symbols"]}
+        theirs_at = {str(s): value for s in ep.range_constraints}
+        for node, ours, theirs in pairs:
+            offset = theirs.storage_offset()
+            assert ([_fp_int(d, ours_at) for d in ours["shape"]] ==
+                    [_torch_int(d, theirs_at) for d in theirs.shape]), node.name
+            assert ([_fp_int(d, ours_at) for d in ours["stride"]] ==
+                    [_torch_int(d, theirs_at) for d in theirs.stride()]), node.name
+            assert _fp_int(ours["storage_offset"], ours_at) == _torch_int(offset, theirs_at), node.name
+            assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), node.name

@@ -433,7 +433,7 @@ const std::set<std::string> kUnitTestedOnly = {
     "aten.floor_divide_", "aten.sym_size.default", "aten.repeat_interleave.Tensor", "aten._assert_async.default",
     "aten._assert_async.msg", "aten._unsafe_index_put.default", "aten.all.dims", "aten.any.dims",
     "aten.argwhere.default", "aten.lift_fresh.default", "aten.squeeze.dims", "aten.sym_constrain_range.default",
-    "aten.squeeze_.dims", "aten.one_hot.default", "aten.multinomial.default",
+    "aten.squeeze_.dims", "aten.one_hot.default", "aten.multinomial.default", "aten.bincount.default",
     "aten.random_.from",  // "from" is a Python keyword: FX cannot print the one-op graph
     "aten.sym_is_contiguous.default",  // newer than 1.13: core_aten_test.cpp
     "aten._native_multi_head_attention.default",  // traced only from 2.x: nn_test.cpp, from torch 2.15's kernel

@@ -231,9 +231,16 @@ Value eval_operator(const std::string& target, std::string_view op, std::span<co
     if (!a) throw OpError(ErrorKind::TypeError, "operator.neg needs an int");
     return Value::of_int(-*a);
   }
+  auto logical = [&](SymBool c) { return Value::of_bool(c.is_static() ? c : SymBool(env.simplify(c.expr()))); };
+  if (op == "not_" && args.size() == 1 && args[0]->kind == Value::Kind::Bool) return logical(sym_not(args[0]->b));
+  // and_ / or_ on SymBools: what torch.export writes for sym_and / sym_or
+  // (a runtime assert of `a >= 0 and a <= n`).
+  if ((op == "and_" || op == "or_") && args.size() == 2 && args[0]->kind == Value::Kind::Bool &&
+      args[1]->kind == Value::Kind::Bool)
+    return logical(op == "and_" ? sym_and(args[0]->b, args[1]->b) : sym_or(args[0]->b, args[1]->b));
   if (args.size() != 2) throw OpError(ErrorKind::TypeError, target + " takes 2 arguments");
   auto a = int_of(*args[0]), b = int_of(*args[1]);
-  if (!a || !b) throw OpError(ErrorKind::TypeError, target + " is supported on ints and SymInts only");
+  if (!a || !b) throw OpError(ErrorKind::TypeError, target + " is supported on ints and SymInts (and_, or_, not_: on SymBools) only");
   auto simplified = [&](SymInt x) { return Value::of_int(env.simplify(x)); };
   if (op == "add") return simplified(*a + *b);
   if (op == "sub") return simplified(*a - *b);

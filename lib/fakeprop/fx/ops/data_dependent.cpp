@@ -108,6 +108,27 @@ void one_hot(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
 }
 
+// bincount(self, weights=None, minlength=0): 1-D, max(self) + 1 bins at
+// least minlength, a fresh size-like unbacked length (fake_impls.bincount;
+// not memoized there); int64 counts, or the weights' float32 / float64.
+void bincount(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta* weights = ctx.optional_tensor(1, "weights");
+  const SymInt minlength = ctx.int_arg(2, "minlength", SymInt(0));
+  if (self.numel().is_static() && self.numel().value() == 0) {
+    set_tensor(ctx, empty_tensor(ctx, {minlength}, DType::Int64, self.device));
+    return;
+  }
+  const SymInt bins = ctx.new_unbacked_size(ValueRange{0, kIntOo - 1});
+  ctx.env().defer_runtime_assert(sym_ge(bins, minlength), "bincount");
+  if (!weights) {
+    set_tensor(ctx, empty_tensor(ctx, {bins}, DType::Int64, self.device));
+    return;
+  }
+  const DType dtype = weights->dtype == DType::Float32 ? DType::Float32 : DType::Float64;
+  set_tensor(ctx, empty_tensor(ctx, {bins}, dtype, weights->device));
+}
+
 }  // namespace
 
 void register_data_dependent_ops(OpRegistry& r) {
@@ -119,6 +140,7 @@ void register_data_dependent_ops(OpRegistry& r) {
   r.add("aten._unique2.default", unique2);
   r.add("aten.repeat_interleave.Tensor", repeat_interleave);
   r.add("aten.one_hot.default", one_hot);
+  r.add("aten.bincount.default", bincount);
 }
 
 }  // namespace fakeprop::fx::ops

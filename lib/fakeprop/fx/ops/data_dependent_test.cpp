@@ -23,6 +23,24 @@ TEST(FxDataDependent, NonzeroIsUnbackedCountByRankWithColumnMajorStrides) {
   EXPECT_EQ(r.result.nodes.back().unbacked_bindings[0].second, ".size()[0]");
 }
 
+TEST(FxDataDependent, BincountIsAnUnbackedLengthOfAtLeastMinlength) {
+  GraphText g;
+  g.input("x", tensor({6}, "int64"))
+      .input("w", tensor({6}, "float16"))
+      .input("e", tensor({0}, "int64"))
+      .call("counts", "aten.bincount.default", {node("x")})
+      .call("weighted", "aten.bincount.default", {node("x"), node("w"), 4})
+      .call("empty", "aten.bincount.default", {node("e"), nullptr, 3});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("counts").sizes), (Strs{"u0"}));
+  EXPECT_EQ(r.tensor("counts").dtype, DType::Int64);
+  EXPECT_TRUE(r.result.env->info(r.tensor("counts").sizes[0].expr()).size_like);
+  EXPECT_EQ(strs(r.tensor("weighted").sizes), (Strs{"u1"}));
+  EXPECT_EQ(r.tensor("weighted").dtype, DType::Float64);  // weights that are not float32 count in float64
+  EXPECT_EQ(r.result.env->info(r.tensor("weighted").sizes[0].expr()).range.lo, 4);  // u1 >= minlength
+  EXPECT_EQ(strs(r.tensor("empty").sizes), (Strs{"3"}));  // no elements: minlength bins, no symbol
+}
+
 TEST(FxDataDependent, NonzeroOfSymbolicInputIsBoundedByTheSizeRange) {
   GraphText g;
   g.input("x", tensor({"s0", 4})).call("nz", "aten.nonzero.default", {node("x")});
