@@ -359,6 +359,10 @@ _UNBACKED_PROGRAMS = {
     "zeros_like": lambda x, m: torch.zeros_like(torch.nonzero(m)),
     "tail": lambda x, m: x[-_nz(m):],
     "window": lambda x, m: x[_nz(m):_nz(m) + 2],
+    "reshape": lambda x, m: torch.nonzero(m).reshape(1, -1),  # a view with contiguous strides
+    "view_flat": lambda x, m: torch.nonzero(m).view(-1),
+    "stack": lambda x, m: torch.stack([x[:_nz(m)], x[:_nz(m)]]),  # cat, then a view that splits dim 0
+    "reshape_cols": lambda x, m: torch.nonzero(m.view(2, 5)).t().reshape(-1),  # no view: a copy
 }
 
 

@@ -97,7 +97,11 @@ void stack(OpContext& ctx) {
     TensorValue joined = cat_of(ctx, ts, dim);
     SymShape sizes = ts[0]->sizes;
     sizes.insert(sizes.begin() + dim, SymInt(static_cast<int64_t>(ts.size())));
-    auto strides = view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
+    // cat(...).view(sizes): with unbacked sizes, torch 2.15's fake view (_view_unbacked_meta).
+    std::optional<SymShape> strides;
+    if (view_has_unbacked(ctx, joined.meta.sizes, joined.meta.strides, sizes))
+      strides = unbacked_view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
+    if (!strides) strides = view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
     // Splitting one dim into two is always a view.
     if (!strides) ctx.fail(ErrorKind::ViewError, "stack: the concatenated result cannot be viewed");
     joined.meta.sizes = sizes;

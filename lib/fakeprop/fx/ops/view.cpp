@@ -56,6 +56,9 @@ std::string rank_text(int64_t r) { return std::to_string(r) + "D"; }
 
 TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
   const SymShape shape = infer_view_size(ctx, size, self.numel());
+  if (view_has_unbacked(ctx, self.sizes, self.strides, shape))
+    if (auto strides = unbacked_view_strides(ctx, self.sizes, self.strides, shape))
+      return ctx.view_of(self, shape, simplified(ctx, *strides), self.storage_offset);
   auto strides = fake_view_strides(ctx, self.sizes, self.strides, shape);
   if (!strides)
     ctx.fail(ErrorKind::ViewError,
@@ -71,6 +74,12 @@ void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"
 // strides fake_view_strides gives), else a contiguous copy.
 TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
   const SymShape shape = infer_view_size(ctx, size, self.numel());
+  if (view_has_unbacked(ctx, self.sizes, self.strides, shape)) {
+    // computeStride as C++ asks it with unbacked sizes; the view it allows is aten.view's.
+    if (view_strides(ctx, self.sizes, self.strides, shape, /*oblivious=*/true))
+      if (auto strides = unbacked_view_strides(ctx, self.sizes, self.strides, shape))
+        return ctx.view_of(self, shape, simplified(ctx, *strides), self.storage_offset);
+  }
   if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
     const auto fake = fake_view_strides(ctx, self.sizes, self.strides, shape);
     return ctx.view_of(self, shape, fake.value_or(*strides), self.storage_offset);

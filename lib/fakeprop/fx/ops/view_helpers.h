@@ -93,16 +93,28 @@ inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape
 }
 
 // Strides of a view with `newshape` over a tensor of `oldshape`/`oldstride`,
-// or nullopt when some new dim would span two non-contiguous chunks.
+// or nullopt when some new dim would span two non-contiguous chunks
+// (computeStride). `oblivious`: what it cannot decide counts as a chunk end,
+// a dim it cannot take is left for the next chunk, as fake_impls'
+// _compute_stride(size_oblivious=True) asks with guard_or_true/false, so
+// unbacked sizes give nullopt instead of a data-dependent error.
 inline std::optional<SymShape> view_strides(OpContext& ctx, const SymShape& oldshape, const SymShape& oldstride,
-                                            const SymShape& newshape) {
+                                            const SymShape& newshape, bool oblivious = false) {
   const char* why = "view strides";
+  auto guard_or_true = [&](const SymBool& c) { return c.is_static() ? c.value() : ctx.env().guard_or_true(c, why); };
+  auto differ = [&](const SymInt& a, const SymInt& b) {
+    return oblivious ? !a.same(b) && guard_or_true(sym_ne(a, b)) : !same_size(ctx, a, b, why);
+  };
+  auto holds = [&](const SymBool& c, bool unknown) {
+    if (!oblivious) return decide(ctx, c, why);
+    return unknown ? guard_or_true(c) : guard_or_false(ctx, c, why);
+  };
   SymShape newstride(newshape.size());
   if (oldshape.empty()) return SymShape(newshape.size(), SymInt(1));
   const SymInt numel = product(oldshape);
   if (guard_or_false(ctx, sym_eq(numel, 0), why)) {
     bool same = oldshape.size() == newshape.size();
-    for (size_t i = 0; same && i < oldshape.size(); ++i) same = same_size(ctx, oldshape[i], newshape[i], why);
+    for (size_t i = 0; same && i < oldshape.size(); ++i) same = !differ(oldshape[i], newshape[i]);
     if (same) return oldstride;
     return contiguous_strides(newshape, &ctx.env());
   }
@@ -113,18 +125,18 @@ inline std::optional<SymShape> view_strides(OpContext& ctx, const SymShape& olds
   for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
     const auto td = static_cast<size_t>(tensor_d);
     tensor_numel = tensor_numel * oldshape[td];
-    const bool chunk_end = tensor_d == 0 || (!same_size(ctx, oldshape[td - 1], 1, why) &&
-                                             !same_size(ctx, oldstride[td - 1], tensor_numel * chunk_base_stride, why));
+    const bool chunk_end = tensor_d == 0 || (differ(oldshape[td - 1], 1) &&
+                                             differ(oldstride[td - 1], tensor_numel * chunk_base_stride));
     if (!chunk_end) continue;
     while (view_d >= 0) {
       const auto vd = static_cast<size_t>(view_d);
-      const bool take = decide(ctx, sym_lt(view_numel, tensor_numel), why) || same_size(ctx, newshape[vd], 1, why);
+      const bool take = holds(sym_lt(view_numel, tensor_numel), true) || !differ(newshape[vd], 1);
       if (!take) break;
       newstride[vd] = simplified(ctx, view_numel * chunk_base_stride);
       view_numel = view_numel * newshape[vd];
       --view_d;
     }
-    if (!same_size(ctx, view_numel, tensor_numel, why)) return std::nullopt;
+    if (differ(view_numel, tensor_numel)) return std::nullopt;
     if (tensor_d > 0) {
       chunk_base_stride = oldstride[td - 1];
       tensor_numel = 1;
@@ -135,6 +147,34 @@ inline std::optional<SymShape> view_strides(OpContext& ctx, const SymShape& olds
   return newstride;
 }
 
+// Whether a view involves sizes or strides without a hint (unbacked): torch
+// 2.15's fake view then takes _view_unbacked_meta (_view_has_unbacked_input).
+inline bool view_has_unbacked(OpContext& ctx, const SymShape& sizes, const SymShape& strides, const SymShape& shape) {
+  for (const SymShape* xs : {&sizes, &strides, &shape})
+    for (const SymInt& x : *xs)
+      if (x.is_symbolic() && !ctx.env().hint(x.expr())) return true;
+  return false;
+}
+
+// The strides of fake_impls._view_unbacked_meta's first pass: the same shape
+// keeps its strides, a tensor contiguous as far as size-oblivious reasoning
+// tells gets contiguous ones, else computeStride size-obliviously; nullopt
+// when none gives a view (torch then tries again, deciding, as the callers
+// do).
+inline std::optional<SymShape> unbacked_view_strides(OpContext& ctx, const SymShape& sizes, const SymShape& strides,
+                                                     const SymShape& shape) {
+  if (sizes.size() == shape.size()) {
+    bool same = true;
+    for (size_t d = 0; same && d < sizes.size(); ++d)
+      same = sizes[d].same(shape[d]) || guard_or_false(ctx, sym_eq(sizes[d], shape[d]), "view");
+    if (same) return strides;
+  }
+  TensorMeta probe;
+  probe.sizes = sizes;
+  probe.strides = strides;
+  if (is_contiguous(probe, ctx.env())) return contiguous_strides(shape, &ctx.env());
+  return view_strides(ctx, sizes, strides, shape, /*oblivious=*/true);
+}
 
 // The strides torch 2.15's fake view gives (FakeTensor's aten.view impl is
 // torch._refs._reshape_view_helper): the target dims are built left to
