@@ -79,6 +79,7 @@ def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero
           unbacked_values=None, real_inputs=None):
     if isinstance(explain_symbol, (list, tuple)):
         explain_symbol = ",".join(explain_symbol)
+    real_specs, real_arrays = _real_input_args(real_inputs)
     return {
         "dynamic": _spec_list("dynamic", dynamic),
         "unbacked": _spec_list("unbacked", unbacked),
@@ -96,8 +97,8 @@ def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero
         "explain_symbol": explain_symbol or "",
         "op_rules": [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules or [])],
         "unbacked_values": ["%s=%s" % (k, v) for k, v in (unbacked_values or {}).items()],
-        "real_inputs": _real_input_args(real_inputs)[0],
-        "real_input_arrays": _real_input_args(real_inputs)[1],
+        "real_inputs": real_specs,
+        "real_input_arrays": real_arrays,
     }
 
 

@@ -37,10 +37,7 @@ void tie(Value& fake, const Value& real, ShapeEnv& env) {
     if (!fake.list || !real.list || fake.list->size() != real.list->size()) return;
     ValueList items = *fake.list;
     for (size_t i = 0; i < items.size(); ++i) tie(items[i], (*real.list)[i], env);
-    Value tied = Value::of_list(std::move(items));
-    tied.list_length = fake.list_length;
-    tied.maybe_none = fake.maybe_none;
-    fake = std::move(tied);
+    fake.list = std::make_shared<const ValueList>(std::move(items));
     return;
   }
   if (fake.kind != Value::Kind::Tensor) return;
@@ -54,18 +51,14 @@ void tie(Value& fake, const Value& real, ShapeEnv& env) {
   if (!wants_real && !f.real) return;
   TensorValue copy = f;
   copy.real = wants_real ? Boxed<KnownData>(*r.data) : Boxed<KnownData>();
-  const bool maybe_none = fake.maybe_none;
-  fake = Value::of_tensor(std::move(copy));
-  fake.maybe_none = maybe_none;
+  fake.tensor = std::make_shared<const TensorValue>(std::move(copy));
 }
 
 bool drop_real(Value& v) {
   if (v.kind == Value::Kind::Tensor && v.tensor->real) {
     TensorValue copy = *v.tensor;
     copy.real.reset();
-    const bool maybe_none = v.maybe_none;
-    v = Value::of_tensor(std::move(copy));
-    v.maybe_none = maybe_none;
+    v.tensor = std::make_shared<const TensorValue>(std::move(copy));
     return true;
   }
   if (v.kind != Value::Kind::List || !v.list) return false;
@@ -73,10 +66,7 @@ bool drop_real(Value& v) {
   bool dropped = false;
   for (Value& x : items) dropped = drop_real(x) || dropped;
   if (!dropped) return false;
-  Value copy = Value::of_list(std::move(items));
-  copy.list_length = v.list_length;
-  copy.maybe_none = v.maybe_none;
-  v = std::move(copy);
+  v.list = std::make_shared<const ValueList>(std::move(items));
   return true;
 }
 
@@ -135,10 +125,9 @@ std::optional<Value> real_counterpart(const Value& v, const ShapeEnv& env) {
       const TensorValue& t = *v.tensor;
       TensorValue c;
       c.meta = t.meta;
-      SymShape offset{t.meta.storage_offset};
-      if (!concretize(c.meta.sizes, env) || !concretize(c.meta.strides, env) || !concretize(offset, env))
-        return std::nullopt;
-      c.meta.storage_offset = offset[0];
+      const std::optional<int64_t> offset = env.concrete_value(t.meta.storage_offset);
+      if (!offset || !concretize(c.meta.sizes, env) || !concretize(c.meta.strides, env)) return std::nullopt;
+      c.meta.storage_offset = *offset;
       if (t.real) {
         c.data = *t.real;
       } else if (t.data) {
