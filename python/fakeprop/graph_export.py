@@ -53,6 +53,8 @@ def _target_name(target):
         return "operator." + base
     if module.startswith("torch"):
         return module.replace("torch._ops.", "") + "." + base
+    if module in ("math", "builtins"):
+        return module + "." + base  # math.floor, builtins.round on SymFloats
     return base
 
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "fakeprop/fx/op_context.h"
+#include "fakeprop/fx/scalar_ops.h"
 #include "fakeprop/sym/parse.h"
 #include "fakeprop/value/describe_value.h"
 
@@ -60,9 +61,8 @@ const Interpreter::TargetInfo& Interpreter::target_info(const std::string& targe
   auto [it, fresh] = targets_.try_emplace(target);
   TargetInfo& t = it->second;
   if (!fresh) return t;
-  if (target.rfind("operator.", 0) == 0 || target.rfind("_operator.", 0) == 0) {
-    t.is_operator = true;
-    t.op = std::string_view(target).substr(target.find('.') + 1);
+  if (is_scalar_target(target, t.op)) {
+    t.is_scalar = true;
     return t;
   }
   t.entry = OpRegistry::instance().find_entry(target);
@@ -205,62 +205,6 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   return Value::of_tensor(std::move(tv));
 }
 
-namespace {
-
-std::optional<SymInt> int_of(const Value& v) {
-  if (v.kind == Value::Kind::Int) return v.i;
-  if (v.kind == Value::Kind::Bool && v.b.is_static()) return SymInt(v.b.value() ? 1 : 0);
-  return std::nullopt;
-}
-
-// operator.* on SymInts (and getitem on tuples): evaluated here, not by ATen
-// rules. `op` is the target's name after "operator.".
-Value eval_operator(const std::string& target, std::string_view op, std::span<const Value* const> args, ShapeEnv& env) {
-  if (op == "getitem") {
-    if (args.size() != 2) throw OpError(ErrorKind::TypeError, "operator.getitem takes 2 arguments");
-    auto idx = int_of(*args[1]);
-    if (args[0]->kind != Value::Kind::List || !idx || !idx->is_static())
-      throw OpError(ErrorKind::TypeError, "operator.getitem needs a tuple and a constant index");
-    const auto n = static_cast<int64_t>(args[0]->list->size());
-    int64_t i = idx->value() < 0 ? idx->value() + n : idx->value();
-    if (i < 0 || i >= n) throw OpError(ErrorKind::IndexError, "tuple index out of range");
-    return (*args[0]->list)[static_cast<size_t>(i)];
-  }
-  if (op == "neg" && args.size() == 1) {
-    auto a = int_of(*args[0]);
-    if (!a) throw OpError(ErrorKind::TypeError, "operator.neg needs an int");
-    return Value::of_int(-*a);
-  }
-  auto logical = [&](SymBool c) { return Value::of_bool(c.is_static() ? c : SymBool(env.simplify(c.expr()))); };
-  if (op == "not_" && args.size() == 1 && args[0]->kind == Value::Kind::Bool) return logical(sym_not(args[0]->b));
-  // and_ / or_ on SymBools: what torch.export writes for sym_and / sym_or
-  // (a runtime assert of `a >= 0 and a <= n`).
-  if ((op == "and_" || op == "or_") && args.size() == 2 && args[0]->kind == Value::Kind::Bool &&
-      args[1]->kind == Value::Kind::Bool)
-    return logical(op == "and_" ? sym_and(args[0]->b, args[1]->b) : sym_or(args[0]->b, args[1]->b));
-  if (args.size() != 2) throw OpError(ErrorKind::TypeError, target + " takes 2 arguments");
-  auto a = int_of(*args[0]), b = int_of(*args[1]);
-  if (!a || !b) throw OpError(ErrorKind::TypeError, target + " is supported on ints and SymInts (and_, or_, not_: on SymBools) only");
-  auto simplified = [&](SymInt x) { return Value::of_int(env.simplify(x)); };
-  if (op == "add") return simplified(*a + *b);
-  if (op == "sub") return simplified(*a - *b);
-  if (op == "mul") return simplified(*a * *b);
-  if (op == "floordiv") return simplified(floordiv(*a, *b));
-  if (op == "mod") return simplified(mod(*a, *b));
-  auto rel = [&](SymBool c) {
-    if (c.is_static()) return Value::of_bool(c);
-    return Value::of_bool(SymBool(env.simplify(c.expr())));
-  };
-  if (op == "eq") return rel(sym_eq(*a, *b));
-  if (op == "ne") return rel(sym_ne(*a, *b));
-  if (op == "lt") return rel(sym_lt(*a, *b));
-  if (op == "le") return rel(sym_le(*a, *b));
-  if (op == "gt") return rel(sym_gt(*a, *b));
-  if (op == "ge") return rel(sym_ge(*a, *b));
-  throw OpError(ErrorKind::UnsupportedOp, "no rule for " + target);
-}
-
-}  // namespace
 
 namespace {
 
@@ -293,7 +237,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   for (const Arg& a : n.args) call_args_.push_back(argument(a));
   const std::span<const Value* const> args(call_args_);
   require_known_inputs(n, args);
-  if (info.is_operator) return eval_operator(n.target, info.op, args, env());
+  if (info.is_scalar) return eval_scalar_call(n.target, info.op, args, env());
   const OpEntry* entry = info.entry;
   if (const custom_ops::OpRuleSet* user = options_.op_rules.get())
     if (const custom_ops::OpRule* u = user->find_fx(n.target); u && (u->overrides || !entry))

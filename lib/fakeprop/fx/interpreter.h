@@ -58,7 +58,7 @@ class Interpreter {
   // distinct target rather than once per node.
   struct TargetInfo {
     const OpEntry* entry = nullptr;  // the ATen rule; null when there is none
-    bool is_operator = false;        // operator.* / _operator.*: evaluated here, `op` names it
+    bool is_scalar = false;          // operator.*, math.floor, torch.sym_float, ...: scalar_ops.h, `op` names it
     std::string_view op;
     bool inplace = false;            // the entry's Mutation is Data or Metadata
     bool metadata_mutating = false;  // Mutation::Metadata: t_, transpose_, resize_, ...

@@ -126,7 +126,7 @@ double OpContext::float_arg(size_t pos, std::string_view name, std::optional<dou
     fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
-  if (v.is_symbolic_float()) env().raise_data_dependent_float(v.float_sym);
+  if (v.is_symbolic_float()) env().raise_data_dependent_float(v.float_expr);
   if (v.kind == Value::Kind::Float) return v.f;
   if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
   fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a float");

@@ -74,8 +74,8 @@ class ReportWriter {
         w_.end_object();
         return;
       case Value::Kind::Float:
-        if (v.float_sym)
-          w_.begin_object().field("sym", v.float_sym->name()).end_object();
+        if (v.float_expr)
+          w_.begin_object().field("sym", to_python_string(v.float_expr)).end_object();
         else
           w_.begin_object().field("sym", v.f).end_object();
         return;

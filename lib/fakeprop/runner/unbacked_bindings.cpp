@@ -22,7 +22,7 @@ void bind_unbacked_symbols(NodeRecord& rec, const std::vector<ExprRef>& fresh, c
     } else if (v.kind == Value::Kind::Int) {
       bind(v.i, path);
     } else if (v.is_symbolic_float()) {
-      bind(SymInt(v.float_sym), path);
+      bind(SymInt(v.float_expr), path);
     } else if (v.kind == Value::Kind::Bool && !v.b.is_static() && v.b.expr()->is_symbol()) {
       if (wanted.count(v.b.expr())) {
         rec.unbacked_bindings.emplace_back(v.b.expr()->name(), path);

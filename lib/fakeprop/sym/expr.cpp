@@ -1,16 +1,19 @@
-// Interned integer/boolean expressions: builders with canonical
+// Interned integer/float/boolean expressions: builders with canonical
 // simplification, queries, and the sympy-style / Python-style printers.
 #include "fakeprop/sym/expr.h"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
+#include <cmath>
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fakeprop/sym/python_float.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop {
@@ -27,6 +30,8 @@ Expr::Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> ter
   for (const Term& t : terms_) has_symbols_ = has_symbols_ || t.first->has_symbols();
   for (ExprRef a : args_) has_symbols_ = has_symbols_ || a->has_symbols();
 }
+
+double Expr::float_value() const { return std::bit_cast<double>(value_); }
 
 // ---------------------------------------------------------------------------
 // checked 64-bit arithmetic
@@ -236,6 +241,19 @@ const char* kind_name(ExprKind k) {
     case ExprKind::CeilDiv: return "CeilDiv";
     case ExprKind::Max: return "Max";
     case ExprKind::Min: return "Min";
+    case ExprKind::FloatConst: return "FloatConst";
+    case ExprKind::ToFloat: return "ToFloat";
+    case ExprKind::FloatAdd: return "FloatAdd";
+    case ExprKind::FloatMul: return "FloatMul";
+    case ExprKind::FloatTrueDiv: return "FloatTrueDiv";
+    case ExprKind::IntTrueDiv: return "IntTrueDiv";
+    case ExprKind::FloatPow: return "FloatPow";
+    case ExprKind::FloatMax: return "FloatMax";
+    case ExprKind::FloatMin: return "FloatMin";
+    case ExprKind::FloorToInt: return "FloorToInt";
+    case ExprKind::CeilToInt: return "CeilToInt";
+    case ExprKind::TruncToInt: return "TruncToInt";
+    case ExprKind::RoundToInt: return "RoundToInt";
     case ExprKind::BoolConst: return "BoolConst";
     case ExprKind::Eq: return "Eq";
     case ExprKind::Ne: return "Ne";
@@ -253,11 +271,16 @@ const char* kind_name(ExprKind k) {
 void require_int(ExprRef e, const char* op) {
   if (e == nullptr) throw Error(std::string(op) + ": null expression");
   if (e->is_bool()) throw Error(std::string(op) + ": expected an integer expression, got a boolean");
+  if (e->is_float()) throw Error(std::string(op) + ": expected an integer expression, got a float");
 }
+
+// An operand of a float operation: a float as it is, an integer through ToFloat.
+ExprRef float_operand(ExprRef e, const char* op);
 
 void require_bool(ExprRef e, const char* op) {
   if (e == nullptr) throw Error(std::string(op) + ": null expression");
-  if (!e->is_bool()) throw Error(std::string(op) + ": expected a boolean expression, got an integer");
+  if (!e->is_bool())
+    throw Error(std::string(op) + ": expected a boolean expression, got " + (e->is_float() ? "a float" : "an integer"));
 }
 
 // ---------------------------------------------------------------------------
@@ -446,7 +469,33 @@ class BinaryMemo {
 
 }  // namespace
 
+// Relations over floats fold only between constants (and x OP x, sizes are
+// never NaN); nothing is moved across the relation, which rounding forbids.
+ExprRef float_relation(ExprKind kind, ExprRef a, ExprRef b) {
+  a = float_operand(a, kind_name(kind));
+  b = float_operand(b, kind_name(kind));
+  auto x = as_float(a), y = as_float(b);
+  if (x && y) {
+    switch (kind) {
+      case ExprKind::Eq: return bool_const(*x == *y);
+      case ExprKind::Ne: return bool_const(*x != *y);
+      case ExprKind::Lt: return bool_const(*x < *y);
+      case ExprKind::Le: return bool_const(*x <= *y);
+      case ExprKind::Gt: return bool_const(*x > *y);
+      default: return bool_const(*x >= *y);
+    }
+  }
+  if (a == b) return bool_const(kind == ExprKind::Eq || kind == ExprKind::Le || kind == ExprKind::Ge);
+  if (kind == ExprKind::Eq || kind == ExprKind::Ne) {
+    bool swap = (x.has_value() != y.has_value()) ? x.has_value() : a->id() > b->id();
+    if (swap) std::swap(a, b);
+  }
+  std::array<ExprRef, 2> args{a, b};
+  return make_node(kind, args);
+}
+
 ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
+  if ((a && a->is_float()) || (b && b->is_float())) return float_relation(kind, a, b);
   require_int(a, kind_name(kind));
   require_int(b, kind_name(kind));
   if (auto s = constant_difference_sign(a, b)) {
@@ -477,32 +526,46 @@ ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
   return make_node(kind, args);
 }
 
-ExprRef max_min(ExprKind kind, std::span<const ExprRef> xs) {
-  const char* op = kind == ExprKind::Max ? "Max" : "Min";
+// Max / Min and FloatMax / FloatMin: flattened, constants folded into one,
+// deduplicated and sorted. `operand` checks (or converts) each argument;
+// `constant` reads a constant operand's value and `make` builds one.
+template <typename T, typename Operand, typename Constant, typename Make>
+ExprRef fold_max_min(ExprKind kind, bool is_max, const char* op, std::span<const ExprRef> xs, Operand operand,
+                     Constant constant, Make make) {
   if (xs.empty()) throw Error(std::string(op) + " of no arguments");
   std::vector<ExprRef> args;
-  std::optional<int64_t> folded;
+  std::optional<T> folded;
   auto take = [&](ExprRef x) {
-    if (x->is_integer()) {
-      int64_t v = x->value();
-      folded = !folded ? v : (kind == ExprKind::Max ? std::max(*folded, v) : std::min(*folded, v));
+    if (std::optional<T> v = constant(x)) {
+      folded = !folded ? *v : (is_max ? std::max(*folded, *v) : std::min(*folded, *v));
     } else {
       args.push_back(x);
     }
   };
   for (ExprRef x : xs) {
-    require_int(x, op);
+    x = operand(x, op);
     if (x->kind() == kind) {
       for (ExprRef y : x->args()) take(y);
     } else {
       take(x);
     }
   }
-  if (folded) args.push_back(integer(*folded));
+  if (folded) args.push_back(make(*folded));
   std::sort(args.begin(), args.end(), ref_by_id);
   args.erase(std::unique(args.begin(), args.end()), args.end());
   if (args.size() == 1) return args[0];
   return make_node(kind, args);
+}
+
+ExprRef max_min(ExprKind kind, std::span<const ExprRef> xs) {
+  const bool is_max = kind == ExprKind::Max;
+  return fold_max_min<int64_t>(
+      kind, is_max, is_max ? "Max" : "Min", xs,
+      [](ExprRef x, const char* op) {
+        require_int(x, op);
+        return x;
+      },
+      [](ExprRef x) { return as_integer(x); }, [](int64_t v) { return integer(v); });
 }
 
 ExprRef and_or(ExprKind kind, std::span<const ExprRef> xs) {
@@ -740,6 +803,158 @@ ExprRef min(ExprRef a, ExprRef b) {
 ExprRef max(std::span<const ExprRef> xs) { return max_min(ExprKind::Max, xs); }
 ExprRef min(std::span<const ExprRef> xs) { return max_min(ExprKind::Min, xs); }
 
+// ---------------------------------------------------------------------------
+// float builders
+// ---------------------------------------------------------------------------
+
+namespace {
+
+ExprRef float_operand(ExprRef e, const char* op) {
+  if (e == nullptr) throw Error(std::string(op) + ": null expression");
+  if (e->is_bool()) throw Error(std::string(op) + ": expected a float expression, got a boolean");
+  return e->is_float() ? e : to_float(e);
+}
+
+ExprRef float_node(ExprKind kind, ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> args{a, b};
+  return make_node(kind, args);
+}
+
+ExprRef float_node(ExprKind kind, ExprRef a) { return make_node(kind, std::span<const ExprRef>(&a, 1)); }
+
+// Commutative operands in canonical order: `constant_last` puts a constant
+// second (FloatAdd), otherwise first (FloatMul); two non-constants by id.
+std::array<ExprRef, 2> commuted(ExprRef a, ExprRef b, bool constant_last) {
+  const bool ca = a->kind() == ExprKind::FloatConst, cb = b->kind() == ExprKind::FloatConst;
+  bool swap = ca != cb ? (constant_last ? ca : cb) : a->id() > b->id();
+  if (swap) std::swap(a, b);
+  return {a, b};
+}
+
+bool is_float_const(ExprRef e, double v) {
+  return e->kind() == ExprKind::FloatConst && std::bit_cast<int64_t>(e->float_value()) == std::bit_cast<int64_t>(v);
+}
+
+ExprRef float_max_min(ExprKind kind, std::span<const ExprRef> xs) {
+  const bool is_max = kind == ExprKind::FloatMax;
+  return fold_max_min<double>(kind, is_max, is_max ? "FloatMax" : "FloatMin", xs, float_operand,
+                              [](ExprRef x) { return as_float(x); }, [](double v) { return float_const(v); });
+}
+
+// FloorToInt and its kin: an integer stays, a constant folds, and an integer
+// converted to float comes back as itself.
+template <int64_t (*Fold)(double)>
+ExprRef float_to_int(ExprKind kind, ExprRef a, const char* op) {
+  if (a == nullptr) throw Error(std::string(op) + ": null expression");
+  if (a->is_bool()) throw Error(std::string(op) + ": expected a float expression, got a boolean");
+  if (!a->is_float()) return a;
+  if (auto v = as_float(a)) return integer(Fold(*v));
+  if (a->kind() == ExprKind::ToFloat) return a->arg(0);
+  return float_node(kind, a);
+}
+
+}  // namespace
+
+ExprRef float_const(double v) {
+  if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();  // one NaN node
+  return make_node(ExprKind::FloatConst, std::bit_cast<int64_t>(v), {}, {}, {});
+}
+
+ExprRef float_symbol(std::string_view name) {
+  if (name.empty()) throw Error("symbol name must not be empty");
+  return make_node(ExprKind::Symbol, 1, name, {}, {});
+}
+
+ExprRef to_float(ExprRef a) {
+  require_int(a, "ToFloat");
+  if (a->is_integer()) return float_const(python_int_to_float(a->value()));
+  return float_node(ExprKind::ToFloat, a);
+}
+
+ExprRef float_add(ExprRef a, ExprRef b) {
+  a = float_operand(a, "FloatAdd");
+  b = float_operand(b, "FloatAdd");
+  auto x = as_float(a), y = as_float(b);
+  if (x && y) return float_const(*x + *y);
+  if (is_float_const(b, -0.0)) return a;  // x + -0.0 is x for every x, -0.0 included
+  if (is_float_const(a, -0.0)) return b;
+  auto [p, q] = commuted(a, b, true);
+  return float_node(ExprKind::FloatAdd, p, q);
+}
+
+ExprRef float_neg(ExprRef a) { return float_mul(float_const(-1.0), a); }
+
+ExprRef float_sub(ExprRef a, ExprRef b) {
+  b = float_operand(b, "FloatSub");
+  if (auto y = as_float(b)) return float_add(a, float_const(-*y));
+  return float_add(a, float_neg(b));
+}
+
+ExprRef float_mul(ExprRef a, ExprRef b) {
+  a = float_operand(a, "FloatMul");
+  b = float_operand(b, "FloatMul");
+  auto x = as_float(a), y = as_float(b);
+  if (x && y) return float_const(*x * *y);
+  if (is_float_const(b, 1.0)) return a;
+  if (is_float_const(a, 1.0)) return b;
+  // -1.0 * (c * x) is (-c) * x: negation is exact and rounding symmetric.
+  if (is_float_const(b, -1.0)) std::swap(a, b);
+  if (is_float_const(a, -1.0) && b->kind() == ExprKind::FloatMul && b->arg(0)->kind() == ExprKind::FloatConst)
+    return float_mul(float_const(-b->arg(0)->float_value()), b->arg(1));
+  auto [p, q] = commuted(a, b, false);
+  return float_node(ExprKind::FloatMul, p, q);
+}
+
+ExprRef float_truediv(ExprRef a, ExprRef b) {
+  a = float_operand(a, "FloatTrueDiv");
+  b = float_operand(b, "FloatTrueDiv");
+  auto x = as_float(a), y = as_float(b);
+  if (y && *y == 0) throw Error("float division by zero");
+  if (x && y) return float_const(python_float_truediv(*x, *y));
+  if (is_float_const(b, 1.0)) return a;
+  return float_node(ExprKind::FloatTrueDiv, a, b);
+}
+
+ExprRef int_truediv(ExprRef a, ExprRef b) {
+  require_int(a, "IntTrueDiv");
+  require_int(b, "IntTrueDiv");
+  if (b->is_integer() && b->value() == 0) throw Error("division by zero");
+  if (a->is_integer() && b->is_integer()) return float_const(python_int_truediv(a->value(), b->value()));
+  if (b->is_integer() && b->value() == 1) return to_float(a);
+  return float_node(ExprKind::IntTrueDiv, a, b);
+}
+
+ExprRef true_div(ExprRef a, ExprRef b) {
+  if (a != nullptr && b != nullptr && !a->is_float() && !b->is_float()) return int_truediv(a, b);
+  return float_truediv(a, b);
+}
+
+ExprRef float_pow(ExprRef a, ExprRef b) {
+  a = float_operand(a, "FloatPow");
+  b = float_operand(b, "FloatPow");
+  auto x = as_float(a), y = as_float(b);
+  if (x && y) return float_const(python_float_pow(*x, *y));
+  if (y && *y == 0) return float_const(1.0);  // x ** 0.0 is 1.0 for every x, NaN included
+  if (is_float_const(b, 1.0)) return a;
+  return float_node(ExprKind::FloatPow, a, b);
+}
+
+ExprRef float_max(ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> xs{a, b};
+  return float_max_min(ExprKind::FloatMax, xs);
+}
+ExprRef float_min(ExprRef a, ExprRef b) {
+  std::array<ExprRef, 2> xs{a, b};
+  return float_max_min(ExprKind::FloatMin, xs);
+}
+ExprRef float_max(std::span<const ExprRef> xs) { return float_max_min(ExprKind::FloatMax, xs); }
+ExprRef float_min(std::span<const ExprRef> xs) { return float_max_min(ExprKind::FloatMin, xs); }
+
+ExprRef floor_to_int(ExprRef a) { return float_to_int<python_floor_to_int>(ExprKind::FloorToInt, a, "FloorToInt"); }
+ExprRef ceil_to_int(ExprRef a) { return float_to_int<python_ceil_to_int>(ExprKind::CeilToInt, a, "CeilToInt"); }
+ExprRef trunc_to_int(ExprRef a) { return float_to_int<python_trunc_to_int>(ExprKind::TruncToInt, a, "TruncToInt"); }
+ExprRef round_to_int(ExprRef a) { return float_to_int<python_round_to_int>(ExprKind::RoundToInt, a, "RoundToInt"); }
+
 namespace {
 template <ExprKind Kind>
 ExprRef memo_relation(ExprRef a, ExprRef b) {
@@ -789,7 +1004,20 @@ ExprRef rebuild(ExprKind kind, std::span<const ExprRef> args) {
   switch (kind) {
     case ExprKind::Integer:
     case ExprKind::Symbol:
+    case ExprKind::FloatConst:
     case ExprKind::BoolConst: throw Error(std::string("rebuild ") + kind_name(kind) + ": a leaf has no operands");
+    case ExprKind::ToFloat: need(1); return to_float(args[0]);
+    case ExprKind::FloatAdd: need(2); return float_add(args[0], args[1]);
+    case ExprKind::FloatMul: need(2); return float_mul(args[0], args[1]);
+    case ExprKind::FloatTrueDiv: need(2); return float_truediv(args[0], args[1]);
+    case ExprKind::IntTrueDiv: need(2); return int_truediv(args[0], args[1]);
+    case ExprKind::FloatPow: need(2); return float_pow(args[0], args[1]);
+    case ExprKind::FloatMax: return float_max(args);
+    case ExprKind::FloatMin: return float_min(args);
+    case ExprKind::FloorToInt: need(1); return floor_to_int(args[0]);
+    case ExprKind::CeilToInt: need(1); return ceil_to_int(args[0]);
+    case ExprKind::TruncToInt: need(1); return trunc_to_int(args[0]);
+    case ExprKind::RoundToInt: need(1); return round_to_int(args[0]);
     case ExprKind::Add: {
       ExprRef sum = integer(0);
       for (ExprRef x : args) sum = add(sum, x);
@@ -832,6 +1060,11 @@ std::optional<bool> as_bool(ExprRef e) {
   return std::nullopt;
 }
 
+std::optional<double> as_float(ExprRef e) {
+  if (e != nullptr && e->kind() == ExprKind::FloatConst) return e->float_value();
+  return std::nullopt;
+}
+
 namespace {
 
 template <typename Visit>
@@ -870,6 +1103,7 @@ namespace {
 ExprRef substitute_memo(ExprRef e, const Substitution& subs, std::unordered_map<ExprRef, ExprRef>& memo) {
   switch (e->kind()) {
     case ExprKind::Integer:
+    case ExprKind::FloatConst:
     case ExprKind::BoolConst: return e;
     case ExprKind::Symbol: {
       auto it = subs.find(e);
@@ -900,6 +1134,46 @@ ExprRef substitute_memo(ExprRef e, const Substitution& subs, std::unordered_map<
 
 using Lookup = std::function<std::optional<int64_t>(ExprRef)>;
 
+std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup);
+
+std::optional<double> eval_float_node(ExprRef e, const Lookup& lookup) {
+  switch (e->kind()) {
+    case ExprKind::FloatConst: return e->float_value();
+    case ExprKind::Symbol: return std::nullopt;  // float symbols carry no value
+    case ExprKind::ToFloat:
+    case ExprKind::IntTrueDiv: {
+      std::vector<int64_t> v;
+      for (ExprRef a : e->args()) {
+        auto x = eval_node(a, lookup);
+        if (!x) return std::nullopt;
+        v.push_back(*x);
+      }
+      return e->kind() == ExprKind::ToFloat ? python_int_to_float(v[0]) : python_int_truediv(v[0], v[1]);
+    }
+    default: break;
+  }
+  if (!e->is_float()) {
+    auto v = eval_node(e, lookup);
+    if (!v) return std::nullopt;
+    return python_int_to_float(*v);
+  }
+  std::vector<double> v;
+  for (ExprRef a : e->args()) {
+    auto x = eval_float_node(a, lookup);
+    if (!x) return std::nullopt;
+    v.push_back(*x);
+  }
+  switch (e->kind()) {
+    case ExprKind::FloatAdd: return v[0] + v[1];
+    case ExprKind::FloatMul: return v[0] * v[1];
+    case ExprKind::FloatTrueDiv: return python_float_truediv(v[0], v[1]);
+    case ExprKind::FloatPow: return python_float_pow(v[0], v[1]);
+    case ExprKind::FloatMax: return *std::max_element(v.begin(), v.end());
+    case ExprKind::FloatMin: return *std::min_element(v.begin(), v.end());
+    default: throw Error("evaluate: unexpected float node kind");
+  }
+}
+
 std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
   auto eval_args = [&](std::vector<int64_t>& out) {
     for (ExprRef a : e->args()) {
@@ -912,7 +1186,22 @@ std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
   switch (e->kind()) {
     case ExprKind::Integer:
     case ExprKind::BoolConst: return e->value();
-    case ExprKind::Symbol: return lookup(e);
+    case ExprKind::Symbol:
+      if (e->is_float()) return std::nullopt;  // float symbols carry no value
+      return lookup(e);
+    case ExprKind::FloorToInt:
+    case ExprKind::CeilToInt:
+    case ExprKind::TruncToInt:
+    case ExprKind::RoundToInt: {
+      auto x = eval_float_node(e->arg(0), lookup);
+      if (!x) return std::nullopt;
+      switch (e->kind()) {
+        case ExprKind::FloorToInt: return python_floor_to_int(*x);
+        case ExprKind::CeilToInt: return python_ceil_to_int(*x);
+        case ExprKind::TruncToInt: return python_trunc_to_int(*x);
+        default: return python_round_to_int(*x);
+      }
+    }
     case ExprKind::Add: {
       int64_t sum = e->value();
       for (const auto& [t, c] : e->terms()) {
@@ -956,6 +1245,19 @@ std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
     }
     default: break;
   }
+  if (e->is_float()) throw Error("evaluate: " + to_sympy_string(e) + " is a float");
+  if (e->is_relation() && e->arg(0)->is_float()) {
+    auto x = eval_float_node(e->arg(0), lookup), y = eval_float_node(e->arg(1), lookup);
+    if (!x || !y) return std::nullopt;
+    switch (e->kind()) {
+      case ExprKind::Eq: return *x == *y;
+      case ExprKind::Ne: return *x != *y;
+      case ExprKind::Lt: return *x < *y;
+      case ExprKind::Le: return *x <= *y;
+      case ExprKind::Gt: return *x > *y;
+      default: return *x >= *y;
+    }
+  }
   std::vector<int64_t> v;
   if (!eval_args(v)) return std::nullopt;
   switch (e->kind()) {
@@ -997,6 +1299,10 @@ std::optional<int64_t> evaluate(ExprRef e, const Assignment& values) {
 
 std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup) {
   return eval_node(e, lookup);
+}
+
+std::optional<double> evaluate_float(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup) {
+  return eval_float_node(e, lookup);
 }
 
 size_t interned_expr_count() { return interner().size(); }
@@ -1089,6 +1395,7 @@ SortKey sort_key(ExprRef e) {
       return k;
     }
     case ExprKind::Symbol: return leaf_key(2, "Symbol", e->name());
+    case ExprKind::FloatConst: return leaf_key(1, "Float", python_float_repr(e->float_value()));
     case ExprKind::BoolConst: return leaf_key(2, e->value() ? "BooleanTrue" : "BooleanFalse", e->value() ? "True" : "False");
     case ExprKind::Mul: {
       auto f = e->terms();
@@ -1124,14 +1431,26 @@ SortKey sort_key(ExprRef e) {
     case ExprKind::Gt: return compound_key(5, 0, "StrictGreaterThan", std::move(args));
     case ExprKind::Ge: return compound_key(5, 0, "GreaterThan", std::move(args));
     case ExprKind::Not: return compound_key(5, 0, "Not", std::move(args));
+    case ExprKind::FloatAdd: return compound_key(3, 1, "Add", std::move(args));
+    case ExprKind::FloatMul: return compound_key(3, 0, "Mul", std::move(args));
+    case ExprKind::ToFloat:
+    case ExprKind::FloatTrueDiv:
+    case ExprKind::IntTrueDiv:
+    case ExprKind::FloatPow:
+    case ExprKind::FloorToInt:
+    case ExprKind::CeilToInt:
+    case ExprKind::TruncToInt:
+    case ExprKind::RoundToInt: return compound_key(5, 0, kind_name(e->kind()), std::move(args));
     default: break;
   }
   // Max, Min, And, Or hold their arguments in sympy's ordered() order.
   args.clear();
   for (ExprRef a : ordered_args(e)) args.push_back(sort_key(a));
   switch (e->kind()) {
-    case ExprKind::Max: return compound_key(5, 0, "Max", std::move(args));
-    case ExprKind::Min: return compound_key(5, 0, "Min", std::move(args));
+    case ExprKind::Max:
+    case ExprKind::FloatMax: return compound_key(5, 0, "Max", std::move(args));
+    case ExprKind::Min:
+    case ExprKind::FloatMin: return compound_key(5, 0, "Min", std::move(args));
     case ExprKind::And: return compound_key(5, 0, "And", std::move(args));
     default: return compound_key(5, 0, "Or", std::move(args));
   }
@@ -1252,6 +1571,29 @@ constexpr int kOr = 20, kAnd = 30, kRelational = 35, kAdd = 40, kMul = 50, kPow 
               kAtom = 1000, kBitwiseOr = 36, kBitwiseAnd = 38;
 }
 
+// c of c*x for a FloatMul with a negative constant c (printed as a subtraction).
+std::optional<double> negative_coefficient(ExprRef e) {
+  if (e->kind() != ExprKind::FloatMul) return std::nullopt;
+  auto c = as_float(e->arg(0));
+  if (!c || !(*c < 0)) return std::nullopt;
+  return c;
+}
+
+// The operands of a FloatAdd or FloatMul in the order they print: a constant
+// where the canonical form puts it; in a sum, a negated term or a nested sum
+// second (`a - b`, `a + (b + c)`); otherwise by sympy's sort key, as its Add
+// and Mul print. Both operations commute exactly, so any order evaluates the same.
+std::pair<ExprRef, ExprRef> printed_order(ExprRef e) {
+  ExprRef a = e->arg(0), b = e->arg(1);
+  if (a->kind() == ExprKind::FloatConst || b->kind() == ExprKind::FloatConst) return {a, b};
+  if (e->kind() == ExprKind::FloatAdd) {
+    auto rank = [](ExprRef x) { return negative_coefficient(x) ? 2 : x->kind() == ExprKind::FloatAdd ? 1 : 0; };
+    if (rank(a) != rank(b)) return rank(a) < rank(b) ? std::pair{a, b} : std::pair{b, a};
+  }
+  if (compare_keys(sort_key(b), sort_key(a)) < 0) std::swap(a, b);
+  return {a, b};
+}
+
 class SympyPrinter {
  public:
   std::string print(ExprRef e) {
@@ -1276,6 +1618,30 @@ class SympyPrinter {
       case ExprKind::And: return join(ordered_args(e), " & ", sp::kBitwiseAnd);
       case ExprKind::Or: return join(ordered_args(e), " | ", sp::kBitwiseOr);
       case ExprKind::Not: return "~" + paren(e->arg(0), sp::kNot);
+      case ExprKind::FloatConst: {
+        const double v = e->float_value();
+        if (std::isinf(v)) return v < 0 ? "-oo" : "oo";
+        return python_float_repr(v);
+      }
+      case ExprKind::FloatAdd: return float_add_text(e);
+      case ExprKind::FloatMul: {
+        if (is_minus_one(e->arg(0))) return "-" + paren(e->arg(1), sp::kMul);
+        auto [a, b] = printed_order(e);
+        return paren(a, sp::kMul - 1) + "*" + paren(b, sp::kMul);
+      }
+      case ExprKind::FloatMax: return "Max(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::FloatMin: return "Min(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::ToFloat:
+      case ExprKind::FloatTrueDiv:
+      case ExprKind::IntTrueDiv:
+      case ExprKind::FloatPow:
+      case ExprKind::FloorToInt:
+      case ExprKind::CeilToInt:
+      case ExprKind::TruncToInt:
+      case ExprKind::RoundToInt: {
+        std::vector<ExprRef> args(e->args().begin(), e->args().end());
+        return std::string(kind_name(e->kind())) + "(" + join(args, ", ", 0) + ")";
+      }
     }
     return "?";
   }
@@ -1297,11 +1663,30 @@ class SympyPrinter {
       case ExprKind::And: return sp::kAnd;
       case ExprKind::Or: return sp::kOr;
       case ExprKind::Not: return sp::kNot;
-      default: return sp::kAtom;  // Symbol, BoolConst, Max, Min
+      case ExprKind::FloatConst: return e->float_value() < 0 ? sp::kAdd : sp::kAtom;
+      case ExprKind::FloatAdd: return sp::kAdd;
+      case ExprKind::FloatMul: return is_minus_one(e->arg(0)) ? sp::kAdd : sp::kMul;
+      case ExprKind::FloatTrueDiv:
+      case ExprKind::IntTrueDiv: return sp::kRelational;  // as PyTorch gives its TrueDivs
+      default: return sp::kAtom;  // Symbol, BoolConst, Max, Min, the other functions
     }
   }
 
  private:
+  static bool is_minus_one(ExprRef e) { return e->kind() == ExprKind::FloatConst && e->float_value() == -1.0; }
+
+  // a + b, or a - y for b = -1.0*y or a negative constant. The right operand
+  // is wrapped when it is itself a sum: float addition does not associate.
+  std::string float_add_text(ExprRef e) {
+    auto [a, b] = printed_order(e);
+    std::string left = paren(a, sp::kAdd - 1);
+    if (b->kind() == ExprKind::FloatMul && is_minus_one(b->arg(0))) return left + " - " + paren(b->arg(1), sp::kAdd);
+    if (auto c = negative_coefficient(b)) return left + " - " + print(float_mul(float_const(-*c), b->arg(1)));
+    if (auto v = as_float(b); v && (*v < 0 || std::signbit(*v)) && !std::isnan(*v))
+      return left + " - " + print(float_const(-*v));
+    return left + " + " + paren(b, sp::kAdd);
+  }
+
   // Precedence of (negative ? -m : m) * t (a Mul's own coefficient is ignored).
   static int scaled_precedence(ExprRef t, uint64_t m, bool negative) {
     if (negative) return sp::kAdd;
@@ -1418,6 +1803,62 @@ class PythonPrinter {
         int ignored;
         return "not (" + print(e->arg(0), ignored) + ")";
       }
+      case ExprKind::FloatConst: return float_constant(e->float_value(), prec);
+      case ExprKind::ToFloat: {
+        int inner;
+        std::string text = "float(" + print(e->arg(0), inner) + ")";
+        prec = py::kAtom;
+        return text;
+      }
+      case ExprKind::FloatAdd: {
+        prec = py::kAdd;
+        auto [a, b] = printed_order(e);
+        std::string left = paren(a, py::kAdd - 1);
+        if (b->kind() == ExprKind::FloatMul && is_minus_one(b->arg(0))) return left + " - " + paren(b->arg(1), py::kAdd);
+        if (auto c = negative_coefficient(b)) {
+          int ignored;
+          return left + " - " + print(float_mul(float_const(-*c), b->arg(1)), ignored);
+        }
+        if (auto v = as_float(b); v && std::signbit(*v) && !std::isnan(*v)) {
+          int ignored;
+          return left + " - " + float_constant(-*v, ignored);
+        }
+        return left + " + " + paren(b, py::kAdd);
+      }
+      case ExprKind::FloatMul:
+        if (is_minus_one(e->arg(0))) {
+          prec = py::kUnary;
+          return "-" + paren(e->arg(1), py::kUnary - 1);
+        }
+        prec = py::kMul;
+        {
+          auto [a, b] = printed_order(e);
+          return factor(a) + "*" + paren(b, py::kMul);
+        }
+      case ExprKind::FloatTrueDiv:
+      case ExprKind::IntTrueDiv:  // int / int is true division in Python too
+        prec = py::kMul;
+        return paren(e->arg(0), py::kMul - 1) + " / " + paren(e->arg(1), py::kMul);
+      case ExprKind::FloatPow:
+        prec = py::kPow;
+        return paren(e->arg(0), py::kPow) + " ** " + paren(e->arg(1), py::kPow - 1);
+      case ExprKind::FloatMax: prec = py::kAtom; return "max(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::FloatMin: prec = py::kAtom; return "min(" + join(ordered_args(e), ", ", 0) + ")";
+      // math.floor and math.ceil without an import: float // 1 is the exact floor.
+      case ExprKind::FloorToInt: prec = py::kAtom; return "int(" + paren(e->arg(0), py::kMul) + " // 1)";
+      case ExprKind::CeilToInt: prec = py::kUnary; return "-int(-" + paren(e->arg(0), py::kUnary - 1) + " // 1)";
+      case ExprKind::TruncToInt: {
+        int inner;
+        std::string text = "int(" + print(e->arg(0), inner) + ")";
+        prec = py::kAtom;
+        return text;
+      }
+      case ExprKind::RoundToInt: {
+        int inner;
+        std::string text = "round(" + print(e->arg(0), inner) + ")";
+        prec = py::kAtom;
+        return text;
+      }
     }
     prec = py::kAtom;
     return "?";
@@ -1501,6 +1942,22 @@ class PythonPrinter {
       first = false;
     }
     return out;
+  }
+
+  static bool is_minus_one(ExprRef e) { return e->kind() == ExprKind::FloatConst && e->float_value() == -1.0; }
+
+  // The left factor of a float product: a quotient is wrapped for the reader,
+  // though Python would group `a / b*c` the same way.
+  std::string factor(ExprRef e) {
+    const bool quotient = e->kind() == ExprKind::FloatTrueDiv || e->kind() == ExprKind::IntTrueDiv;
+    return paren(e, quotient ? py::kMul : py::kMul - 1);
+  }
+
+  static std::string float_constant(double v, int& prec) {
+    prec = std::signbit(v) && !std::isnan(v) ? py::kUnary : py::kAtom;
+    if (std::isnan(v)) return "float('nan')";
+    if (std::isinf(v)) return v < 0 ? "-float('inf')" : "float('inf')";
+    return python_float_repr(v);
   }
 
   const SymbolNamer& rename_;

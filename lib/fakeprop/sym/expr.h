@@ -1,4 +1,4 @@
-// Immutable, interned integer and boolean expressions over size symbols.
+// Immutable, interned integer, float and boolean expressions over size symbols.
 //
 // Every builder returns the canonical interned node, so two expressions are
 // equal exactly when their pointers are equal. Canonical forms:
@@ -10,6 +10,22 @@
 //                      Add-free products stay as Mul, a lone 1*x is just x
 //   FloorDiv, Mod, CeilDiv   Python semantics (floor toward -inf)
 //   Max, Min           n-ary, flattened, deduplicated, sorted
+// Float expressions (SymFloat) fold only where IEEE double arithmetic as
+// Python does it gives the same bits; nothing is reassociated or distributed:
+//   FloatConst         a double (one NaN; -0.0 and 0.0 stay apart)
+//   Symbol             a float symbol (zuf0) is a Symbol marked float
+//   ToFloat            float(int expression); of an Integer, the constant
+//   FloatAdd FloatMul  binary, commutative: a constant operand is the second
+//                      of FloatAdd and the first of FloatMul, else by id;
+//                      x*1.0 and x + -0.0 are x
+//   FloatTrueDiv       float / float;  IntTrueDiv: int / int (one rounding)
+//   FloatPow           float ** float;  x**1.0 is x, x**0.0 is 1.0
+//   FloatMax FloatMin  n-ary like Max and Min
+//   FloorToInt CeilToInt TruncToInt RoundToInt   float to integer (round
+//                      half to even); of ToFloat(n), n (sizes stay far
+//                      below 2**53, where float(n) is exact)
+// Relations compare two integer or two float expressions; an integer side
+// facing a float side is converted with ToFloat first, as Python promotes.
 //   Eq Ne Lt Le Gt Ge  relations between two integer expressions
 //   And Or Not         boolean structure; True/False are constants
 #pragma once
@@ -35,6 +51,19 @@ enum class ExprKind : uint8_t {
   CeilDiv,
   Max,
   Min,
+  FloatConst,
+  ToFloat,
+  FloatAdd,
+  FloatMul,
+  FloatTrueDiv,
+  IntTrueDiv,
+  FloatPow,
+  FloatMax,
+  FloatMin,
+  FloorToInt,
+  CeilToInt,
+  TruncToInt,
+  RoundToInt,
   BoolConst,
   Eq,
   Ne,
@@ -63,14 +92,22 @@ class Expr {
   bool is_symbol() const { return kind_ == ExprKind::Symbol; }
   bool is_bool() const { return kind_ >= ExprKind::BoolConst; }
   bool is_relation() const { return kind_ >= ExprKind::Eq && kind_ <= ExprKind::Ge; }
+  // A float-valued expression (SymFloat); neither integer nor boolean.
+  bool is_float() const {
+    return (kind_ >= ExprKind::FloatConst && kind_ <= ExprKind::FloatMin) || (kind_ == ExprKind::Symbol && value_ == 1);
+  }
+  // FloatConst: the double.
+  double float_value() const;
 
   // Integer: the value. BoolConst: 0 or 1. Add: the constant. Mul: the coefficient.
+  // Symbol: 1 for a float symbol. FloatConst: the double's bits.
   int64_t value() const { return value_; }
   // Symbol name.
   const std::string& name() const { return name_; }
   // Add: (term, coeff) pairs. Mul: (base, exponent) pairs. Sorted by id.
   std::span<const Term> terms() const { return terms_; }
-  // Operands of FloorDiv, Mod, CeilDiv (2), Max/Min (n), relations (2), And/Or (n), Not (1).
+  // Operands of FloorDiv, Mod, CeilDiv (2), Max/Min (n), relations (2), And/Or (n), Not (1),
+  // and of the float kinds (ToFloat and the *ToInt 1, FloatMax/FloatMin n, the rest 2).
   std::span<const ExprRef> args() const { return args_; }
   ExprRef arg(size_t i) const { return args_[i]; }
   // Whether a Symbol occurs in it: fixed at construction from the children,
@@ -116,6 +153,30 @@ ExprRef min(ExprRef a, ExprRef b);
 ExprRef max(std::span<const ExprRef> xs);
 ExprRef min(std::span<const ExprRef> xs);
 
+// Float builders. An integer operand is converted with to_float first.
+ExprRef float_const(double v);
+ExprRef float_symbol(std::string_view name);
+ExprRef to_float(ExprRef a);
+ExprRef float_add(ExprRef a, ExprRef b);
+ExprRef float_sub(ExprRef a, ExprRef b);  // a + (-1.0)*b, which IEEE makes the same
+ExprRef float_neg(ExprRef a);
+ExprRef float_mul(ExprRef a, ExprRef b);
+ExprRef float_truediv(ExprRef a, ExprRef b);  // throws Error on division by zero
+ExprRef int_truediv(ExprRef a, ExprRef b);    // both integer; throws Error on /0
+ExprRef float_pow(ExprRef a, ExprRef b);
+ExprRef float_max(ExprRef a, ExprRef b);
+ExprRef float_min(ExprRef a, ExprRef b);
+ExprRef float_max(std::span<const ExprRef> xs);
+ExprRef float_min(std::span<const ExprRef> xs);
+// Float to integer; an integer operand is returned as it is.
+ExprRef floor_to_int(ExprRef a);
+ExprRef ceil_to_int(ExprRef a);
+ExprRef trunc_to_int(ExprRef a);
+ExprRef round_to_int(ExprRef a);
+// True division as Python's `/` on these operands: IntTrueDiv for two
+// integers, FloatTrueDiv otherwise.
+ExprRef true_div(ExprRef a, ExprRef b);
+
 ExprRef eq(ExprRef a, ExprRef b);
 ExprRef ne(ExprRef a, ExprRef b);
 ExprRef lt(ExprRef a, ExprRef b);
@@ -134,6 +195,7 @@ ExprRef rebuild(ExprKind kind, std::span<const ExprRef> args);
 // ---- queries ----
 std::optional<int64_t> as_integer(ExprRef e);
 std::optional<bool> as_bool(ExprRef e);
+std::optional<double> as_float(ExprRef e);  // a FloatConst's value
 // Free symbols, sorted by name for deterministic output.
 std::vector<ExprRef> free_symbols(ExprRef e);
 bool has_free_symbols(ExprRef e);
@@ -149,11 +211,16 @@ ExprRef substitute(ExprRef e, const Substitution& subs);
 using Assignment = std::unordered_map<ExprRef, int64_t>;
 std::optional<int64_t> evaluate(ExprRef e, const Assignment& values);
 std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup);
+// Value of a float expression: its integer symbols from `lookup`; a float
+// symbol is unbound. Throws Error where Python raises.
+std::optional<double> evaluate_float(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup);
 
 // ---- printers ----
 // sympy style, as PyTorch's logs show it: Eq(Mod(s0, 8), 0), 2*s0, (s0//2), Max(1, s0)
 std::string to_sympy_string(ExprRef e);
-// Python style, evaluable by eval(): s0 % 8 == 0, s0//2, max(1, s0).
+// Python style, evaluable by eval() without imports: s0 % 8 == 0, s0//2,
+// max(1, s0); floats as float(s0), s0 / 2, int(x // 1) (floor), -int(-x // 1)
+// (ceil), int(x) (trunc), round(x), and constants in repr() form.
 // `rename` (optional) maps a symbol to the text printed for it (e.g. a source).
 using SymbolNamer = std::function<std::string(ExprRef)>;
 std::string to_python_string(ExprRef e, const SymbolNamer& rename = nullptr);

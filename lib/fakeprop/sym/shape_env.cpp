@@ -315,6 +315,10 @@ struct ShapeEnvInternals {
         return fold_constant(e, rng);
       case ExprKind::FloorDiv:
       case ExprKind::CeilDiv:
+      case ExprKind::FloorToInt:
+      case ExprKind::CeilToInt:
+      case ExprKind::TruncToInt:
+      case ExprKind::RoundToInt:
         return fold_constant(e, rng);
       case ExprKind::Max:
       case ExprKind::Min:
@@ -405,6 +409,7 @@ struct ShapeEnvInternals {
     auto rng = ranges(env, size_oblivious);
     ValueRange b = bound_expr(s, rng);
     if (b.is_singleton() && (b.lo == 0 || b.lo == 1)) return b.lo == 1;
+    if (is_float_relation(s)) return std::nullopt;  // no difference is exact in floats
     // The difference of both sides often bounds better than each side alone.
     ExprRef d = sub(s->arg(0), s->arg(1));
     if (auto v = decide_against_zero(s->kind(), bound_expr(d, rng))) return v;
@@ -416,6 +421,8 @@ struct ShapeEnvInternals {
     }
     return std::nullopt;
   }
+
+  static bool is_float_relation(ExprRef r) { return r->is_relation() && r->arg(0)->is_float(); }
 
   // ---- facts ----
   static void insert_relation(Env& env, ExprRef r) {
@@ -430,7 +437,7 @@ struct ShapeEnvInternals {
     }
     if (as_bool(fact)) return;
     if (env.known_true_.insert(fact).second) env.facts_changed();
-    if (!fact->is_relation()) return;
+    if (!fact->is_relation() || is_float_relation(fact)) return;
     ExprRef a = fact->arg(0);
     ExprRef b = fact->arg(1);
     ExprRef one = integer(1);
@@ -672,7 +679,7 @@ struct ShapeEnvInternals {
       for (ExprRef a : e->args()) refine(env, a, cause);
       return;
     }
-    if (!e->is_relation()) return;
+    if (!e->is_relation() || is_float_relation(e)) return;  // a float relation teaches no range
     refine_ranges(env, e, cause);
     e = simplify(env, e, false);
     if (e->kind() == ExprKind::Eq) solve_equality(env, e, cause);
@@ -709,7 +716,7 @@ std::string ShapeEnv::fresh_name(std::string_view prefix) {
 
 ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
   facts_changed();
-  ExprRef sym = symbol(name);
+  ExprRef sym = info.is_float ? float_symbol(name) : symbol(name);
   info.sym = sym;
   used_names_.insert(name);
   symbol_index_[sym] = symbols_.size();

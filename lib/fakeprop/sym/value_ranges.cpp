@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "fakeprop/util/error.h"
@@ -192,9 +194,129 @@ ValueRange range_min(ValueRange a, ValueRange b) {
   return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
 }
 
+FloatRange FloatRange::of(const ValueRange& r) {
+  FloatRange f;
+  if (r.is_empty()) return f;
+  if (!r.lo_infinite()) f.lo = static_cast<double>(r.lo);
+  if (!r.hi_infinite()) f.hi = static_cast<double>(r.hi);
+  return f;
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The hull of op over the four corners. An infinite end stands for
+// "unbounded": a corner without a value (0 * oo, oo / oo) is left out, as
+// interval arithmetic does; the corners beside it hold the extremes.
+template <typename Op>
+FloatRange corners(const FloatRange& a, const FloatRange& b, Op op) {
+  const double c[4] = {op(a.lo, b.lo), op(a.lo, b.hi), op(a.hi, b.lo), op(a.hi, b.hi)};
+  FloatRange r{kInf, -kInf};
+  for (double x : c) {
+    if (std::isnan(x)) continue;
+    r.lo = std::min(r.lo, x);
+    r.hi = std::max(r.hi, x);
+  }
+  return r.lo > r.hi ? FloatRange::unknown() : r;
+}
+
+// An integer bound from a float one through a monotone rounding `to_int`;
+// ends beyond int64 become infinite.
+template <typename Round>
+ValueRange to_int_range(const FloatRange& f, Round to_int) {
+  auto end = [&](double x, int64_t infinite) {
+    if (std::isnan(x) || std::isinf(x)) return infinite;
+    const double r = to_int(x);
+    if (r < -9223372036854775808.0) return kNegIntOo;
+    if (r >= 9223372036854775808.0) return kIntOo;
+    return static_cast<int64_t>(r);
+  };
+  return {end(f.lo, kNegIntOo), end(f.hi, kIntOo)};
+}
+
+double round_half_even(double x) {
+  double r = std::round(x);
+  if (std::fabs(x - r) == 0.5) r = 2.0 * std::round(x / 2.0);
+  return r;
+}
+
+}  // namespace
+
+FloatRange bound_float_expr(ExprRef e, const SymbolRanges& symbol_range) {
+  auto bound = [&](ExprRef x) { return bound_float_expr(x, symbol_range); };
+  if (!e->is_float()) return FloatRange::of(bound_expr(e, symbol_range));
+  switch (e->kind()) {
+    case ExprKind::FloatConst: return {e->float_value(), e->float_value()};
+    case ExprKind::ToFloat: return FloatRange::of(bound_expr(e->arg(0), symbol_range));
+    case ExprKind::FloatAdd: {
+      FloatRange a = bound(e->arg(0)), b = bound(e->arg(1));
+      FloatRange r{a.lo + b.lo, a.hi + b.hi};
+      if (std::isnan(r.lo)) r.lo = -kInf;
+      if (std::isnan(r.hi)) r.hi = kInf;
+      return r;
+    }
+    case ExprKind::FloatMul: return corners(bound(e->arg(0)), bound(e->arg(1)), [](double x, double y) { return x * y; });
+    case ExprKind::FloatTrueDiv:
+    case ExprKind::IntTrueDiv: {
+      FloatRange a = bound(e->arg(0)), b = bound(e->arg(1));
+      if (b.lo <= 0 && b.hi >= 0) return FloatRange::unknown();
+      return corners(a, b, [](double x, double y) { return x / y; });
+    }
+    case ExprKind::FloatPow: {
+      // A nonnegative base to a constant power is monotone in the base.
+      FloatRange a = bound(e->arg(0));
+      auto k = as_float(e->arg(1));
+      if (!k || a.lo < 0 || (*k < 0 && a.lo == 0)) return FloatRange::unknown();
+      FloatRange r{std::pow(a.lo, *k), std::pow(a.hi, *k)};
+      if (*k < 0) std::swap(r.lo, r.hi);
+      return r;
+    }
+    case ExprKind::FloatMax:
+    case ExprKind::FloatMin: {
+      const bool is_max = e->kind() == ExprKind::FloatMax;
+      FloatRange r = bound(e->arg(0));
+      for (ExprRef a : e->args().subspan(1)) {
+        FloatRange b = bound(a);
+        r = is_max ? FloatRange{std::max(r.lo, b.lo), std::max(r.hi, b.hi)}
+                   : FloatRange{std::min(r.lo, b.lo), std::min(r.hi, b.hi)};
+      }
+      return r;
+    }
+    default: return FloatRange::unknown();  // a float symbol
+  }
+}
+
 ValueRange bound_expr(ExprRef e, const SymbolRanges& symbol_range) {
   auto bound = [&](ExprRef x) { return bound_expr(x, symbol_range); };
+  auto bound_float = [&](ExprRef x) { return bound_float_expr(x, symbol_range); };
+  if (e->is_float()) throw Error("bound_expr: " + to_sympy_string(e) + " is a float (bound_float_expr bounds it)");
+  if (e->is_relation() && e->arg(0)->is_float()) {
+    FloatRange a = bound_float(e->arg(0)), b = bound_float(e->arg(1));
+    const bool disjoint = a.hi < b.lo || b.hi < a.lo, same_point = a.is_singleton() && a == b;
+    switch (e->kind()) {
+      case ExprKind::Eq: return range_from_flags(!disjoint, !same_point);
+      case ExprKind::Ne: return range_from_flags(!same_point, !disjoint);
+      case ExprKind::Lt: return range_from_flags(a.lo < b.hi, a.hi >= b.lo);
+      case ExprKind::Le: return range_from_flags(a.lo <= b.hi, a.hi > b.lo);
+      case ExprKind::Gt: return range_from_flags(a.hi > b.lo, a.lo <= b.hi);
+      default: return range_from_flags(a.hi >= b.lo, a.lo < b.hi);
+    }
+  }
   switch (e->kind()) {
+    case ExprKind::FloorToInt: return to_int_range(bound_float(e->arg(0)), [](double x) { return std::floor(x); });
+    case ExprKind::CeilToInt: return to_int_range(bound_float(e->arg(0)), [](double x) { return std::ceil(x); });
+    case ExprKind::TruncToInt: return to_int_range(bound_float(e->arg(0)), [](double x) { return std::trunc(x); });
+    case ExprKind::RoundToInt: return to_int_range(bound_float(e->arg(0)), round_half_even);
+    case ExprKind::FloatConst:
+    case ExprKind::ToFloat:
+    case ExprKind::FloatAdd:
+    case ExprKind::FloatMul:
+    case ExprKind::FloatTrueDiv:
+    case ExprKind::IntTrueDiv:
+    case ExprKind::FloatPow:
+    case ExprKind::FloatMax:
+    case ExprKind::FloatMin: return ValueRange::unknown();  // floats: refused above
     case ExprKind::Integer:
     case ExprKind::BoolConst: return ValueRange::exactly(e->value());
     case ExprKind::Symbol: return symbol_range(e);

@@ -49,10 +49,27 @@ ValueRange range_mod(ValueRange a, ValueRange b);
 ValueRange range_max(ValueRange a, ValueRange b);
 ValueRange range_min(ValueRange a, ValueRange b);
 
+using SymbolRanges = std::function<ValueRange(ExprRef)>;
+
+// Interval of a float expression: closed, with infinite ends. IEEE rounding
+// is monotone, so rounding the ends of an interval as the operation rounds
+// its value keeps the bound sound.
+struct FloatRange {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  static FloatRange unknown() { return {}; }
+  static FloatRange of(const ValueRange& r);  // ToFloat of an integer range
+  bool is_singleton() const { return lo == hi; }
+  bool operator==(const FloatRange&) const = default;
+};
+
+// Interval of a float expression `e` (an integer one is converted). A
+// division whose divisor interval holds 0 is unknown.
+FloatRange bound_float_expr(ExprRef e, const SymbolRanges& symbol_range);
+
 // Interval of values `e` may take when each free symbol ranges over
 // `symbol_range(sym)`. Boolean expressions give a subrange of [0, 1]
 // (exactly(1): provably true, exactly(0): provably false).
-using SymbolRanges = std::function<ValueRange(ExprRef)>;
 ValueRange bound_expr(ExprRef e, const SymbolRanges& symbol_range);
 
 }  // namespace fakeprop

@@ -11,7 +11,7 @@ std::string describe_value(const Value& v, const ShapeEnv& env) {
     }
     case Value::Kind::Int: return "int " + env.simplify(v.i).to_python();
     case Value::Kind::Bool: return "bool " + v.b.to_python();
-    case Value::Kind::Float: return v.float_sym ? "float " + v.float_sym->name() : "float";
+    case Value::Kind::Float: return v.float_expr ? "float " + to_sympy_string(v.float_expr) : "float";
     case Value::Kind::List: {
       std::string s = "(";
       for (size_t i = 0; i < v.list->size(); ++i) s += (i ? ", " : "") + describe_value((*v.list)[i], env);

@@ -45,9 +45,10 @@ struct Value {
   SymInt i;     // Int
   SymBool b;    // Bool
   double f = 0; // Float
-  // Float: the unbacked symbol (zuf<N>) of a float known only at run time
-  // (item() of a float tensor); `f` is then meaningless.
-  ExprRef float_sym = nullptr;
+  // Float: a symbolic float (SymFloat), when not a constant: an unbacked
+  // symbol zuf<N> (item() of a float tensor) or a float expression over
+  // sizes (s0 / 2); `f` is then meaningless.
+  ExprRef float_expr = nullptr;
   std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
   Boxed<std::string> opaque;  // Opaque: a description ("map", "unknown: ..."); read it with opaque_text()
   // A list described by one template element and its length, used when the
@@ -83,10 +84,12 @@ struct Value {
     v.f = x;
     return v;
   }
-  static Value of_symfloat(ExprRef sym) {
+  // A float expression; a FloatConst becomes a plain float.
+  static Value of_symfloat(ExprRef e) {
+    if (auto c = as_float(e)) return of_float(*c);
     Value v;
     v.kind = Kind::Float;
-    v.float_sym = sym;
+    v.float_expr = e;
     return v;
   }
   static Value of_list(ValueList xs) {
@@ -128,7 +131,7 @@ struct Value {
   bool is_tensor() const { return kind == Kind::Tensor; }
   static constexpr std::string_view kEmpty = "empty ", kOptional = "optional";  // empty_optional's text
   bool is_none() const { return kind == Kind::None; }
-  bool is_symbolic_float() const { return kind == Kind::Float && float_sym; }
+  bool is_symbolic_float() const { return kind == Kind::Float && float_expr; }
   const std::string& opaque_text() const {
     static const std::string kNone;
     return opaque ? *opaque : kNone;

@@ -98,9 +98,9 @@ TEST(FxDataDependent, ItemGivesAnUnbackedScalarOfTheTensorsKind) {
   // (current PyTorch's create_unbacked_symfloat: zuf0; 1.13 named it f0).
   const Value& fv = r.value("fv");
   ASSERT_TRUE(fv.is_symbolic_float());
-  EXPECT_EQ(fv.float_sym->name(), "zuf0");
-  EXPECT_TRUE(r.result.env->info(fv.float_sym).is_float);
-  EXPECT_TRUE(r.result.env->info(fv.float_sym).unbacked);
+  EXPECT_EQ(fv.float_expr->name(), "zuf0");
+  EXPECT_TRUE(r.result.env->info(fv.float_expr).is_float);
+  EXPECT_TRUE(r.result.env->info(fv.float_expr).unbacked);
   const NodeRecord& fv_node = r.result.nodes.back();
   ASSERT_EQ(fv_node.unbacked_bindings.size(), 1u);
   EXPECT_EQ(fv_node.unbacked_bindings[0], (std::pair<std::string, std::string>{"zuf0", ""}));
@@ -116,20 +116,39 @@ TEST(FxDataDependent, FloatItemPromotesAsAPythonFloatAndIsMemoized) {
       .call("xi", "aten.mul.Tensor", {node("x"), node("a")})
       .call("hf", "aten.add.Tensor", {node("h"), node("a")});
   Ran r = run(g);
-  EXPECT_EQ(r.value("b").float_sym, r.value("a").float_sym);  // memoized per tensor version
+  EXPECT_EQ(r.value("b").float_expr, r.value("a").float_expr);  // memoized per tensor version
   EXPECT_EQ(r.tensor("xi").dtype, DType::Float32);  // int tensor * Python float -> default dtype
   EXPECT_EQ(r.tensor("hf").dtype, DType::Float16);  // a float scalar does not widen a float tensor
   EXPECT_EQ(strs(r.tensor("xi").sizes), (Strs{"2", "3"}));
 }
 
-TEST(FxDataDependent, ASizeFromAnUnbackedFloatIsADataDependentError) {
+// torch 2.15 exports arange(0.0, f.item(), 1.0) with the size
+// CeilToInt(FloatTrueDiv(zuf0, 1.0)) (x / 1.0 is x here); torch._check of
+// the bounds and the size's check become runtime asserts.
+TEST(FxDataDependent, ArangeToAnUnbackedFloatHasAFloatExpressionSize) {
   GraphText g;
   g.input("f", tensor(json::array(), "float32"))
       .call("end", "aten._local_scalar_dense.default", {node("f")})
       .call("r", "aten.arange.start_step", {0.0, node("end"), 1.0});
   Ran r = run(g);
-  EXPECT_NE(r.error("r").find("data_dependent: Could not extract specialized float from data-dependent expression zuf0"),
-            std::string::npos)
+  ASSERT_EQ(r.error("r"), "");
+  EXPECT_EQ(r.tensor("r").sizes[0].to_sympy(), "CeilToInt(zuf0)");
+  EXPECT_EQ(r.tensor("r").dtype, DType::Float32);
+  std::vector<std::string> asserts;
+  for (const GuardRecord& a : r.result.env->runtime_asserts()) asserts.push_back(to_sympy_string(a.expr));
+  EXPECT_EQ(asserts, (std::vector<std::string>{"zuf0 >= 0.0", "CeilToInt(zuf0) >= 0"}));
+}
+
+// An upsample scale from item() must be decided (is it integral?), which
+// raises torch's data-dependent error.
+TEST(FxDataDependent, AnUnbackedFloatScaleIsADataDependentError) {
+  GraphText g;
+  g.input("f", tensor(json::array(), "float32"))
+      .input("x", tensor({1, 3, 8, 8}))
+      .call("s", "aten._local_scalar_dense.default", {node("f")})
+      .call("r", "aten.upsample_nearest2d.vec", {node("x"), nullptr, json::array({node("s"), node("s")})});
+  Ran r = run(g);
+  EXPECT_NE(r.error("r").find("data_dependent: Could not guard on data-dependent expression"), std::string::npos)
       << r.error("r");
 }
 

@@ -4,6 +4,7 @@
 
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
+#include "fakeprop/sym/python_float.h"
 
 namespace fakeprop::fx::ops {
 
@@ -107,20 +108,33 @@ void arange(OpContext& ctx) {
       ctx.fail(ErrorKind::InvalidArgument, "upper bound and larger bound inconsistent with step sign");
     length = simplified(ctx, ceildiv(end - start, step));
   } else {
-    auto as_double = [&](const Value& v) -> double {
-      if (v.is_symbolic_float()) ctx.env().raise_data_dependent_float(v.float_sym);
-      if (v.kind == Value::Kind::Float) return v.f;
-      if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
-      if (v.kind == Value::Kind::Bool && v.b.is_static()) return v.b.value() ? 1.0 : 0.0;
-      ctx.fail(ErrorKind::UnknownInput, "arange with a symbolic bound mixed with floats is not supported");
+    // torch._refs.arange: math.ceil((end - start) / step) in Python's
+    // arithmetic, so a float bound over sizes stays an expression.
+    auto expr_of = [&](const Value& v) -> ExprRef {
+      if (v.kind == Value::Kind::Float) return v.float_expr ? v.float_expr : float_const(v.f);
+      if (v.kind == Value::Kind::Int) return v.i.expr();
+      if (v.kind == Value::Kind::Bool && v.b.is_static()) return integer(v.b.value() ? 1 : 0);
+      ctx.fail(ErrorKind::TypeError, "arange bounds must be numbers");
     };
-    const double start = as_double(start_v), end = as_double(end_v), step = as_double(step_v);
-    if (step == 0) ctx.fail(ErrorKind::InvalidArgument, "step must be nonzero");
-    if ((step > 0 && end < start) || (step < 0 && end > start))
+    const ExprRef start = expr_of(start_v), end = expr_of(end_v), step = expr_of(step_v);
+    // torch._check(step != 0), then `if step > 0` (a guard), then torch._check
+    // of the bounds: on an unbacked bound (item()) a runtime assert.
+    if (!ctx.env().expect_true(SymBool(ne(step, integer(0))), "arange"))
+      ctx.fail(ErrorKind::InvalidArgument, "step must be nonzero");
+    const bool up = decide(ctx, SymBool(gt(step, integer(0))), "arange");
+    if (!ctx.env().expect_true(SymBool(up ? ge(end, start) : le(end, start)), "arange"))
       ctx.fail(ErrorKind::InvalidArgument, "upper bound and larger bound inconsistent with step sign");
-    const double n = std::ceil((end - start) / step);
-    if (!(n >= 0 && n < 9.2e18)) ctx.fail(ErrorKind::InvalidArgument, "arange: invalid number of elements");
-    length = static_cast<int64_t>(n);
+    for (ExprRef bound : {start, end, step})
+      if (auto c = as_float(bound); c && !std::isfinite(*c))
+        ctx.fail(ErrorKind::InvalidArgument, bound == step ? "step must be finite but got " + python_float_repr(*c)
+                                                           : "unsupported range: " + to_python_string(start) + " -> " +
+                                                                 to_python_string(end));
+    const ExprRef diff = start->is_float() || end->is_float() ? float_sub(end, start) : sub(end, start);
+    length = simplified(ctx, SymInt(ceil_to_int(true_div(diff, step))));
+    // The allocation's size check: a guard, as torch records it, when the
+    // float bounds leave the sign open.
+    if (!ctx.env().expect_true(sym_ge(length, 0), "arange"))
+      ctx.fail(ErrorKind::InvalidArgument, "arange: invalid number of elements");
   }
   set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.device())));
 }

@@ -743,16 +743,21 @@ void adaptive_max_pool1d(OpContext& ctx) {
   set_tuple(ctx, {squeezed_before_last(std::move(outs[0])), squeezed_before_last(std::move(outs[1]))});
 }
 
-// floor(size * scale) for a scale that is a ratio of small integers (2.0,
-// 1.5, 0.5): exact on symbolic sizes; other scales need a static size.
-SymInt scaled_size(OpContext& ctx, const SymInt& size, double scale) {
-  for (int64_t q = 1; q <= 1024; q *= 2) {
-    const double p = scale * static_cast<double>(q);
-    if (p == std::floor(p) && std::fabs(p) < 1e15) return simplified(ctx, floordiv(size * static_cast<int64_t>(p), q));
+// An output size from a scale factor, as torch's upsample_compute_output_size
+// computes it: size * int(scale) for an integral scale, else
+// sym_int(size * scale), a float product truncated (TruncToInt).
+SymInt scaled_size(OpContext& ctx, const SymInt& size, const Value& scale) {
+  if (scale.is_symbolic_float()) {
+    const SymBool integral(eq(to_float(trunc_to_int(scale.float_expr)), scale.float_expr));
+    if (decide(ctx, integral, "upsample integral scale"))
+      return simplified(ctx, size * SymInt(trunc_to_int(scale.float_expr)));
+    return simplified(ctx, SymInt(trunc_to_int(float_mul(to_float(size.expr()), scale.float_expr))));
   }
-  if (size.is_static()) return static_cast<int64_t>(std::floor(static_cast<double>(size.value()) * scale));
-  ctx.fail(ErrorKind::UnknownInput, "upsample: scale " + std::to_string(scale) +
-                                        " of a symbolic size is not a small ratio");
+  if (scale.kind == Value::Kind::Int) return simplified(ctx, size * scale.i);
+  const double s = scale.f;
+  if (std::isfinite(s) && s == std::trunc(s) && std::fabs(s) < 9.2e18)
+    return simplified(ctx, size * SymInt(static_cast<int64_t>(s)));
+  return simplified(ctx, SymInt(trunc_to_int(float_mul(to_float(size.expr()), float_const(s)))));
 }
 
 // upsample_{nearest,bilinear,bicubic}Nd: [N, C, *output_size] in the input's
@@ -776,9 +781,9 @@ void upsample(OpContext& ctx) {
       ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
     for (int i = 0; i < Spatial; ++i) {
       const Value& f = (*scales.list)[static_cast<size_t>(i)];
-      if (f.is_symbolic_float()) ctx.env().raise_data_dependent_float(f.float_sym);
-      const double scale = f.kind == Value::Kind::Float ? f.f : static_cast<double>(f.i.value());
-      size.push_back(scaled_size(ctx, input.sizes[static_cast<size_t>(i + 2)], scale));
+      if (f.kind != Value::Kind::Float && f.kind != Value::Kind::Int)
+        ctx.fail(ErrorKind::TypeError, "scale_factors must hold floats");
+      size.push_back(scaled_size(ctx, input.sizes[static_cast<size_t>(i + 2)], f));
     }
   }
   if (size.size() != static_cast<size_t>(Spatial))
