@@ -34,6 +34,7 @@ bool has_oversized_expression(const Value& v, size_t max_nodes) {
       return false;
     }
     case Value::Kind::Int: return oversized(v.i);
+    case Value::Kind::Float: return v.float_expr && bounded_expr_size(v.float_expr, max_nodes) > max_nodes;
     case Value::Kind::List:
       for (const Value& x : *v.list)
         if (has_oversized_expression(x, max_nodes)) return true;
@@ -52,6 +53,9 @@ class Capper {
     switch (v.kind) {
       case Value::Kind::Tensor: tensor(v); break;
       case Value::Kind::Int: v.i = symint(v.i, false); break;
+      case Value::Kind::Float:
+        if (v.float_expr) v.float_expr = symfloat(v.float_expr);
+        break;
       case Value::Kind::List: {
         ValueList xs = *v.list;
         for (Value& x : xs) value(x);
@@ -92,6 +96,21 @@ class Capper {
     names_.push_back(fresh->name());
     ++replaced_;
     return SymInt(fresh);
+  }
+
+  // A SymFloat past the cap becomes a fresh unbacked float (zuf<N>).
+  ExprRef symfloat(ExprRef e) {
+    auto it = replacements_.find(e);
+    if (it != replacements_.end()) {
+      ++replaced_;
+      return it->second;
+    }
+    if (bounded_expr_size(e, max_nodes_) <= max_nodes_) return e;
+    ExprRef fresh = env_.create_unbacked_symfloat();
+    replacements_.emplace(e, fresh);
+    names_.push_back(fresh->name());
+    ++replaced_;
+    return fresh;
   }
 
   ShapeEnv& env_;

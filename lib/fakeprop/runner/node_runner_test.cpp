@@ -172,6 +172,23 @@ TEST(NodeRunner, CapsOversizedOutputsUnlessReused) {
   }
 }
 
+TEST(NodeRunner, CapsOversizedSymFloatsWithAnUnbackedFloat) {
+  Fixture f;
+  f.options.max_expr_nodes = 50;
+  TestStep step;
+  step.rule = [&](std::vector<Value>& out) {
+    ExprRef e = to_float(symbol("s0"));
+    for (int i = 0; i < 30; ++i) e = float_add(float_mul(float_const(0.5), e), float_const(1.0 + i));
+    out.push_back(Value::of_symfloat(e));
+  };
+  const NodeRecord& rec = f.run("n", step);
+  ASSERT_EQ(f.result.warnings.size(), 1u);
+  EXPECT_EQ(f.result.warnings[0].kind, ErrorKind::ExpressionTooLarge);
+  ASSERT_TRUE(rec.outputs[0].val.is_symbolic_float());
+  EXPECT_EQ(to_sympy_string(rec.outputs[0].val.float_expr), "zuf0");
+  EXPECT_TRUE(f.result.env->info(rec.outputs[0].val.float_expr).is_float);
+}
+
 TEST(NodeRunner, TheCausalChainNamesTheOpAndTheInputs) {
   InferOptions options;
   options.explain_symbols = {"u0"};
