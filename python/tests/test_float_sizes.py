@@ -120,3 +120,29 @@ def test_symbolic_floats_are_python_that_evaluates_as_torch_does():
                 assert ours == int(theirs), (node.name, h, w)
             else:
                 assert ours == float(theirs), (node.name, h, w)
+
+
+def test_arithmetic_on_an_unbacked_float_is_modelled():
+    """item() of a float tensor is an unbacked zuf0; a size computed from it (floor(s * n) + 1) is an
+    expression over zuf0 and the input size, as torch 2.15 exports it, that gives the real size."""
+    import sympy
+
+    class Scaled(torch.nn.Module):
+        def forward(self, x, f):
+            return x.new_zeros(math.floor(f.item() * x.shape[0]) + 1)
+
+    dyn = torch.export.Dim.DYNAMIC
+    ep = torch.export.export(Scaled(), (torch.randn(8), torch.tensor(2.5)), dynamic_shapes={"x": {0: dyn}, "f": None},
+                             strict=False)
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == []
+    out = next(n for n in ep.graph.nodes if n.name == "new_zeros")
+    ours, theirs = out.meta["fakeprop"]["val"]["shape"][0], out.meta["val"].shape[0].node.expr
+    assert "zuf0" in ours
+    (n_sym,) = (str(s) for s in ep.range_constraints if str(s).startswith("s"))
+    for n, f in [(8, 2.5), (97, 800 / 97), (3, 0.1), (1000, 1.0 / 3)]:
+        values = {n_sym: n, "zuf0": f}
+        torch_value = int(theirs.xreplace({s: (sympy.Integer(n) if str(s) == n_sym else sympy.Float(f))
+                                           for s in theirs.free_symbols}))
+        real = Scaled()(torch.randn(n), torch.tensor(f, dtype=torch.float64)).shape[0]
+        assert eval(ours, {}, values) == real == torch_value, (n, f)  # noqa: S307
