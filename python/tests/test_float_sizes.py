@@ -146,3 +146,29 @@ def test_arithmetic_on_an_unbacked_float_is_modelled():
                                            for s in theirs.free_symbols}))
         real = Scaled()(torch.randn(n), torch.tensor(f, dtype=torch.float64)).shape[0]
         assert eval(ours, {}, values) == real == torch_value, (n, f)  # noqa: S307
+
+
+def test_pt2_archive_with_float_sizes(tmp_path):
+    """A torch.export.save archive whose sizes are float expressions (sympy Float, ToFloat, TruncToInt
+    in the serialized program) reads back, and fakeprop's sizes equal torch's at every size. (torch 2.15
+    cannot save math.floor: it is not in its serializer's _SYM_OPS.)"""
+    class Scales(torch.nn.Module):
+        def forward(self, x):
+            return F.interpolate(x, scale_factor=1.7, mode="nearest"), torch.arange(2.0, x.shape[2] / 10, 0.5)
+
+    dyn = torch.export.Dim.DYNAMIC
+    ep = torch.export.export(Scales(), (torch.randn(1, 3, 60, 90),), dynamic_shapes={"x": {2: dyn, 3: dyn}},
+                             strict=False)
+    path = tmp_path / "scales.pt2"
+    torch.export.save(ep, str(path))
+    report = fakeprop.infer(str(path))
+    assert report["errors"] == []
+    h_sym, w_sym = _input_symbols(ep)
+    outputs = {o["name"]: o for o in report["outputs"]}
+    theirs = {n.name: n.meta["val"] for n in ep.graph.nodes if n.op == "call_function"}
+    assert set(outputs) == {"upsample_nearest2d", "arange"}
+    for h, w in _SIZES:
+        values = {h_sym: h, w_sym: w}
+        for name, out in outputs.items():
+            assert ([_at(d, values) for d in out["val"]["shape"]] ==
+                    [_torch_at(d, values) for d in theirs[name].shape]), name

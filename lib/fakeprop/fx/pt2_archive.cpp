@@ -139,7 +139,26 @@ class SreprReader {
       for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];
       return out + ")";
     }
-    throw InputError("size expression uses sympy " + head + ", which fakeprop has no integer form for");
+    // torch's float functions (torch/utils/_sympy/functions.py), read by parse_expr by these names.
+    if (head == "Float") {  // Float('1.7000000000000000', precision=53): the digits round-trip
+      arity(1);
+      if (args[0].find_first_of(".eE") == std::string::npos) return args[0] + ".0";
+      return args[0];
+    }
+    if (head == "ToFloat" || head == "FloorToInt" || head == "CeilToInt" || head == "TruncToInt" ||
+        head == "RoundToInt") {
+      arity(1);
+      return head + join(args, ", ");
+    }
+    if (head == "IntTrueDiv" || head == "FloatTrueDiv" || head == "FloatPow") {
+      arity(2);
+      return head + join(args, ", ");
+    }
+    if (head == "PowByNatural") {
+      arity(2);
+      return apply("Pow", args);
+    }
+    throw InputError("size expression uses sympy " + head + ", which fakeprop has no form for");
   }
 
   std::string_view s_;

@@ -52,10 +52,11 @@ Graph parse_pt2_archive(std::string_view bytes, const std::string& path_for_erro
 Graph parse_exported_program(std::string_view json_text, const std::string& where,
                              size_t max_nodes = kDefaultMaxNodes);
 
-// sympy's srepr of an integer expression ("Add(Symbol('s0', integer=True),
-// Integer(1))") as fakeprop's expression text ("(s0 + 1)"); text that is not
-// srepr (older archives wrote str(expr): "s0 + 1") is returned as it is.
-// Throws InputError for srepr heads fakeprop has no integer form for.
+// sympy's srepr of a size expression ("Add(Symbol('s0', integer=True),
+// Integer(1))", "TruncToInt(Mul(Float('1.7', precision=53), ToFloat(...)))")
+// as fakeprop's expression text ("(s0 + 1)"); text that is not srepr (older
+// archives wrote str(expr): "s0 + 1") is returned as it is. Throws
+// InputError for srepr heads fakeprop has no form for.
 std::string srepr_to_expr_text(std::string_view srepr);
 
 }  // namespace fakeprop::fx

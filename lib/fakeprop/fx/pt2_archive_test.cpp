@@ -118,7 +118,14 @@ TEST(Pt2Srepr, BecomesExpressionText) {
   // str() text of older archives passes through
   EXPECT_EQ(srepr_to_expr_text("s0 + 1"), "s0 + 1");
   EXPECT_EQ(srepr_to_expr_text("17"), "17");
-  EXPECT_THROW(srepr_to_expr_text("CeilToInt(Symbol('s0'))"), InputError);
+  // torch 2.15's float sizes (upsample by 1.7, a float arange bound), as its archives write them.
+  EXPECT_EQ(srepr_to_expr_text("TruncToInt(Mul(Float('1.7', precision=53), ToFloat(Symbol('s53', positive=True, "
+                               "integer=True))))"),
+            "TruncToInt((1.7*ToFloat(s53)))");
+  EXPECT_EQ(srepr_to_expr_text("CeilToInt(FloatTrueDiv(Add(IntTrueDiv(Symbol('s53', positive=True, integer=True), "
+                               "Integer(10)), Float('-2.0', precision=53)), Float('0.5', precision=53)))"),
+            "CeilToInt(FloatTrueDiv((IntTrueDiv(s53, 10) + -2.0), 0.5))");
+  EXPECT_THROW(srepr_to_expr_text("OpaqueUnaryFn_sqrt(Symbol('s0'))"), InputError);
   EXPECT_THROW(srepr_to_expr_text("Pow(Symbol('s0'), Integer(-1))"), InputError);
 }
 

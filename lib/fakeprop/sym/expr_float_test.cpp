@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "fakeprop/sym/expr.h"
+#include "fakeprop/sym/parse.h"
 #include "fakeprop/sym/value_ranges.h"
 #include "fakeprop/util/error.h"
 
@@ -122,6 +123,33 @@ TEST(ExprFloat, PrintsBothStyles) {
     EXPECT_EQ(to_sympy_string(c.e), c.sympy);
     EXPECT_EQ(to_python_string(c.e), c.python);
   }
+}
+
+// Both printed forms parse back to an expression of the same value (the
+// Python form's int(x // 1) is FloorToInt again).
+TEST(ExprFloat, PrintedFormsParseBack) {
+  auto named = [](std::string_view n) { return symbol(n); };
+  const ExprRef cases[] = {
+      floor_to_int(float_mul(int_truediv(I(800), s0()), f0())),
+      ceil_to_int(float_truediv(f0(), F(3.0))),
+      round_to_int(float_add(float_mul(F(0.1), f0()), F(0.2))),
+      trunc_to_int(float_sub(f0(), float_mul(F(0.5), f1()))),
+      floor_to_int(float_pow(f0(), F(0.5))),
+      floor_to_int(float_max(int_truediv(I(1333), s1()), float_mul(F(1e-05), f0()))),
+      add(ceil_to_int(float_mul(F(1.7), f1())), I(1)),
+  };
+  for (ExprRef e : cases) {
+    for (const std::string& text : {to_python_string(e), to_sympy_string(e)}) {
+      ExprRef back = parse_expr(text, named);
+      for (auto [v0, v1] : {std::pair<int64_t, int64_t>{97, 149}, {600, 900}, {3, 7}})
+        EXPECT_EQ(evaluate(back, {{s0(), v0}, {s1(), v1}}), evaluate(e, {{s0(), v0}, {s1(), v1}})) << text;
+    }
+  }
+  EXPECT_EQ(parse_expr("1.7000000000000000*ToFloat(s0)", named), float_mul(F(1.7), f0()));
+  EXPECT_EQ(parse_expr("s0 / 2", named), int_truediv(s0(), I(2)));
+  EXPECT_EQ(parse_expr("int((0.5*float(s0)) // 1)", named), floor_to_int(float_mul(F(0.5), f0())));
+  EXPECT_THROW(parse_expr("float(s0) // 2", named), InputError);
+  EXPECT_THROW(parse_expr("s0 / 0", named), InputError);
 }
 
 std::optional<int64_t> at(ExprRef e, int64_t v0, int64_t v1 = 0) { return evaluate(e, {{s0(), v0}, {s1(), v1}}); }

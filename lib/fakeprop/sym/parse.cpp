@@ -1,6 +1,8 @@
 #include "fakeprop/sym/parse.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -87,30 +89,57 @@ class Parser {
     }
     return result ? result : lhs;
   }
+  // Python's arithmetic: an operation with a float operand is a float one.
+  static bool floats(ExprRef a, ExprRef b) { return a->is_float() || b->is_float(); }
   ExprRef parse_sum() {
     ExprRef e = parse_term();
     for (;;) {
-      if (eat("+")) e = add(e, parse_term());
-      else if (eat("-")) e = sub(e, parse_term());
-      else return e;
+      if (eat("+")) {
+        ExprRef b = parse_term();
+        e = floats(e, b) ? float_add(e, b) : add(e, b);
+      } else if (eat("-")) {
+        ExprRef b = parse_term();
+        e = floats(e, b) ? float_sub(e, b) : sub(e, b);
+      } else {
+        return e;
+      }
     }
   }
   ExprRef parse_term() {
     ExprRef e = parse_unary();
     for (;;) {
-      if (eat("//")) e = floordiv(e, parse_unary());
-      else if (eat("**")) fail("'**' needs a non-negative integer exponent");
-      else if (eat("*")) e = mul(e, parse_power_or_unary());
-      else if (eat("%")) e = mod(e, parse_unary());
-      else return e;
+      if (eat("//")) {
+        ExprRef b = parse_unary();
+        // x // 1 of a float is its floor, as a float: how the Python form writes math.floor.
+        if (e->is_float() && (as_integer(b) == 1 || as_float(b) == 1.0)) e = to_float(floor_to_int(e));
+        else e = floordiv(e, b);
+      } else if (eat("**")) {
+        fail("'**' needs a non-negative integer exponent");
+      } else if (eat("*")) {
+        ExprRef b = parse_unary();
+        e = floats(e, b) ? float_mul(e, b) : mul(e, b);
+      } else if (eat("/")) {
+        e = true_div(e, parse_unary());
+      } else if (eat("%")) {
+        e = mod(e, parse_unary());
+      } else {
+        return e;
+      }
     }
   }
-  ExprRef parse_power_or_unary() { return parse_unary(); }
   ExprRef parse_unary() {
     Depth d(*this);
-    if (eat("-")) return neg(parse_unary());
+    if (eat("-")) {
+      ExprRef x = parse_unary();
+      return x->is_float() ? float_neg(x) : neg(x);
+    }
     if (eat("+")) return parse_unary();
     ExprRef base = parse_atom();
+    skip_space();
+    if (s_.substr(pos_, 2) == "**" && (base->is_float() || next_is_float_literal(pos_ + 2))) {
+      pos_ += 2;
+      return float_pow(base, parse_unary());
+    }
     if (eat("**")) {
       skip_space();
       size_t start = pos_;
@@ -142,6 +171,7 @@ class Parser {
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t start = pos_;
+      if (next_is_float_literal(pos_)) return float_literal();
       while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
       const std::string digits(s_.substr(start, pos_ - start));
       if (digits.size() > 19 || (digits.size() == 19 && digits > "9223372036854775807")) fail("integer out of range");
@@ -156,13 +186,54 @@ class Parser {
       if (name == "max" || name == "Max" || name == "min" || name == "Min") {
         std::vector<ExprRef> args = parse_call_args();
         if (args.empty()) fail(std::string(name) + "() needs arguments");
-        return (name[1] == 'a') ? max(std::span<const ExprRef>(args)) : min(std::span<const ExprRef>(args));
+        const bool any_float = std::any_of(args.begin(), args.end(), [](ExprRef a) { return a->is_float(); });
+        const std::span<const ExprRef> xs(args);
+        if (any_float) return name[1] == 'a' ? float_max(xs) : float_min(xs);
+        return name[1] == 'a' ? max(xs) : min(xs);
       }
+      if (auto f = float_function(name)) return *f;
       ExprRef sym = symbol_(name);
       if (!sym) fail("unknown name '" + std::string(name) + "'");
       return sym;
     }
     fail("unexpected '" + std::string(1, c) + "'");
+  }
+
+  // 1.5, 2e-05, 1.7000000000000000: a float literal (digits, then '.' or an exponent).
+  bool next_is_float_literal(size_t at) const {
+    while (at < s_.size() && std::isspace(static_cast<unsigned char>(s_[at]))) ++at;
+    if (at >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[at]))) return false;
+    while (at < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at]))) ++at;
+    return at < s_.size() && (s_[at] == '.' || s_[at] == 'e' || s_[at] == 'E');
+  }
+  // strtod rounds a decimal literal correctly, as Python's float() does.
+  ExprRef float_literal() {
+    const std::string rest(s_.substr(pos_, 64));
+    char* end = nullptr;
+    const double v = std::strtod(rest.c_str(), &end);
+    if (end == rest.c_str()) fail("bad float literal");
+    pos_ += static_cast<size_t>(end - rest.c_str());
+    return float_const(v);
+  }
+  // The float functions both printers write (sympy style and Python style).
+  std::optional<ExprRef> float_function(std::string_view name) {
+    using Unary = ExprRef (*)(ExprRef);
+    using Binary = ExprRef (*)(ExprRef, ExprRef);
+    Unary unary = name == "ToFloat" || name == "float" ? to_float
+                  : name == "FloorToInt"               ? floor_to_int
+                  : name == "CeilToInt"                ? ceil_to_int
+                  : name == "TruncToInt" || name == "int" ? trunc_to_int
+                  : name == "RoundToInt" || name == "round" ? round_to_int
+                                                           : nullptr;
+    Binary binary = name == "IntTrueDiv" ? int_truediv
+                    : name == "FloatTrueDiv" ? float_truediv
+                    : name == "FloatPow" ? float_pow
+                                         : nullptr;
+    if (!unary && !binary) return std::nullopt;
+    std::vector<ExprRef> args = parse_call_args();
+    if (args.size() != (unary ? 1u : 2u)) fail(std::string(name) + "() takes " + (unary ? "1 argument" : "2 arguments"));
+    if (unary == to_float && args[0]->is_float()) return args[0];  // float(x) of a float is x
+    return unary ? unary(args[0]) : binary(args[0], args[1]);
   }
 
   std::string_view s_;
@@ -175,7 +246,13 @@ class Parser {
 
 ExprRef parse_expr(std::string_view text, const std::function<ExprRef(std::string_view)>& symbol) {
   if (text.size() > kMaxLength) throw InputError("expression longer than 100000 characters");
-  return Parser(text, symbol).parse();
+  try {
+    return Parser(text, symbol).parse();
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {  // a builder's type error or division by zero
+    throw InputError("cannot parse expression '" + std::string(text.substr(0, 80)) + "': " + e.what());
+  }
 }
 
 }  // namespace fakeprop

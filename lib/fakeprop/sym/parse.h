@@ -1,6 +1,9 @@
-// Parses the Python-style integer expressions fakeprop prints (and FX graphs
-// carry in example shapes): integers, names, + - * // % unary -, parentheses,
-// max(...)/min(...) and the comparison and boolean forms of guards.
+// Parses the Python-style expressions fakeprop prints (and FX graphs carry
+// in example shapes): integers, names, + - * // % unary -, parentheses,
+// max(...)/min(...), the comparison and boolean forms of guards, and floats:
+// float literals, `/`, `**` with a float, float(), int(), round(), `x // 1`
+// of a float, and the sympy names ToFloat, FloorToInt, CeilToInt,
+// TruncToInt, RoundToInt, IntTrueDiv, FloatTrueDiv, FloatPow.
 #pragma once
 #include <functional>
 #include <string_view>
