@@ -128,11 +128,44 @@ def _torchvision(name, size=64, image_dims=False):
     return build
 
 
+class _DetectionFeatures(torch.nn.Module):
+    """A torchvision detection model up to its (RPN or detection) head: the transform (a resize by a float scale
+    computed from the image size, then batching to a multiple of 32), the backbone with its FPN and
+    the RPN head. torch.export stops on the full model at NMS (a guard on the data-dependent
+    Eq(4*u1, 0) in batched_nms)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, image):
+        images, _ = self.model.transform([image])
+        feats = list(self.model.backbone(images.tensors).values())
+        if hasattr(self.model, "rpn"):  # two-stage: the RPN head
+            objectness, deltas = self.model.rpn.head(feats)
+            return (images.tensors, *objectness, *deltas)
+        return (images.tensors, *self.model.head(feats).values())  # one-stage: the detection head
+
+
+def _detection(name):
+    def build():
+        import torchvision
+
+        model = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None).eval()
+        image = torch.randn(3, 320, 256)
+        return _DetectionFeatures(model), (image,), {"image": {1: Dim("h", min=32, max=2048),
+                                                               2: Dim("w", min=32, max=2048)}}
+
+    return build
+
+
 BUILDERS = {
     "resnet18": _torchvision("resnet18", 64, image_dims=True),
     "mobilenet_v3_small": _torchvision("mobilenet_v3_small", 64),
     "vit_b_16": _torchvision("vit_b_16", 224),
     "fcn_resnet50": _torchvision("segmentation.fcn_resnet50", 64),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": _detection("fasterrcnn_mobilenet_v3_large_320_fpn"),
+    "retinanet_resnet50_fpn": _detection("retinanet_resnet50_fpn"),
     "gpt2": _gpt2,
     "llama": _hf_causal("LlamaConfig", num_key_value_heads=2, max_position_embeddings=512),
     "mistral": _hf_causal("MistralConfig", num_key_value_heads=2, max_position_embeddings=512),

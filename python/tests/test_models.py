@@ -25,7 +25,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import export_programs  # noqa: E402
 from test_propagate import check_against_torch  # noqa: E402
 
-SLOW = {"vit_b_16", "fcn_resnet50", "t5"}
+SLOW = {"vit_b_16", "fcn_resnet50", "t5", "retinanet_resnet50_fpn"}
+# Image models whose sizes come from a float scale of the image size: checked at a second aspect ratio too.
+DETECTION = {"fasterrcnn_mobilenet_v3_large_320_fpn", "retinanet_resnet50_fpn"}
 
 # Known differences, each with why; strict, so a fix shows up as XPASS.
 KNOWN = {
@@ -85,4 +87,4 @@ def test_program_matches_torch(name, form):
         pytest.skip(why)
     report = fakeprop.propagate(program)
     assert report["errors"] == [], report["errors"][:3]
-    assert check_against_torch(program, report) > 0
+    assert check_against_torch(program, report, mixed_ratios=name in DETECTION) > 0

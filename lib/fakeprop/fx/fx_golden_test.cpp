@@ -233,10 +233,6 @@ struct KnownMismatch {
   const char* reason;
 };
 constexpr KnownMismatch kKnownOpMismatches[] = {
-    // aten.copy.default (fx/ops/factory.cpp copy_functional): torch 2.15 lays the
-    // copy out like src where fakeprop gives contiguous; owned by the factory rules.
-    {"ops_core#11 copy_default", "factory rule not yet ported to torch 2.15"},
-    {"ops_core#37 copy_default", "factory rule not yet ported to torch 2.15"},
     // _fft_r2c / _fft_c2c (fx/ops/spectral.cpp): torch 2.15's CPU meta kernels
     // order the output dims differently; owned by the spectral rules.
     {"ops_core#53 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},

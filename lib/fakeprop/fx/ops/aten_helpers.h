@@ -98,6 +98,17 @@ inline TensorValue empty_permuted_like(OpContext& ctx, const TensorMeta& like, s
   return ctx.new_tensor(like.sizes, dtype.value_or(like.dtype), like.device,
                         elementwise_permuted_strides(operands, like.sizes, ctx.env()));
 }
+// ATen's clone_preserve_strides(t), the start of the functional scatters
+// (copy, slice_scatter) under torch 2.x's FakeTensor: t's sizes, strides and
+// storage offset in new storage; a preserve-format clone when t overlaps
+// itself (some dim of size > 1 with stride 0).
+inline TensorValue clone_preserve_strides(OpContext& ctx, const TensorMeta& t) {
+  for (size_t d = 0; d < t.sizes.size(); ++d)
+    if (known_true(ctx, sym_eq(t.strides[d], 0)) && known_true(ctx, sym_gt(t.sizes[d], 1))) return empty_like(ctx, t);
+  TensorValue out = ctx.new_tensor(t.sizes, t.dtype, t.device, t.strides);
+  out.meta.storage_offset = t.storage_offset;
+  return out;
+}
 inline TensorValue same_view(OpContext& ctx, const TensorMeta& t) {
   return ctx.view_of(t, t.sizes, t.strides, t.storage_offset);
 }

@@ -266,10 +266,9 @@ void multinomial(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
 }
 
-// copy(self, src, non_blocking=False): the functional copy_, as PyTorch's
-// decomposition computes it: src.to(self's dtype and device), then a clone
-// (src's layout) when the sizes already agree, else expand_copy to self's
-// sizes (contiguous). src must broadcast to self.
+// copy(self, src, non_blocking=False): the functional copy_. torch 2.x's
+// FakeTensor runs ATen's kernel, clone_preserve_strides(self) then copy_(src).
+// src must broadcast to self.
 void copy_functional(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const TensorMeta& src = ctx.tensor(1, "src");
@@ -279,15 +278,7 @@ void copy_functional(OpContext& ctx) {
   if (!same)
     ctx.fail(ErrorKind::ShapeMismatch, "The size of tensor a (" + text(self.sizes) +
                                            ") must match the broadcast shape " + text(b));
-  bool same_shape = src.sizes.size() == self.sizes.size();
-  for (size_t i = 0; same_shape && i < self.sizes.size(); ++i) same_shape = same_size(ctx, src.sizes[i], self.sizes[i], "copy");
-  if (same_shape) {
-    TensorMeta like = src;
-    like.device = self.device;
-    set_tensor(ctx, empty_like(ctx, like, self.dtype));
-  } else {
-    set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
-  }
+  set_tensor(ctx, clone_preserve_strides(ctx, self));
 }
 
 }  // namespace

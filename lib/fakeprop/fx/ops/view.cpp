@@ -570,8 +570,8 @@ void resize_as_inplace(OpContext& ctx) {
   set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), like.sizes, f));
 }
 
-// select_scatter / slice_scatter: self.clone() (preserve_format) with src
-// written into the view; src must have the view's shape.
+// select_scatter: self.clone() (preserve_format) with src written into the
+// view; slice_scatter: clone_preserve_strides(self). src must have the view's shape.
 void check_src_matches(OpContext& ctx, const SymShape& view, const TensorMeta& src, const char* op) {
   bool same = view.size() == src.sizes.size();
   for (size_t i = 0; same && i < view.size(); ++i) same = same_size(ctx, view[i], src.sizes[i], op);
@@ -619,7 +619,7 @@ void slice_scatter(OpContext& ctx) {
   SymShape view = self.sizes;
   view[static_cast<size_t>(dim)] = simplified(ctx, floordiv(end - start + step - 1, step));
   check_src_matches(ctx, view, src, "slice_scatter");
-  set_tensor(ctx, empty_like(ctx, self));
+  set_tensor(ctx, clone_preserve_strides(ctx, self));  // ATen's kernel, which torch 2.x's FakeTensor runs
 }
 
 }  // namespace
