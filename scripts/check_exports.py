@@ -34,6 +34,8 @@ import tempfile
 import onnx
 from onnx import TensorProto
 
+from sym_eval import NAMES, sym_eval
+
 # Ops whose output sizes depend on tensor contents by nature.
 DATA_SOURCE_OPS = {"NonZero", "NonMaxSuppression", "Unique", "Compress", "com.microsoft.NonMaxSuppression"}
 # Inputs whose contents set an output size (positions from the first; None: every input from there).
@@ -47,7 +49,9 @@ SHAPE_ONLY_OPS = {"Shape", "Size", "com.microsoft.Shape"}
 
 # Two concrete sizes per input dim_param; --size NAME=A,B overrides.
 DEFAULT_SIZES = {"batch": (2, 3), "seq": (7, 13), "height": (224, 160), "width": (224, 192)}
-DETECTION_SIZES = {"batch": (1, 1), "height": (320, 256), "width": (320, 384)}
+# Size B is elongated so that the other branch of the resize scale min(min_size / min(h, w),
+# max_size / max(h, w)) decides.
+DETECTION_SIZES = {"batch": (1, 1), "height": (320, 200), "width": (320, 640)}
 
 DTYPES = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16, "float64": TensorProto.DOUBLE,
           "bfloat16": TensorProto.BFLOAT16, "int64": TensorProto.INT64, "int32": TensorProto.INT32,
@@ -56,7 +60,7 @@ DTYPES = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16, "float64
 ONNX_TO_NAME = {v: k for k, v in DTYPES.items()}
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-KEYWORDS = {"max", "min", "and", "or", "not", "True", "False"}
+KEYWORDS = {"and", "or", "not", "True", "False", "sqrt"} | set(NAMES)
 
 
 def free_symbols(dim):
@@ -116,27 +120,41 @@ def subgraph_reads(node):
     return reads
 
 
+def walk_nodes(graph, prefix=""):
+    """(report name, node) for every node, subgraphs included: fakeprop names a subgraph's node
+    PARENT/SUBGRAPH/NODE."""
+    for node in graph.node:
+        name = prefix + (node.name or (node.output[0] if node.output else ""))
+        yield name, node
+        for g in subgraphs(node):
+            yield from walk_nodes(g, name + "/" + g.name + "/")
+
+
 def analyse(model, report):
     """Classifies every node output of the report; returns per-value facts and counts."""
     graph_inputs = {i.name for i in model.graph.input}
     initializers = {t.name for t in model.graph.initializer}
     node_inputs = {}
     holds_source = set()
-    for node in model.graph.node:
-        name = node.name or (node.output[0] if node.output else "")
+    loop_carried = set()  # a Loop's iteration number, condition and carried values are runtime values
+    for name, node in walk_nodes(model.graph):
         node_inputs[name] = [i for i in node.input if i] + subgraph_reads(node)
         if subgraph_ops(node) & DATA_SOURCE_OPS:
             holds_source.add(name)
+        if node.op_type in ("Loop", "Scan"):
+            for g in subgraphs(node):
+                loop_carried |= {i.name for i in g.input}
     input_symbols = {s["name"] for s in report["symbols"] if any(src.startswith("L[") for src in s["sources"])}
     error_nodes = {e["node"] for e in report["errors"] if e.get("node")}
 
     # Taint: values whose contents depend on the data of a graph input (not only on shapes).
-    tainted = {i for i in graph_inputs if i not in initializers}
+    tainted = {i for i in graph_inputs if i not in initializers} | loop_carried
     explained_u = set()
     unexplained_u = {}
     values = []
     for node in report["nodes"]:
-        inputs = node_inputs.get(node["name"], [])
+        # A subgraph node visited again (the second iteration unrolled) is named PARENT#1/...
+        inputs = node_inputs.get(re.sub(r"#[0-9]+(?=/)", "", node["name"]), [])
         op = node["op"]
         reads_data = any(i in tainted for i in inputs)
         first = SIZE_INPUTS.get(op)
@@ -282,7 +300,7 @@ def check_conditions(report, env):
     for kind in ("guards", "runtime_asserts"):
         for c in report[kind]:
             try:
-                holds = eval(c["sym_expr"], {"__builtins__": {}, "max": max, "min": min}, env)
+                holds = sym_eval(c["sym_expr"], env)
             except NameError:
                 continue
             if not holds:
@@ -308,7 +326,7 @@ def verify(values, env, real_shapes):
             continue
         shape = v["tensors"][0][1]["shape"]
         try:
-            got = [d if isinstance(d, int) else eval(d, {"__builtins__": {}, "max": max, "min": min}, env) for d in shape]
+            got = [d if isinstance(d, int) else sym_eval(d, env) for d in shape]
         except NameError:
             skipped += 1
             continue

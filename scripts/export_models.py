@@ -160,8 +160,9 @@ TINY = ["gpt2_tiny", "vit_tiny", "swin_tiny", "resnet_tiny", "fasterrcnn_tiny"]
 # name -> (builder, default opset)
 CNNS = ["resnet18", "resnet50", "mobilenet_v2"]
 TRANSFORMERS = ["vit_b_16", "swin_t"]
-DETECTION = ["fasterrcnn_mobilenet_v3_large_320_fpn", "retinanet_resnet50_fpn", "ssdlite320_mobilenet_v3_large",
-             "maskrcnn_resnet50_fpn"]
+DETECTION = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn",
+             "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn", "retinanet_resnet50_fpn",
+             "ssdlite320_mobilenet_v3_large", "fcos_resnet50_fpn"]
 DEFAULT_MODELS = CNNS + TRANSFORMERS + ["fasterrcnn_mobilenet_v3_large_320_fpn", "gpt2_12", "gpt2_48"]
 
 

@@ -9,6 +9,8 @@ import sys
 
 import jsonschema
 
+from sym_eval import sym_eval
+
 
 def dims_of(val):
     if isinstance(val, list):
@@ -31,7 +33,7 @@ def check_report_dims(doc):
         for out in node["outputs"]:
             for d in dims_of(out["val"]):
                 if isinstance(d, str):
-                    eval(d, {"__builtins__": {"max": max, "min": min}}, dict(names))  # noqa: S307 (our own output)
+                    sym_eval(d, dict(names))
                     count += 1
     return count
 

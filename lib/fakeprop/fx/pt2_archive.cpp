@@ -146,7 +146,7 @@ class SreprReader {
       return args[0];
     }
     if (head == "ToFloat" || head == "FloorToInt" || head == "CeilToInt" || head == "TruncToInt" ||
-        head == "RoundToInt") {
+        head == "RoundToInt" || head == "OpaqueUnaryFn_sqrt") {
       arity(1);
       return head + join(args, ", ");
     }

@@ -26,8 +26,11 @@ std::vector<uint32_t> last_reads(const Graph& g, const ValueNumbering& names, co
 // Drops a tensor's known elements, unless another value (a dispatch cache
 // entry, an Identity's output) shares the tensor and may still be read.
 void drop_known_elements(Value& v) {
-  if (!v.is_tensor() || !(v.tensor->data || v.tensor->real) || v.tensor.use_count() != 1) return;
-  v.tensor = std::make_shared<const TensorValue>(TensorValue{v.tensor->meta, {}, {}});
+  if (!v.is_tensor() || !(v.tensor->data || v.tensor->real || v.tensor->float_exprs) || v.tensor.use_count() != 1)
+    return;
+  TensorValue bare;
+  bare.meta = v.tensor->meta;
+  v.tensor = std::make_shared<const TensorValue>(std::move(bare));
 }
 
 void release_free_pages() {

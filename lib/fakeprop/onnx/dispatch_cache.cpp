@@ -223,6 +223,11 @@ std::optional<BypassReason> DispatchCache::make_key(const Node& node, std::strin
           put<char>(key, 'i');
           put<const void*>(key, init);
         }
+        if (t.float_exprs) {
+          put<char>(key, 'x');
+          put_varint(key, t.float_exprs->size());
+          for (ExprRef e : *t.float_exprs) put_varint(key, e->id());
+        }
         break;
       }
       default:

@@ -320,9 +320,9 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
     // known elements travel with the value.
     if (depth > 0 && t->numel() <= options_.max_fold_elements) {
       if (is_floating(tv.meta.dtype)) {
-        if (auto xs = t->read_doubles(options_.max_fold_elements)) tv.data = KnownData{{}, std::move(*xs), true};
+        if (auto xs = t->read_doubles(options_.max_fold_elements)) tv.data = KnownData::of_floats(std::move(*xs));
       } else if (auto xs = t->read_int64s(options_.max_fold_elements)) {
-        tv.data = KnownData{std::vector<SymInt>(xs->begin(), xs->end()), {}, false};
+        tv.data = KnownData::of_ints(std::vector<SymInt>(xs->begin(), xs->end()));
       }
     }
     scope.set(id, Value::of_tensor(std::move(tv)));

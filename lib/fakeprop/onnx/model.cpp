@@ -1028,9 +1028,9 @@ RealTensor parse_tensor_proto(std::string_view bytes, const std::string& path, i
   if (t.numel > max_elements) return t;
   if (tensor->storage == TensorRef::Storage::None && t.numel > 0) throw InputError(path + ": the TensorProto holds no elements");
   if (is_floating(t.dtype)) {
-    if (auto xs = tensor->read_doubles(max_elements)) t.elements = KnownData{{}, std::move(*xs), true};
+    if (auto xs = tensor->read_doubles(max_elements)) t.elements = KnownData::of_floats(std::move(*xs));
   } else if (auto xs = tensor->read_int64s(max_elements)) {
-    t.elements = KnownData{std::vector<SymInt>(xs->begin(), xs->end()), {}, false};
+    t.elements = KnownData::of_ints(std::vector<SymInt>(xs->begin(), xs->end()));
   }
   if (!t.elements) throw InputError(path + ": the TensorProto's elements cannot be read as " + std::string(dtype_name(t.dtype)));
   return t;

@@ -38,6 +38,14 @@ std::optional<std::vector<SymInt>> OpContext::ints(size_t i) const {
   const TensorValue& t = *input(i).tensor;
   const KnownData* data = t.data ? &*t.data : nullptr;
   if (!data && interp_) data = interp_->initializer_data(node_.inputs[i]);
+  if (!data && t.float_exprs) {  // integral float expressions: float(n) is n
+    std::vector<SymInt> out;
+    for (ExprRef e : *t.float_exprs) {
+      if (e->kind() != ExprKind::ToFloat) return std::nullopt;
+      out.emplace_back(e->arg(0));
+    }
+    return out;
+  }
   if (!data) return std::nullopt;
   if (!data->is_float) return data->ints;
   // Float data that holds integers exactly (e.g. Resize sizes cast around) still folds.
@@ -73,6 +81,24 @@ std::optional<std::vector<double>> OpContext::floats(size_t i) const {
   for (const SymInt& x : data->ints) {
     if (!x.is_static()) return std::nullopt;
     out.push_back(static_cast<double>(x.value()));
+  }
+  return out;
+}
+
+std::optional<std::vector<ExprRef>> OpContext::float_exprs(size_t i) const {
+  if (!has_input(i) || !input(i).is_tensor()) return std::nullopt;
+  const TensorValue& t = *input(i).tensor;
+  if (t.float_exprs) return *t.float_exprs;
+  std::vector<ExprRef> out;
+  if (is_floating(t.meta.dtype)) {
+    auto xs = floats(i);
+    if (!xs) return std::nullopt;
+    for (double x : *xs) out.push_back(float_const(x));
+  } else {
+    if (t.meta.dtype == DType::Bool || t.meta.dtype == DType::String) return std::nullopt;
+    auto xs = ints(i);
+    if (!xs) return std::nullopt;
+    for (const SymInt& x : *xs) out.push_back(to_float(x.expr()));
   }
   return out;
 }
@@ -171,6 +197,21 @@ void OpContext::set_tensor(size_t i, DType dtype, SymShape shape) {
 
 void OpContext::set_tensor(size_t i, DType dtype, SymShape shape, KnownData data) {
   TensorValue t = new_tensor(dtype, std::move(shape));
+  if (data.is_float_exprs) {
+    std::vector<double> constants;
+    for (ExprRef e : data.float_exprs) {
+      auto v = as_float(e);
+      if (!v) break;
+      constants.push_back(*v);
+    }
+    if (constants.size() == data.float_exprs.size()) {
+      data = KnownData::of_floats(std::move(constants));
+    } else {
+      t.float_exprs = std::move(data.float_exprs);
+      set_output(i, Value::of_tensor(std::move(t)));
+      return;
+    }
+  }
   t.data = std::move(data);
   set_output(i, Value::of_tensor(std::move(t)));
 }

@@ -41,6 +41,9 @@ class OpContext : public RuleContext {
   // Known integer elements that must be static (e.g. axes); nullopt otherwise.
   std::optional<std::vector<int64_t>> static_ints(size_t i) const;
   std::optional<std::vector<double>> floats(size_t i) const;
+  // Known elements as float expressions: symbolic ones (TensorValue::float_exprs),
+  // float constants, or integers converted with ToFloat. nullopt when unknown.
+  std::optional<std::vector<ExprRef>> float_exprs(size_t i) const;
   // A scalar (or 1-element) integer input.
   std::optional<SymInt> scalar_int(size_t i) const;
 
@@ -61,6 +64,8 @@ class OpContext : public RuleContext {
   // A fresh contiguous tensor on the context's device (new storage).
   TensorValue new_tensor(DType dtype, SymShape shape);
   void set_tensor(size_t i, DType dtype, SymShape shape);
+  // Data in the float-expression form lands in TensorValue::float_exprs
+  // (or, when every element is constant, as plain floats).
   void set_tensor(size_t i, DType dtype, SymShape shape, KnownData data);
   const std::vector<Value>& outputs() const { return outputs_; }
 

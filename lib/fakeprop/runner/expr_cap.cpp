@@ -31,6 +31,9 @@ bool has_oversized_expression(const Value& v, size_t max_nodes) {
       if (v.tensor->data && !v.tensor->data->is_float)
         for (const SymInt& x : v.tensor->data->ints)
           if (oversized(x)) return true;
+      if (v.tensor->float_exprs)
+        for (ExprRef x : *v.tensor->float_exprs)
+          if (bounded_expr_size(x, max_nodes) > max_nodes) return true;
       return false;
     }
     case Value::Kind::Int: return oversized(v.i);
@@ -79,6 +82,8 @@ class Capper {
     t.meta.storage_offset = symint(t.meta.storage_offset, true);
     if (t.data && !t.data->is_float)
       for (SymInt& x : t.data->ints) x = symint(x, false);
+    if (t.float_exprs)
+      for (ExprRef& x : *t.float_exprs) x = symfloat(x);
     if (replaced_ != before) v = Value::of_tensor(std::move(t));
   }
 

@@ -248,6 +248,8 @@ const char* kind_name(ExprKind k) {
     case ExprKind::FloatTrueDiv: return "FloatTrueDiv";
     case ExprKind::IntTrueDiv: return "IntTrueDiv";
     case ExprKind::FloatPow: return "FloatPow";
+    case ExprKind::FloatSqrt: return "FloatSqrt";
+    case ExprKind::ToFloat32: return "ToFloat32";
     case ExprKind::FloatMax: return "FloatMax";
     case ExprKind::FloatMin: return "FloatMin";
     case ExprKind::FloorToInt: return "FloorToInt";
@@ -266,6 +268,11 @@ const char* kind_name(ExprKind k) {
     case ExprKind::Not: return "Not";
   }
   return "?";
+}
+
+// The function name the sympy printer writes: PyTorch's, where it has one.
+const char* sympy_function_name(ExprKind k) {
+  return k == ExprKind::FloatSqrt ? "OpaqueUnaryFn_sqrt" : kind_name(k);
 }
 
 void require_int(ExprRef e, const char* op) {
@@ -672,6 +679,22 @@ namespace {
 // the gcd of every integer coefficient and constant of both, times each
 // factor of a product q that every term of p holds as it is (the same base to
 // the same power); nullopt when that factor is 1.
+// k when p is k*q for an integer k (q a sum or product, not a constant).
+std::optional<int64_t> exact_multiple(ExprRef p, ExprRef q) {
+  const Linear lp = linear_of(p), lq = linear_of(q);
+  if (lq.terms.empty()) return std::nullopt;
+  const Term& lead = lq.terms[0];
+  auto it = std::find_if(lp.terms.begin(), lp.terms.end(), [&](const Term& t) { return t.first == lead.first; });
+  if (it == lp.terms.end() || it->second % lead.second != 0) return std::nullopt;
+  const int64_t k = it->second / lead.second;
+  try {
+    if (mul(integer(k), q) != p) return std::nullopt;
+  } catch (const OverflowError&) {  // k*q leaves int64: not p
+    return std::nullopt;
+  }
+  return k;
+}
+
 std::optional<std::pair<ExprRef, ExprRef>> cancel_common_factor(ExprRef p, ExprRef q) {
   const Linear lp = linear_of(p), lq = linear_of(q);
   uint64_t g = gcd_u64(magnitude(lp.constant), magnitude(lq.constant));
@@ -732,6 +755,8 @@ ExprRef floordiv(ExprRef a, ExprRef b) {
   }
   if (!b->is_integer()) {
     if (a == b) return integer(1);
+    // floor(k*q / q) == k, as sympy's gcd of the two finds: (9*s0 + 9*s1)//(s0 + s1) == 9.
+    if (auto k = exact_multiple(a, b)) return integer(*k);
     // floor(g*p / (g*q)) == floor(p / q) for any common factor g != 0: (6*s0)//s0 == 6.
     if (auto reduced = cancel_common_factor(a, b)) return floordiv(reduced->first, reduced->second);
   }
@@ -939,6 +964,29 @@ ExprRef float_pow(ExprRef a, ExprRef b) {
   return float_node(ExprKind::FloatPow, a, b);
 }
 
+ExprRef float_sqrt(ExprRef a) {
+  a = float_operand(a, "FloatSqrt");
+  if (auto x = as_float(a)) return float_const(std::sqrt(*x));
+  return float_node(ExprKind::FloatSqrt, a);
+}
+
+ExprRef to_float32(ExprRef a) {
+  a = float_operand(a, "ToFloat32");
+  if (auto x = as_float(a)) return float_const(round_to_float32(*x));
+  if (a->kind() == ExprKind::ToFloat32) return a;
+  // The floor (ceil, trunc, round) of a float32 is an integer with at most 24
+  // significant bits: float() of it is exact, and a float32 already.
+  if (a->kind() == ExprKind::ToFloat) {
+    ExprRef n = a->arg(0);
+    const ExprKind k = n->kind();
+    if ((k == ExprKind::FloorToInt || k == ExprKind::CeilToInt || k == ExprKind::TruncToInt ||
+         k == ExprKind::RoundToInt) &&
+        n->arg(0)->kind() == ExprKind::ToFloat32)
+      return a;
+  }
+  return float_node(ExprKind::ToFloat32, a);
+}
+
 ExprRef float_max(ExprRef a, ExprRef b) {
   std::array<ExprRef, 2> xs{a, b};
   return float_max_min(ExprKind::FloatMax, xs);
@@ -1012,6 +1060,8 @@ ExprRef rebuild(ExprKind kind, std::span<const ExprRef> args) {
     case ExprKind::FloatTrueDiv: need(2); return float_truediv(args[0], args[1]);
     case ExprKind::IntTrueDiv: need(2); return int_truediv(args[0], args[1]);
     case ExprKind::FloatPow: need(2); return float_pow(args[0], args[1]);
+    case ExprKind::FloatSqrt: need(1); return float_sqrt(args[0]);
+    case ExprKind::ToFloat32: need(1); return to_float32(args[0]);
     case ExprKind::FloatMax: return float_max(args);
     case ExprKind::FloatMin: return float_min(args);
     case ExprKind::FloorToInt: need(1); return floor_to_int(args[0]);
@@ -1168,6 +1218,8 @@ std::optional<double> eval_float_node(ExprRef e, const Lookup& lookup) {
     case ExprKind::FloatMul: return v[0] * v[1];
     case ExprKind::FloatTrueDiv: return python_float_truediv(v[0], v[1]);
     case ExprKind::FloatPow: return python_float_pow(v[0], v[1]);
+    case ExprKind::FloatSqrt: return std::sqrt(v[0]);
+    case ExprKind::ToFloat32: return round_to_float32(v[0]);
     case ExprKind::FloatMax: return *std::max_element(v.begin(), v.end());
     case ExprKind::FloatMin: return *std::min_element(v.begin(), v.end());
     default: throw Error("evaluate: unexpected float node kind");
@@ -1437,10 +1489,12 @@ SortKey sort_key(ExprRef e) {
     case ExprKind::FloatTrueDiv:
     case ExprKind::IntTrueDiv:
     case ExprKind::FloatPow:
+    case ExprKind::FloatSqrt:
+    case ExprKind::ToFloat32:
     case ExprKind::FloorToInt:
     case ExprKind::CeilToInt:
     case ExprKind::TruncToInt:
-    case ExprKind::RoundToInt: return compound_key(5, 0, kind_name(e->kind()), std::move(args));
+    case ExprKind::RoundToInt: return compound_key(5, 0, sympy_function_name(e->kind()), std::move(args));
     default: break;
   }
   // Max, Min, And, Or hold their arguments in sympy's ordered() order.
@@ -1635,12 +1689,14 @@ class SympyPrinter {
       case ExprKind::FloatTrueDiv:
       case ExprKind::IntTrueDiv:
       case ExprKind::FloatPow:
+      case ExprKind::FloatSqrt:
+      case ExprKind::ToFloat32:
       case ExprKind::FloorToInt:
       case ExprKind::CeilToInt:
       case ExprKind::TruncToInt:
       case ExprKind::RoundToInt: {
         std::vector<ExprRef> args(e->args().begin(), e->args().end());
-        return std::string(kind_name(e->kind())) + "(" + join(args, ", ", 0) + ")";
+        return std::string(sympy_function_name(e->kind())) + "(" + join(args, ", ", 0) + ")";
       }
     }
     return "?";
@@ -1847,12 +1903,9 @@ class PythonPrinter {
       // math.floor and math.ceil without an import: float // 1 is the exact floor.
       case ExprKind::FloorToInt: prec = py::kAtom; return "int(" + paren(e->arg(0), py::kMul) + " // 1)";
       case ExprKind::CeilToInt: prec = py::kUnary; return "-int(-" + paren(e->arg(0), py::kUnary - 1) + " // 1)";
-      case ExprKind::TruncToInt: {
-        int inner;
-        std::string text = "int(" + print(e->arg(0), inner) + ")";
-        prec = py::kAtom;
-        return text;
-      }
+      case ExprKind::TruncToInt: return call("int", e->arg(0), prec);
+      case ExprKind::FloatSqrt: return call("math.sqrt", e->arg(0), prec);
+      case ExprKind::ToFloat32: return call("float32", e->arg(0), prec);
       case ExprKind::RoundToInt: {
         int inner;
         std::string text = "round(" + print(e->arg(0), inner) + ")";
@@ -1874,6 +1927,13 @@ class PythonPrinter {
 
   // Operands of //, %, ceildiv and factors: anything but an atom or power is wrapped.
   std::string operand(ExprRef e) { return paren(e, py::kUnary); }
+
+  std::string call(const char* fn, ExprRef arg, int& prec) {
+    int inner;
+    std::string text = std::string(fn) + "(" + print(arg, inner) + ")";
+    prec = py::kAtom;
+    return text;
+  }
 
   std::string join(const std::vector<ExprRef>& xs, const char* sep, int level) {
     std::string out;

@@ -20,6 +20,11 @@
 //                      x*1.0 and x + -0.0 are x
 //   FloatTrueDiv       float / float;  IntTrueDiv: int / int (one rounding)
 //   FloatPow           float ** float;  x**1.0 is x, x**0.0 is 1.0
+//   FloatSqrt          the correctly rounded square root (NaN below 0)
+//   ToFloat32          a double rounded to the nearest IEEE single, as ONNX
+//                      float tensors compute; idempotent, and the identity on
+//                      a float32 constant and on an integral value taken from
+//                      a float32 (FloorToInt(ToFloat32(x)) and kin)
 //   FloatMax FloatMin  n-ary like Max and Min
 //   FloorToInt CeilToInt TruncToInt RoundToInt   float to integer (round
 //                      half to even); of ToFloat(n), n (sizes stay far
@@ -58,6 +63,8 @@ enum class ExprKind : uint8_t {
   FloatTrueDiv,
   IntTrueDiv,
   FloatPow,
+  FloatSqrt,
+  ToFloat32,
   FloatMax,
   FloatMin,
   FloorToInt,
@@ -107,7 +114,7 @@ class Expr {
   // Add: (term, coeff) pairs. Mul: (base, exponent) pairs. Sorted by id.
   std::span<const Term> terms() const { return terms_; }
   // Operands of FloorDiv, Mod, CeilDiv (2), Max/Min (n), relations (2), And/Or (n), Not (1),
-  // and of the float kinds (ToFloat and the *ToInt 1, FloatMax/FloatMin n, the rest 2).
+  // and of the float kinds (ToFloat, FloatSqrt, ToFloat32 and the *ToInt 1, FloatMax/FloatMin n, the rest 2).
   std::span<const ExprRef> args() const { return args_; }
   ExprRef arg(size_t i) const { return args_[i]; }
   // Whether a Symbol occurs in it: fixed at construction from the children,
@@ -164,6 +171,8 @@ ExprRef float_mul(ExprRef a, ExprRef b);
 ExprRef float_truediv(ExprRef a, ExprRef b);  // throws Error on division by zero
 ExprRef int_truediv(ExprRef a, ExprRef b);    // both integer; throws Error on /0
 ExprRef float_pow(ExprRef a, ExprRef b);
+ExprRef float_sqrt(ExprRef a);
+ExprRef to_float32(ExprRef a);
 ExprRef float_max(ExprRef a, ExprRef b);
 ExprRef float_min(ExprRef a, ExprRef b);
 ExprRef float_max(std::span<const ExprRef> xs);

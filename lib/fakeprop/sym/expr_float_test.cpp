@@ -192,14 +192,66 @@ TEST(ExprFloat, Ranges) {
   EXPECT_EQ(bound_expr(ge(f0(), F(2.0)), from_two), ValueRange::exactly(1));
   EXPECT_EQ(bound_expr(lt(f0(), F(50.5)), upto_100), ValueRange::boolean());
   EXPECT_EQ(bound_float_expr(int_truediv(I(800), s0()), from_two), (FloatRange{0.0, 400.0}));
-  // A divisor that may be 0 bounds nothing.
-  EXPECT_EQ(bound_float_expr(int_truediv(I(800), s0()), [](ExprRef) { return ValueRange{0, 5}; }),
+  // A divisor that may be 0 or negative bounds nothing; one in [0, hi] bounds
+  // a nonnegative quotient from below (at 0 the division fails).
+  EXPECT_EQ(bound_float_expr(int_truediv(I(800), s0()), [](ExprRef) { return ValueRange{-1, 5}; }),
             FloatRange::unknown());
+  EXPECT_EQ(bound_float_expr(int_truediv(I(800), s0()), [](ExprRef) { return ValueRange{0, 5}; }),
+            (FloatRange{160.0, std::numeric_limits<double>::infinity()}));
   EXPECT_EQ(bound_float_expr(float_pow(f0(), F(2.0)), upto_100), (FloatRange{4.0, 10000.0}));
   EXPECT_EQ(bound_float_expr(float_pow(f0(), F(-1.0)), upto_100), (FloatRange{0.01, 0.5}));
   EXPECT_EQ(bound_float_expr(float_max(f0(), F(10.0)), upto_100), (FloatRange{10.0, 100.0}));
   EXPECT_EQ(bound_float_expr(float_symbol("zuf0"), upto_100), FloatRange::unknown());
   EXPECT_THROW(bound_expr(f0(), upto_100), Error);
+}
+
+// ONNX float tensors compute in IEEE single precision: each operation is
+// the double result rounded with ToFloat32. The expected sizes are numpy
+// 2.x float32 arithmetic on the torchvision resize as its ONNX export
+// writes it (Reciprocal, Mul, Min, Mul, Floor).
+TEST(ExprFloat, Float32AsOnnxComputes) {
+  auto f32 = [](ExprRef x) { return to_float32(x); };
+  auto resized = [&](bool single) {
+    auto r = [&](ExprRef x) { return single ? f32(x) : x; };
+    ExprRef h = r(f0()), mn = r(to_float(min(s0(), s1()))), mx = r(to_float(max(s0(), s1())));
+    ExprRef scale = float_min(r(float_mul(r(float_truediv(F(1.0), mn)), F(800.0))),
+                              r(float_mul(r(float_truediv(F(1.0), mx)), F(1333.0))));
+    return floor_to_int(r(float_mul(h, scale)));
+  };
+  EXPECT_EQ(at(resized(true), 62, 62), 799);  // single precision loses the last pixel
+  EXPECT_EQ(at(resized(false), 62, 62), 800);
+  EXPECT_EQ(at(resized(true), 480, 640), 800);
+  EXPECT_EQ(at(resized(true), 600, 1000), 799);
+
+  EXPECT_EQ(f32(F(0.1)), F(0.10000000149011612));
+  EXPECT_EQ(f32(F(3.5e38)), F(std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(f32(F(-3.5e38)), F(-std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(f32(F(std::numeric_limits<float>::max())), F(std::numeric_limits<float>::max()));
+  EXPECT_EQ(f32(f32(f0())), f32(f0()));
+  // The floor of a float32 is a float32: no second rounding.
+  ExprRef floor32 = to_float(floor_to_int(f32(float_mul(F(0.5), f0()))));
+  EXPECT_EQ(f32(floor32), floor32);
+  EXPECT_NE(f32(to_float(floor_to_int(float_mul(F(0.5), f0())))), to_float(floor_to_int(float_mul(F(0.5), f0()))));
+  EXPECT_NE(f32(f0()), f0());  // float32(float(n)) rounds beyond 2**24
+
+  EXPECT_EQ(to_sympy_string(f32(float_mul(F(0.5), f0()))), "ToFloat32(0.5*ToFloat(s0))");
+  EXPECT_EQ(to_python_string(f32(float_mul(F(0.5), f0()))), "float32(0.5*float(s0))");
+  EXPECT_EQ(to_sympy_string(float_sqrt(f0())), "OpaqueUnaryFn_sqrt(ToFloat(s0))");
+  EXPECT_EQ(to_python_string(float_sqrt(f0())), "math.sqrt(float(s0))");
+  auto names = [](std::string_view n) { return symbol(n); };
+  for (ExprRef e : {f32(float_mul(F(0.5), f0())), float_sqrt(f0()), floor_to_int(f32(float_sqrt(f1())))}) {
+    EXPECT_EQ(parse_expr(to_python_string(e), names), e) << to_python_string(e);
+    EXPECT_EQ(parse_expr(to_sympy_string(e), names), e) << to_sympy_string(e);
+  }
+
+  EXPECT_EQ(float_sqrt(F(2.0)), F(std::sqrt(2.0)));
+  EXPECT_TRUE(std::isnan(*as_float(float_sqrt(F(-1.0)))));
+  EXPECT_EQ(at(floor_to_int(float_sqrt(f0())), 99), 9);
+  auto upto_100 = [](ExprRef) { return ValueRange{2, 100}; };
+  EXPECT_EQ(bound_float_expr(float_sqrt(f0()), upto_100), (FloatRange{std::sqrt(2.0), 10.0}));
+  EXPECT_EQ(bound_float_expr(float_sqrt(float_add(f0(), F(-5.0))), upto_100), FloatRange::unknown());
+  EXPECT_EQ(bound_float_expr(f32(float_mul(F(0.1), f0())), upto_100),
+            (FloatRange{static_cast<float>(0.1 * 2.0), static_cast<float>(0.1 * 100.0)}));
 }
 
 }  // namespace

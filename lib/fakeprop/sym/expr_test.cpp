@@ -138,6 +138,10 @@ const SimplifyCase kSimplifyCases[] = {
     {"floordiv keeps a factor not in every term", [] { return floordiv(add(mul(s0(), 6), mul(s1(), 3)), mul(s0(), 3)); },
      "((2*s0 + s1)//s0)"},
     {"floordiv keeps a power against its base", [] { return floordiv(mul(s0(), s0()), s0()); }, "((s0**2)//s0)"},
+    // ... and safe_gcd for a sum divisor: an exact multiple of it.
+    {"floordiv of a multiple of a sum", [] { return floordiv(add(mul(s0(), 9), mul(s1(), 9)), add(s0(), s1())); }, "9"},
+    {"floordiv of a near multiple of a sum",
+     [] { return floordiv(add(mul(s0(), 9), mul(s1(), 8)), add(s0(), s1())); }, "((9*s0 + 8*s1)//(s0 + s1))"},
     {"floordiv constant by itself", [] { return floordiv(I(7), I(7)); }, "1"},
     {"floordiv negative fold", [] { return floordiv(I(-7), I(2)); }, "-4"},
     {"mod drops divisible terms", [] { return mod(add(add(mul(s0(), 4), s1()), I(9)), I(4)); }, "Mod(s1 + 1, 4)"},

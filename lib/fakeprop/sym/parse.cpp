@@ -180,7 +180,11 @@ class Parser {
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos_;
       while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
-      const std::string_view name = s_.substr(start, pos_ - start);
+      std::string_view name = s_.substr(start, pos_ - start);
+      if (name == "math" && s_.substr(pos_, 5) == ".sqrt") {  // the Python printer's math.sqrt
+        pos_ += 5;
+        name = s_.substr(start, pos_ - start);
+      }
       if (name == "True") return true_expr();
       if (name == "False") return false_expr();
       if (name == "max" || name == "Max" || name == "min" || name == "Min") {
@@ -224,6 +228,8 @@ class Parser {
                   : name == "CeilToInt"                ? ceil_to_int
                   : name == "TruncToInt" || name == "int" ? trunc_to_int
                   : name == "RoundToInt" || name == "round" ? round_to_int
+                  : name == "OpaqueUnaryFn_sqrt" || name == "math.sqrt" ? float_sqrt
+                  : name == "ToFloat32" || name == "float32" ? to_float32
                                                            : nullptr;
     Binary binary = name == "IntTrueDiv" ? int_truediv
                     : name == "FloatTrueDiv" ? float_truediv

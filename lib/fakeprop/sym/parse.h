@@ -1,9 +1,10 @@
 // Parses the Python-style expressions fakeprop prints (and FX graphs carry
 // in example shapes): integers, names, + - * // % unary -, parentheses,
 // max(...)/min(...), the comparison and boolean forms of guards, and floats:
-// float literals, `/`, `**` with a float, float(), int(), round(), `x // 1`
-// of a float, and the sympy names ToFloat, FloorToInt, CeilToInt,
-// TruncToInt, RoundToInt, IntTrueDiv, FloatTrueDiv, FloatPow.
+// float literals, `/`, `**` with a float, float(), int(), round(),
+// math.sqrt(), float32(), `x // 1` of a float, and the sympy names ToFloat,
+// FloorToInt, CeilToInt, TruncToInt, RoundToInt, IntTrueDiv, FloatTrueDiv,
+// FloatPow, OpaqueUnaryFn_sqrt, ToFloat32.
 #pragma once
 #include <functional>
 #include <string_view>

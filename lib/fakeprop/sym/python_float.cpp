@@ -3,6 +3,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <string_view>
 
 #include "fakeprop/util/error.h"
@@ -127,6 +128,21 @@ int64_t python_round_to_int(double x) {
   double r = std::round(x);
   if (std::fabs(x - r) == 0.5) r = 2.0 * std::round(x / 2.0);
   return float_to_int64(r);
+}
+
+double round_to_float32(double x) {
+  // Converting a double beyond float's range to float is undefined in C++:
+  // round at the edge by hand. Above FLT_MAX + half an ulp the nearest is inf.
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr double kOverflow = kMax + 0x1p103;  // FLT_MAX plus half its ulp (2**104)
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) >= kOverflow) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  if (std::fabs(x) > kMax) return std::copysign(kMax, x);
+  return static_cast<double>(static_cast<float>(x));
+}
+
+bool is_float32_value(double x) {
+  return std::isnan(x) || std::bit_cast<uint64_t>(round_to_float32(x)) == std::bit_cast<uint64_t>(x);
 }
 
 }  // namespace fakeprop

@@ -34,4 +34,11 @@ int64_t python_round_to_int(double x);
 // float(v): the nearest double, ties to even.
 inline double python_int_to_float(int64_t v) { return static_cast<double>(v); }
 
+// x rounded to the nearest IEEE single (ties to even), back as a double:
+// float(numpy.float32(x)). Past the largest single it is an infinity, as the
+// hardware conversion gives; NaN stays NaN.
+double round_to_float32(double x);
+// True when x is a float32 value (round_to_float32(x) has its bits).
+bool is_float32_value(double x);
+
 }  // namespace fakeprop

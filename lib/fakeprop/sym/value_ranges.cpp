@@ -3,6 +3,8 @@
 // end on its side, so every bound stays sound (never narrower than the truth).
 #include "fakeprop/sym/value_ranges.h"
 
+#include "fakeprop/sym/python_float.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -260,6 +262,9 @@ FloatRange bound_float_expr(ExprRef e, const SymbolRanges& symbol_range) {
     case ExprKind::FloatTrueDiv:
     case ExprKind::IntTrueDiv: {
       FloatRange a = bound(e->arg(0)), b = bound(e->arg(1));
+      // A nonnegative quotient over a divisor in [0, hi]: at 0 the division
+      // fails, elsewhere it is at least a.lo / hi.
+      if (a.lo >= 0 && b.lo == 0 && b.hi > 0) return {a.lo / b.hi, kInf};
       if (b.lo <= 0 && b.hi >= 0) return FloatRange::unknown();
       return corners(a, b, [](double x, double y) { return x / y; });
     }
@@ -271,6 +276,15 @@ FloatRange bound_float_expr(ExprRef e, const SymbolRanges& symbol_range) {
       FloatRange r{std::pow(a.lo, *k), std::pow(a.hi, *k)};
       if (*k < 0) std::swap(r.lo, r.hi);
       return r;
+    }
+    case ExprKind::FloatSqrt: {  // monotone; NaN below 0
+      FloatRange a = bound(e->arg(0));
+      if (!(a.lo >= 0)) return FloatRange::unknown();
+      return {std::sqrt(a.lo), std::sqrt(a.hi)};
+    }
+    case ExprKind::ToFloat32: {  // rounding is monotone
+      FloatRange a = bound(e->arg(0));
+      return {round_to_float32(a.lo), round_to_float32(a.hi)};
     }
     case ExprKind::FloatMax:
     case ExprKind::FloatMin: {
@@ -315,6 +329,8 @@ ValueRange bound_expr(ExprRef e, const SymbolRanges& symbol_range) {
     case ExprKind::FloatTrueDiv:
     case ExprKind::IntTrueDiv:
     case ExprKind::FloatPow:
+    case ExprKind::FloatSqrt:
+    case ExprKind::ToFloat32:
     case ExprKind::FloatMax:
     case ExprKind::FloatMin: return ValueRange::unknown();  // floats: refused above
     case ExprKind::Integer:

@@ -20,7 +20,26 @@ struct KnownData {
   std::vector<SymInt> ints;
   std::vector<double> floats;
   bool is_float = false;
-  size_t size() const { return is_float ? floats.size() : ints.size(); }
+  // Float elements as expressions, some symbolic (SymFloats over sizes, the
+  // rest FloatConst); `floats` is then empty. A rule's working form only:
+  // TensorValue::data never holds it (OpContext::set_tensor moves it to
+  // TensorValue::float_exprs), so a rule that reads `floats` never sees a
+  // symbolic element.
+  std::vector<ExprRef> float_exprs;
+  bool is_float_exprs = false;  // implies is_float
+  size_t size() const { return !is_float ? ints.size() : is_float_exprs ? float_exprs.size() : floats.size(); }
+
+  static KnownData of_ints(std::vector<SymInt> xs) {
+    KnownData d;
+    d.ints = std::move(xs);
+    return d;
+  }
+  static KnownData of_floats(std::vector<double> xs) {
+    KnownData d;
+    d.is_float = true;
+    d.floats = std::move(xs);
+    return d;
+  }
 };
 
 struct TensorValue {
@@ -30,6 +49,10 @@ struct TensorValue {
   // `data` does not hold them concretely. Rules never read it: fake results
   // hold for every input; only runner/real_values.h does.
   Boxed<KnownData> real;
+  // Float elements known as expressions, some symbolic (a scale computed
+  // from sizes): `data` is then unset, so only the rules that fold float
+  // expressions (OpContext::float_exprs) read them.
+  Boxed<std::vector<ExprRef>> float_exprs;
 };
 
 struct Value;

@@ -9,6 +9,7 @@
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
+#include "fakeprop/sym/python_float.h"
 
 namespace fakeprop::onnx::ops {
 
@@ -22,6 +23,8 @@ template <class T>
 std::optional<std::vector<T>> known(const OpContext& ctx, size_t i) {
   if constexpr (std::is_same_v<T, SymInt>)
     return ctx.ints(i);
+  else if constexpr (std::is_same_v<T, ExprRef>)
+    return ctx.float_exprs(i);
   else
     return ctx.floats(i);
 }
@@ -64,7 +67,7 @@ std::optional<std::vector<Out>> fold_elems(OpContext& ctx, const std::vector<siz
 // A float value as stored in `dt`; nullopt for types whose rounding we do not model.
 std::optional<double> as_float_of(DType dt, double x) {
   if (dt == DType::Float64) return x;
-  if (dt == DType::Float32) return static_cast<double>(static_cast<float>(x));
+  if (dt == DType::Float32) return round_to_float32(x);
   return std::nullopt;
 }
 
@@ -211,14 +214,18 @@ SymShape broadcast_all(OpContext& ctx, const std::vector<size_t>& inputs) {
   return broadcast_shapes(shapes, ctx.env());
 }
 
-// Integer and float folds of one elementwise operator. Either may be null.
+// Integer, float and float-expression folds of one elementwise operator.
+// Any may be null; an expression fold returns nullptr to give up.
 using IntFold = std::optional<SymInt> (*)(OpContext&, std::span<const SymInt>);
 using FloatFold = std::optional<double> (*)(std::span<const double>);
+using ExprFold = ExprRef (*)(std::span<const ExprRef>);
 
 // Output dtype `dt` over broadcast inputs; integer data folds with `ifn`
-// (stored in `dt`), float data with `ffn` (rounded to `dt`).
+// (stored in `dt`), float data with `ffn` (rounded to `dt`), and float data
+// with symbolic elements (a scale computed from sizes) with `efn`, each
+// result rounded as `dt` stores it.
 void fold_into(OpContext& ctx, const std::vector<size_t>& inputs, DType in_dt, DType dt, SymShape out, IntFold ifn,
-               FloatFold ffn) {
+               FloatFold ffn, ExprFold efn = nullptr) {
   std::optional<KnownData> data;
   if (!is_floating(in_dt) && ifn && in_dt != DType::String) {
     auto r = fold_elems<SymInt, SymInt>(ctx, inputs, out, [&](std::span<const SymInt> a) -> std::optional<SymInt> {
@@ -235,15 +242,24 @@ void fold_into(OpContext& ctx, const std::vector<size_t>& inputs, DType in_dt, D
     });
     if (r) data = float_data(std::move(*r));
   }
+  if (!data && efn && is_floating(in_dt) && is_floating(dt)) {
+    auto r = fold_elems<ExprRef, ExprRef>(ctx, inputs, out, [&](std::span<const ExprRef> a) -> std::optional<ExprRef> {
+      ExprRef v = efn(a);
+      if (!v) return std::nullopt;
+      if (ExprRef stored = round_float_expr(dt, v)) return stored;
+      return std::nullopt;
+    });
+    if (r) data = float_expr_data(std::move(*r));
+  }
   emit(ctx, 0, dt, std::move(out), std::move(data));
 }
 
 // ---------------------------------------------------------------------------
 // Unary operators.
 
-template <IntFold ifn, FloatFold ffn>
+template <IntFold ifn, FloatFold ffn, ExprFold efn = nullptr>
 void unary(OpContext& ctx) {
-  fold_into(ctx, {0}, ctx.dtype(0), ctx.dtype(0), ctx.shape(0), ifn, ffn);
+  fold_into(ctx, {0}, ctx.dtype(0), ctx.dtype(0), ctx.shape(0), ifn, ffn, efn);
 }
 
 template <double (*f)(double)>
@@ -289,6 +305,8 @@ void identity_rule(OpContext& ctx) {
   const TensorValue& t = *v.tensor;
   if (t.data)
     ctx.set_tensor(0, t.meta.dtype, t.meta.sizes, *t.data);
+  else if (t.float_exprs)
+    ctx.set_tensor(0, t.meta.dtype, t.meta.sizes, float_expr_data(*t.float_exprs));
   else
     ctx.set_tensor(0, t.meta.dtype, t.meta.sizes);
 }
@@ -385,20 +403,53 @@ std::optional<double> min_f(std::span<const double> a) {
   return r;
 }
 
+// Float-expression folds: one IEEE double operation each (fold_into rounds
+// the result to the tensor's type). A division by a constant zero, which
+// ONNX makes an infinity, is left unknown.
+ExprRef add_e(std::span<const ExprRef> a) { return float_add(a[0], a[1]); }
+ExprRef sub_e(std::span<const ExprRef> a) { return float_sub(a[0], a[1]); }
+ExprRef mul_e(std::span<const ExprRef> a) { return float_mul(a[0], a[1]); }
+ExprRef div_e(std::span<const ExprRef> a) {
+  if (auto d = as_float(a[1]); d && *d == 0) return nullptr;
+  return float_truediv(a[0], a[1]);
+}
+ExprRef pow_e(std::span<const ExprRef> a) {
+  if (as_float(a[0]) && as_float(a[1])) return nullptr;  // constants fold with pow_f (IEEE, not Python's errors)
+  return float_pow(a[0], a[1]);
+}
+ExprRef sum_e(std::span<const ExprRef> a) {
+  ExprRef r = a[0];
+  for (ExprRef x : a.subspan(1)) r = float_add(r, x);
+  return r;
+}
+ExprRef max_e(std::span<const ExprRef> a) { return float_max(a); }
+ExprRef min_e(std::span<const ExprRef> a) { return float_min(a); }
+ExprRef neg_e(std::span<const ExprRef> a) { return float_neg(a[0]); }
+ExprRef reciprocal_e(std::span<const ExprRef> a) {
+  if (auto d = as_float(a[0]); d && *d == 0) return nullptr;
+  return float_truediv(float_const(1.0), a[0]);
+}
+ExprRef sqrt_e(std::span<const ExprRef> a) { return float_sqrt(a[0]); }
+// Floor, Ceil, Round give a float: the integer converted back.
+template <ExprRef (*to_int)(ExprRef)>
+ExprRef integral_e(std::span<const ExprRef> a) {
+  return to_float(to_int(a[0]));
+}
+
 // Binary op: broadcast A and B, dtype of A.
-template <IntFold ifn, FloatFold ffn>
+template <IntFold ifn, FloatFold ffn, ExprFold efn = nullptr>
 void binary(OpContext& ctx) {
   SymShape out = broadcast_inputs(ctx, {0, 1});
-  fold_into(ctx, {0, 1}, ctx.dtype(0), ctx.dtype(0), std::move(out), ifn, ffn);
+  fold_into(ctx, {0, 1}, ctx.dtype(0), ctx.dtype(0), std::move(out), ifn, ffn, efn);
 }
 
 // Sum / Mean / Max / Min: variadic, broadcast (opset 8+; earlier versions
 // required equal shapes, which broadcasting accepts too).
-template <IntFold ifn, FloatFold ffn>
+template <IntFold ifn, FloatFold ffn, ExprFold efn = nullptr>
 void variadic(OpContext& ctx) {
   const std::vector<size_t> ins = present_inputs(ctx);
   SymShape out = broadcast_all(ctx, ins);
-  fold_into(ctx, ins, ctx.dtype(ins[0]), ctx.dtype(ins[0]), std::move(out), ifn, ffn);
+  fold_into(ctx, ins, ctx.dtype(ins[0]), ctx.dtype(ins[0]), std::move(out), ifn, ffn, efn);
 }
 
 // Mod: fmod=0 Python remainder (integers only), fmod=1 C fmod.
@@ -658,8 +709,29 @@ std::optional<KnownData> cast_data(OpContext& ctx, DType from, DType to) {
   return int_data(std::move(out));
 }
 
+// Cast of data with symbolic float elements, or of symbolic integers to a
+// float type: ToFloat in, TruncToInt out (ONNX casts float to int toward
+// zero), ToFloat32 where float32 stores the value.
+std::optional<KnownData> cast_float_exprs(OpContext& ctx, DType from, DType to) {
+  if (from == DType::Bool || to == DType::Bool) return std::nullopt;
+  if (!is_floating(from) && !is_floating(to)) return std::nullopt;
+  auto xs = ctx.float_exprs(0);
+  if (!xs) return std::nullopt;
+  if (is_floating(to)) {
+    for (ExprRef& x : *xs)
+      if (!(x = round_float_expr(to, x))) return std::nullopt;
+    return float_expr_data(std::move(*xs));
+  }
+  if (bit_width(to) < 32) return std::nullopt;  // a size does not reliably fit
+  std::vector<SymInt> out;
+  for (ExprRef x : *xs) out.push_back(simplified(ctx, SymInt(settle_float_sizes(ctx, trunc_to_int(x)))));
+  return int_data(std::move(out));
+}
+
 void cast_to(OpContext& ctx, DType to) {
-  emit(ctx, 0, to, ctx.shape(0), cast_data(ctx, ctx.dtype(0), to));
+  std::optional<KnownData> data = cast_data(ctx, ctx.dtype(0), to);
+  if (!data) data = cast_float_exprs(ctx, ctx.dtype(0), to);
+  emit(ctx, 0, to, ctx.shape(0), std::move(data));
 }
 
 // Cast: `to` attribute (opset 19's saturate only affects float8 values).
@@ -712,16 +784,16 @@ void regex_full_match_rule(OpContext& ctx) {
 
 void register_elementwise_ops(OpRegistry& r) {
   // Arithmetic.
-  r.add("", "Add", binary<add_i, add_f>);
-  r.add("", "Sub", binary<sub_i, sub_f>);
-  r.add("", "Mul", binary<mul_i, mul_f>);
-  r.add("", "Div", binary<div_i, div_f>);
-  r.add("", "Pow", binary<pow_i, pow_f>);  // dtype of the base
+  r.add("", "Add", binary<add_i, add_f, add_e>);
+  r.add("", "Sub", binary<sub_i, sub_f, sub_e>);
+  r.add("", "Mul", binary<mul_i, mul_f, mul_e>);
+  r.add("", "Div", binary<div_i, div_f, div_e>);
+  r.add("", "Pow", binary<pow_i, pow_f, pow_e>);  // dtype of the base
   r.add("", "Mod", mod_rule);
-  r.add("", "Sum", variadic<sum_i, sum_f>);
+  r.add("", "Sum", variadic<sum_i, sum_f, sum_e>);
   r.add("", "Mean", variadic<nullptr, mean_f>);
-  r.add("", "Max", variadic<max_i, max_f>);
-  r.add("", "Min", variadic<min_i, min_f>);
+  r.add("", "Max", variadic<max_i, max_f, max_e>);
+  r.add("", "Min", variadic<min_i, min_f, min_e>);
   r.add("", "BitShift", bitshift_rule);
   r.add("", "BitwiseAnd", binary<bitwise_i<BitOp::And>, nullptr>);
   r.add("", "BitwiseOr", binary<bitwise_i<BitOp::Or>, nullptr>);
@@ -738,15 +810,15 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add("", "LessOrEqual", compare_rule<Cmp::Le>);
   r.add("", "GreaterOrEqual", compare_rule<Cmp::Ge>);
   // Unary math with folds.
-  r.add("", "Neg", unary<neg_i, float_unary<neg_f>>);
+  r.add("", "Neg", unary<neg_i, float_unary<neg_f>, neg_e>);
   r.add("", "Abs", unary<abs_i, float_unary<abs_f>>);
   r.add("", "Sign", unary<sign_i, float_unary<sign_f>>);
   r.add("", "Relu", unary<relu_i, float_unary<relu_f>>);
-  r.add("", "Ceil", unary<nullptr, float_unary<ceil_f>>);
-  r.add("", "Floor", unary<nullptr, float_unary<floor_f>>);
-  r.add("", "Round", unary<nullptr, float_unary<round_f>>);
-  r.add("", "Sqrt", unary<nullptr, float_unary<sqrt_f>>);
-  r.add("", "Reciprocal", unary<nullptr, float_unary<reciprocal_f>>);
+  r.add("", "Ceil", unary<nullptr, float_unary<ceil_f>, integral_e<ceil_to_int>>);
+  r.add("", "Floor", unary<nullptr, float_unary<floor_f>, integral_e<floor_to_int>>);
+  r.add("", "Round", unary<nullptr, float_unary<round_f>, integral_e<round_to_int>>);
+  r.add("", "Sqrt", unary<nullptr, float_unary<sqrt_f>, sqrt_e>);
+  r.add("", "Reciprocal", unary<nullptr, float_unary<reciprocal_f>, reciprocal_e>);
   r.add("", "Exp", unary<nullptr, float_unary<exp_f>>);
   r.add("", "Log", unary<nullptr, float_unary<log_f>>);
   // Unary math and activations without folds: same shape and dtype.

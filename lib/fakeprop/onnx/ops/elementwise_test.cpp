@@ -4,6 +4,8 @@
 // the ONNX spec and numpy semantics (python3-onnx's backend test cases).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -16,6 +18,7 @@ namespace {
 using testing::data_of;
 using testing::dtype_of;
 using testing::error_kinds;
+using testing::find_value;
 using testing::run;
 using testing::shape_of;
 
@@ -650,6 +653,89 @@ TEST(ElementwiseRules, EqualOnUnbackedDataStaysUnknownWithoutError) {
   EXPECT_EQ(shape_of(r, "eq"), Strings{"1"});
   EXPECT_EQ(data_of(r, "eq"), Strings{});
   EXPECT_EQ(dtype_of(r, "eq"), DType::Bool);
+}
+
+// Float arithmetic on sizes folds into float expressions (FloatTrueDiv,
+// ToFloat32, ...) that Cast turns back into exact sizes; the expected values
+// are C++ float (IEEE single) arithmetic on the same steps, as ONNX Runtime
+// computes them.
+SymInt dim_of(const RunResult& r, const std::string& name, size_t d) {
+  return r.env->simplify(find_value(r, name)->tensor->meta.sizes[d]);
+}
+int64_t at_l(const RunResult& r, const std::string& name, size_t d, int64_t n) {
+  const SymInt size = dim_of(r, name, d);
+  if (size.is_static()) return size.value();
+  return evaluate(size.expr(), Assignment{{symbol("L"), n}}).value_or(-1);
+}
+
+TEST(ElementwiseFloatSizes, PaddingToAMultipleOf32IsACeilingDivision) {
+  // torchvision's batch_images: ceil(float(L) / 32) * 32, in float32.
+  ModelBuilder b(13);
+  b.input("x", kFloat, {"L"});
+  b.initializer_floats({}, "c32", {32.f}).initializer_ints("zero", {1}, {0});
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Cast", {"s"}, {"sf"}).attr_int("to", 1);
+  b.node("ReduceMax", {"sf"}, {"mx"}).attr_int("keepdims", 0);
+  b.node("Div", {"mx", "c32"}, {"q"});
+  b.node("Ceil", {"q"}, {"c"});
+  b.node("Mul", {"c", "c32"}, {"p"});
+  b.node("Cast", {"p"}, {"pi"}).attr_int("to", 7);
+  b.node("Unsqueeze", {"pi", "zero"}, {"shape"});
+  b.node("ConstantOfShape", {"shape"}, {"y"});
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  EXPECT_EQ(shape_of(r, "y"), Strings{"32*(-((-L)//32))"});
+  EXPECT_EQ(dtype_of(r, "p"), DType::Float32);
+  ASSERT_EQ(r.env->runtime_asserts().size(), 1u);
+  EXPECT_EQ(SymBool(r.env->runtime_asserts()[0].expr).to_python(), "L <= 16777216");
+  for (int64_t n : {1, 31, 32, 33, 100, 1000})
+    EXPECT_EQ(at_l(r, "y", 0, n), static_cast<int64_t>(std::ceil(static_cast<float>(n) / 32.f) * 32.f)) << n;
+}
+
+TEST(ElementwiseFloatSizes, SqrtRoundAndPowOfASizeMatchSinglePrecision) {
+  ModelBuilder b(13);
+  b.input("x", kFloat, {"L"});
+  b.initializer_floats({}, "half", {0.5f}).initializer_floats({}, "c3", {3.f}).initializer_ints("zero", {1}, {0});
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Cast", {"s"}, {"sf"}).attr_int("to", 1);
+  b.node("Sqrt", {"sf"}, {"r"});
+  b.node("Round", {"r"}, {"rr"});
+  b.node("Pow", {"sf", "half"}, {"pw"});
+  b.node("Sub", {"pw", "c3"}, {"ps"});
+  b.node("Floor", {"ps"}, {"pf"});
+  b.node("Neg", {"pf"}, {"pn"});
+  b.node("Max", {"pn", "rr"}, {"m"});
+  b.node("Cast", {"m"}, {"mi"}).attr_int("to", 7);
+  b.node("ConstantOfShape", {"mi"}, {"y"});
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  for (int64_t n : {4, 5, 6, 12, 99, 1000}) {
+    const float f = static_cast<float>(n);
+    const float want = std::max(-std::floor(std::pow(f, 0.5f) - 3.f), std::nearbyint(std::sqrt(f)));
+    EXPECT_EQ(at_l(r, "y", 0, n), static_cast<int64_t>(want)) << n << ": " << shape_of(r, "y")[0];
+  }
+}
+
+TEST(ElementwiseFloatSizes, SymbolicFloatDataTravelsThroughTheDispatchCache) {
+  // Two Mul nodes with identical metadata but different float data must not
+  // share a cached result.
+  ModelBuilder b(13);
+  b.input("x", kFloat, {"L"}).input("z", kFloat, {"M"});
+  b.initializer_floats({}, "c2", {2.f});
+  b.node("Shape", {"x"}, {"sx"});
+  b.node("Shape", {"z"}, {"sz"});
+  b.node("Cast", {"sx"}, {"fx"}).attr_int("to", 11);
+  b.node("Cast", {"sz"}, {"fz"}).attr_int("to", 11);
+  b.node("Mul", {"fx", "c2"}, {"mx"});
+  b.node("Mul", {"fz", "c2"}, {"mz"});
+  b.node("Cast", {"mx"}, {"ix"}).attr_int("to", 7);
+  b.node("Cast", {"mz"}, {"iz"}).attr_int("to", 7);
+  b.node("ConstantOfShape", {"ix"}, {"yx"});
+  b.node("ConstantOfShape", {"iz"}, {"yz"});
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  EXPECT_EQ(shape_of(r, "yx"), Strings{"2*L"});
+  EXPECT_EQ(shape_of(r, "yz"), Strings{"2*M"});
 }
 
 }  // namespace

@@ -1,5 +1,11 @@
 #include "fakeprop/onnx/ops/helpers.h"
 
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "fakeprop/sym/python_float.h"
+
 namespace fakeprop::onnx::ops {
 
 SymInt numel(std::span<const SymInt> shape) {
@@ -40,17 +46,165 @@ SymShape broadcast_inputs(OpContext& ctx, std::initializer_list<size_t> inputs) 
   return broadcast_shapes(shapes, ctx.env());
 }
 
-KnownData int_data(std::vector<SymInt> xs) {
+KnownData int_data(std::vector<SymInt> xs) { return KnownData::of_ints(std::move(xs)); }
+
+KnownData float_data(std::vector<double> xs) { return KnownData::of_floats(std::move(xs)); }
+
+KnownData float_expr_data(std::vector<ExprRef> xs) {
   KnownData d;
-  d.ints = std::move(xs);
+  d.is_float = d.is_float_exprs = true;
+  d.float_exprs = std::move(xs);
   return d;
 }
 
-KnownData float_data(std::vector<double> xs) {
+KnownData same_form(const KnownData& like) {
   KnownData d;
-  d.is_float = true;
-  d.floats = std::move(xs);
+  d.is_float = like.is_float;
+  d.is_float_exprs = like.is_float_exprs;
   return d;
+}
+
+void to_float_exprs(KnownData& d) {
+  if (!d.is_float || d.is_float_exprs) return;
+  for (double x : d.floats) d.float_exprs.push_back(float_const(x));
+  d.floats.clear();
+  d.is_float_exprs = true;
+}
+
+void append_element(KnownData& out, const KnownData& in, size_t at) {
+  if (in.is_float_exprs) to_float_exprs(out);
+  if (!out.is_float)
+    out.ints.push_back(in.ints[at]);
+  else if (!out.is_float_exprs)
+    out.floats.push_back(in.floats[at]);
+  else
+    out.float_exprs.push_back(in.is_float_exprs ? in.float_exprs[at] : float_const(in.floats[at]));
+}
+
+namespace {
+
+// 2**k for a small k >= 0 as an int64, when c is that float constant.
+std::optional<int64_t> power_of_two(ExprRef c) {
+  auto v = as_float(c);
+  if (!v || *v < 1 || *v > 1073741824.0 || *v != std::floor(*v)) return std::nullopt;
+  const auto n = static_cast<int64_t>(*v);
+  if ((n & (n - 1)) != 0) return std::nullopt;
+  return n;
+}
+
+class SizeSettler {
+ public:
+  explicit SizeSettler(OpContext& ctx) : ctx_(ctx) {}
+
+  ExprRef settle(ExprRef e) {
+    if (e->args().empty()) return e;
+    if (!e->is_float() && e->kind() != ExprKind::FloorToInt && e->kind() != ExprKind::CeilToInt &&
+        e->kind() != ExprKind::TruncToInt && e->kind() != ExprKind::RoundToInt)
+      return e;
+    auto it = memo_.find(e);
+    if (it != memo_.end()) return it->second;
+    if (e->kind() == ExprKind::ToFloat32 && float32_exact(e->arg(0))) {
+      ExprRef out = settle(e->arg(0));
+      memo_.emplace(e, out);
+      return out;
+    }
+    std::vector<ExprRef> args;
+    for (ExprRef a : e->args()) args.push_back(settle(a));
+    ExprRef out = rewrite(e->kind(), args);
+    memo_.emplace(e, out);
+    return out;
+  }
+
+ private:
+  static bool is_int_float(ExprRef e) { return e->kind() == ExprKind::ToFloat; }
+
+  // Is `e` a float32 value by its form? A float32 constant or rounding, the
+  // floor (ceil, trunc, round) of one, and such an integer times or over
+  // 2**k (int64 magnitudes stay far inside float32's exponent range).
+  static bool float32_exact(ExprRef e) {
+    switch (e->kind()) {
+      case ExprKind::FloatConst: return is_float32_value(e->float_value());
+      case ExprKind::ToFloat32: return true;
+      case ExprKind::ToFloat: {
+        ExprRef n = e->arg(0);
+        const ExprKind k = n->kind();
+        return (k == ExprKind::FloorToInt || k == ExprKind::CeilToInt || k == ExprKind::TruncToInt ||
+                k == ExprKind::RoundToInt) &&
+               float32_exact(n->arg(0));
+      }
+      case ExprKind::FloatMul:
+        return (power_of_two(e->arg(0)) && is_int_float(e->arg(1)) && float32_exact(e->arg(1))) ||
+               (power_of_two(e->arg(1)) && is_int_float(e->arg(0)) && float32_exact(e->arg(0)));
+      case ExprKind::FloatTrueDiv:
+        return power_of_two(e->arg(1)) && is_int_float(e->arg(0)) && float32_exact(e->arg(0));
+      default: return false;
+    }
+  }
+
+  // Does float32's significand hold n exactly? Known from ranges, else
+  // expected (a runtime assert for hintless sizes, a guard for backed ones).
+  bool fits_float32(const SymInt& n) {
+    constexpr int64_t kSignificand = int64_t{1} << 24;
+    if (n.is_symbolic() && n.expr()->kind() == ExprKind::Max && known_true(ctx_, sym_ge(n, 0))) {
+      // max(a, b) <= 2**24 is a <= 2**24 and b <= 2**24: one condition per size.
+      for (ExprRef x : n.expr()->args())
+        if (!fits_float32(SymInt(x))) return false;
+      return true;
+    }
+    if (known_true(ctx_, sym_le(n, kSignificand)) && known_true(ctx_, sym_ge(n, -kSignificand))) return true;
+    if (known_true(ctx_, sym_gt(n, kSignificand)) || known_true(ctx_, sym_lt(n, -kSignificand))) return false;
+    const char* why = "float32 holds the size exactly";
+    if (!known_true(ctx_, sym_ge(n, -kSignificand)) && !ctx_.expect(sym_ge(n, -kSignificand), why)) return false;
+    return ctx_.expect(sym_le(n, kSignificand), why);
+  }
+
+  ExprRef rewrite(ExprKind kind, const std::vector<ExprRef>& a) {
+    switch (kind) {
+      case ExprKind::ToFloat32:
+        if (is_int_float(a[0]) && fits_float32(SymInt(a[0]->arg(0)))) return a[0];
+        // float(n) / 2**k with n in float32 is exact in float32 too.
+        if (a[0]->kind() == ExprKind::FloatTrueDiv && is_int_float(a[0]->arg(0)) && power_of_two(a[0]->arg(1)))
+          return a[0];
+        break;
+      case ExprKind::FloatMul:
+        for (size_t i : {0u, 1u})
+          if (auto k = power_of_two(a[i]); k && is_int_float(a[1 - i]))
+            return to_float((SymInt(a[1 - i]->arg(0)) * *k).expr());
+        break;
+      case ExprKind::FloatMax:
+      case ExprKind::FloatMin:
+        if (std::all_of(a.begin(), a.end(), is_int_float)) {
+          std::vector<ExprRef> ints;
+          for (ExprRef x : a) ints.push_back(x->arg(0));
+          return to_float(kind == ExprKind::FloatMax ? max(ints) : min(ints));
+        }
+        break;
+      case ExprKind::FloorToInt:
+      case ExprKind::CeilToInt:
+        // float(n) / 2**k is exact below 2**53, where sizes stay.
+        if (a[0]->kind() == ExprKind::FloatTrueDiv && is_int_float(a[0]->arg(0)))
+          if (auto k = power_of_two(a[0]->arg(1))) {
+            const SymInt n(a[0]->arg(0)->arg(0));
+            return (kind == ExprKind::FloorToInt ? floordiv(n, *k) : ceildiv(n, *k)).expr();
+          }
+        break;
+      default: break;
+    }
+    return rebuild(kind, a);
+  }
+
+  OpContext& ctx_;
+  std::unordered_map<ExprRef, ExprRef> memo_;
+};
+
+}  // namespace
+
+ExprRef settle_float_sizes(OpContext& ctx, ExprRef e) { return SizeSettler(ctx).settle(e); }
+
+ExprRef round_float_expr(DType dt, ExprRef e) {
+  if (dt == DType::Float64) return e;
+  if (dt == DType::Float32) return to_float32(e);
+  return nullptr;
 }
 
 std::optional<std::vector<int64_t>> static_shape(std::span<const SymInt> shape) {

@@ -29,6 +29,26 @@ int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, co
 // Known integer data as a KnownData.
 KnownData int_data(std::vector<SymInt> xs);
 KnownData float_data(std::vector<double> xs);
+// Float elements as expressions (some may be symbolic).
+KnownData float_expr_data(std::vector<ExprRef> xs);
+// Empty data in the form of `like` (integers, floats or float expressions).
+KnownData same_form(const KnownData& like);
+// Appends element `at` of `in` to `out`; float data meeting float
+// expressions becomes expressions. `in` and `out` are both integer or both float.
+void append_element(KnownData& out, const KnownData& in, size_t at);
+// Brings float data into the float-expression form.
+void to_float_exprs(KnownData& d);
+// A double result rounded as a float tensor of `dt` stores it: ToFloat32 for
+// float32, as is for float64; nullptr for the types whose rounding is not modelled.
+ExprRef round_float_expr(DType dt, ExprRef e);
+// Float arithmetic on sizes as the integer arithmetic it equals, for a
+// float that becomes a size: float32(float(n)) is float(n) where n fits
+// float32's 24-bit significand (known, or recorded as a runtime assert or
+// guard, "n <= 16777216", at this node); float(n) / 2**k floors and ceils to
+// n // 2**k and ceildiv(n, 2**k); 2**k * float(n) is float(2**k * n); the
+// max and min of floats of integers are the float of their max and min.
+// Other forms stay as they are (exact, only longer).
+ExprRef settle_float_sizes(OpContext& ctx, ExprRef e);
 // Elementwise fold of known integer inputs under broadcasting to `out_shape`
 // (which must be static); nullopt when an input's data is unknown.
 std::optional<KnownData> fold_ints(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,

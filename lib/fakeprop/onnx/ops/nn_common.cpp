@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "fakeprop/onnx/ops/helpers.h"
+#include "fakeprop/sym/python_float.h"
 #include "fakeprop/tensor/shape_functions.h"
 
 namespace fakeprop::onnx::ops {
@@ -87,12 +88,20 @@ std::string scale_text(double s) {
   return os.str();
 }
 
+// int64((float)in * scale) in single precision, as ONNX Runtime computes
+// an output size from a scale.
+SymInt single_precision_scaled(OpContext& ctx, const SymInt& in, ExprRef scale) {
+  ExprRef size = trunc_to_int(to_float32(float_mul(to_float32(to_float(in.expr())), scale)));
+  return simplified(ctx, SymInt(settle_float_sizes(ctx, size)));
+}
+
 SymInt scaled_size(OpContext& ctx, const SymInt& in, double scale, int64_t axis) {
   if (!std::isfinite(scale) || scale <= 0)
     ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " scale " + scale_text(scale) + " of axis " +
                                           std::to_string(axis) + " must be positive");
   if (in.is_static()) {
-    const double v = std::floor(static_cast<double>(in.value()) * scale);
+    // ONNX Runtime multiplies in single precision: (float)in * scale, truncated.
+    const double v = std::trunc(round_to_float32(round_to_float32(static_cast<double>(in.value())) * scale));
     if (v > 9.0e18)
       ctx.fail(ErrorKind::Overflow, ctx.op_type() + " output size of axis " + std::to_string(axis) + " overflows");
     return static_cast<int64_t>(v);
@@ -101,8 +110,7 @@ SymInt scaled_size(OpContext& ctx, const SymInt& in, double scale, int64_t axis)
     const SymInt num = in * d->first;
     return d->second == 0 ? num : floordiv(num, int64_t{1} << d->second);
   }
-  return ctx.unknown_size(ctx.op_type() + ": floor(" + in.to_python() + " * " + scale_text(scale) + ") on axis " +
-                          std::to_string(axis) + " has no exact integer form");
+  return single_precision_scaled(ctx, in, float_const(scale));
 }
 
 }  // namespace
@@ -120,6 +128,21 @@ void apply_scales(OpContext& ctx, const std::vector<double>& scales, const std::
 void resize_by_scales(OpContext& ctx, size_t i, const std::vector<int64_t>& axes, SymShape& out) {
   if (auto scales = ctx.floats(i)) {
     apply_scales(ctx, *scales, axes, out);
+    return;
+  }
+  // Scales computed from sizes.
+  if (auto scales = ctx.float_exprs(i); scales && scales->size() == axes.size()) {
+    for (size_t k = 0; k < axes.size(); ++k) {
+      SymInt& d = out[static_cast<size_t>(axes[k])];
+      ExprRef scale = to_float32((*scales)[k]);
+      if (auto c = as_float(scale)) {
+        d = scaled_size(ctx, d, *c, axes[k]);
+        continue;
+      }
+      require(ctx, SymBool(gt(scale, float_const(0.0))), "scales are positive",
+              ErrorKind::InvalidShape, ctx.op_type() + " scale of axis " + std::to_string(axes[k]) + " must be positive");
+      d = single_precision_scaled(ctx, d, scale);
+    }
     return;
   }
   auto n = static_shape(ctx.shape(i));

@@ -5,6 +5,7 @@
 // conv_transpose1d on zeros of length 6..25).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -778,21 +779,77 @@ TEST(NnSymbolic, SamePaddingIsCeilDivision) {
   for (int64_t n = 2; n < 40; ++n) EXPECT_EQ(at(r, "y", 2, n), (n + 2) / 3) << n;
 }
 
-TEST(NnSymbolic, ResizeScaleWithoutExactFormIsUnknownWithNote) {
+TEST(NnSymbolic, ResizeNonDyadicScaleIsExactInSinglePrecision) {
+  // ONNX Runtime: int64((float)L * scale), every step in float.
   ModelBuilder b(13);
   b.input("x", kFloat, {1, 1, "L"});
-  b.initializer_floats({3}, "sc", {1.f, 1.f, 1.f / 3.f});
+  const float scale = 1.f / 3.f;
+  b.initializer_floats({3}, "sc", {1.f, 1.f, scale});
   b.node("Resize", {"x", "", "sc"}, {"y"}, "n");
-  InferOptions options;
-  options.input_hints["x"] = {1, 1, 9};
-  RunResult r = run(b, options);
-  ASSERT_TRUE(r.errors.empty());
+  RunResult r = run(b, InferOptions{});
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  ASSERT_TRUE(r.warnings.empty());
+  EXPECT_EQ(shape_of(r, "y")[2], "int(float32(0.3333333432674408*float(L)))");
+  ASSERT_EQ(r.env->runtime_asserts().size(), 1u);  // L <= 2**24: float32 holds L exactly
+  EXPECT_EQ(SymBool(r.env->runtime_asserts()[0].expr).to_python(), "L <= 16777216");
+  for (int64_t n = 2; n < 400; ++n)
+    EXPECT_EQ(at(r, "y", 2, n), static_cast<int64_t>(static_cast<float>(n) * scale)) << n;
+}
+
+// torchvision's GeneralizedRCNNTransform as its ONNX export writes it:
+// scale = min(800 / min(H, W), 1333 / max(H, W)) in float32, then
+// sizes = floor(H * scale), floor(W * scale) into Resize.
+void build_rcnn_resize(ModelBuilder& b) {
+  b.input("x", kFloat, {1, 3, "H", "W"});
+  b.initializer_ints("starts", {1}, {2}).initializer_ints("ends", {1}, {4}).initializer_ints("zero", {1}, {0});
+  b.initializer_ints("i2", {}, {2}).initializer_ints("i3", {}, {3}).initializer_ints("lead_end", {1}, {2});
+  b.initializer_floats({}, "c800", {800.f}).initializer_floats({}, "c1333", {1333.f});
+  b.node("Shape", {"x"}, {"shape"});
+  b.node("Slice", {"shape", "starts", "ends", "zero"}, {"hw"});
+  b.node("ReduceMin", {"hw"}, {"mn"}).attr_int("keepdims", 0);
+  b.node("ReduceMax", {"hw"}, {"mx"}).attr_int("keepdims", 0);
+  b.node("Cast", {"mn"}, {"mnf"}).attr_int("to", 1);
+  b.node("Cast", {"mx"}, {"mxf"}).attr_int("to", 1);
+  b.node("Reciprocal", {"mnf"}, {"rmn"});
+  b.node("Reciprocal", {"mxf"}, {"rmx"});
+  b.node("Mul", {"rmn", "c800"}, {"s1"});
+  b.node("Mul", {"rmx", "c1333"}, {"s2"});
+  b.node("Min", {"s1", "s2"}, {"scale"});
+  for (const char* axis : {"2", "3"}) {
+    const std::string a = axis;
+    b.node("Gather", {"shape", "i" + a}, {"d" + a}).attr_int("axis", 0);
+    b.node("Cast", {"d" + a}, {"df" + a}).attr_int("to", 1);
+    b.node("Mul", {"df" + a, "scale"}, {"p" + a});
+    b.node("Floor", {"p" + a}, {"fl" + a});
+    b.node("Unsqueeze", {"fl" + a, "zero"}, {"u" + a});
+  }
+  b.node("Concat", {"u2", "u3"}, {"hw_new"}).attr_int("axis", 0);
+  b.node("Cast", {"hw_new"}, {"hw_int"}).attr_int("to", 7);
+  b.node("Slice", {"shape", "zero", "lead_end", "zero"}, {"lead"});
+  b.node("Concat", {"lead", "hw_int"}, {"sizes"}).attr_int("axis", 0);
+  b.node("Resize", {"x", "", "", "sizes"}, {"y"}, "n").attr_string("mode", "linear");
+}
+
+TEST(NnSymbolic, ResizeToSizesComputedInFloat32StaysExact) {
+  ModelBuilder b(16);
+  build_rcnn_resize(b);
+  RunResult r = run(b, InferOptions{});
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
   const Strings shape = shape_of(r, "y");
-  ASSERT_EQ(shape.size(), 3u);
-  EXPECT_EQ(shape[2].substr(0, 1), "u");
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0].kind, ErrorKind::PrecisionLost);
-  EXPECT_NE(r.warnings[0].message.find("floor(L * 0.333333343)"), std::string::npos) << r.warnings[0].message;
+  ASSERT_EQ(shape.size(), 4u);
+  EXPECT_EQ(shape[0], "1");
+  EXPECT_EQ(shape[1], "3");  // the channel count stays known
+  EXPECT_EQ(shape[2].find('u'), std::string::npos) << shape[2];
+  // numpy float32 arithmetic on the same graph; at 62 x 62 single precision
+  // gives 799 where double precision gives 800.
+  const std::vector<std::array<int64_t, 4>> expected = {
+      {62, 62, 799, 799}, {480, 640, 800, 1066}, {600, 1000, 799, 1333}, {97, 97, 799, 799}};
+  for (const auto& [h, w, rh, rw] : expected) {
+    const Assignment at_hw = {{symbol("H"), h}, {symbol("W"), w}};
+    const TensorMeta& m = find_value(r, "y")->tensor->meta;
+    EXPECT_EQ(evaluate(m.sizes[2].expr(), at_hw), rh) << h << "x" << w << ": " << shape[2];
+    EXPECT_EQ(evaluate(m.sizes[3].expr(), at_hw), rw) << h << "x" << w << ": " << shape[3];
+  }
 }
 
 TEST(NnSymbolic, ResizeDyadicScalesMatchFloorBySubstitution) {

@@ -16,49 +16,71 @@ enum class Fold { None, Sum, Prod, Min, Max };
 // The opset from which `axes` is an input instead of an attribute.
 int64_t axes_input_since(const OpContext& ctx) { return ctx.op_type() == "ReduceSum" ? 13 : 18; }
 
-// Known integer data reduced over `axes` of a static input shape.
-std::optional<KnownData> fold_reduce(OpContext& ctx, const std::vector<bool>& reduced, Fold fold) {
-  if (fold == Fold::None || is_floating(ctx.dtype(0))) return std::nullopt;
-  auto in = static_shape(ctx.shape(0));
-  auto xs = ctx.ints(0);
-  if (!in || !xs) return std::nullopt;
+// Elements `xs` of a static input shape `in` combined over the reduced
+// axes; nullopt when the data does not match the shape or is too big.
+template <class T, class Combine>
+std::optional<std::vector<std::optional<T>>> reduce_elems(const OpContext& ctx, const std::vector<int64_t>& in,
+                                                          const std::vector<T>& xs, const std::vector<bool>& reduced,
+                                                          bool needs_one, Combine combine) {
   int64_t total = 1, out_total = 1, reduced_count = 1;
-  for (size_t k = 0; k < in->size(); ++k) {
-    total *= (*in)[k];
-    (reduced[k] ? reduced_count : out_total) *= (*in)[k];
+  for (size_t k = 0; k < in.size(); ++k) {
+    total *= in[k];
+    (reduced[k] ? reduced_count : out_total) *= in[k];
   }
-  if (static_cast<int64_t>(xs->size()) != total || total > ctx.fold_limit()) return std::nullopt;
-  // Min/Max of nothing has no integer identity.
-  if (reduced_count == 0 && (fold == Fold::Min || fold == Fold::Max)) return std::nullopt;
-  std::vector<std::optional<SymInt>> acc(static_cast<size_t>(out_total));
+  if (static_cast<int64_t>(xs.size()) != total || total > ctx.fold_limit()) return std::nullopt;
+  if (reduced_count == 0 && needs_one) return std::nullopt;  // Min/Max of nothing has no identity
+  std::vector<std::optional<T>> acc(static_cast<size_t>(out_total));
   for (int64_t f = 0; f < total; ++f) {
     // Output index: the input coordinates with reduced axes dropped.
     int64_t rest = f, out_idx = 0, out_stride = 1;
-    for (size_t k = in->size(); k-- > 0;) {
-      const int64_t coord = rest % (*in)[k];
-      rest /= (*in)[k];
+    for (size_t k = in.size(); k-- > 0;) {
+      const int64_t coord = rest % in[k];
+      rest /= in[k];
       if (!reduced[k]) {
         out_idx += coord * out_stride;
-        out_stride *= (*in)[k];
+        out_stride *= in[k];
       }
     }
-    std::optional<SymInt>& a = acc[static_cast<size_t>(out_idx)];
-    const SymInt& x = (*xs)[static_cast<size_t>(f)];
-    if (!a) {
-      a = x;
-      continue;
-    }
-    switch (fold) {
-      case Fold::Sum: a = *a + x; break;
-      case Fold::Prod: a = *a * x; break;
-      case Fold::Min: a = sym_min(*a, x); break;
-      case Fold::Max: a = sym_max(*a, x); break;
-      case Fold::None: break;
-    }
+    std::optional<T>& a = acc[static_cast<size_t>(out_idx)];
+    const T& x = xs[static_cast<size_t>(f)];
+    a = a ? combine(*a, x) : x;
   }
+  return acc;
+}
+
+// Known data reduced over `axes` of a static input shape: integers by every
+// fold, floats (constant or expressions over sizes) by Min and Max, the
+// folds whose result does not depend on the order of evaluation.
+std::optional<KnownData> fold_reduce(OpContext& ctx, const std::vector<bool>& reduced, Fold fold) {
+  if (fold == Fold::None) return std::nullopt;
+  auto in = static_shape(ctx.shape(0));
+  if (!in) return std::nullopt;
+  const bool min_max = fold == Fold::Min || fold == Fold::Max;
+  if (is_floating(ctx.dtype(0))) {
+    auto xs = ctx.float_exprs(0);
+    if (!min_max || !xs) return std::nullopt;
+    auto acc = reduce_elems<ExprRef>(ctx, *in, *xs, reduced, true, [&](ExprRef a, ExprRef x) {
+      return fold == Fold::Min ? float_min(a, x) : float_max(a, x);
+    });
+    if (!acc) return std::nullopt;
+    std::vector<ExprRef> out;
+    for (auto& a : *acc) out.push_back(*a);
+    return float_expr_data(std::move(out));
+  }
+  auto xs = ctx.ints(0);
+  if (!xs) return std::nullopt;
+  auto acc = reduce_elems<SymInt>(ctx, *in, *xs, reduced, min_max, [&](const SymInt& a, const SymInt& x) {
+    switch (fold) {
+      case Fold::Sum: return a + x;
+      case Fold::Prod: return a * x;
+      case Fold::Min: return sym_min(a, x);
+      default: return sym_max(a, x);
+    }
+  });
+  if (!acc) return std::nullopt;
   std::vector<SymInt> out;
-  out.reserve(acc.size());
-  for (auto& a : acc) out.push_back(a ? simplified(ctx, *a) : SymInt(fold == Fold::Prod ? 1 : 0));
+  out.reserve(acc->size());
+  for (auto& a : *acc) out.push_back(a ? simplified(ctx, *a) : SymInt(fold == Fold::Prod ? 1 : 0));
   return int_data(std::move(out));
 }
 

@@ -38,11 +38,12 @@ SymInt ceil_div(OpContext& ctx, const SymInt& a, const SymInt& b) {
   return simplified(ctx, ceildiv(a, b));
 }
 
-// Known elements of input `i` in the form its dtype calls for (doubles for
-// floating types, SymInts otherwise).
+// Known elements of input `i` in the form its dtype calls for (doubles or
+// float expressions for floating types, SymInts otherwise).
 std::optional<KnownData> known(const OpContext& ctx, size_t i) {
   if (!ctx.has_input(i) || !ctx.input(i).is_tensor()) return std::nullopt;
   if (is_floating(ctx.dtype(i))) {
+    if (const auto& exprs = ctx.tensor(i).float_exprs) return float_expr_data(*exprs);
     auto xs = ctx.floats(i);
     if (!xs) return std::nullopt;
     return float_data(std::move(*xs));
@@ -95,9 +96,7 @@ std::optional<KnownData> pick(const StaticData& in, const std::vector<std::vecto
     if (total > cap) return std::nullopt;
   }
   const std::vector<int64_t> strides = strides_of(in.shape);
-  KnownData out;
-  out.is_float = in.data.is_float;
-  (out.is_float ? out.floats.reserve(static_cast<size_t>(total)) : out.ints.reserve(static_cast<size_t>(total)));
+  KnownData out = same_form(in.data);
   if (total == 0) return out;
   std::vector<size_t> pos(coords.size(), 0);
   for (int64_t f = 0; f < total; ++f) {
@@ -112,15 +111,16 @@ std::optional<KnownData> pick(const StaticData& in, const std::vector<std::vecto
       src += c * strides[k];
     }
     if (filled) {
-      if (!fill || fill->size() != 1) return std::nullopt;
-      if (out.is_float)
-        out.floats.push_back(fill->is_float ? fill->floats[0] : static_cast<double>(fill->ints[0].value()));
-      else
+      if (!fill || fill->size() != 1 || fill->is_float_exprs) return std::nullopt;
+      if (!out.is_float)
         out.ints.push_back(fill->is_float ? SymInt(static_cast<int64_t>(fill->floats[0])) : fill->ints[0]);
-    } else if (out.is_float) {
-      out.floats.push_back(in.data.floats[static_cast<size_t>(src)]);
+      else if (const double v = fill->is_float ? fill->floats[0] : static_cast<double>(fill->ints[0].value());
+               out.is_float_exprs)
+        out.float_exprs.push_back(float_const(v));
+      else
+        out.floats.push_back(v);
     } else {
-      out.ints.push_back(in.data.ints[static_cast<size_t>(src)]);
+      append_element(out, in.data, static_cast<size_t>(src));
     }
     for (size_t k = coords.size(); k-- > 0;) {
       if (++pos[k] < coords[k].size()) break;
@@ -453,16 +453,12 @@ void transpose_rule(OpContext& ctx) {
     const int64_t total = count_of(out_shape).value_or(kIntOo);
     if (total <= ctx.fold_limit()) {
       // Output coordinate k walks input axis perm[k].
-      KnownData d;
-      d.is_float = src->data.is_float;
+      KnownData d = same_form(src->data);
       std::vector<int64_t> pos(out_shape.size(), 0);
       for (int64_t f = 0; f < total; ++f) {
         int64_t s = 0;
         for (size_t k = 0; k < pos.size(); ++k) s += pos[k] * in_strides[static_cast<size_t>(perm[k])];
-        if (d.is_float)
-          d.floats.push_back(src->data.floats[static_cast<size_t>(s)]);
-        else
-          d.ints.push_back(src->data.ints[static_cast<size_t>(s)]);
+        append_element(d, src->data, static_cast<size_t>(s));
         for (size_t k = pos.size(); k-- > 0;) {
           if (++pos[k] < out_shape[k]) break;
           pos[k] = 0;
@@ -507,20 +503,14 @@ void concat_rule(OpContext& ctx) {
     if (count_of(*out_static).value_or(kIntOo) <= ctx.fold_limit()) {
       int64_t outer = 1;
       for (int64_t d = 0; d < axis; ++d) outer *= parts[0].shape[static_cast<size_t>(d)];
-      KnownData d;
-      d.is_float = parts[0].data.is_float;
+      KnownData d = same_form(parts[0].data);
       bool mixed = false;
       for (const auto& p : parts) mixed |= p.data.is_float != d.is_float;
       if (!mixed) {
         for (int64_t o = 0; o < outer; ++o)
           for (const auto& p : parts) {
             const int64_t block = outer == 0 ? 0 : static_cast<int64_t>(p.data.size()) / outer;
-            for (int64_t e = o * block; e < (o + 1) * block; ++e) {
-              if (d.is_float)
-                d.floats.push_back(p.data.floats[static_cast<size_t>(e)]);
-              else
-                d.ints.push_back(p.data.ints[static_cast<size_t>(e)]);
-            }
+            for (int64_t e = o * block; e < (o + 1) * block; ++e) append_element(d, p.data, static_cast<size_t>(e));
           }
         data = std::move(d);
       }
