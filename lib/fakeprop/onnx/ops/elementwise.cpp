@@ -430,9 +430,12 @@ ExprRef reciprocal_e(std::span<const ExprRef> a) {
   return float_truediv(float_const(1.0), a[0]);
 }
 ExprRef sqrt_e(std::span<const ExprRef> a) { return float_sqrt(a[0]); }
-// Floor, Ceil, Round give a float: the integer converted back.
-template <ExprRef (*to_int)(ExprRef)>
+// Floor, Ceil, Round give a float: the integer converted back. A constant
+// element (of a tensor with symbolic ones) folds in IEEE arithmetic, where
+// an infinity or NaN stays as it is.
+template <ExprRef (*to_int)(ExprRef), double (*fold)(double)>
 ExprRef integral_e(std::span<const ExprRef> a) {
+  if (auto c = as_float(a[0])) return float_const(fold(*c));
   return to_float(to_int(a[0]));
 }
 
@@ -724,7 +727,11 @@ std::optional<KnownData> cast_float_exprs(OpContext& ctx, DType from, DType to) 
   }
   if (bit_width(to) < 32) return std::nullopt;  // a size does not reliably fit
   std::vector<SymInt> out;
-  for (ExprRef x : *xs) out.push_back(simplified(ctx, SymInt(settle_float_sizes(ctx, trunc_to_int(x)))));
+  for (ExprRef x : *xs) {
+    // Out-of-range float -> int conversion is undefined in ONNX; do not fold it.
+    if (auto c = as_float(x); c && (!std::isfinite(*c) || std::fabs(*c) >= 9.2e18)) return std::nullopt;
+    out.push_back(simplified(ctx, SymInt(settle_float_sizes(ctx, trunc_to_int(x)))));
+  }
   return int_data(std::move(out));
 }
 
@@ -814,9 +821,9 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add("", "Abs", unary<abs_i, float_unary<abs_f>>);
   r.add("", "Sign", unary<sign_i, float_unary<sign_f>>);
   r.add("", "Relu", unary<relu_i, float_unary<relu_f>>);
-  r.add("", "Ceil", unary<nullptr, float_unary<ceil_f>, integral_e<ceil_to_int>>);
-  r.add("", "Floor", unary<nullptr, float_unary<floor_f>, integral_e<floor_to_int>>);
-  r.add("", "Round", unary<nullptr, float_unary<round_f>, integral_e<round_to_int>>);
+  r.add("", "Ceil", unary<nullptr, float_unary<ceil_f>, integral_e<ceil_to_int, ceil_f>>);
+  r.add("", "Floor", unary<nullptr, float_unary<floor_f>, integral_e<floor_to_int, floor_f>>);
+  r.add("", "Round", unary<nullptr, float_unary<round_f>, integral_e<round_to_int, round_f>>);
   r.add("", "Sqrt", unary<nullptr, float_unary<sqrt_f>, sqrt_e>);
   r.add("", "Reciprocal", unary<nullptr, float_unary<reciprocal_f>, reciprocal_e>);
   r.add("", "Exp", unary<nullptr, float_unary<exp_f>>);

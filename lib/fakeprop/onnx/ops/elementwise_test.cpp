@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -714,6 +715,25 @@ TEST(ElementwiseFloatSizes, SqrtRoundAndPowOfASizeMatchSinglePrecision) {
     const float want = std::max(-std::floor(std::pow(f, 0.5f) - 3.f), std::nearbyint(std::sqrt(f)));
     EXPECT_EQ(at_l(r, "y", 0, n), static_cast<int64_t>(want)) << n << ": " << shape_of(r, "y")[0];
   }
+}
+
+TEST(ElementwiseFloatSizes, NonFiniteConstantsBesideSymbolicElementsFoldAsIeee) {
+  // [float(L), inf, nan]: Floor keeps inf and NaN (no Python error), and a
+  // Cast of them to int64 is left unknown (undefined in ONNX), not an error.
+  ModelBuilder b(13);
+  b.input("x", kFloat, {"L"});
+  b.initializer_floats({2}, "odd", {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()});
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Cast", {"s"}, {"sf"}).attr_int("to", 1);
+  b.node("Concat", {"sf", "odd"}, {"v"}).attr_int("axis", 0);
+  b.node("Floor", {"v"}, {"f"});
+  b.node("Cast", {"f"}, {"i"}).attr_int("to", 7);
+  RunResult r = run(b);
+  EXPECT_TRUE(r.errors.empty()) << r.errors[0].message;
+  EXPECT_EQ(shape_of(r, "i"), Strings{"3"});
+  EXPECT_EQ(data_of(r, "i"), Strings{});
+  ASSERT_TRUE(find_value(r, "f")->tensor->float_exprs);
+  EXPECT_TRUE(std::isinf(*as_float((*find_value(r, "f")->tensor->float_exprs)[1])));
 }
 
 TEST(ElementwiseFloatSizes, SymbolicFloatDataTravelsThroughTheDispatchCache) {
