@@ -679,18 +679,62 @@ namespace {
 // the gcd of every integer coefficient and constant of both, times each
 // factor of a product q that every term of p holds as it is (the same base to
 // the same power); nullopt when that factor is 1.
-// k when p is k*q for an integer k (q a sum or product, not a constant).
+// The terms of `e` with the integer content of every sum inside a product
+// moved into the term's coefficient: (9*x + 9)*y is 9 * ((x + 1)*y). Two
+// expressions equal as polynomials in their sums' primitive parts then have
+// the same terms. nullopt on overflow.
+std::optional<std::unordered_map<ExprRef, int64_t>> primitive_terms(const Linear& l) {
+  std::unordered_map<ExprRef, int64_t> out;
+  try {
+    for (const Term& t : l.terms) {
+      const Product pr = product_of(t.first);
+      int64_t coeff = t.second;
+      if (__builtin_mul_overflow(coeff, pr.coeff, &coeff)) return std::nullopt;
+      ExprRef unit = integer(1);
+      for (const auto& [base, exponent] : pr.factors) {
+        ExprRef b = base;
+        if (base->kind() == ExprKind::Add) {
+          Linear lb = linear_of(base);
+          uint64_t g = magnitude(lb.constant);
+          for (const Term& x : lb.terms) g = gcd_u64(g, magnitude(x.second));
+          if (g > 1) {
+            const auto gi = static_cast<int64_t>(g);
+            lb.constant /= gi;
+            for (Term& x : lb.terms) x.second /= gi;
+            b = from_linear(lb);
+            for (int64_t i = 0; i < exponent; ++i)
+              if (__builtin_mul_overflow(coeff, gi, &coeff)) return std::nullopt;
+          }
+        }
+        unit = mul(unit, pow(b, exponent));
+      }
+      if (__builtin_add_overflow(out[unit], coeff, &out[unit])) return std::nullopt;
+    }
+  } catch (const OverflowError&) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+// k when p is k*q for an integer k (q a sum or product, not a constant),
+// term by term after pulling out the integer content of sums in products.
 std::optional<int64_t> exact_multiple(ExprRef p, ExprRef q) {
   const Linear lp = linear_of(p), lq = linear_of(q);
   if (lq.terms.empty()) return std::nullopt;
-  const Term& lead = lq.terms[0];
-  auto it = std::find_if(lp.terms.begin(), lp.terms.end(), [&](const Term& t) { return t.first == lead.first; });
-  if (it == lp.terms.end() || it->second % lead.second != 0) return std::nullopt;
-  const int64_t k = it->second / lead.second;
-  try {
-    if (mul(integer(k), q) != p) return std::nullopt;
-  } catch (const OverflowError&) {  // k*q leaves int64: not p
-    return std::nullopt;
+  auto tp = primitive_terms(lp), tq = primitive_terms(lq);
+  if (!tp || !tq) return std::nullopt;
+  std::erase_if(*tp, [](const auto& x) { return x.second == 0; });
+  std::erase_if(*tq, [](const auto& x) { return x.second == 0; });
+  if (tq->empty() || tp->size() != tq->size()) return std::nullopt;
+  const auto& [lead, lead_coeff] = *tq->begin();
+  auto it = tp->find(lead);
+  if (it == tp->end() || it->second % lead_coeff != 0) return std::nullopt;
+  const int64_t k = it->second / lead_coeff;
+  int64_t scaled;
+  if (__builtin_mul_overflow(lq.constant, k, &scaled) || scaled != lp.constant) return std::nullopt;
+  for (const auto& [unit, c] : *tq) {
+    auto pi = tp->find(unit);
+    if (pi == tp->end() || __builtin_mul_overflow(c, k, &scaled) || scaled != pi->second) return std::nullopt;
   }
   return k;
 }

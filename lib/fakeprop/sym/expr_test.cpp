@@ -140,6 +140,12 @@ const SimplifyCase kSimplifyCases[] = {
     {"floordiv keeps a power against its base", [] { return floordiv(mul(s0(), s0()), s0()); }, "((s0**2)//s0)"},
     // ... and safe_gcd for a sum divisor: an exact multiple of it.
     {"floordiv of a multiple of a sum", [] { return floordiv(add(mul(s0(), 9), mul(s1(), 9)), add(s0(), s1())); }, "9"},
+    {"floordiv of a multiple of a product of sums",
+     [] {
+       ExprRef x1 = add(s0(), I(1)), y1 = add(s1(), I(1));
+       return floordiv(add(mul(add(mul(s0(), 9), I(9)), y1), mul(I(18), s1())), add(mul(x1, y1), mul(I(2), s1())));
+     },
+     "9"},
     {"floordiv of a near multiple of a sum",
      [] { return floordiv(add(mul(s0(), 9), mul(s1(), 8)), add(s0(), s1())); }, "((9*s0 + 8*s1)//(s0 + s1))"},
     {"floordiv constant by itself", [] { return floordiv(I(7), I(7)); }, "1"},
