@@ -149,6 +149,9 @@ def _reason(failure, not_inferred):
         return "more precise: fakeprop determines a dim that onnx leaves unknown"
     if "DID NOT RAISE" in failure:
         return "accepted: onnx's inference rejects this model, fakeprop does not"
+    if re.search(r"dim_value: (16777217|33554434) ", failure):
+        return ("ONNX Runtime's size: fakeprop scales in float32, int64((float)dim * scale), as ORT does "
+                "(16777216 for 16777217 at scale 1); onnx's inference uses double")
     if "Regex pattern did not match" in failure:
         return "rejected with fakeprop's own message: " + failure.split("Actual message: ", 1)[-1][:150]
     return re.sub(r" at 0x[0-9a-f]+", "", failure)[:200]
