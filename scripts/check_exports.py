@@ -152,8 +152,17 @@ def analyse(model, report):
     explained_u = set()
     unexplained_u = {}
     values = []
+    bound = {u for n in report["nodes"] for u in n.get("unbacked_bindings", {})}
     for node in report["nodes"]:
-        # A subgraph node visited again (the second iteration unrolled) is named PARENT#1/...
+        # A subgraph node visited again (a Loop body's later pass, where the carried sizes that
+        # change per iteration are generalized to unbacked symbols no node binds) is named
+        # PARENT#1/...: those symbols are as data-dependent as the Loop's trip count and inputs.
+        loop = re.match(r"([^/#]+)#[0-9]+/", node["name"])
+        if loop and (loop.group(1) in holds_source or any(i in tainted for i in node_inputs.get(loop.group(1), []))):
+            for out in node["outputs"]:
+                for _, t in tensor_vals(out["val"]):
+                    for d in t["shape"]:
+                        explained_u |= {s for s in free_symbols(d) if s not in input_symbols and s not in bound}
         inputs = node_inputs.get(re.sub(r"#[0-9]+(?=/)", "", node["name"]), [])
         op = node["op"]
         reads_data = any(i in tainted for i in inputs)
