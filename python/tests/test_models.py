@@ -25,9 +25,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import export_programs  # noqa: E402
 from test_propagate import check_against_torch  # noqa: E402
 
-SLOW = {"vit_b_16", "fcn_resnet50", "t5", "retinanet_resnet50_fpn"}
 # Image models whose sizes come from a float scale of the image size: checked at a second aspect ratio too.
-DETECTION = {"fasterrcnn_mobilenet_v3_large_320_fpn", "retinanet_resnet50_fpn"}
+DETECTION = {"fasterrcnn_mobilenet_v3_large_320_fpn", "retinanet_resnet50_fpn", "fasterrcnn_resnet50_fpn",
+             "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn", "fcos_resnet50_fpn",
+             "ssdlite320_mobilenet_v3_large"}
+SLOW = {"vit_b_16", "fcn_resnet50", "t5"} | (DETECTION - {"fasterrcnn_mobilenet_v3_large_320_fpn"})
 
 # Known differences, each with why; strict, so a fix shows up as XPASS.
 KNOWN = {
