@@ -1020,14 +1020,9 @@ ExprRef to_float32(ExprRef a) {
   if (a->kind() == ExprKind::ToFloat32) return a;
   // The floor (ceil, trunc, round) of a float32 is an integer with at most 24
   // significant bits: float() of it is exact, and a float32 already.
-  if (a->kind() == ExprKind::ToFloat) {
-    ExprRef n = a->arg(0);
-    const ExprKind k = n->kind();
-    if ((k == ExprKind::FloorToInt || k == ExprKind::CeilToInt || k == ExprKind::TruncToInt ||
-         k == ExprKind::RoundToInt) &&
-        n->arg(0)->kind() == ExprKind::ToFloat32)
-      return a;
-  }
+  if (a->kind() == ExprKind::ToFloat && is_float_to_int(a->arg(0)->kind()) &&
+      a->arg(0)->arg(0)->kind() == ExprKind::ToFloat32)
+    return a;
   return float_node(ExprKind::ToFloat32, a);
 }
 
@@ -1904,12 +1899,7 @@ class PythonPrinter {
         return "not (" + print(e->arg(0), ignored) + ")";
       }
       case ExprKind::FloatConst: return float_constant(e->float_value(), prec);
-      case ExprKind::ToFloat: {
-        int inner;
-        std::string text = "float(" + print(e->arg(0), inner) + ")";
-        prec = py::kAtom;
-        return text;
-      }
+      case ExprKind::ToFloat: return call("float", e->arg(0), prec);
       case ExprKind::FloatAdd: {
         prec = py::kAdd;
         auto [a, b] = printed_order(e);
@@ -1950,12 +1940,7 @@ class PythonPrinter {
       case ExprKind::TruncToInt: return call("int", e->arg(0), prec);
       case ExprKind::FloatSqrt: return call("math.sqrt", e->arg(0), prec);
       case ExprKind::ToFloat32: return call("float32", e->arg(0), prec);
-      case ExprKind::RoundToInt: {
-        int inner;
-        std::string text = "round(" + print(e->arg(0), inner) + ")";
-        prec = py::kAtom;
-        return text;
-      }
+      case ExprKind::RoundToInt: return call("round", e->arg(0), prec);
     }
     prec = py::kAtom;
     return "?";

@@ -83,6 +83,9 @@ enum class ExprKind : uint8_t {
   Not,
 };
 
+// FloorToInt, CeilToInt, TruncToInt, RoundToInt: a float taken to an integer.
+inline bool is_float_to_int(ExprKind k) { return k >= ExprKind::FloorToInt && k <= ExprKind::RoundToInt; }
+
 class Expr;
 using ExprRef = const Expr*;
 

@@ -98,13 +98,18 @@ inline TensorValue empty_permuted_like(OpContext& ctx, const TensorMeta& like, s
   return ctx.new_tensor(like.sizes, dtype.value_or(like.dtype), like.device,
                         elementwise_permuted_strides(operands, like.sizes, ctx.env()));
 }
+// at::has_internal_overlap == Yes: some dim of size > 1 has stride 0, so
+// writing to self would write one memory location twice.
+inline bool overlaps_itself(OpContext& ctx, const TensorMeta& t) {
+  for (size_t d = 0; d < t.sizes.size(); ++d)
+    if (known_true(ctx, sym_eq(t.strides[d], 0)) && known_true(ctx, sym_gt(t.sizes[d], 1))) return true;
+  return false;
+}
 // ATen's clone_preserve_strides(t), the start of the functional scatters
 // (copy, slice_scatter) under torch 2.x's FakeTensor: t's sizes, strides and
-// storage offset in new storage; a preserve-format clone when t overlaps
-// itself (some dim of size > 1 with stride 0).
+// storage offset in new storage; a preserve-format clone when t overlaps itself.
 inline TensorValue clone_preserve_strides(OpContext& ctx, const TensorMeta& t) {
-  for (size_t d = 0; d < t.sizes.size(); ++d)
-    if (known_true(ctx, sym_eq(t.strides[d], 0)) && known_true(ctx, sym_gt(t.sizes[d], 1))) return empty_like(ctx, t);
+  if (overlaps_itself(ctx, t)) return empty_like(ctx, t);
   TensorValue out = ctx.new_tensor(t.sizes, t.dtype, t.device, t.strides);
   out.meta.storage_offset = t.storage_offset;
   return out;

@@ -73,13 +73,6 @@ inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops
   return ctx.new_tensor(std::move(shape), dtype, device, simplified(ctx, std::move(*strides)));
 }
 
-// at::has_internal_overlap == Yes: some dim of size > 1 has stride 0, so
-// writing to self would write one memory location twice.
-inline bool overlaps_itself(OpContext& ctx, const TensorMeta& t) {
-  for (size_t d = 0; d < t.sizes.size(); ++d)
-    if (known_true(ctx, sym_eq(t.strides[d], 0)) && known_true(ctx, sym_gt(t.sizes[d], 1))) return true;
-  return false;
-}
 inline void check_writable(OpContext& ctx, const TensorMeta& self) {
   if (overlaps_itself(ctx, self))
     ctx.fail(ErrorKind::InvalidArgument,

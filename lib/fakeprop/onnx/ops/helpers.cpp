@@ -64,12 +64,15 @@ KnownData same_form(const KnownData& like) {
   return d;
 }
 
+namespace {
+// Brings float data into the float-expression form.
 void to_float_exprs(KnownData& d) {
   if (!d.is_float || d.is_float_exprs) return;
   for (double x : d.floats) d.float_exprs.push_back(float_const(x));
   d.floats.clear();
   d.is_float_exprs = true;
 }
+}  // namespace
 
 void append_element(KnownData& out, const KnownData& in, size_t at) {
   if (in.is_float_exprs) to_float_exprs(out);
@@ -98,9 +101,7 @@ class SizeSettler {
 
   ExprRef settle(ExprRef e) {
     if (e->args().empty()) return e;
-    if (!e->is_float() && e->kind() != ExprKind::FloorToInt && e->kind() != ExprKind::CeilToInt &&
-        e->kind() != ExprKind::TruncToInt && e->kind() != ExprKind::RoundToInt)
-      return e;
+    if (!e->is_float() && !is_float_to_int(e->kind())) return e;
     auto it = memo_.find(e);
     if (it != memo_.end()) return it->second;
     if (e->kind() == ExprKind::ToFloat32 && float32_exact(e->arg(0))) {
@@ -125,13 +126,7 @@ class SizeSettler {
     switch (e->kind()) {
       case ExprKind::FloatConst: return is_float32_value(e->float_value());
       case ExprKind::ToFloat32: return true;
-      case ExprKind::ToFloat: {
-        ExprRef n = e->arg(0);
-        const ExprKind k = n->kind();
-        return (k == ExprKind::FloorToInt || k == ExprKind::CeilToInt || k == ExprKind::TruncToInt ||
-                k == ExprKind::RoundToInt) &&
-               float32_exact(n->arg(0));
-      }
+      case ExprKind::ToFloat: return is_float_to_int(e->arg(0)->kind()) && float32_exact(e->arg(0)->arg(0));
       case ExprKind::FloatMul:
         return (power_of_two(e->arg(0)) && is_int_float(e->arg(1)) && float32_exact(e->arg(1))) ||
                (power_of_two(e->arg(1)) && is_int_float(e->arg(0)) && float32_exact(e->arg(0)));

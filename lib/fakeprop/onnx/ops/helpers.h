@@ -36,8 +36,6 @@ KnownData same_form(const KnownData& like);
 // Appends element `at` of `in` to `out`; float data meeting float
 // expressions becomes expressions. `in` and `out` are both integer or both float.
 void append_element(KnownData& out, const KnownData& in, size_t at);
-// Brings float data into the float-expression form.
-void to_float_exprs(KnownData& d);
 // A double result rounded as a float tensor of `dt` stores it: ToFloat32 for
 // float32, as is for float64; nullptr for the types whose rounding is not modelled.
 ExprRef round_float_expr(DType dt, ExprRef e);

@@ -114,11 +114,8 @@ std::optional<KnownData> pick(const StaticData& in, const std::vector<std::vecto
       if (!fill || fill->size() != 1 || fill->is_float_exprs) return std::nullopt;
       if (!out.is_float)
         out.ints.push_back(fill->is_float ? SymInt(static_cast<int64_t>(fill->floats[0])) : fill->ints[0]);
-      else if (const double v = fill->is_float ? fill->floats[0] : static_cast<double>(fill->ints[0].value());
-               out.is_float_exprs)
-        out.float_exprs.push_back(float_const(v));
       else
-        out.floats.push_back(v);
+        append_element(out, float_data({fill->is_float ? fill->floats[0] : static_cast<double>(fill->ints[0].value())}), 0);
     } else {
       append_element(out, in.data, static_cast<size_t>(src));
     }
