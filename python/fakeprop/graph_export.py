@@ -99,6 +99,31 @@ def _symbols_from(symbolic, range_constraints=None):
     return symbols
 
 
+_ITEM_TARGETS = ("aten._local_scalar_dense.default", "aten.item.default")
+
+
+def _item_values(gm):
+    """Placeholder name -> the value FakeTensor memoized its item() with when the graph was traced.
+
+    A 0-d input whose value was known (make_fx's symbolic trace of a scalar
+    tensor, a Python float Dynamo wrapped) has item() memoized as a backed
+    symbol whose hint is that value; the memo is gone from the placeholder's
+    recorded value, but the item() call's value is that symbol.
+    """
+    items = {}
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or str(node.target) not in _ITEM_TARGETS or not node.args:
+            continue
+        base = node.args[0]
+        if getattr(base, "op", None) != "placeholder":
+            continue
+        sym = getattr(node.meta.get("val"), "node", None)
+        hint = getattr(sym, "hint", None)
+        if hint is not None and getattr(getattr(sym, "expr", None), "is_Symbol", False):
+            items.setdefault(base.name, float(hint) if sym.is_float() else int(hint))
+    return items
+
+
 def _state_targets(program):
     """Placeholder name -> FQN for an ExportedProgram's parameters, buffers and constants, and the
     placeholders tied to an earlier one (name -> that one's name: the same tensor under two FQNs, as a
@@ -262,7 +287,8 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
                 raise InputError("example_inputs has %d values for %d inputs" % (len(flat), len(placeholders)))
             examples = dict(zip(placeholders, flat))
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
-            "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers()}
+            "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers(),
+            "items": _item_values(gm)}
     if real_inputs is not None:
         plan["real_outputs"] = _real_outputs(program, gm, exported, state, real_inputs)
     if gradients is not None:

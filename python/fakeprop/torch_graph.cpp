@@ -75,6 +75,7 @@ class TorchGraphReader {
         tied_(plan["tied"]),
         renames_(plan["names"]),
         examples_(plan["examples"]),
+        items_(plan.contains("items") ? py::dict(plan["items"]) : py::dict()),
         reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
         gradients_(plan.contains("gradients") ? py::dict(plan["gradients"]) : py::dict()),
         exported_(py::cast<bool>(plan["exported"])),
@@ -260,7 +261,11 @@ class TorchGraphReader {
         PyObject* given = PyDict_GetItemWithError(examples_.ptr(), name.ptr());
         const py::object value = given ? py::reinterpret_borrow<py::object>(given) : meta_value(node);
         n.example = example(value);
-        if (n.example.kind == fx::ExampleValue::Kind::Tensor) n.example.tensor.storage = storage_id(value);
+        if (n.example.kind == fx::ExampleValue::Kind::Tensor) {
+          n.example.tensor.storage = storage_id(value);
+          if (PyObject* item = given ? nullptr : PyDict_GetItemWithError(items_.ptr(), name.ptr()))
+            n.example.tensor.item = item_value(item);
+        }
       }
       if (PyErr_Occurred()) throw py::error_already_set();
     } else if (op == "get_attr") {
@@ -310,6 +315,15 @@ class TorchGraphReader {
   }
 
   py::dict state_, tied_, renames_, examples_;
+  py::dict items_;  // placeholder -> the value its item() was memoized with (graph_export._item_values)
+
+  static fx::ExampleTensor::Item item_value(PyObject* v) {
+    fx::ExampleTensor::Item item;
+    item.is_float = PyFloat_Check(v);
+    if (item.is_float) item.f = PyFloat_AS_DOUBLE(v);
+    else item.i = py::cast<int64_t>(v);
+    return item;
+  }
   // Node name -> its output on real inputs, as api._real_outputs describes it.
   py::dict reals_;
   py::dict gradients_;  // graph output node -> leaf node (fx::Graph::gradients)

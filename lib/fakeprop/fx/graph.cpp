@@ -1,5 +1,6 @@
 #include "fakeprop/fx/graph.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -204,8 +205,8 @@ class GraphReader {
       ex.kind = ExampleValue::Kind::Other;
       return ex;
     }
-    const auto [sym, shape, stride, offset, dtype, device, grad, storage] = doc_.find_all<8>(
-        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad", "storage"});
+    const auto [sym, shape, stride, offset, dtype, device, grad, storage, item] = doc_.find_all<9>(
+        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad", "storage", "item"});
     if (sym) {
       ex.kind = ExampleValue::Kind::SymInt;
       ex.sym = dim_text(*sym);
@@ -242,7 +243,34 @@ class GraphReader {
         fail("storage must be a non-negative integer (inputs with one id share a storage)");
       t.storage = as_int64(*storage);
     }
+    if (item && item->type != JsonType::Null) t.item = read_item(*item, t);
     return ex;
+  }
+
+  // The value FakeTensor memoizes item() of: only for the 0-d integer and
+  // float64 tensors whose item() it memoizes.
+  ExampleTensor::Item read_item(const Json& j, const ExampleTensor& t) {
+    if (!t.shape.empty()) fail("'item' needs a 0-d tensor (shape [])");
+    ExampleTensor::Item item;
+    if (t.dtype == DType::Float64) {
+      if (j.type == JsonType::Object) {
+        const Arg special = read_tagged(j);
+        if (special.kind != Arg::Kind::Float) fail("'item' must be a number");
+        item.f = special.f;
+      } else if (is_integer(j) || j.type == JsonType::Float) {
+        item.f = is_integer(j) ? static_cast<double>(as_int64(j)) : j.number;
+      } else {
+        fail("'item' must be a number");
+      }
+      item.is_float = true;
+      return item;
+    }
+    const DType memoized[] = {DType::Int8, DType::Int16, DType::Int32, DType::Int64};
+    if (std::find(std::begin(memoized), std::end(memoized), t.dtype) == std::end(memoized))
+      fail("'item' is only for int8, int16, int32, int64 and float64 tensors (as FakeTensor memoizes item())");
+    if (!is_integer(j)) fail("'item' of an integer tensor must be an integer");
+    item.i = as_int64(j);
+    return item;
   }
 
   void read_symbols(const Json& symbols, Graph& g) {

@@ -51,6 +51,15 @@ struct ExampleTensor {
   // Placeholders with one id share one storage (inputs that alias: a view
   // beside its base, one tensor passed twice); absent: a storage of its own.
   std::optional<int64_t> storage;
+  // A 0-d input's value, known when it was traced (a Python float Dynamo
+  // wrapped, a scalar tensor make_fx fakified with a source): FakeTensor then
+  // memoizes item() as a backed symbol with this hint (its item_memo).
+  struct Item {
+    bool is_float = false;
+    int64_t i = 0;
+    double f = 0;
+  };
+  std::optional<Item> item;
 };
 
 // Example value of a placeholder that is a SymInt (torch.export passes them).

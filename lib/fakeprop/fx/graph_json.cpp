@@ -73,6 +73,12 @@ void write_example(DocumentWriter& w, const ExampleValue& ex) {
       if (t.device) w.field("device", t.device->str());
       w.field("requires_grad", t.requires_grad);
       if (t.storage) w.field("storage", *t.storage);
+      if (t.item) {
+        w.key("item");
+        if (!t.item->is_float) w.value(t.item->i);
+        else if (std::isfinite(t.item->f)) w.value(t.item->f);
+        else w.begin_object().field("float", std::isnan(t.item->f) ? "nan" : t.item->f > 0 ? "inf" : "-inf").end_object();
+      }
       w.end_object();
       return;
     }

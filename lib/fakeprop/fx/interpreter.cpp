@@ -3,6 +3,7 @@
 #include "fakeprop/custom_ops/op_rules.h"
 
 #include <chrono>
+#include <cmath>
 #include <span>
 #include <unordered_set>
 
@@ -108,6 +109,32 @@ Value Interpreter::resolve(const Arg& a) const {
   return Value::none();
 }
 
+DataDependentMemo::Key DataDependentMemo::key(const std::string& op, const TensorMeta& t, int64_t version) {
+  std::string view;
+  for (const SymShape* dims : {&t.sizes, &t.strides}) {
+    for (const SymInt& d : *dims) {
+      view.append(d.to_python());
+      view.push_back(',');
+    }
+    view.push_back(';');
+  }
+  view += t.storage_offset.to_python();
+  return {op, t.storage, version, std::move(view)};
+}
+
+// item() of a 0-d CPU input whose value was known when it was traced: a
+// backed symbol with that hint (zf<N> for float64, s<N> over the whole
+// integer range for integers, neither duck sized nor 0/1 specialized), as
+// FakeTensor's converter memoizes it; the source is `src.item()`. NaN and
+// infinities stay unmemoized, as there.
+void Interpreter::memoize_item(const TensorMeta& t, const ExampleTensor::Item& item, const std::string& src) {
+  if (!t.device.is_cpu() || (item.is_float && !std::isfinite(item.f))) return;
+  const std::string source = src + ".item()";
+  const Value v = item.is_float ? Value::of_symfloat(env().create_symfloat(item.f, source))
+                                : Value::of_int(SymInt(env().create_named_symbol("", item.i, ValueRange::unknown(), source)));
+  memo_.entries[DataDependentMemo::key("item", t, version_of(t.storage))] = v;
+}
+
 Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   ShapeEnv& e = env();
   const bool is_input = n.op == "placeholder";
@@ -202,6 +229,7 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   }
   tv.meta.requires_grad = ex.requires_grad;
   tv.meta.is_leaf = true;
+  if (ex.item && is_input) memoize_item(tv.meta, *ex.item, src);
   return Value::of_tensor(std::move(tv));
 }
 

@@ -37,7 +37,9 @@ RunResult run_graph(const Graph& g, const InferOptions& options);
 // the graph declares aliased) share an entry only when they read the same
 // elements, and a write through any of them bumps the version.
 struct DataDependentMemo {
-  std::map<std::tuple<std::string, int64_t, int64_t, std::string>, Value> entries;  // (target, storage, version, view)
+  using Key = std::tuple<std::string, int64_t, int64_t, std::string>;  // (op, storage, version, view)
+  static Key key(const std::string& op, const TensorMeta& t, int64_t version);
+  std::map<Key, Value> entries;
 };
 
 class Interpreter {
@@ -67,6 +69,7 @@ class Interpreter {
   // Position of the node an Arg names when that node already has a value, else Arg::kNoNode.
   uint32_t position_of(const Arg& a) const;
   Value example_to_value(const Node& n, const std::string& source);
+  void memoize_item(const TensorMeta& t, const ExampleTensor::Item& item, const std::string& src);
   Value resolve(const Arg& a) const;
   const Value& resolve_node(const Arg& a) const;  // InputError unless it names an earlier node
   const Value* argument(const Arg& a);            // for the call being run (see call_values_)

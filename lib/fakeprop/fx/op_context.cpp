@@ -120,13 +120,13 @@ std::optional<std::vector<SymInt>> OpContext::optional_int_list(size_t pos, std:
   return int_list(pos, name);
 }
 
-double OpContext::float_arg(size_t pos, std::string_view name, std::optional<double> dflt) const {
+double OpContext::float_arg(size_t pos, std::string_view name, std::optional<double> dflt) {
   if (!has(pos, name)) {
     if (dflt) return *dflt;
     fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
   }
   const Value& v = value(pos, name);
-  if (v.is_symbolic_float()) env().raise_data_dependent_float(v.float_expr);
+  if (v.is_symbolic_float()) return env().evaluate_float(v.float_expr, "float_arg");
   if (v.kind == Value::Kind::Float) return v.f;
   if (v.kind == Value::Kind::Int && v.i.is_static()) return static_cast<double>(v.i.value());
   fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a float");

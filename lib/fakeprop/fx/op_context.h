@@ -57,7 +57,8 @@ class OpContext : public RuleContext {
   std::vector<SymInt> int_list(size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt = std::nullopt,
                                size_t expand_to = 0) const;
   std::optional<std::vector<SymInt>> optional_int_list(size_t pos, std::string_view name) const;
-  double float_arg(size_t pos, std::string_view name, std::optional<double> dflt = std::nullopt) const;
+  // A SymFloat argument is guarded to its hint (guard_float); an unbacked one raises.
+  double float_arg(size_t pos, std::string_view name, std::optional<double> dflt = std::nullopt);
   bool bool_arg(size_t pos, std::string_view name, std::optional<bool> dflt = std::nullopt) const;
   std::string string_arg(size_t pos, std::string_view name, std::optional<std::string> dflt = std::nullopt) const;
   std::optional<DType> dtype_arg(size_t pos, std::string_view name) const;

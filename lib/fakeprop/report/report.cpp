@@ -194,6 +194,8 @@ class ReportWriter {
       w_.begin_object();
       if (s->hint)
         w_.field("hint", *s->hint);
+      else if (s->float_hint)
+        w_.key("hint").value(*s->float_hint);
       else
         w_.null_field("hint");
       if (s->hint_override) w_.field("hint_override", *s->hint_override);
@@ -393,8 +395,8 @@ void print_summary(const RunResult& r, std::ostream& out) {
     for (const SymbolInfo* s : env.symbols()) {
       out << "  " << s->sym->name() << " = " << (s->sources.empty() ? std::string("(data-dependent)") : s->sources[0]);
       out << "  " << (s->unbacked ? "unbacked" : "backed");
-      if (s->hint) out << ", hint " << *s->hint;
-      out << ", range " << (s->is_float ? std::string("[-oo, oo]") : s->range.to_string());
+      if (s->hint || s->float_hint) out << ", hint " << hint_text(*s);
+      out << ", range " << range_text(*s);
       if (auto it = env.replacements().find(s->sym); it != env.replacements().end())
         out << ", replaced by " << to_python_string(env.simplify(s->sym));
       out << "\n";

@@ -61,8 +61,8 @@ class TraceWriter {
                                             {"stack", fakeprop_stack("create_unbacked_symint")}});
       } else {
         emit("create_symbol", Json{{"symbol", name},
-                                   {"val", s->hint ? std::to_string(*s->hint) : "None"},
-                                   {"vr", s->range.to_string()},
+                                   {"val", hint_text(*s)},
+                                   {"vr", range_text(*s)},
                                    {"source", s->sources.empty() ? std::string() : s->sources.front()},
                                    {"user_stack", user_stack(s->node)},
                                    {"stack", fakeprop_stack("create_symbol")}});

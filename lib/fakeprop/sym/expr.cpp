@@ -1221,14 +1221,18 @@ ExprRef substitute_memo(ExprRef e, const Substitution& subs, std::unordered_map<
   return result;
 }
 
-using Lookup = std::function<std::optional<int64_t>(ExprRef)>;
+// The values of integer symbols, and of float symbols (null: none).
+struct Lookup {
+  const std::function<std::optional<int64_t>(ExprRef)>& ints;
+  const FloatLookup& floats;
+};
 
 std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup);
 
 std::optional<double> eval_float_node(ExprRef e, const Lookup& lookup) {
   switch (e->kind()) {
     case ExprKind::FloatConst: return e->float_value();
-    case ExprKind::Symbol: return std::nullopt;  // float symbols carry no value
+    case ExprKind::Symbol: return lookup.floats ? lookup.floats(e) : std::nullopt;
     case ExprKind::ToFloat:
     case ExprKind::IntTrueDiv: {
       std::vector<int64_t> v;
@@ -1278,8 +1282,8 @@ std::optional<int64_t> eval_node(ExprRef e, const Lookup& lookup) {
     case ExprKind::Integer:
     case ExprKind::BoolConst: return e->value();
     case ExprKind::Symbol:
-      if (e->is_float()) return std::nullopt;  // float symbols carry no value
-      return lookup(e);
+      if (e->is_float()) return std::nullopt;  // a float symbol is no integer
+      return lookup.ints(e);
     case ExprKind::FloorToInt:
     case ExprKind::CeilToInt:
     case ExprKind::TruncToInt:
@@ -1381,19 +1385,21 @@ ExprRef substitute(ExprRef e, const Substitution& subs) {
 }
 
 std::optional<int64_t> evaluate(ExprRef e, const Assignment& values) {
-  return eval_node(e, [&](ExprRef s) -> std::optional<int64_t> {
+  return evaluate(e, [&](ExprRef s) -> std::optional<int64_t> {
     auto it = values.find(s);
     if (it == values.end()) return std::nullopt;
     return it->second;
   });
 }
 
-std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup) {
-  return eval_node(e, lookup);
+std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup,
+                                const FloatLookup& float_lookup) {
+  return eval_node(e, Lookup{lookup, float_lookup});
 }
 
-std::optional<double> evaluate_float(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup) {
-  return eval_float_node(e, lookup);
+std::optional<double> evaluate_float(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup,
+                                     const FloatLookup& float_lookup) {
+  return eval_float_node(e, Lookup{lookup, float_lookup});
 }
 
 size_t interned_expr_count() { return interner().size(); }

@@ -220,12 +220,16 @@ ExprRef substitute(ExprRef e, const Substitution& subs);
 
 // Evaluate with every free symbol bound; std::nullopt when a symbol is unbound.
 // Integer results of boolean expressions are 0 / 1. Throws Error on /0.
+// Float symbols take their values from `float_lookup`; without one they are unbound.
 using Assignment = std::unordered_map<ExprRef, int64_t>;
+using FloatLookup = std::function<std::optional<double>(ExprRef)>;
 std::optional<int64_t> evaluate(ExprRef e, const Assignment& values);
-std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup);
-// Value of a float expression: its integer symbols from `lookup`; a float
-// symbol is unbound. Throws Error where Python raises.
-std::optional<double> evaluate_float(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup);
+std::optional<int64_t> evaluate(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup,
+                                const FloatLookup& float_lookup = nullptr);
+// Value of a float expression: its integer symbols from `lookup`, its float
+// symbols from `float_lookup`. Throws Error where Python raises.
+std::optional<double> evaluate_float(ExprRef e, const std::function<std::optional<int64_t>(ExprRef)>& lookup,
+                                     const FloatLookup& float_lookup = nullptr);
 
 // ---- printers ----
 // sympy style, as PyTorch's logs show it: Eq(Mod(s0, 8), 0), 2*s0, (s0//2), Max(1, s0)

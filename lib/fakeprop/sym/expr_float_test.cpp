@@ -173,6 +173,14 @@ TEST(ExprFloat, EvaluatesAsPythonDoes) {
   };
   EXPECT_EQ(evaluate_float(float_add(float_mul(F(0.1), f0()), F(0.2)), lookup), 0.1 * 7.0 + 0.2);
   EXPECT_EQ(evaluate_float(float_mul(F(2.0), float_symbol("zuf0")), lookup), std::nullopt);
+  // A float symbol takes its value from the float lookup (a backed zf's hint).
+  const FloatLookup zf = [](ExprRef s) -> std::optional<double> {
+    return s == float_symbol("zf1") ? std::optional<double>(2.5) : std::nullopt;
+  };
+  EXPECT_EQ(evaluate_float(float_mul(F(2.0), float_symbol("zf1")), lookup, zf), 5.0);
+  EXPECT_EQ(evaluate(trunc_to_int(float_mul(float_symbol("zf1"), f0())), lookup, zf), 17);  // trunc(17.5)
+  EXPECT_EQ(evaluate(gt(float_symbol("zf1"), F(1.0)), lookup, zf), 1);
+  EXPECT_EQ(evaluate(gt(float_symbol("zuf0"), F(1.0)), lookup, zf), std::nullopt);
   EXPECT_EQ(evaluate_float(int_truediv(I(5258986265376043509), s0()), [](ExprRef) { return 888601; }),
             5918276330294.523);
   EXPECT_THROW(at(floor_to_int(float_truediv(F(1.0), f0())), 0), Error);  // float division by zero

@@ -4,8 +4,11 @@
 // decision teaches, and produce_guards.
 #include "fakeprop/sym/shape_env.h"
 
+#include "fakeprop/sym/python_float.h"
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -611,6 +614,14 @@ struct ShapeEnvInternals {
 
     FP_LOG_INFO(env.log(), "set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" + reason +
                                ") VR" + tgt_bound.to_string());
+    commit_replacement(env, x, target);
+    if (auto value = as_integer(target))
+      env.specializations_.push_back({x, *value, env.current_node_, cause.empty() ? reason : cause});
+    return true;
+  }
+
+  // x -> target in the table, in the replacements that mention x, and in every fact.
+  static void commit_replacement(Env& env, ExprRef x, ExprRef target) {
     env.facts_changed();
     Substitution step{{x, target}};
     std::vector<ExprRef> rewritten;  // in creation order, as above
@@ -619,10 +630,19 @@ struct ShapeEnvInternals {
     std::sort(rewritten.begin(), rewritten.end(), by_id);
     for (ExprRef sym : rewritten) env.replacements_[sym] = substitute(env.replacements_[sym], step);
     env.replacements_[x] = target;
-    if (auto value = as_integer(target))
-      env.specializations_.push_back({x, *value, env.current_node_, cause.empty() ? reason : cause});
     resimplify_state(env, x);
-    return true;
+  }
+
+  // Eq(zf, c) for a float symbol and a constant: zf is c from now on, as
+  // PyTorch's _maybe_guard_rel replaces a trivial left-hand side (float
+  // equalities are not solved any further: no rewrite may change a rounding).
+  static void replace_float_symbol(Env& env, ExprRef eq_rel) {
+    ExprRef x = eq_rel->arg(0), c = eq_rel->arg(1);
+    if (!x->is_symbol()) std::swap(x, c);
+    if (!x->is_symbol() || !as_float(c) || !find(env, x) || env.replacements_.count(x)) return;
+    const std::string value = to_sympy_string(c);
+    FP_LOG_INFO(env.log(), "set_replacement " + x->name() + " = " + value + " (trivial_lhs) VR[" + value + ", " + value + "]");
+    commit_replacement(env, x, c);
   }
 
   // Solve a decided equality for one of its symbols (the newest first, unbacked
@@ -679,6 +699,7 @@ struct ShapeEnvInternals {
       for (ExprRef a : e->args()) refine(env, a, cause);
       return;
     }
+    if (e->kind() == ExprKind::Eq && is_float_relation(e)) return replace_float_symbol(env, e);
     if (!e->is_relation() || is_float_relation(e)) return;  // a float relation teaches no range
     refine_ranges(env, e, cause);
     e = simplify(env, e, false);
@@ -702,6 +723,14 @@ using In = ShapeEnvInternals;
 
 // ---------------------------------------------------------------------------
 // construction and symbols
+
+std::string hint_text(const SymbolInfo& s) {
+  if (s.hint) return std::to_string(*s.hint);
+  if (s.float_hint) return python_float_repr(*s.float_hint);
+  return "None";
+}
+
+std::string range_text(const SymbolInfo& s) { return s.is_float ? "[-oo, oo]" : s.range.to_string(); }
 
 ShapeEnv::ShapeEnv(ShapeEnvSettings settings) : settings_(settings), log_(std::make_unique<DynamicLog>()) {}
 ShapeEnv::~ShapeEnv() = default;
@@ -807,6 +836,19 @@ ExprRef ShapeEnv::create_unbacked_symfloat() {
   return sym;
 }
 
+ExprRef ShapeEnv::create_symfloat(double hint, const std::string& source) {
+  SymbolInfo info;
+  info.is_float = true;
+  info.float_hint = hint;
+  info.sources.push_back(source);
+  info.node = current_node_;
+  std::string name = fresh_name("zf");
+  ExprRef sym = new_symbol(name, std::move(info));
+  FP_LOG_INFO(*log_, "create_symbol " + name + " = " + hint_text(ShapeEnv::info(sym)) + " for " + source + " " +
+                         range_text(ShapeEnv::info(sym)) + In::where(*this));
+  return sym;
+}
+
 ExprRef ShapeEnv::create_unbacked_symbool() {
   SymbolInfo info;
   info.unbacked = true;
@@ -862,8 +904,8 @@ void ShapeEnv::explain(const std::string& event, ExprRef e) const {
     if (!i->sources.empty()) msg += i->sources.front();
     else msg += "created at node " + (i->node.empty() ? std::string("?") : i->node);
     msg += i->unbacked ? ", unbacked" : ", backed";
-    if (i->hint) msg += ", hint " + std::to_string(*i->hint);
-    msg += ", range " + i->range.to_string();
+    if (i->hint || i->float_hint) msg += ", hint " + hint_text(*i);
+    msg += ", range " + range_text(*i);
   }
   log_->always(__FILE__, __LINE__, msg);
 }
@@ -930,6 +972,11 @@ ValueRange ShapeEnv::bound(ExprRef e, bool size_oblivious) const {
   return bound_expr(simplified(e, size_oblivious), In::ranges(*this, size_oblivious));
 }
 
+std::optional<double> ShapeEnv::symbol_float_hint(ExprRef sym) const {
+  const SymbolInfo* i = In::find(*this, sym);
+  return i && !i->unbacked ? i->float_hint : std::nullopt;
+}
+
 std::optional<int64_t> ShapeEnv::hint(ExprRef e) const {
   ExprRef s = simplify(e);
   if (auto v = as_integer(s)) return v;
@@ -938,7 +985,8 @@ std::optional<int64_t> ShapeEnv::hint(ExprRef e) const {
     if (!i || i->unbacked) return std::nullopt;
     return i->hint;
   };
-  if (auto v = fakeprop::evaluate(s, lookup)) return v;
+  auto float_lookup = [this](ExprRef sym) { return symbol_float_hint(sym); };
+  if (auto v = fakeprop::evaluate(s, lookup, float_lookup)) return v;
   ValueRange b = bound_expr(s, In::ranges(*this, false));
   if (b.is_singleton() && !b.lo_infinite() && !b.hi_infinite()) return b.lo;
   return std::nullopt;
@@ -947,6 +995,12 @@ std::optional<int64_t> ShapeEnv::hint(ExprRef e) const {
 std::optional<int64_t> ShapeEnv::hint(const SymInt& v) const {
   if (v.is_static()) return v.value();
   return hint(v.expr());
+}
+
+std::optional<double> ShapeEnv::float_hint(ExprRef e) const {
+  ExprRef s = simplify(e);
+  return fakeprop::evaluate_float(
+      s, [this](ExprRef sym) { return hint(sym); }, [this](ExprRef sym) { return symbol_float_hint(sym); });
 }
 
 std::optional<bool> ShapeEnv::maybe_evaluate_static(ExprRef cond, bool size_oblivious) const {
@@ -964,7 +1018,7 @@ bool ShapeEnv::has_unbacked(ExprRef e) const {
   // Anything without a hint (unbacked, hint-less or foreign symbols) cannot be guarded on.
   for (ExprRef s : free_symbols(e)) {
     const SymbolInfo* i = In::find(*this, s);
-    if (!i || i->unbacked || !i->hint) return true;
+    if (!i || i->unbacked || !(i->hint || i->float_hint)) return true;
   }
   return false;
 }
@@ -996,7 +1050,6 @@ void ShapeEnv::specialize(ExprRef sym, int64_t value, const char* reason) {
   In::set_replacement(*this, sym, integer(value), reason, "");
 }
 
-void ShapeEnv::raise_data_dependent_float(ExprRef sym) const { raise_data_dependent(sym, Extract::Float); }
 
 void ShapeEnv::raise_data_dependent(ExprRef simplified, Extract what) const {
   const bool is_guard = what == Extract::Guard;
@@ -1006,6 +1059,7 @@ void ShapeEnv::raise_data_dependent(ExprRef simplified, Extract what) const {
     const SymbolInfo* i = In::find(*this, s);
     if (!i) continue;
     if (!i->unbacked && i->hint) hints.emplace(s, integer(*i->hint));
+    if (!i->unbacked && i->float_hint) hints.emplace(s, float_const(*i->float_hint));
     if (In::size_oblivious_symbol(*this, *i)) size_like.push_back(s->name());
   }
   ExprRef hinted = hints.empty() ? simplified : substitute(simplified, hints);
@@ -1048,7 +1102,7 @@ std::optional<int64_t> ShapeEnv::real_value_of(ExprRef s) const {
     }
     return i->hint;
   };
-  return fakeprop::evaluate(s, lookup);
+  return fakeprop::evaluate(s, lookup, [this](ExprRef sym) { return symbol_float_hint(sym); });
 }
 
 void ShapeEnv::decide_by_real_values(ExprRef s, ExprRef decided, int64_t result, bool is_int, const char* rule) {
@@ -1102,6 +1156,19 @@ int64_t ShapeEnv::evaluate_int(const SymInt& v, const char* rule) {
   auto h = hint(s);
   if (!h) raise_data_dependent(s, Extract::Int);
   record_guard(eq(s, integer(*h)), rule);
+  return *h;
+}
+
+double ShapeEnv::evaluate_float(ExprRef v, const char* rule) {
+  ExprRef s = simplify(v);
+  if (auto value = as_float(s)) return *value;
+  if (!s->is_float()) s = to_float(s);
+  if (has_unbacked(s)) raise_data_dependent(s, Extract::Float);
+  const std::optional<double> h = float_hint(s);
+  if (!h) raise_data_dependent(s, Extract::Float);
+  // A NaN equals nothing, so no guard could hold it; PyTorch specializes
+  // NaN inputs before they become symbols.
+  if (!std::isnan(*h)) record_guard(eq(s, float_const(*h)), rule);
   return *h;
 }
 

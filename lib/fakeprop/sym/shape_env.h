@@ -40,8 +40,9 @@ struct SymbolInfo {
   ExprRef sym = nullptr;
   bool unbacked = false;
   bool size_like = false;
-  bool is_float = false;  // an unbacked SymFloat (zuf<N>); the rest are integers
+  bool is_float = false;  // a SymFloat: backed zf<N> or unbacked zuf<N>; the rest are integers
   std::optional<int64_t> hint;
+  std::optional<double> float_hint;  // a backed SymFloat's example value
   ValueRange range;
   std::vector<std::string> sources;  // first one is the canonical source
   std::string node;                  // node that created it ("" for inputs)
@@ -50,6 +51,11 @@ struct SymbolInfo {
   std::optional<int64_t> hint_override;    // a hint for reports only (mark_unbacked's hint_override)
   ExprRef declared_equal = nullptr;        // the symbol a shape_id (torch.export's shared Dim) equates it with
 };
+
+// As PyTorch prints them: the hint ("6", "2.5") or "None"; the range, with
+// sympy's "[-oo, oo]" for a float symbol.
+std::string hint_text(const SymbolInfo& s);
+std::string range_text(const SymbolInfo& s);
 
 struct GuardRecord {
   ExprRef expr;      // the decided condition (true as recorded)
@@ -120,9 +126,13 @@ class ShapeEnv {
   ExprRef create_unbacked_symbool();
   // A fresh unbacked float zuf<N> (item() of a float tensor), with its own
   // counter as in PyTorch. It only travels as a value: nothing decides on it,
-  // and a rule that needs its value raises the data-dependent error.
+  // and a rule that needs its value raises the data-dependent error
+  // (evaluate_float).
   ExprRef create_unbacked_symfloat();
-  [[noreturn]] void raise_data_dependent_float(ExprRef sym) const;
+  // A backed float zf<N> with example value `hint` and range [-oo, oo]
+  // (create_unspecified_symbol of a float: item() of a 0-d float64 input
+  // whose value is known). Decisions on it are guards evaluated at the hint.
+  ExprRef create_symfloat(double hint, const std::string& source);
   // Narrow a symbol's range (constrain_symbol_range); a singleton becomes a replacement.
   void constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason = "");
   void add_source(ExprRef sym, const std::string& source);
@@ -141,6 +151,12 @@ class ShapeEnv {
   std::vector<const SymbolInfo*> symbols() const;  // creation order
   // Unbacked symbols created since the last call (for unbacked_bindings).
   std::vector<ExprRef> take_new_unbacked();
+  // Symbols a node made before the nodes it runs inside it (a Loop body's
+  // generalized sizes): the next take_new_unbacked returns them again, so
+  // that the node binds them rather than the first node of its body.
+  void rebind_unbacked(const std::vector<ExprRef>& syms) {
+    unbacked_order_.insert(unbacked_order_.end(), syms.begin(), syms.end());
+  }
 
   // ---- where decisions come from ----
   void set_current_node(std::string_view node) { current_node_.assign(node); }  // reuses the buffer
@@ -161,12 +177,15 @@ class ShapeEnv {
   // The value under backed hints; nullopt when an unbacked symbol remains.
   std::optional<int64_t> hint(ExprRef e) const;
   std::optional<int64_t> hint(const SymInt& v) const;
+  // A float expression's value under backed hints (zf<N> included).
+  std::optional<double> float_hint(ExprRef e) const;
   // Decided without any guard (replacements, ranges, divisibility, known facts).
   std::optional<bool> maybe_evaluate_static(ExprRef cond, bool size_oblivious = false) const;
 
   // ---- decisions ----
   bool evaluate(const SymBool& cond, const char* rule);      // guard or DataDependentError
   int64_t evaluate_int(const SymInt& v, const char* rule);   // guard Eq(v, value)
+  double evaluate_float(ExprRef v, const char* rule);        // guard Eq(v, value) (guard_float)
   bool statically_known_true(const SymBool& cond) const;     // never guards
   bool guard_or_false(const SymBool& cond, const char* rule);
   bool guard_or_true(const SymBool& cond, const char* rule);
@@ -243,8 +262,9 @@ class ShapeEnv {
   friend struct ShapeEnvInternals;  // shape_env.cpp's helpers (range refinement, solving)
   SymbolInfo& mutable_info(ExprRef sym);
   ExprRef new_symbol(const std::string& name, SymbolInfo info);
-  std::string fresh_name(std::string_view prefix);  // "s", "u" or "zuf"
+  std::string fresh_name(std::string_view prefix);  // "s" and "zf" (one counter), "u", "zuf"
   bool has_unbacked(ExprRef e) const;
+  std::optional<double> symbol_float_hint(ExprRef sym) const;  // a backed float symbol's hint
   void record_guard(ExprRef decided, const char* rule);
   bool record_runtime_assert(ExprRef s, const char* rule);  // false for a duplicate
   void maybe_refine(ExprRef decided, const char* rule, bool is_runtime_assert);

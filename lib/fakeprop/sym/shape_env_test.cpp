@@ -1019,5 +1019,81 @@ TEST(ShapeEnvTrace, InfoLevelHidesDebugLines) {
   EXPECT_EQ(out.str().find("duck sized"), std::string::npos);
 }
 
+// ---------------------------------------------------------------------------
+// backed float symbols (item() of a 0-d float64 input whose value is known).
+// The texts are those torch 2.15's make_fx(tracing_mode="symbolic") logs for
+// the same decisions, with its symbol names zf79 / s75 as zf0 / s0.
+
+TEST(ShapeEnvFloat, BackedFloatSymbolIsCreatedWithItsHint) {
+  ShapeEnv env;
+  Trace trace(env);
+  ExprRef s = env.create_symbol(6, kX0).expr();
+  ExprRef z = env.create_symfloat(2.5, "L['s'].item()");
+  EXPECT_EQ(z->name(), "zf1");  // one counter with the backed sizes, as PyTorch's sequential names
+  EXPECT_TRUE(z->is_float());
+  EXPECT_FALSE(env.info(z).unbacked);
+  EXPECT_EQ(env.info(z).float_hint, std::optional<double>(2.5));
+  EXPECT_EQ(hint_text(env.info(z)), "2.5");
+  EXPECT_EQ(range_text(env.info(z)), "[-oo, oo]");
+  EXPECT_TRUE(has(trace.messages(), "create_symbol zf1 = 2.5 for L['s'].item() [-oo, oo]"))
+      << trace.raw();
+  EXPECT_EQ(env.float_hint(float_mul(z, to_float(s))), 15.0);
+  EXPECT_EQ(env.hint(trunc_to_int(float_mul(z, to_float(s)))), std::optional<int64_t>(15));
+}
+
+TEST(ShapeEnvFloat, DecisionsOnBackedFloatsAreGuardsAtTheHint) {
+  ShapeEnv env;
+  Trace trace(env);
+  ExprRef s = env.create_symbol(6, kX0).expr();
+  ExprRef z = env.create_symfloat(2.5, "L['s'].item()");
+  EXPECT_TRUE(env.evaluate(B(gt(z, float_const(1.0))), "test"));
+  const ExprRef n = add(trunc_to_int(float_mul(z, to_float(s))), I(1));
+  EXPECT_TRUE(env.evaluate(B(ge(n, I(0))), "test"));
+  const auto msgs = trace.messages();
+  EXPECT_TRUE(has(msgs, "eval zf1 > 1.0 [guard added]")) << trace.raw();
+  EXPECT_TRUE(has(msgs, "eval TruncToInt(zf1*ToFloat(s0)) + 1 >= 0 [guard added]")) << trace.raw();
+  const auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, "L['s'].item() > 1.0")) << joined(guards);
+  EXPECT_TRUE(has(guards, "int(L['s'].item()*float(L['x'].size()[0])) + 1 >= 0")) << joined(guards);
+}
+
+TEST(ShapeEnvFloat, GuardFloatOfAnExpressionGuardsWithoutReplacing) {
+  // float(v * 2): Eq(2.0*zf79, 5.0) is a guard and zf79 stays a symbol.
+  ShapeEnv env;
+  ExprRef z = env.create_symfloat(2.5, "L['s'].item()");
+  EXPECT_EQ(env.evaluate_float(float_mul(float_const(2.0), z), "test"), 5.0);
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(to_sympy_string(env.guards()[0].expr), "Eq(2.0*zf0, 5.0)");
+  EXPECT_EQ(env.simplify(z), z);
+}
+
+TEST(ShapeEnvFloat, GuardFloatOfTheSymbolReplacesIt) {
+  // A float argument of an op (upsample's scale): Eq(zf79, 2.5) and
+  // set_replacement zf79 = 2.5 (trivial_lhs); produce_guards then pins the source.
+  ShapeEnv env;
+  Trace trace(env);
+  ExprRef s = env.create_symbol(6, kX0).expr();
+  ExprRef z = env.create_symfloat(2.5, "L['s'].item()");
+  EXPECT_EQ(env.evaluate_float(z, "test"), 2.5);
+  EXPECT_TRUE(has(trace.messages(), "eval Eq(zf1, 2.5) [guard added]")) << trace.raw();
+  EXPECT_TRUE(has(trace.messages(), "set_replacement zf1 = 2.5 (trivial_lhs) VR[2.5, 2.5]")) << trace.raw();
+  EXPECT_EQ(env.simplify(trunc_to_int(float_mul(z, to_float(s)))), trunc_to_int(float_mul(float_const(2.5), to_float(s))));
+  EXPECT_TRUE(has(guard_exprs(env), "L['s'].item() == 2.5")) << joined(guard_exprs(env));
+}
+
+TEST(ShapeEnvFloat, UnbackedFloatValueIsDataDependent) {
+  ShapeEnv env;
+  ExprRef z = env.create_unbacked_symfloat();
+  try {
+    env.evaluate_float(float_mul(float_const(2.0), z), "test");
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    EXPECT_NE(std::string(e.what()).find("Could not extract specialized float from data-dependent expression 2.0*zuf0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(env.evaluate(B(gt(z, float_const(1.0))), "test"), DataDependentError);
+}
+
 }  // namespace
 }  // namespace fakeprop

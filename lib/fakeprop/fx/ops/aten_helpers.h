@@ -67,6 +67,16 @@ inline void check_non_negative(OpContext& ctx, const SymShape& sizes) {
       ctx.fail(ErrorKind::InvalidArgument,
                "Trying to create tensor with negative dimension " + std::to_string(s.value()) + ": " + text(sizes));
 }
+// A factory's sizes, as ATen's check_size_nonnegative takes them
+// (SymInt::expect_size): a symbolic size whose sign is not known is a guard,
+// or a runtime assert when unbacked.
+inline void check_size_nonnegative(OpContext& ctx, const SymShape& sizes) {
+  check_non_negative(ctx, sizes);
+  for (const SymInt& s : sizes)
+    if (s.is_symbolic())
+      require(ctx, sym_ge(s, 0), "check_size_nonnegative", ErrorKind::InvalidArgument,
+              "Trying to create tensor with negative dimension " + text(s) + ": " + text(sizes));
+}
 
 // ---- results ----
 

@@ -15,17 +15,7 @@ inline Value* memo_slot(OpContext& ctx, const std::string& op, const TensorMeta&
   Interpreter* in = ctx.interpreter();
   *fresh = true;
   if (!in) return nullptr;
-  std::string view;
-  for (const SymShape* dims : {&t.sizes, &t.strides}) {
-    for (const SymInt& d : *dims) {
-      view.append(d.to_python());
-      view.push_back(',');
-    }
-    view.push_back(';');
-  }
-  view += t.storage_offset.to_python();
-  auto key = std::make_tuple(op, t.storage, in->version_of(t.storage), std::move(view));
-  auto [it, inserted] = in->memo().entries.try_emplace(key);
+  auto [it, inserted] = in->memo().entries.try_emplace(DataDependentMemo::key(op, t, in->version_of(t.storage)));
   *fresh = inserted;
   return &it->second;
 }

@@ -26,7 +26,7 @@ MemoryFormat factory_format(OpContext& ctx) {
 // empty / zeros / ones / rand / randn (size first).
 void factory(OpContext& ctx) {
   SymShape size = ctx.int_list(0, "size");
-  check_non_negative(ctx, size);
+  check_size_nonnegative(ctx, size);
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device()),
                                factory_format(ctx)));
 }
@@ -35,7 +35,7 @@ void factory(OpContext& ctx) {
 // (bool, int64, or the default float), as torch.full does.
 void full(OpContext& ctx) {
   SymShape size = ctx.int_list(0, "size");
-  check_non_negative(ctx, size);
+  check_size_nonnegative(ctx, size);
   DType inferred = DType::Float32;
   switch (ctx.scalar_arg(1, "fill_value").kind) {
     case Scalar::Kind::Bool: inferred = DType::Bool; break;
@@ -51,7 +51,7 @@ void empty_strided_op(OpContext& ctx) {
   SymShape stride = ctx.int_list(1, "stride");
   if (size.size() != stride.size())
     ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
-  check_non_negative(ctx, size);
+  check_size_nonnegative(ctx, size);
   set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, DType::Float32),
                                 device_or(ctx, ctx.device())));
 }
@@ -73,7 +73,7 @@ void like(OpContext& ctx) {
 void new_factory(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   SymShape size = ctx.int_list(1, "size");
-  check_non_negative(ctx, size);
+  check_size_nonnegative(ctx, size);
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, self.dtype), device_or(ctx, self.device)));
 }
 
@@ -82,7 +82,7 @@ void new_empty_strided(OpContext& ctx) {
   SymShape size = ctx.int_list(1, "size");
   SymShape stride = ctx.int_list(2, "stride");
   if (size.size() != stride.size()) ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
-  check_non_negative(ctx, size);
+  check_size_nonnegative(ctx, size);
   set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, self.dtype),
                                 device_or(ctx, self.device)));
 }
@@ -241,7 +241,7 @@ void to(OpContext& ctx) {
 void randint(OpContext& ctx) {
   const bool low = ctx.target() == "aten.randint.low";
   SymShape size = ctx.int_list(low ? 2 : 1, "size");
-  check_non_negative(ctx, size);
+  check_size_nonnegative(ctx, size);
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Int64), device_or(ctx, ctx.device())));
 }
 

@@ -506,6 +506,7 @@ void register_indexing_ops(OpRegistry& r) {
                            "aten.index_fill_.int_Tensor"})
     r.add_inplace(name, index_func<true>);
   r.add("aten.index.Tensor", index_tensor);
+  r.add("aten._unsafe_index.Tensor", index_tensor);  // index without bounds checks (inductor decompositions)
   r.add("aten.index_put.default", index_put<false>);
   r.add_inplace("aten.index_put_.default", index_put<true>);
   r.add("aten._unsafe_index_put.default", index_put<false>);

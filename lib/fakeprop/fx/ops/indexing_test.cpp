@@ -41,6 +41,20 @@ TEST(FxIndexing, IndexOutputFollowsSelfsLayout) {
   EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"30", "1", "3", "6"}));
 }
 
+TEST(FxIndexing, UnsafeIndexIsIndexWithoutBoundsChecks) {
+  // make_fx's decomposition of interpolate(scale_factor=(2.5, 1.0)) on [1, 1, 6, 1]:
+  // torch 2.15's fake _unsafe_index and index both give [1, 1, 15, 1], strides (15, 15, 1, 1).
+  GraphText g;
+  g.input("x", tensor({1, 1, 6, 1}))
+      .input("i", tensor({15, 1}, "int64"))
+      .input("j", tensor({1}, "int64"))
+      .call("y", "aten._unsafe_index.Tensor", {node("x"), {nullptr, nullptr, node("i"), node("j")}});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"1", "1", "15", "1"}));
+  EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"15", "15", "1", "1"}));
+}
+
 TEST(FxIndexing, SeparatedIndicesMoveToTheFront) {
   GraphText g;
   g.symbol("s0", 7)

@@ -32,6 +32,19 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
     }
     const auto ud = static_cast<size_t>(dim);
     if (size.is_static() && size.value() == -1) size = self.sizes[ud];
+    if (size.is_symbolic()) {
+      // torch 2.x's expand (_refs): a symbolic size is -1 only where that is
+      // known; else it must broadcast or match, and must be a size.
+      if (guard_or_false(ctx, sym_eq(size, -1), "expand")) {
+        size = self.sizes[ud];
+      } else {
+        const std::string what = "expand: attempting to expand a dimension of length " + text(self.sizes[ud]) +
+                                 " -> " + text(size) + "!";
+        require(ctx, sym_or(sym_eq(self.sizes[ud], 1), sym_eq(size, self.sizes[ud])), "expand",
+                ErrorKind::ShapeMismatch, what);
+        require(ctx, sym_ge(size, 0), "expand", ErrorKind::InvalidArgument, what);
+      }
+    }
     if (same_size(ctx, self.sizes[ud], size, "expand")) {
       sizes[ui] = self.sizes[ud];
       strides[ui] = self.strides[ud];

@@ -26,7 +26,9 @@
 //    A generalized dim whose per-iteration change is a constant c ends as
 //    initial + c * trip_count when the trip count is known; otherwise as a
 //    fresh unbacked size. Scan outputs get the trip count (or an unbacked
-//    size) as their stacked dim.
+//    size) as their stacked dim. The Loop / Scan node binds the generalized
+//    symbols (its unbacked_bindings, with no key path of their own): they
+//    stand for a carried size at any iteration.
 #include <algorithm>
 #include <functional>
 #include <unordered_set>
@@ -303,6 +305,7 @@ void if_rule(OpContext& ctx) {
 
 struct CarriedState {
   std::unordered_set<ExprRef> gen;  // generalization symbols
+  std::vector<ExprRef> made;        // the same in creation order: the Loop / Scan node binds them
 };
 
 bool mentions(const SymInt& d, const std::unordered_set<ExprRef>& syms) {
@@ -401,6 +404,7 @@ std::vector<Value> run_body_to_fixpoint(OpContext& ctx, const Graph& body, std::
              [&](const SymInt&, const SymInt&) {
                SymInt u(env.create_unbacked_symint(true));
                st.gen.insert(u.expr());
+               st.made.push_back(u.expr());
                return u;
              },
              &st.gen};
@@ -408,7 +412,7 @@ std::vector<Value> run_body_to_fixpoint(OpContext& ctx, const Graph& body, std::
     for (size_t k = 0; k < carried.size(); ++k)
       next.push_back(m.value(carried[k], outs[first_carried_output + k],
                              "loop-carried value " + std::to_string(k)));
-    env.take_new_unbacked();  // generalization symbols are internal to the body
+    env.take_new_unbacked();  // bound by the Loop / Scan node, not by the body's first node
     if (!m.changed) return outs;
     if (pass + 1 >= kMaxBodyPasses)
       ctx.fail(ErrorKind::LoopNotStable, ctx.op_type() + ": loop-carried shapes still change after " +
@@ -496,6 +500,7 @@ void loop_rule(OpContext& ctx) {
     for (const SymInt& d : elem.tensor->meta.sizes) shape.push_back(d);
     ctx.set_output(k, tensor_value(ctx, elem.tensor->meta.dtype, std::move(shape)));
   }
+  ctx.env().rebind_unbacked(st.made);
 }
 
 // ---------------------------------------------------------------------------
@@ -607,6 +612,7 @@ void scan_rule(OpContext& ctx) {
     }
     ctx.set_output(n_state + j, tensor_value(ctx, elem.tensor->meta.dtype, std::move(s)));
   }
+  ctx.env().rebind_unbacked(st.made);
 }
 
 // ---------------------------------------------------------------------------

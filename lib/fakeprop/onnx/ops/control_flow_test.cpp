@@ -380,6 +380,38 @@ TEST(ControlFlowLoop, FalseConditionRunsNoIteration) {
   EXPECT_EQ(shape_of(r, "scan"), (Strings{"0", "1"}));
 }
 
+TEST(ControlFlowLoop, GeneralizedSizesAreBoundByTheLoop) {
+  // y grows by one per iteration, so the body's second pass sees y_in with a
+  // generalized length: that symbol is bound on the Loop node, and every
+  // unbacked symbol in the report has a node that binds it.
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("z", kFloat, {"N", 3}).input("M", kInt64, {}).initializer_ints("y0", {2}, {1, 2});
+  b.initializer_ints("true", {}, {1}, kBool);
+  b.node("Loop", {"M", "true", "y0", "z"}, {"y", "z_final", "scan"}, "loop0")
+      .attr_graph("body", Subgraphs::graph(loop_body(sg, false)));
+  b.output("y").output("z_final").output("scan");
+  RunResult r = run(b, with_hints({{"z", {5, 3}}}));
+  ASSERT_TRUE(r.errors.empty());
+  std::map<std::string, std::string> bound_by;
+  for (const auto& n : r.nodes)
+    for (const auto& [sym, path] : n.unbacked_bindings) bound_by.emplace(sym, n.name.str());
+  size_t in_later_pass = 0;
+  for (const auto& n : r.nodes)
+    for (const auto& o : n.outputs) {
+      if (!o.val.is_tensor()) continue;
+      for (const SymInt& d : o.val.tensor->meta.sizes) {
+        if (!d.is_symbolic()) continue;
+        for (ExprRef s : free_symbols(d.expr())) {
+          if (!r.env->info(s).unbacked) continue;
+          EXPECT_TRUE(bound_by.count(s->name())) << s->name() << " in " << n.name.str() << " is bound by no node";
+          if (n.name.str().find("#1/") != std::string::npos && bound_by[s->name()] == "loop0") ++in_later_pass;
+        }
+      }
+    }
+  EXPECT_GT(in_later_pass, 0u);  // the body's second pass reads the Loop's generalized length
+}
+
 // Scan body: sum_out = Add(sum_in, x_t); out = Identity(sum_out).
 ModelBuilder& scan_body(Subgraphs& sg) {
   ModelBuilder& body = sg.make("body");
