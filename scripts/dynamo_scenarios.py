@@ -24,10 +24,14 @@ fakeprop's input: the runtime asserts Dynamo inserted (aten._assert_scalar from 
 are removed, while each user torch._check stays as an aten._assert_scalar of its condition; and
 the SymInt placeholders Dynamo lifts (`s77` for L['x'].size()[0]) become aten.sym_size.int
 calls on their tensor, so that fakeprop's own marks make the symbols. Its placeholders carry the
-real example inputs of the call that compiled it. When Dynamo fails before any graph reaches the
-backend (a data-dependent error), the calls are run again, logs off, with
-torch._functorch.config.fake_tensor_propagate_real_tensors, and that graph is kept (the golden
-says `"fallback": true`).
+real example inputs of the call that compiled it (of the first call, for a workload: fakeprop's
+--call replay compiles its first entry from the graph's examples). A user torch._check is told from
+the asserts Dynamo derived by its stack trace (the assert node's user frame is the torch._check
+line). When Dynamo fails before any graph reaches the backend (a data-dependent error), the failing
+call is traced again with make_fx(tracing_mode="symbolic"), logs off, under
+torch._functorch.config.fake_tensor_propagate_real_tensors (decisions take the real values, so the
+trace goes past the error), torch._check recorded as aten._assert_scalar; the golden says
+`"fallback": "make_fx"`.
 """
 import argparse
 import json
@@ -106,7 +110,7 @@ SCENARIOS = [
       """
       def f(x):
           return x.neg()
-      """, [("torch.randn(4)",), ("torch.randn(4, 2)",)], fakeprop=["WORKLOAD"]),
+      """, [("torch.randn(4)",), ("torch.randn(4, 2)",)], fakeprop=["WORKLOAD"], examples_from="compiling"),
     S("recompile_limit", "recompile_limit=2 with dtype changes: the limit warning, later calls run eagerly",
       """
       def f(x):
@@ -341,25 +345,25 @@ def _run_child(spec_path, out_path):
     graphs = []
     state = {"call": 0}
 
+    def from_torch_check(node):
+        """Whether a runtime assert stands for a user torch._check: its stack trace ends at one."""
+        lines = [l for l in (node.meta.get("stack_trace") or "").splitlines() if l.strip()]
+        return any("torch._check(" in l for l in lines[-3:])
+
     def strip_asserts(gm):
-        """Dynamo's inserted runtime asserts out; user torch._check as aten._assert_scalar."""
+        """Dynamo's inserted runtime asserts out, except those of the user's torch._check calls (the
+        program's own checks, which fakeprop must see); scalar computations left unused go too."""
         g = gm.graph
         inserted = {torch.ops.aten._assert_scalar.default, torch.ops.aten.sym_constrain_range_for_size.default,
                     torch.ops.aten.sym_constrain_range.default, torch.ops.aten._assert_async.msg}
         for n in list(g.nodes):
-            if n.op == "call_function" and n.target in inserted:
-                g.erase_node(n)
-            elif n.op == "call_function" and n.target is torch._check:
-                with g.inserting_before(n):
-                    new = g.call_function(torch.ops.aten._assert_scalar.default, (n.args[0], "torch._check"))
-                new.meta.update(n.meta)
-                n.replace_all_uses_with(new)
+            if n.op == "call_function" and n.target in inserted and not from_torch_check(n):
                 g.erase_node(n)
         changed = True
-        while changed:  # scalar computations left unused
+        while changed:
             changed = False
             for n in reversed(list(g.nodes)):
-                if n.op == "call_function" and not n.users and n.target is not torch.ops.aten._assert_scalar.default \
+                if n.op == "call_function" and not n.users and n.target not in inserted \
                         and isinstance(n.meta.get("example_value", n.meta.get("val")), (torch.SymInt, torch.SymBool, int, bool)):
                     g.erase_node(n)
                     changed = True
@@ -399,16 +403,35 @@ def _run_child(spec_path, out_path):
 
     fn = torch.compile(f, backend=backend, **sc["compile_kwargs"])
     results = run(fn)
-    fallback = False
+    fallback = None
     if not graphs:
+        # Dynamo failed before its backend: trace the failing call with make_fx instead (symbolic,
+        # propagate_real_tensors, so that data-dependent decisions take the real values and the
+        # trace goes on), torch._check kept as aten._assert_scalar of its condition.
         sys.stderr.flush()
         print(FALLBACK_MARK, file=sys.stderr, flush=True)
         torch._logging.set_logs()
         logging.getLogger("torch").setLevel(logging.CRITICAL)
-        torch._dynamo.reset()
+        import torch._functorch.config
+        from torch.fx.experimental.proxy_tensor import make_fx
+
         torch._functorch.config.fake_tensor_propagate_real_tensors = True
-        fallback = True
-        run(torch.compile(f, backend=backend, **sc["compile_kwargs"]))
+        real_check = torch._check
+
+        def check(cond, message=None):
+            if isinstance(cond, torch.SymBool):
+                torch.ops.aten._assert_scalar.default(cond, "torch._check")
+            else:
+                real_check(cond, message)
+
+        failing = len(results) - 1
+        torch._check = check
+        try:
+            gm = make_fx(f, tracing_mode="symbolic")(*make_args(sc["calls"][failing]))
+        finally:
+            torch._check = real_check
+        fallback = "make_fx"
+        graphs.append({"sources": ["L['%s']" % n for n in names], "gm": gm, "call": failing})
     out = {"torch_version": torch.__version__, "results": results, "names": names, "fallback": fallback,
            "compiled_graphs": len(graphs)}
     if graphs:

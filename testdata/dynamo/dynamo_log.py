@@ -143,6 +143,20 @@ def frame_events(messages):
     return ev
 
 
+def recompile_log_events(text):
+    """Recompiles in the plain text of Dynamo's recompile log (fakeprop's report.recompiles.log):
+    {"recompiles": [[reason, ...] per "Recompiling function" block], "recompile_limit": "recompile_limit (N)"}."""
+    blocks, limit = [], None
+    for line in text.splitlines():
+        if line.startswith("Recompiling function "):
+            blocks.append([])
+        elif line.startswith("    - ") and blocks:
+            blocks[-1].append(re.sub(r"  +# .*$", "", line[6:]))
+        elif _LIMIT.match(line):
+            limit = "%s (%s)" % _LIMIT.match(line).groups()
+    return {"recompiles": blocks, "recompile_limit": limit}
+
+
 def events_by_frame(pairs):
     """{frame: events} from (frame, message) pairs; messages without a frame are skipped."""
     frames = {}

@@ -67,8 +67,9 @@ def _load(path):
 
 
 def _compile_frames(golden):
-    """torch's frames that compiled or failed compiling, in order (0/0, 0/1, ...)."""
-    frames = golden["torch"]["normalized"]
+    """torch's frames that got as far as produce_guards, in order (0/0, 0/1, ...): a frame that only
+    logged its recompile reasons before the recompile limit stopped it compiled nothing."""
+    frames = [f for f, ev in golden["torch"]["frames"].items() if ev.get("produce_guards")]
     return sorted(frames, key=lambda f: tuple(int(x) for x in f.replace("_", "/").split("/")))
 
 
@@ -126,21 +127,12 @@ def compare(golden, aspect, run):
         if kind == "symbols":
             return torch_ev["symbols"] + torch_ev["unbacked"], (fp_ev["symbols"] + fp_ev["unbacked"]) if fp_ev else None
         return _sorted(torch_ev["guards"]), _sorted(fp_ev["guards"]) if fp_ev else None
-    if aspect == "recompiles":
-        theirs = [r["reasons"] for r in t["recompiles"]]
-        ours = [c["failures"] for c in (report.get("recompiles") or {}).get("calls", [])
-                if c.get("status") == "compiled" and c.get("failures")]
-        return theirs, ours
-    if aspect == "recompile_limit":
-        rec = report.get("recompiles") or {}
-        limited = [c for c in rec.get("calls", []) if "limit" in json.dumps(c)]
-        ours = None
-        if limited:
-            ours = "recompile_limit (%s)" % next(
-                (c.get("recompile_limit") for c in limited if c.get("recompile_limit")),
-                golden["fakeprop"]["args"][golden["fakeprop"]["args"].index("--recompile-limit") + 1]
-                if "--recompile-limit" in golden["fakeprop"]["args"] else 8)
-        return t["recompile_limit"], ours
+    if aspect in ("recompiles", "recompile_limit"):
+        # fakeprop's replay writes Dynamo's recompile log (report.recompiles.log): read it as torch's
+        ev = dynamo_log.recompile_log_events((report.get("recompiles") or {}).get("log", ""))
+        if aspect == "recompiles":
+            return [r["reasons"] for r in t["recompiles"]], ev["recompiles"]
+        return t["recompile_limit"], ev["recompile_limit"]
     if aspect == "log_frames":
         theirs = sorted({line.split("] [", 1)[1].split("]", 1)[0] for line in t["log"]
                          if "] [" in line and ("produce_guards" in line)})
