@@ -2,10 +2,12 @@
 """Dynamo's own behaviour, side by side: small programs run under torch.compile with TORCH_LOGS,
 their logs, guards, errors and recompile reasons kept as goldens for fakeprop.
 
-Run in the oracle venv, from the repository root:
+Run in the oracle venv, from the repository root, with the fakeprop package built (build/python,
+or FAKEPROP_PYTHONPATH naming the directory that holds it):
 
     .venv-oracle/bin/python scripts/dynamo_scenarios.py --out testdata/dynamo
     .venv-oracle/bin/python scripts/dynamo_scenarios.py --out testdata/dynamo --only mark_dynamic_ok
+    .venv-oracle/bin/python scripts/dynamo_scenarios.py --list
 
 Each scenario is a small function, the calls made to it (tensors as Python expressions), how its
 inputs are marked (mark_dynamic, maybe_mark_dynamic, mark_unbacked with their options, executed
@@ -175,19 +177,19 @@ SCENARIOS = [
           return x + y
       """, [("torch.randn(8, 4)", "torch.randn(8, 4)")], marks="torch._dynamo.mark_dynamic(x, 0)",
       fakeprop=["--mark", "L['x']:0=dynamic"]),
-    S("mark_dynamic_divisibility", "mark_dynamic, then view(-1, 4): a guard excluding part of the range, Constraints violated",
+    S("mark_dynamic_divisibility", "mark_dynamic, then view(-1, 4): guards that exclude part of the range (torch.compile still compiles)",
       """
       def f(x):
           return x.view(-1, 4)
       """, [("torch.randn(16)",)], marks="torch._dynamo.mark_dynamic(x, 0)", fakeprop=["--mark", "L['x']:0=dynamic"]),
-    S("mark_dynamic_unify", "mark_dynamic on two dims that broadcasting makes equal: Constraints violated",
+    S("mark_dynamic_unify", "mark_dynamic on two dims that broadcasting makes equal (torch.compile guards them equal, no error)",
       """
       def f(x, y):
           return x + y
       """, [("torch.randn(8, 4)", "torch.randn(6, 4)[:1].expand(8, 4).contiguous()")],
       marks="torch._dynamo.mark_dynamic(x, 0)\ntorch._dynamo.mark_dynamic(y, 0)",
       fakeprop=["--mark", "L['x']:0=dynamic", "--mark", "L['y']:0=dynamic"]),
-    S("mark_dynamic_size_one", "mark_dynamic on a dim of size 1",
+    S("mark_dynamic_size_one", "mark_dynamic on a dim of size 1 (torch.compile keeps it static, no error)",
       """
       def f(x):
           return x * 2
@@ -205,6 +207,23 @@ SCENARIOS = [
       """, [("torch.randn(8, 4)", "torch.randn(8, 4)")],
       marks="torch._dynamo.maybe_mark_dynamic(x, 0)\ntorch._dynamo.maybe_mark_dynamic(y, 0)",
       fakeprop=["--mark", "L['x']:0=maybe_dynamic", "--mark", "L['y']:0=maybe_dynamic"]),
+    S("mark_dynamic_two_dims", "mark_dynamic on both dims of one input, multiplied by its transpose",
+      """
+      def f(x):
+          return x.t() @ x
+      """, [("torch.randn(6, 3)",)], marks="torch._dynamo.mark_dynamic(x, [0, 1])", fakeprop=["--mark", "L['x']=dynamic"]),
+    S("maybe_mark_dynamic_min_max", "maybe_mark_dynamic with min and max",
+      """
+      def f(x):
+          return x.exp()
+      """, [("torch.randn(8, 3)",)], marks="torch._dynamo.maybe_mark_dynamic(x, 0, min=4, max=32)",
+      fakeprop=["--mark", "L['x']:0=maybe_dynamic,min=4,max=32"]),
+    S("mark_static_dynamic_true", "dynamic=True with torch._dynamo.mark_static on one dim",
+      """
+      def f(x):
+          return x.sum(0)
+      """, [("torch.randn(8, 3)",)], marks="torch._dynamo.mark_static(x, 1)", compile_kwargs={"dynamic": True},
+      fakeprop=["--no-assume-static-by-default", "--mark", "L['x']:1=static"]),
     S("python_branch", "a Python branch on a marked size: Dynamo guards it, the ATen graph has no branch",
       """
       def f(x):
@@ -278,6 +297,11 @@ SCENARIOS = [
       def f(x):
           return x.nonzero().view(2, -1)
       """, [("torch.tensor([1., 0., 1., 1., 1., 0.])",)], config=UNBACKED),
+    S("bool_mask_index", "boolean-mask indexing: a data-dependent row count",
+      """
+      def f(x):
+          return x[x[:, 0] > 0] * 2
+      """, [("torch.tensor([[1., 2.], [-1., 3.], [2., 0.]])",)], config=UNBACKED),
     S("item_zeros", "item() as a size, minus one: a runtime assert that it is >= 0",
       """
       def f(x):
