@@ -1,0 +1,192 @@
+"""fakeprop beside Dynamo: each golden NAME.golden.json (scripts/dynamo_scenarios.py, torch's
+TORCH_LOGS of a small program under torch.compile) is replayed by running fakeprop on the same
+program's ATen graph NAME.graph.json with the equivalent arguments, and the two compared aspect by
+aspect after normalization (testdata/dynamo/dynamo_log.py): symbol names by order of creation,
+Python locations and fakeprop's node names dropped.
+
+Needs no torch: only the binary (FAKEPROP_BIN, default build/fakeprop).
+
+    FAKEPROP_BIN=build/fakeprop python -m pytest -q testdata/dynamo
+
+An aspect that disagrees fails, unless known_differences.txt lists it (`SCENARIO ASPECT: reason`);
+a listed aspect that agrees fails too, so the list stays exact.
+
+Aspects. One compile (no workload): `symbols` (create_symbol lines: name, hint, source, range;
+duck-sized sources), `unbacked` (create_unbacked_symint: range at creation and the last range
+given), `guards_added` (`eval ... [guard added]`), `runtime_asserts` (`runtime_assert ... [guard
+added]`), `replacements` (set_replacement with its reason), `guards` (the shape guards Dynamo
+installs over sources, against the report's guards; only where torch compiled), `error` (the
+exception's text up to its first blank line against the report's errors; no exception means no
+error). A workload (automatic dynamic, `--call`): per compile `symbols@0/N` and `guards@0/N` (from
+fakeprop's --trace-dir, which keeps each compile apart), `recompiles` (each recompile's guard
+failures), `recompile_limit`, and `log_frames` (the [0/N] ids that the --log lines carry).
+Lists whose order is not part of the contract (guards added, asserts, replacements, guards) are
+compared sorted.
+"""
+import functools
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+import dynamo_log  # noqa: E402
+
+GOLDENS = sorted(HERE.glob("*.golden.json"))
+KNOWN_FILE = HERE / "known_differences.txt"
+
+
+def _fakeprop():
+    path = os.environ.get("FAKEPROP_BIN") or str(ROOT / "build" / "fakeprop")
+    return path if os.access(path, os.X_OK) else None
+
+
+def _known():
+    """{(scenario, aspect): reason} from known_differences.txt."""
+    out = {}
+    for n, line in enumerate(KNOWN_FILE.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        head, sep, reason = line.partition(":")
+        parts = head.split()
+        if not sep or len(parts) != 2 or not reason.strip():
+            raise ValueError("%s:%d: expected `SCENARIO ASPECT: reason`" % (KNOWN_FILE.name, n))
+        out[tuple(parts)] = reason.strip()
+    return out
+
+
+def _load(path):
+    return json.loads(pathlib.Path(path).read_text())
+
+
+def _compile_frames(golden):
+    """torch's frames that got as far as produce_guards, in order (0/0, 0/1, ...): a frame that only
+    logged its recompile reasons before the recompile limit stopped it compiled nothing."""
+    frames = [f for f, ev in golden["torch"]["frames"].items() if ev.get("produce_guards")]
+    return sorted(frames, key=lambda f: tuple(int(x) for x in f.replace("_", "/").split("/")))
+
+
+def aspects(golden):
+    if golden["fakeprop"]["workload"]:
+        out = []
+        for f in _compile_frames(golden):
+            out += ["symbols@" + f, "guards@" + f]
+        return out + ["recompiles", "recompile_limit", "log_frames"]
+    out = ["symbols", "unbacked", "guards_added", "runtime_asserts", "replacements"]
+    if golden["torch"]["error"] is None:
+        out.append("guards")
+    return out + ["error"]
+
+
+CASES = [(g, a) for g in GOLDENS for a in aspects(_load(g))]
+
+
+@functools.lru_cache(maxsize=None)
+def run_fakeprop(golden_path):
+    """fakeprop's report, --log +dynamic lines and (for a workload) --trace-dir frames."""
+    golden = _load(golden_path)
+    exe = _fakeprop()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_"))}
+    env.update(golden["fakeprop"]["env"])
+    graph = str(HERE / golden["graph"]["file"])
+    with tempfile.TemporaryDirectory(prefix="fakeprop_dynamo_") as tmp:
+        cmd = [exe, graph] + golden["fakeprop"]["args"] + ["--json", "--log", "+dynamic"]
+        if golden["fakeprop"]["workload"]:
+            cmd += ["--trace-dir", tmp]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        if proc.returncode not in (0, 1):
+            raise AssertionError("%s exited %d:\n%s" % (" ".join(cmd), proc.returncode, proc.stderr[-3000:]))
+        trace = {}
+        for p in pathlib.Path(tmp).glob("*.log"):
+            trace.update(dynamo_log.parse_trace(p.read_text()))
+    report = json.loads(proc.stdout)
+    records = dynamo_log.parse_glog(proc.stderr)
+    return {"cmd": cmd, "report": report, "records": records, "trace": trace}
+
+
+def _sorted(xs):
+    return sorted(xs)
+
+
+def compare(golden, aspect, run):
+    """(torch's value, fakeprop's value) of one aspect, both normalized."""
+    t = golden["torch"]
+    report = run["report"]
+    if "@" in aspect:
+        kind, frame = aspect.split("@")
+        torch_ev = t["normalized"][frame]
+        fp_raw = run["trace"].get(frame)
+        fp_ev = dynamo_log.normalized(fp_raw) if fp_raw else None
+        if kind == "symbols":
+            return torch_ev["symbols"] + torch_ev["unbacked"], (fp_ev["symbols"] + fp_ev["unbacked"]) if fp_ev else None
+        return _sorted(torch_ev["guards"]), _sorted(fp_ev["guards"]) if fp_ev else None
+    if aspect in ("recompiles", "recompile_limit"):
+        # fakeprop's replay writes Dynamo's recompile log (report.recompiles.log): read it as torch's
+        ev = dynamo_log.recompile_log_events((report.get("recompiles") or {}).get("log", ""))
+        if aspect == "recompiles":
+            return [r["reasons"] for r in t["recompiles"]], ev["recompiles"]
+        return t["recompile_limit"], ev["recompile_limit"]
+    if aspect == "log_frames":
+        theirs = sorted({line.split("] [", 1)[1].split("]", 1)[0] for line in t["log"]
+                         if "] [" in line and ("produce_guards" in line)})
+        ours = sorted({r[2] for r in run["records"] if r[2] and r[3] == "produce_guards"})
+        # fakeprop's --log also holds the base run beside the --call compiles: compare the ids only
+        return theirs, ours
+    # One compile: torch's frame 0/0 against fakeprop's --log.
+    torch_ev = t["normalized"].get("0/0") or dynamo_log.normalized(dynamo_log.frame_events([]))
+    fp_ev = dynamo_log.normalized(dynamo_log.frame_events([r[3] for r in run["records"]]))
+    if aspect in ("symbols", "unbacked"):
+        return torch_ev[aspect], fp_ev[aspect]
+    if aspect in ("guards_added", "runtime_asserts", "replacements"):
+        return _sorted(torch_ev[aspect]), _sorted(fp_ev[aspect])
+    if aspect == "guards":
+        return _sorted(torch_ev["guards"]), _sorted(dynamo_log.rename(g["expr"], fp_ev["symbol_map"])
+                                                     for g in report.get("guards", []))
+    if aspect == "error":
+        err = t["error"]
+        theirs = dynamo_log.rename(err["core"], torch_ev["symbol_map"]) if err else None
+        cores = [dynamo_log.rename(dynamo_log.error_core(e.get("message", "")), fp_ev["symbol_map"])
+                 for e in report.get("errors", [])]
+        if theirs is None:
+            return None, cores[0] if cores else None
+        return theirs, theirs if theirs in cores else (cores[0] if cores else None)
+    raise KeyError(aspect)
+
+
+@pytest.fixture(scope="module")
+def known():
+    return _known()
+
+
+def test_goldens_present():
+    assert len(GOLDENS) >= 20, "expected the scenario goldens beside this file (scripts/dynamo_scenarios.py)"
+
+
+def test_known_differences_name_real_aspects(known):
+    real = {(_load(g)["scenario"], a) for g, a in CASES}
+    stale = sorted(k for k in known if k not in real)
+    assert not stale, "known_differences.txt names aspects no golden has: %s" % stale
+
+
+@pytest.mark.parametrize("golden_path,aspect", CASES, ids=["%s-%s" % (g.name[:-len(".golden.json")], a) for g, a in CASES])
+def test_aspect(golden_path, aspect, known):
+    if not _fakeprop():
+        pytest.skip("no fakeprop binary: set FAKEPROP_BIN")
+    golden = _load(golden_path)
+    run = run_fakeprop(str(golden_path))
+    theirs, ours = compare(golden, aspect, run)
+    key = (golden["scenario"], aspect)
+    if theirs == ours:
+        assert key not in known, "%s %s agrees now: remove it from known_differences.txt (%s)" % (key + (known.get(key),))
+        return
+    if key in known:
+        return
+    pytest.fail("%s %s differs\n  torch:    %s\n  fakeprop: %s\n  command:  %s" % (
+        golden["scenario"], aspect, json.dumps(theirs), json.dumps(ours), " ".join(run["cmd"])))
