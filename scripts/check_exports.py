@@ -182,8 +182,11 @@ def analyse(model, report):
         if op in SHAPE_ONLY_OPS and shapes_u:
             for out in node["outputs"]:
                 tainted.add(out["name"])
+        # A Loop / Scan binds the carried sizes its body generalizes (any iteration's): as
+        # data-dependent as the trip count and the carried values it reads.
+        loop_reads_data = op in ("Loop", "Scan") and reads_data
         for u in node.get("unbacked_bindings", {}):
-            if op in DATA_SOURCE_OPS or sizes_from_data or node["name"] in holds_source:
+            if op in DATA_SOURCE_OPS or sizes_from_data or node["name"] in holds_source or loop_reads_data:
                 explained_u.add(u)
             else:
                 unexplained_u[u] = node["name"]

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <numeric>
 #include <span>
 #include <unordered_set>
 
@@ -122,6 +124,43 @@ DataDependentMemo::Key DataDependentMemo::key(const std::string& op, const Tenso
   return {op, t.storage, version, std::move(view)};
 }
 
+namespace {
+
+// The strides of an input whose sizes became symbols (marks on a graph whose
+// example strides are integers), as ShapeEnv._compute_symbolic_stride makes
+// them: in ascending order (the innermost first among equals), a stride that
+// some dim's size times stride gives is that product (s1 for [s0, s1] with
+// strides [4, 1]), 0 and 1 stay, any other is a duck-sized symbol of its own.
+// A stride made from sizes is recorded for produce_guards.
+SymShape symbolic_input_strides(ShapeEnv& e, const std::string& src, const SymShape& sizes,
+                                const std::vector<int64_t>& ex_sizes, const std::vector<int64_t>& ex_strides) {
+  const size_t n = sizes.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ex_strides[a] != ex_strides[b] ? ex_strides[a] < ex_strides[b] : a > b;
+  });
+  std::map<int64_t, SymInt> candidates;  // a stride value -> the expression that makes it
+  SymShape out(n);
+  for (size_t i : order) {
+    const int64_t val = ex_strides[i];
+    const bool contiguous = i + 1 < n && val == checked_mul(ex_sizes[i + 1], ex_strides[i + 1]);
+    const std::string source = SourceSpecs::stride_source(src, static_cast<int64_t>(i));
+    if ((val == 0 || val == 1) && !contiguous) {
+      out[i] = SymInt(val);
+    } else if (auto it = candidates.find(val); it != candidates.end()) {
+      out[i] = it->second;
+      if (out[i].is_symbolic()) e.add_input_property(source, out[i].expr());
+    } else {
+      out[i] = e.create_symbol(val, source);
+    }
+    candidates[checked_mul(ex_sizes[i], val)] = e.simplify(sizes[i] * out[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
 // item() of a 0-d CPU input whose value was known when it was traced: a
 // backed symbol with that hint (zf<N> for float64, s<N> over the whole
 // integer range for integers, neither duck sized nor 0/1 specialized), as
@@ -210,6 +249,19 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   if (ex.stride) {
     tv.meta.strides.reserve(ex.stride->size());
     for (const std::string& text : *ex.stride) tv.meta.strides.push_back(unbound_expr(text));
+    // Integer example strides of an input whose sizes became symbols follow
+    // the sizes, as Dynamo fakifies such a tensor (it needs each size's example).
+    std::vector<int64_t> ex_sizes, ex_strides;
+    bool symbolic = false;
+    for (size_t d = 0; d < tv.meta.sizes.size(); ++d) {
+      const std::optional<int64_t> h = e.hint(tv.meta.sizes[d]);
+      if (!h || !tv.meta.strides[d].is_static()) break;
+      symbolic |= tv.meta.sizes[d].is_symbolic();
+      ex_sizes.push_back(*h);
+      ex_strides.push_back(tv.meta.strides[d].value());
+    }
+    if (is_input && symbolic && ex_sizes.size() == tv.meta.sizes.size())
+      tv.meta.strides = symbolic_input_strides(e, src, tv.meta.sizes, ex_sizes, ex_strides);
   } else {
     tv.meta.strides = contiguous_strides(tv.meta.sizes, &e);
   }

@@ -82,6 +82,10 @@ std::string SourceSpecs::size_source(const std::string& tensor_source, int64_t d
   return tensor_source + ".size()[" + std::to_string(dim) + "]";
 }
 
+std::string SourceSpecs::stride_source(const std::string& tensor_source, int64_t dim) {
+  return tensor_source + ".stride()[" + std::to_string(dim) + "]";
+}
+
 std::string SourceSpecs::normalize_source(const std::string& s) {
   if (is_identifier(s) && s != "L" && s != "G") return input_source(s);
   // L[x] -> L['x'] (only when the bracket holds a bare identifier)

@@ -36,6 +36,7 @@ class SourceSpecs {
   // PyTorch's source name of graph input `name`.
   static std::string input_source(const std::string& name);
   static std::string size_source(const std::string& tensor_source, int64_t dim);
+  static std::string stride_source(const std::string& tensor_source, int64_t dim);
 
  private:
   struct Marked {

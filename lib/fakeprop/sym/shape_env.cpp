@@ -1345,6 +1345,13 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
       emit(i.sources[k] + " == " + i.sources[0], i.sym->name() + " == " + i.sym->name(), "");
   }
 
+  // Input strides that are expressions over the sizes (a constant one is the
+  // tensor match's static stride, which PyTorch skips here).
+  for (const auto& [src, e] : input_properties_) {
+    ExprRef now = simplify(e);
+    if (!as_integer(now)) emit(src + " == " + print_over_sources(now), src + " == " + to_python_string(now), "");
+  }
+
   // 2. Every guard not implied by replacements and ranges alone.
   std::unordered_set<ExprRef> issued;
   for (const GuardRecord& g : guards_) {

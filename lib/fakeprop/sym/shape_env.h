@@ -146,6 +146,11 @@ class ShapeEnv {
   // A violation found outside ShapeEnv (a marked dim 0/1-specialized at creation).
   void note_constraint_violation(const std::string& source, const std::string& line);
 
+  // An input's tensor property (a stride) that equals an expression over the
+  // input sizes: produce_guards checks it unless it is a constant
+  // (L['x'].stride()[0] == L['x'].size()[1]).
+  void add_input_property(const std::string& source, ExprRef expr) { input_properties_.emplace_back(source, expr); }
+
   bool is_symbol_known(ExprRef sym) const;
   const SymbolInfo& info(ExprRef sym) const;  // throws Error for an unknown symbol
   std::vector<const SymbolInfo*> symbols() const;  // creation order
@@ -310,6 +315,7 @@ class ShapeEnv {
   std::vector<Branch> branches_;
   ExprRef branch_condition(Branch& b);
   ExprRef branch_assumption();  // And of every open branch's condition
+  std::vector<std::pair<std::string, ExprRef>> input_properties_;
   std::vector<GuardRecord> guards_;
   std::vector<GuardRecord> runtime_asserts_;
   std::vector<SpecializationRecord> specializations_;
