@@ -79,11 +79,11 @@ def test_wrong_argument_types_are_type_errors():
 
 
 def test_constraint_violation_carries_the_report(cli):
-    args = dict(marks="x:0=dynamic", inputs={"x": [1, 8], "y": [1, 8]})
+    args = dict(marks="x:0=dynamic,min=1", inputs={"x": [1, 8], "y": [1, 8]})
     with pytest.raises(fakeprop.ConstraintViolationError) as e:
         fakeprop.infer(ADD_RELU, **args)
     assert "Constraints violated (L['x'].size()[0])!" in str(e.value)
-    out = cli(ADD_RELU, "--mark", "x:0=dynamic", "--input", "x=1,8", "--input", "y=1,8", "--json")
+    out = cli(ADD_RELU, "--mark", "x:0=dynamic,min=1", "--input", "x=1,8", "--input", "y=1,8", "--json")
     assert out.returncode == 1
     assert e.value.report == json.loads(out.stdout)
 

@@ -161,7 +161,7 @@ SymInt InputDimFactory::create(const DimPlan& plan, const std::string& tensor_so
         // mark_unbacked's min/max are checks on the value (runtime asserts).
         if (m->min) env_.defer_runtime_assert(SymBool(ge(u, integer(*m->min))), "mark_unbacked(min)");
         if (m->max) env_.defer_runtime_assert(SymBool(le(u, integer(*m->max))), "mark_unbacked(max)");
-        if (m->is_strict()) env_.mark_dynamic(u, m->range().intersect({0, kIntOo}));
+        if (m->is_strict()) env_.mark_dynamic(u, m->marked_range({0, kIntOo}));
         if (m->hint_override) env_.set_hint_override(u, *m->hint_override);
       }
       size = SymInt(u);
@@ -175,7 +175,7 @@ SymInt InputDimFactory::create(const DimPlan& plan, const std::string& tensor_so
       if (!hint) {  // a dim_param without a hint: hintless, as the front ends make them
         ExprRef s = env_.create_named_symbol(preferred_name, std::nullopt,
                                              m ? m->range().intersect({0, kIntOo}) : ValueRange{0, kIntOo}, dsrc);
-        if (m && m->is_strict()) env_.mark_dynamic(s, m->range().intersect({0, kIntOo}));
+        if (m && m->is_strict()) env_.mark_dynamic(s, m->marked_range({0, kIntOo}));
         size = SymInt(s);
         break;
       }
@@ -200,14 +200,12 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
   SymInt size = env_.create_symbol(hint, dsrc, dyn, m ? m->range() : ValueRange{}, preferred_name);
   if (size.is_static()) {
     record_zero_one(tensor_source, dim, size.value());
-    if (m && m->is_strict())
-      env_.note_constraint_violation(
-          dsrc, "You marked " + dsrc + " as dynamic but your code specialized it to be a constant (" +
-                    std::to_string(size.value()) +
-                    "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+    // 0/1 specialization breaks a mark only when it has a range (StrictMinMaxConstraint).
+    if (m && m->is_strict() && (m->marked_range({0, kIntOo}) || (size.value() != 0 && size.value() != 1)))
+      env_.note_constraint_violation(dsrc, marked_dim_specialized(dsrc, size.value()));
     return size;
   }
-  if (m && m->is_strict()) env_.mark_dynamic(size.expr(), m->range().intersect({2, kIntOo}));
+  if (m && m->is_strict()) env_.mark_dynamic(size.expr(), m->marked_range({2, kIntOo}));
   if (m && m->hint_override) env_.set_hint_override(size.expr(), *m->hint_override);
   if (m && m->active_predicate) apply_predicate(*m, dsrc, size, hint);
   return size;

@@ -40,6 +40,12 @@ struct DimMarkOptions {
   std::optional<size_t> active_predicate;
 
   ValueRange range() const;
+  // The range min/max ask for within `sizes`, or nullopt without either
+  // (mark_dynamic's StrictMinMaxConstraint against its RelaxedUnspecConstraint).
+  std::optional<ValueRange> marked_range(ValueRange sizes) const {
+    if (!min && !max) return std::nullopt;
+    return range().intersect(sizes);
+  }
   // Constraint violations apply (mark_dynamic, or strict).
   bool is_strict() const { return kind == MarkKind::Dynamic || strict; }
 };

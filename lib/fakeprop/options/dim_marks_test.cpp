@@ -94,9 +94,18 @@ struct Factory {
   InputDimFactory make{env, specs, warnings};
 };
 
-TEST(InputDimFactory, MarkDynamicOnSizeOneIsAViolation) {
+TEST(InputDimFactory, MarkDynamicOnSizeOneIsNoViolationWithoutARange) {
+  // torch.compile's RelaxedUnspecConstraint does not complain about 0/1.
   InferOptions o;
   o.marks.add("x:0=dynamic");
+  Factory f;
+  EXPECT_EQ(constant(f.make.create(plan_input_dim(o, kX, 0, true), kX, 0, 1)), 1);
+  EXPECT_EQ(f.env.constraint_violations(), "");
+}
+
+TEST(InputDimFactory, MarkDynamicWithARangeOnSizeOneIsAViolation) {
+  InferOptions o;
+  o.marks.add("x:0=dynamic,min=1");
   Factory f;
   SymInt s = f.make.create(plan_input_dim(o, kX, 0, true), kX, 0, 1);
   EXPECT_EQ(constant(s), 1);

@@ -885,7 +885,14 @@ void ShapeEnv::add_source(ExprRef sym, const std::string& source) {
 void ShapeEnv::mark_dynamic(ExprRef sym, std::optional<ValueRange> range) {
   SymbolInfo& i = mutable_info(sym);
   i.marked_dynamic = true;
-  i.marked_range = range ? *range : i.range;
+  i.marked_range = range;
+}
+
+std::string marked_dim_specialized(const std::string& source, int64_t value) {
+  return "You marked " + source + " as dynamic but your code specialized it to be a constant (" +
+         std::to_string(value) +
+         "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using "
+         "Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.";
 }
 
 void ShapeEnv::set_extended_debug(std::string guard_added, std::vector<std::string> create_symbol) {
@@ -1388,13 +1395,14 @@ std::string ShapeEnv::constraint_violations() const {
     if (!i.marked_dynamic) continue;
     const std::string src = source_of(i.sym);
     ExprRef now = simplify(i.sym);
+    const bool strict = i.marked_range.has_value();
     if (auto value = as_integer(now)) {
+      if (!strict && (*value == 0 || *value == 1)) continue;  // PyTorch expects to compile these anyway
       names.insert(src);
-      lines.push_back("  - You marked " + src + " as dynamic but your code specialized it to be a constant (" +
-                      std::to_string(*value) +
-                      "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+      lines.push_back("  - " + marked_dim_specialized(src, *value));
       continue;
     }
+    if (!strict) continue;  // a relaxed mark allows any guard short of a constant
     if (now != i.sym) {  // unified with another input's size
       if (i.declared_equal && now == simplify(i.declared_equal)) continue;
       names.insert(src);
@@ -1405,7 +1413,7 @@ std::string ShapeEnv::constraint_violations() const {
     // A guard over this symbol alone that some value of the marked range fails.
     // Values are tried from the low end (4096 of them): a violation reported
     // is real; one that only values beyond them would show is missed.
-    const ValueRange wanted = i.marked_range.value_or(ValueRange{2, kIntOo});
+    const ValueRange wanted = *i.marked_range;
     const int64_t lo = wanted.lo_infinite() ? 0 : wanted.lo;
     const int64_t hi = wanted.hi_infinite() ? lo + 4095 : std::min(wanted.hi, lo + 4095);
     for (const GuardRecord& g : guards_) {

@@ -46,8 +46,12 @@ struct SymbolInfo {
   ValueRange range;
   std::vector<std::string> sources;  // first one is the canonical source
   std::string node;                  // node that created it ("" for inputs)
-  bool marked_dynamic = false;       // specializing it is a constraint violation
-  std::optional<ValueRange> marked_range;  // the range the user asked for (mark min/max)
+  // Marked dynamic: specializing it to a constant other than 0 or 1 is a
+  // constraint violation (RelaxedUnspecConstraint). With a marked range
+  // (mark min/max: StrictMinMaxConstraint) so are a specialization to 0 or 1,
+  // unifying it with another size and a guard that excludes part of the range.
+  bool marked_dynamic = false;
+  std::optional<ValueRange> marked_range;
   std::optional<int64_t> hint_override;    // a hint for reports only (mark_unbacked's hint_override)
   ExprRef declared_equal = nullptr;        // the symbol a shape_id (torch.export's shared Dim) equates it with
 };
@@ -56,6 +60,9 @@ struct SymbolInfo {
 // sympy's "[-oo, oo]" for a float symbol.
 std::string hint_text(const SymbolInfo& s);
 std::string range_text(const SymbolInfo& s);
+
+// The constraint-violation line of a marked dim specialized to `value`, in torch 2.15's words.
+std::string marked_dim_specialized(const std::string& source, int64_t value);
 
 struct GuardRecord {
   ExprRef expr;      // the decided condition (true as recorded)
@@ -136,8 +143,7 @@ class ShapeEnv {
   // Narrow a symbol's range (constrain_symbol_range); a singleton becomes a replacement.
   void constrain_symbol_range(ExprRef sym, ValueRange range, const std::string& reason = "");
   void add_source(ExprRef sym, const std::string& source);
-  // mark_dynamic: specializing `sym`, or a guard that excludes part of `range`
-  // (default: its range now), is a constraint violation.
+  // mark_dynamic (SymbolInfo::marked_dynamic): `range` is the user's min/max.
   void mark_dynamic(ExprRef sym, std::optional<ValueRange> range = std::nullopt);
   void set_hint_override(ExprRef sym, int64_t hint) { mutable_info(sym).hint_override = hint; }
   // `sym` equals `other` by the user's declaration (a shared shape_id): the

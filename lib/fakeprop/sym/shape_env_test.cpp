@@ -887,7 +887,21 @@ TEST(ShapeEnvResults, ConstraintViolationForMarkedDynamic) {
   EXPECT_EQ(env.constraint_violations(),
             "Constraints violated (L['x'].size()[0])! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
             "  - You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (5). If "
-            "you're using mark_dynamic, either remove it or use maybe_mark_dynamic.");
+            "you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, "
+            "replace it with either Dim.STATIC or Dim.AUTO.");
+}
+
+TEST(ShapeEnvResults, RelaxedMarkAllowsGuardsAndUnification) {
+  // mark_dynamic without min/max is torch.compile's RelaxedUnspecConstraint: a
+  // divisibility guard or an equality with another size is no violation.
+  ShapeEnv env({.specialize_zero_one = true, .duck_shape = false});
+  ExprRef s0 = env.create_symbol(8, kX0).expr();
+  ExprRef s1 = env.create_symbol(8, kY0).expr();
+  env.mark_dynamic(s0);
+  env.mark_dynamic(s1);
+  EXPECT_TRUE(env.evaluate(B(eq(mod(s0, I(4)), I(0))), "view"));
+  EXPECT_TRUE(env.evaluate(B(eq(s1, s0)), "broadcast"));
+  EXPECT_EQ(env.constraint_violations(), "");
 }
 
 TEST(ShapeEnvResults, NoViolationWhenGuardHoldsOverMarkedRange) {
@@ -916,7 +930,7 @@ TEST(ShapeEnvResults, ViolationWhenMarkedSizesAreUnified) {
   ShapeEnv env({.specialize_zero_one = true, .duck_shape = false});
   ExprRef s0 = env.create_symbol(5, kX0).expr();
   ExprRef s1 = env.create_symbol(5, kY0).expr();
-  env.mark_dynamic(s1);
+  env.mark_dynamic(s1, ValueRange{2, 64});  // with a range: StrictMinMaxConstraint
   EXPECT_TRUE(env.evaluate(B(eq(s1, s0)), "broadcast"));
   EXPECT_NE(env.constraint_violations().find("  - The values of L['y'].size()[0] = L['y'].size()[0] and "
                                              "L['x'].size()[0] = L['x'].size()[0] must always be equal."),
