@@ -152,17 +152,19 @@ def analyse(model, report):
     explained_u = set()
     unexplained_u = {}
     values = []
-    bound = {u for n in report["nodes"] for u in n.get("unbacked_bindings", {})}
+    binder = {u: n["name"] for n in report["nodes"] for u in n.get("unbacked_bindings", {})}
     for node in report["nodes"]:
         # A subgraph node visited again (a Loop body's later pass, where the carried sizes that
-        # change per iteration are generalized to unbacked symbols no node binds) is named
-        # PARENT#1/...: those symbols are as data-dependent as the Loop's trip count and inputs.
+        # change per iteration are generalized to unbacked symbols the Loop binds) is named
+        # PARENT#1/... and runs before the Loop's own record: those symbols are as data-dependent
+        # as the Loop's trip count and inputs.
         loop = re.match(r"([^/#]+)#[0-9]+/", node["name"])
         if loop and (loop.group(1) in holds_source or any(i in tainted for i in node_inputs.get(loop.group(1), []))):
             for out in node["outputs"]:
                 for _, t in tensor_vals(out["val"]):
                     for d in t["shape"]:
-                        explained_u |= {s for s in free_symbols(d) if s not in input_symbols and s not in bound}
+                        explained_u |= {s for s in free_symbols(d)
+                                        if s not in input_symbols and binder.get(s, loop.group(1)) == loop.group(1)}
         inputs = node_inputs.get(re.sub(r"#[0-9]+(?=/)", "", node["name"]), [])
         op = node["op"]
         reads_data = any(i in tainted for i in inputs)
@@ -182,11 +184,10 @@ def analyse(model, report):
         if op in SHAPE_ONLY_OPS and shapes_u:
             for out in node["outputs"]:
                 tainted.add(out["name"])
-        # A Loop / Scan binds the carried sizes its body generalizes (any iteration's): as
-        # data-dependent as the trip count and the carried values it reads.
-        loop_reads_data = op in ("Loop", "Scan") and reads_data
         for u in node.get("unbacked_bindings", {}):
-            if op in DATA_SOURCE_OPS or sizes_from_data or node["name"] in holds_source or loop_reads_data:
+            if u in explained_u:  # a Loop's generalized carried size, explained in its body (above)
+                continue
+            if op in DATA_SOURCE_OPS or sizes_from_data or node["name"] in holds_source:
                 explained_u.add(u)
             else:
                 unexplained_u[u] = node["name"]
