@@ -11,7 +11,7 @@ namespace fakeprop::cli {
 
 
 void InferFlags::add_to(CLI::App& app) {
-  app.add_option("--dynamic", args.dynamic, "Mark sources dynamic (backed); comma-separated SPEC, repeatable")
+  app.add_option("--dynamic", args.dynamic, "Mark sources dynamic (backed, a symbol each); comma-separated SPEC, repeatable")
       ->type_name("SPEC");
   app.add_option("--unbacked", args.unbacked, "Mark sources unbacked (size-like, no hint)")->type_name("SPEC");
   app.add_option("--static", args.static_, "Mark sources static; wins over --unbacked and --dynamic")->type_name("SPEC");

@@ -30,7 +30,12 @@ def test_options_reach_the_run():
     static = fakeprop.infer(ADD_RELU)
     dynamic = fakeprop.infer(ADD_RELU, dynamic=["x:0", "y:0"])
     assert static["symbols"] == []
-    assert [s["sources"] for s in dynamic["symbols"]] == [["L['x'].size()[0]", "L['y'].size()[0]"]]
+    # Dynamic sources get a symbol each (DimDynamic.DYNAMIC); the add unifies them with a guard.
+    assert [s["sources"] for s in dynamic["symbols"]] == [["L['x'].size()[0]"], ["L['y'].size()[0]"]]
+    assert "L['y'].size()[0] == L['x'].size()[0]" in [g["expr"] for g in dynamic["guards"]]
+    # dynamic=True (assume_static_by_default off) duck sizes equal sizes into one symbol.
+    duck = fakeprop.infer(ADD_RELU, assume_static_by_default=False)
+    assert [s["sources"] for s in duck["symbols"]][0] == ["L['x'].size()[0]", "L['y'].size()[0]"]
     shape = dynamic["outputs"][0]["val"]["shape"]
     assert isinstance(shape[0], str) and shape[1] == static["outputs"][0]["val"]["shape"][1]
     no_zero_one = fakeprop.infer(ADD_RELU, dynamic="x", inputs={"x": [1, 8], "y": [1, 8]},

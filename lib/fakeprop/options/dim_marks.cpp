@@ -139,7 +139,10 @@ DimPlan plan_input_dim(const InferOptions& o, const std::string& tensor_source, 
     return plan;
   }
   plan.mark = by_specs;
-  if (plan.mark == DimMark::Unmarked && fixed_in_model && !o.assume_static_by_default) plan.mark = DimMark::Dynamic;
+  if (plan.mark == DimMark::Unmarked && fixed_in_model && !o.assume_static_by_default) {
+    plan.mark = DimMark::Dynamic;
+    plan.duck = true;
+  }
   return plan;
 }
 
@@ -195,8 +198,7 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
     SymInt probe(hint);
     if (apply_predicate(*m, dsrc, probe, hint)) return probe;
   }
-  // --dynamic is duck sized as Dynamo's automatic dynamic; marks are not (mark_dynamic).
-  const DimDynamic dyn = m || !preferred_name.empty() ? DimDynamic::Dynamic : DimDynamic::Duck;
+  const DimDynamic dyn = plan.duck && !m && preferred_name.empty() ? DimDynamic::Duck : DimDynamic::Dynamic;
   SymInt size = env_.create_symbol(hint, dsrc, dyn, m ? m->range() : ValueRange{}, preferred_name);
   if (size.is_static()) {
     record_zero_one(tensor_source, dim, size.value());

@@ -73,6 +73,10 @@ class DimMarks {
 struct DimPlan {
   DimMark mark = DimMark::Unmarked;
   const DimMarkOptions* options = nullptr;
+  // Dynamic only because assume_static_by_default is off (dynamic=True):
+  // duck sized, as Dynamo's DimDynamic.DUCK. Marks and dynamic sources are
+  // DimDynamic.DYNAMIC: a symbol of their own.
+  bool duck = false;
 };
 DimPlan plan_input_dim(const InferOptions& o, const std::string& tensor_source, int64_t dim, bool fixed_in_model);
 
