@@ -29,6 +29,7 @@ struct InferOptions {
   std::vector<std::string> explain_symbols;  // extended debug: symbol names
   ShapeEnvSettings settings;
   LogLevel log_level = LogLevel::Off;
+  std::string log_frame = "0/0";  // the compile's id in the trace ([0/N]: a --call recompile)
   int64_t max_fold_elements = 1 << 16;  // known-data cap for constant folding
   size_t max_subgraph_depth = 32;
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (options/limits.h)

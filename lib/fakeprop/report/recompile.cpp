@@ -246,6 +246,13 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
       continue;
     }
     out.failures = failures;
+    // Dynamo says why before it knows whether the limit lets it compile; once
+    // the limit is hit it runs the frame eagerly and says nothing more.
+    if (!entries.empty() && !limit_hit) {
+      log += "Recompiling function " + options.function_name + " in " + options.location + "\n";
+      log += "    triggered by the following guard failure(s):\n";
+      for (const auto& f : failures) log += "    - " + f + "\n";
+    }
     if (static_cast<int>(entries.size()) >= options.recompile_limit) {
       out.status = CallStatus::LimitReached;
       if (!limit_hit)
@@ -269,11 +276,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
       const std::string tensor = src.substr(0, src.find(".size()"));
       opts.specs.add(DimMark::Dynamic, tensor + ":" + src.substr(src.rfind('[') + 1, src.size() - src.rfind('[') - 2));
     }
-    if (!entries.empty()) {
-      log += "Recompiling function " + options.function_name + " in " + options.location + "\n";
-      log += "    triggered by the following guard failure(s):\n";
-      for (const auto& f : failures) log += "    - " + f + "\n";
-    }
+    opts.log_frame = "0/" + std::to_string(entries.size());
     RunResult r;
     try {
       r = infer(opts);

@@ -21,6 +21,7 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   result.real_values_given = !options.unbacked_values.empty() || options.real_run;
   result.env = std::make_unique<ShapeEnv>(options.settings);
   result.env->log().set_level(options.log_level);
+  result.env->log().set_frame(options.log_frame);
   if (!options.unbacked_values.empty()) result.env->set_real_values(options.unbacked_values);
   if (!options.explain_guard.empty() || !options.explain_symbols.empty())
     result.env->set_extended_debug(options.explain_guard, options.explain_symbols);

@@ -91,9 +91,9 @@ void DynamicLog::emit(char level, const char* file, int line, const std::string&
   localtime_r(&seconds, &local);
   if (!logger_) logger_ = make_logger(std::make_shared<spdlog::sinks::stderr_sink_mt>());
   // I1129 10:44:22.123000 4242 shape_env.cpp:120] [0/0] message
-  logger_->info("{}{:02}{:02} {:02}:{:02}:{:02}.{:06} {} {}:{}] [0/0] {}", level, local.tm_mon + 1, local.tm_mday,
+  logger_->info("{}{:02}{:02} {:02}:{:02}:{:02}.{:06} {} {}:{}] [{}] {}", level, local.tm_mon + 1, local.tm_mday,
                 local.tm_hour, local.tm_min, local.tm_sec, micros, static_cast<long>(getpid()), basename_of(file),
-                line, msg);
+                line, frame_, msg);
 }
 
 }  // namespace fakeprop

@@ -23,6 +23,8 @@ class DynamicLog {
   DynamicLog();  // level from nothing: Off
   void set_level(LogLevel level) { level_ = level; }
   LogLevel level() const { return level_; }
+  // The frame/compile id each line carries ("0/0"; Dynamo's [0/N] for the N-th compile).
+  void set_frame(std::string frame) { frame_ = std::move(frame); }
   bool info_enabled() const { return level_ != LogLevel::Off; }
   bool debug_enabled() const { return level_ == LogLevel::Debug; }
   void info(const char* file, int line, const std::string& msg);
@@ -35,6 +37,7 @@ class DynamicLog {
  private:
   void emit(char level, const char* file, int line, const std::string& msg);
   LogLevel level_ = LogLevel::Off;
+  std::string frame_ = "0/0";
   std::shared_ptr<spdlog::logger> logger_;
 };
 
