@@ -232,20 +232,8 @@ struct KnownMismatch {
   const char* label;
   const char* reason;
 };
-constexpr KnownMismatch kKnownOpMismatches[] = {
-    // _fft_r2c / _fft_c2c (fx/ops/spectral.cpp): torch 2.15's CPU meta kernels
-    // order the output dims differently; owned by the spectral rules.
-    {"ops_core#53 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#54 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#56 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#57 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#58 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#59 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#60 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#77 _fft_c2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#125 _fft_r2c_default", "spectral rule not yet ported to torch 2.15"},
-    {"ops_core#143 _fft_c2c_default", "spectral rule not yet ported to torch 2.15"},
-};
+// None at present: the last ones, _fft_r2c / _fft_c2c strides, follow torch 2.15 now.
+const std::vector<KnownMismatch> kKnownOpMismatches = {};
 
 bool is_known_mismatch(const std::string& error) {
   for (const KnownMismatch& k : kKnownOpMismatches) {

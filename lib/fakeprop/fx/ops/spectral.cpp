@@ -1,23 +1,20 @@
 // The FFT primitives the torch.fft functions lower to: _fft_r2c, _fft_c2r and
-// _fft_c2c. Semantics follow current PyTorch's meta functions
+// _fft_c2c. Semantics follow torch 2.15's meta functions
 // (torch/_meta_registrations.py: meta_fft_r2c / meta_fft_c2r / meta_fft_c2c
-// and their helper _exec_fft, pytorch/pytorch at 0015748b977f), which
-// FakeTensor runs on both devices:
-//   - the output of a transform is laid out the way _exec_fft restrides it:
-//     the batch (untransformed) dims outermost, ordered by the input's
-//     strides (largest first, ties in dim order), then the transformed dims
-//     innermost and contiguous;
-//   - _fft_r2c on CPU allocates a plain contiguous result; on CUDA it runs
-//     the cuFFT plan's layout, in one _exec_fft when cuFFT can take all the
-//     dims at once, else as one R2C over the last dim followed by C2C passes
-//     of at most three dims;
-//   - _fft_c2r runs a C2C over all but the last dim (on CUDA only when cuFFT
-//     cannot take the dims at once), then the C2R over the last one;
-//   - _fft_c2c restrides on both devices; with no dims it is a clone.
-// Two quirks of the meta are kept on purpose since FakeTensor answers with
-// them: _sort_dims leaves the dims in the order given (it sorts a copy), and
-// _exec_fft puts the transformed dims in ascending order while the batched
-// output sizes follow the order given.
+// and their helpers _exec_fft and _sort_dims), which FakeTensor runs, with
+// MKL's layouts on CPU (the x86 wheels have MKL) and cuFFT's on CUDA:
+//   - _exec_fft lays its output out with the batch (untransformed) dims
+//     outermost, ordered by the input's strides (largest first, ties in dim
+//     order), then the transformed dims innermost and contiguous, in the
+//     order they are given;
+//   - _sort_dims orders the dims by the input's strides, largest first
+//     (all but the last for r2c);
+//   - CPU: _fft_r2c and _fft_c2c run one _exec_fft over the sorted dims;
+//     _fft_c2r runs a C2C over all but the last dim, then the C2R over it;
+//   - CUDA: one _exec_fft when cuFFT takes all the dims at once, else an R2C
+//     (or C2R) over the last dim and C2C passes of at most three dims, each
+//     over the innermost dims of the previous result;
+//   - _fft_c2c with no dims is a clone.
 #include <algorithm>
 
 #include "fakeprop/fx/ops/aten_helpers.h"
@@ -57,6 +54,20 @@ void sort_by_stride_descending(OpContext& ctx, std::vector<int64_t>& dims, const
   }
 }
 
+// _sort_dims: the dims by the input's strides, largest first; the last one
+// stays last when `exclude_last` (r2c's halved dim).
+std::vector<int64_t> sort_dims(OpContext& ctx, std::vector<int64_t> dims, const SymShape& strides, bool exclude_last) {
+  if (exclude_last && !dims.empty()) {
+    const int64_t last = dims.back();
+    dims.pop_back();
+    sort_by_stride_descending(ctx, dims, strides);
+    dims.push_back(last);
+  } else {
+    sort_by_stride_descending(ctx, dims, strides);
+  }
+  return dims;
+}
+
 // The layout _exec_fft gives its output when it transforms `dims` (in the
 // order given) of an input laid out as `in`, with result sizes `out_sizes`.
 Layout exec_fft(OpContext& ctx, const Layout& in, const SymShape& out_sizes, const std::vector<int64_t>& dims,
@@ -64,14 +75,15 @@ Layout exec_fft(OpContext& ctx, const Layout& in, const SymShape& out_sizes, con
   const size_t rank = in.sizes.size();
   std::vector<bool> transformed(rank, false);
   for (int64_t d : dims) transformed[static_cast<size_t>(d)] = true;
-  std::vector<int64_t> batch, signal;  // both in ascending dim order
-  for (size_t d = 0; d < rank; ++d) (transformed[d] ? signal : batch).push_back(static_cast<int64_t>(d));
+  std::vector<int64_t> batch;  // ascending, then by stride
+  for (size_t d = 0; d < rank; ++d)
+    if (!transformed[d]) batch.push_back(static_cast<int64_t>(d));
   sort_by_stride_descending(ctx, batch, in.strides);
 
   // The input is reshaped to [-1, *signal sizes]: the -1 cannot be inferred
   // when a transformed dim is empty.
   SymShape signal_sizes;
-  for (int64_t d : signal) signal_sizes.push_back(in.sizes[static_cast<size_t>(d)]);
+  for (int64_t d : dims) signal_sizes.push_back(in.sizes[static_cast<size_t>(d)]);
   const SymInt signal_numel = simplified(ctx, product(signal_sizes));
   std::string shape_text = "[-1";
   for (const SymInt& s : signal_sizes) shape_text += ", " + text(s);
@@ -88,7 +100,7 @@ Layout exec_fft(OpContext& ctx, const Layout& in, const SymShape& out_sizes, con
   const SymShape batched_strides = contiguous_strides(batched, &ctx.env());
 
   // ... then viewed back with the batch dims unflattened (innermost last)
-  // and the transformed dims, ascending, taking the inner strides.
+  // and the transformed dims, in the order given, taking the inner strides.
   SymShape strides(rank, SymInt(0));
   SymInt running(1);
   for (size_t i = batch.size(); i-- > 0;) {
@@ -96,7 +108,7 @@ Layout exec_fft(OpContext& ctx, const Layout& in, const SymShape& out_sizes, con
     strides[d] = simplified(ctx, running * batched_strides[0]);
     running = running * out_sizes[d];
   }
-  for (size_t k = 0; k < signal.size(); ++k) strides[static_cast<size_t>(signal[k])] = batched_strides[1 + k];
+  for (size_t k = 0; k < dims.size(); ++k) strides[static_cast<size_t>(dims[k])] = batched_strides[1 + k];
   return {out_sizes, strides};
 }
 
@@ -134,10 +146,32 @@ bool cufft_takes_all(const std::vector<int64_t>& raw) {
   return !(raw.size() >= 2 && raw[0] == 0 && raw[1] == 1);
 }
 
-// meta_fft_c2c's layout: a clone for no dims, else _exec_fft (dims as given).
+// meta_fft_c2c's layout: a clone for no dims; on CPU one _exec_fft over the
+// sorted dims; on CUDA passes of at most three dims, each over the innermost
+// dims of the previous result (ping-ponging with a fresh contiguous buffer).
 Layout c2c_layout(OpContext& ctx, const TensorMeta& self, const std::vector<int64_t>& dims) {
+  const char* op = "_fft_c2c";
   if (dims.empty()) return {self.sizes, strides_like(self, self.sizes, ctx.env())};
-  return exec_fft(ctx, {self.sizes, self.strides}, self.sizes, dims, "_fft_c2c");
+  const Layout in{self.sizes, self.strides};
+  if (!self.device.is_cuda()) return exec_fft(ctx, in, self.sizes, sort_dims(ctx, dims, self.strides, false), op);
+  std::vector<int64_t> rest = dims;
+  Layout working = in, output = contiguous_layout(ctx, self.sizes);
+  bool working_is_self = true;
+  while (true) {
+    sort_by_stride_descending(ctx, rest, working.strides);
+    const size_t take = std::min(kCufftMaxDims, rest.size());
+    const std::vector<int64_t> pass(rest.end() - static_cast<std::ptrdiff_t>(take), rest.end());
+    output = exec_fft(ctx, working, self.sizes, pass, op);
+    rest.resize(rest.size() - take);
+    if (rest.empty()) return output;
+    if (working_is_self) {
+      working = output;
+      output = contiguous_layout(ctx, self.sizes);
+      working_is_self = false;
+    } else {
+      std::swap(output, working);
+    }
+  }
 }
 
 // _fft_r2c(self, dim, normalization, onesided): real -> complex; the last
@@ -159,11 +193,12 @@ void fft_r2c(OpContext& ctx) {
   onesided_sizes[last] = simplified(ctx, floordiv(self.sizes[last], SymInt(2)) + 1);
   if (onesided) out_sizes[last] = onesided_sizes[last];
 
+  const Layout in{self.sizes, self.strides};
   if (!self.device.is_cuda()) {
-    set_tensor(ctx, empty_tensor(ctx, out_sizes, out_dtype, self.device));
+    const Layout out = exec_fft(ctx, in, out_sizes, sort_dims(ctx, dims, self.strides, true), op);
+    set_tensor(ctx, empty_strided(ctx, out.sizes, out.strides, out_dtype, self.device));
     return;
   }
-  const Layout in{self.sizes, self.strides};
   if (cufft_takes_all(raw)) {
     const Layout out = exec_fft(ctx, in, out_sizes, dims, op);
     set_tensor(ctx, empty_strided(ctx, out.sizes, out.strides, out_dtype, self.device));
