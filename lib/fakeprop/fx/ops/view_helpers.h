@@ -58,37 +58,40 @@ inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
   return SymInt(q);
 }
 
-// The target shape with a -1 resolved from `numel`.
+// torch 2.x's infer_size (_prims_common): a dim is -1 only where that is
+// known (guard_or_false); every check is torch._check's, so a guard on
+// backed sizes and a runtime assert on unbacked ones.
 inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape, const SymInt& numel) {
+  const char* why = "infer_size";
+  const std::string invalid = "shape '" + text(shape) + "' is invalid for input of size " + text(numel);
   SymShape res = shape;
   SymInt newsize = 1;
   std::optional<size_t> infer_dim;
   for (size_t d = 0; d < shape.size(); ++d) {
     const SymInt& s = shape[d];
-    if (s.is_static() && s.value() == -1) {
+    if (guard_or_false(ctx, sym_eq(s, -1), why)) {
       if (infer_dim) ctx.fail(ErrorKind::InvalidArgument, "only one dimension can be inferred");
       infer_dim = d;
       continue;
     }
-    if (s.is_static() && s.value() < 0)
-      ctx.fail(ErrorKind::InvalidArgument, "invalid shape dimension " + std::to_string(s.value()));
+    require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "invalid shape dimension " + text(s));
     newsize = newsize * s;
   }
-  const char* why = "view size inference";
-  const std::optional<SymInt> quotient = exact_quotient(numel, newsize);
-  const bool equal = numel.same(newsize) || guard_or_false(ctx, sym_eq(numel, newsize), why);
-  bool ok = equal;
-  if (!ok && infer_dim && decide(ctx, sym_gt(newsize, 0), why))
-    ok = quotient.has_value() || decide(ctx, sym_eq(mod(numel, newsize), 0), why);
-  if (!ok)
-    ctx.fail(ErrorKind::ShapeMismatch, "shape '" + text(shape) + "' is invalid for input of size " + text(numel));
-  if (infer_dim) {
-    if (decide(ctx, sym_eq(newsize, 0), why))
-      ctx.fail(ErrorKind::InvalidArgument,
-               "cannot reshape tensor of 0 elements into shape " + text(shape) +
-                   " because the unspecified dimension size -1 can be any value and is ambiguous");
-    res[*infer_dim] = simplified(ctx, quotient ? *quotient : floordiv(numel, newsize));
+  if (!infer_dim) {
+    if (!numel.same(newsize)) require(ctx, sym_eq(numel, newsize), why, ErrorKind::ShapeMismatch, invalid);
+    return res;
   }
+  const SymBool nonzero = sym_ne(newsize, 0);
+  if (known_true(ctx, sym_not(nonzero)) || !ctx.expect(nonzero, why)) {
+    if (guard_or_false(ctx, sym_eq(numel, 0), why))
+      ctx.fail(ErrorKind::InvalidArgument, "cannot reshape tensor of 0 elements into shape " + text(shape) +
+                                               " because the unspecified dimension size -1 can be any value and is ambiguous");
+    ctx.fail(ErrorKind::ShapeMismatch, invalid);
+  }
+  const std::optional<SymInt> quotient = exact_quotient(numel, newsize);
+  if (!quotient) require(ctx, sym_eq(mod(numel, newsize), 0), why, ErrorKind::ShapeMismatch, invalid);
+  res[*infer_dim] = simplified(ctx, quotient ? *quotient : floordiv(numel, newsize));
+  require(ctx, sym_ge(res[*infer_dim], 0), why, ErrorKind::ShapeMismatch, invalid);
   return res;
 }
 
