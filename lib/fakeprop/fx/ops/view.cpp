@@ -321,7 +321,9 @@ void set_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::
 // there are is specialized to the hint (a tuple's length is static).
 void set_equal_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const SymInt& split_size, const char* why) {
   const SymInt& size = self.sizes[static_cast<size_t>(dim)];
-  const int64_t count = std::max<int64_t>(specialize(ctx, simplified(ctx, ceildiv(size, split_size)), why), 1);
+  // (size + split_size - 1) // split_size, as the split decomposition writes it (guard_int).
+  const int64_t count =
+      std::max<int64_t>(specialize(ctx, simplified(ctx, floordiv(size + split_size - 1, split_size)), why), 1);
   std::vector<SymInt> lens;
   for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
   lens.push_back(simplified(ctx, size - split_size * (count - 1)));
@@ -335,16 +337,16 @@ void split(OpContext& ctx) {
   const SymInt split_size = ctx.int_arg(1, "split_size");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   const char* why = "split";
-  if (decide(ctx, sym_lt(split_size, 0), why))
-    ctx.fail(ErrorKind::InvalidArgument, "split expects split_size be non-negative, but got split_size=" +
-                                             text(split_size));
-  if (decide(ctx, sym_eq(split_size, 0), why)) {
-    if (!decide(ctx, sym_eq(size, 0), why))
-      ctx.fail(ErrorKind::InvalidArgument,
-               "split_size can only be 0 if dimension size is 0, but got dimension size of " + text(size));
+  // torch 2.x's split decomposition: its torch._checks are guards on backed
+  // sizes and runtime asserts on unbacked ones.
+  require(ctx, sym_ge(split_size, 0), why, ErrorKind::InvalidArgument,
+          "split expects split_size be non-negative, but got split_size=" + text(split_size));
+  if (decide(ctx, sym_eq(size, 0), why)) {
     set_pieces(ctx, self, dim, {size});
     return;
   }
+  require(ctx, sym_gt(split_size, 0), why, ErrorKind::InvalidArgument,
+          "split_size can only be 0 if dimension size is 0, but got dimension size of " + text(size));
   set_equal_pieces(ctx, self, dim, split_size, why);
 }
 
