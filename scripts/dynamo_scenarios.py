@@ -76,7 +76,7 @@ def calls_args(calls, names):
         parts = []
         for n, e in zip(names, call):
             t = eval(e, {"torch": torch})
-            dt = "" if t.dtype == torch.float32 else ":" + str(t.dtype).replace("torch.", "")
+            dt = ":" + str(t.dtype).replace("torch.", "")  # a --call without one takes the graph's
             parts.append("%s=[%s]%s" % (n, ",".join(str(d) for d in t.shape), dt))
         out += ["--call", ",".join(parts)]
     return out

@@ -267,7 +267,8 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
   }
   (void)shape_is_default_contiguous;
   tv.meta.storage_offset = unbound_expr(ex.storage_offset);
-  tv.meta.dtype = ex.dtype;
+  const auto dtype_it = is_input ? options_.input_dtypes.find(name) : options_.input_dtypes.end();
+  tv.meta.dtype = dtype_it == options_.input_dtypes.end() ? ex.dtype : dtype_it->second;
   tv.meta.device = ex.device.value_or(options_.device);
   if (ex.storage) {
     // Inputs that alias (one id in the graph) share one fake storage, as

@@ -132,7 +132,9 @@ DimPlan plan_input_dim(const InferOptions& o, const std::string& tensor_source, 
     plan.options = m;
     switch (m->kind) {
       case MarkKind::Static: plan.mark = DimMark::Static; break;
-      case MarkKind::Unbacked: plan.mark = DimMark::Unbacked; break;
+      // torch 2.15's mark_unbacked(strict=True) only records the strictness:
+      // the dim is backed, and specializing it is a constraint violation.
+      case MarkKind::Unbacked: plan.mark = m->strict ? DimMark::Dynamic : DimMark::Unbacked; break;
       case MarkKind::Dynamic:
       case MarkKind::MaybeDynamic: plan.mark = DimMark::Dynamic; break;
     }

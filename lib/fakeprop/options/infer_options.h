@@ -22,6 +22,9 @@ class OpRuleSet;
 struct InferOptions {
   Device device = Device::cpu();
   std::map<std::string, std::vector<int64_t>> input_hints;  // --input name=d0,d1,...
+  // A --call's dtypes, by input name: a JSON FX graph's input takes it (an
+  // ONNX model's input types are the model's).
+  std::map<std::string, DType> input_dtypes;
   SourceSpecs specs;
   DimMarks marks;                        // --mark: per-dim kinds and options
   bool assume_static_by_default = true;  // false: every dim the model fixes is dynamic too

@@ -271,7 +271,10 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
         if (in.sizes[d] != it->second[d]) dynamic_sources.insert(source_of(name, d));
     }
     InferOptions opts = base;
-    for (const auto& [name, in] : call) opts.input_hints[name] = in.sizes;
+    for (const auto& [name, in] : call) {
+      opts.input_hints[name] = in.sizes;
+      if (in.dtype) opts.input_dtypes[name] = *in.dtype;
+    }
     for (const auto& src : dynamic_sources) {
       const std::string tensor = src.substr(0, src.find(".size()"));
       opts.specs.add(DimMark::Dynamic, tensor + ":" + src.substr(src.rfind('[') + 1, src.size() - src.rfind('[') - 2));
