@@ -160,6 +160,14 @@ ModelBuilder& ModelBuilder::attr_floats(const std::string& name, const std::vect
   model_.graph.nodes.back().attributes.push_back(std::move(a));
   return *this;
 }
+ModelBuilder& ModelBuilder::attr_strings(const std::string& name, const std::vector<std::string>& v) {
+  Attribute a;
+  a.name = name;
+  a.type = Attribute::Type::Strings;
+  a.rare.get_or_create().strings = v;
+  model_.graph.nodes.back().attributes.push_back(std::move(a));
+  return *this;
+}
 ModelBuilder& ModelBuilder::attr_string(const std::string& name, const std::string& v) { FP_ADD_ATTR(String, s); }
 ModelBuilder& ModelBuilder::attr_graph(const std::string& name, std::shared_ptr<Graph> v) { FP_ADD_ATTR(Graph, g); }
 

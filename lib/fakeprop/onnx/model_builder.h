@@ -39,6 +39,7 @@ class ModelBuilder {
   ModelBuilder& attr_float(const std::string& name, float v);
   ModelBuilder& attr_floats(const std::string& name, const std::vector<float>& v);
   ModelBuilder& attr_string(const std::string& name, const std::string& v);
+  ModelBuilder& attr_strings(const std::string& name, const std::vector<std::string>& v);
   ModelBuilder& attr_tensor_ints(const std::string& name, const std::vector<int64_t>& dims,
                                  const std::vector<int64_t>& values, int32_t elem_type = 7);
   ModelBuilder& attr_graph(const std::string& name, std::shared_ptr<Graph> g);

@@ -17,5 +17,6 @@ void register_control_flow_ops(OpRegistry& r);  // If, Loop, Scan, sequences, op
 void register_quantization_ops(OpRegistry& r);  // QuantizeLinear, QLinear*, *Integer
 void register_microsoft_ops(OpRegistry& r);     // com.microsoft contrib ops
 void register_loss_and_linalg_ops(OpRegistry& r);  // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, Det
+void register_ml_ops(OpRegistry& r);            // ai.onnx.ml: scalers, encoders, linear models, feature ops
 
 }  // namespace fakeprop::onnx::ops

@@ -25,6 +25,7 @@ const OpRegistry& OpRegistry::instance() {
     ops::register_quantization_ops(r);
     ops::register_microsoft_ops(r);
     ops::register_loss_and_linalg_ops(r);
+    ops::register_ml_ops(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,128 @@
+// ai.onnx.ml operators that scikit-learn converters emit: per-element
+// transforms, encoders and linear models. Output shapes and types are ONNX
+// Runtime's (its CPU kernels in core/providers/cpu/ml), checked by running it:
+// a 1-D input is one sample ([1, ...] outputs), a feature axis is the last.
+#include "fakeprop/onnx/ops/families.h"
+#include "fakeprop/onnx/ops/helpers.h"
+
+namespace fakeprop::onnx::ops {
+
+namespace {
+
+constexpr std::string_view kMl = "ai.onnx.ml";
+
+// Elements of a list attribute (ints, floats or strings); 0 when absent.
+size_t list_size(OpContext& ctx, std::string_view name) {
+  const Attribute* a = ctx.attr(name);
+  if (!a) return 0;
+  return a->ints.size() + a->floats().size() + a->strings().size();
+}
+
+void require_input_rank_at_least(OpContext& ctx, int64_t rank) {
+  if (ctx.rank(0) < rank)
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs an input of rank " + std::to_string(rank) +
+                                         " or more, got shape " + shape_to_string(ctx.shape(0)));
+}
+
+// The number of samples: the first dim, or 1 for a 1-D input.
+SymInt samples(OpContext& ctx) {
+  require_input_rank_at_least(ctx, 1);
+  return ctx.rank(0) == 1 ? SymInt(1) : ctx.shape(0)[0];
+}
+
+// Binarizer, Imputer: the input's shape and type.
+void same_as_input(OpContext& ctx) { ctx.set_tensor(0, ctx.dtype(0), ctx.shape(0)); }
+
+// Scaler, Normalizer: the input's shape in float.
+void same_shape_float(OpContext& ctx) { ctx.set_tensor(0, DType::Float32, ctx.shape(0)); }
+
+// LinearRegressor: [N, targets].
+void linear_regressor(OpContext& ctx) {
+  const int64_t targets = ctx.attr_int("targets", 1);
+  if (targets <= 0) ctx.fail(ErrorKind::InvalidAttribute, "LinearRegressor: targets must be positive");
+  ctx.set_tensor(0, DType::Float32, {samples(ctx), SymInt(targets)});
+}
+
+// LinearClassifier: labels [N] (int64 or string, as the class labels), scores
+// [N, classes]; one intercept over two labels is the binary case, two columns.
+void linear_classifier(OpContext& ctx) {
+  const size_t ints = list_size(ctx, "classlabels_ints"), strings = list_size(ctx, "classlabels_strings");
+  if ((ints == 0) == (strings == 0))
+    ctx.fail(ErrorKind::InvalidAttribute, "LinearClassifier: exactly one of classlabels_ints and "
+                                          "classlabels_strings must be given");
+  const size_t labels = ints + strings;
+  size_t classes = list_size(ctx, "intercepts");
+  if (classes == 0) ctx.fail(ErrorKind::InvalidAttribute, "LinearClassifier: intercepts must not be empty");
+  if (classes == 1 && labels == 2) classes = 2;
+  const SymInt n = samples(ctx);
+  ctx.set_tensor(0, ints ? DType::Int64 : DType::String, {n});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(static_cast<int64_t>(classes))});
+}
+
+// ArrayFeatureExtractor(X, Y): X's last dim becomes Y's element count
+// ([1, count] for a 1-D X).
+void array_feature_extractor(OpContext& ctx) {
+  require_input_rank_at_least(ctx, 1);
+  const SymInt count = simplified(ctx, numel(ctx.shape(1)));
+  SymShape out = ctx.shape(0);
+  if (out.size() == 1) out = {SymInt(1), count};
+  else out.back() = count;
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// OneHotEncoder: the input's shape and a last dim of one entry per category, float.
+void one_hot_encoder(OpContext& ctx) {
+  const size_t ints = list_size(ctx, "cats_int64s"), strings = list_size(ctx, "cats_strings");
+  if ((ints == 0) == (strings == 0))
+    ctx.fail(ErrorKind::InvalidAttribute, "OneHotEncoder: exactly one of cats_int64s and cats_strings must be given");
+  SymShape out = ctx.shape(0);
+  out.push_back(SymInt(static_cast<int64_t>(ints + strings)));
+  ctx.set_tensor(0, DType::Float32, std::move(out));
+}
+
+// CategoryMapper: int64 <-> string, same shape.
+void category_mapper(OpContext& ctx) {
+  if (list_size(ctx, "cats_int64s") == 0 || list_size(ctx, "cats_int64s") != list_size(ctx, "cats_strings"))
+    ctx.fail(ErrorKind::InvalidAttribute, "CategoryMapper: cats_int64s and cats_strings must be given, of one length");
+  const DType in = ctx.dtype(0);
+  if (in != DType::Int64 && in != DType::String)
+    ctx.fail(ErrorKind::TypeError, "CategoryMapper: input must be int64 or string, got " + std::string(dtype_name(in)));
+  ctx.set_tensor(0, in == DType::Int64 ? DType::String : DType::Int64, ctx.shape(0));
+}
+
+// LabelEncoder: same shape; the type of the values (opset 2: values_*,
+// opset 4: values_tensor; opset 1: classes_strings maps string <-> int64).
+void label_encoder(OpContext& ctx) {
+  DType out;
+  if (ctx.opset() < 2) {
+    out = ctx.dtype(0) == DType::String ? DType::Int64 : DType::String;
+  } else if (list_size(ctx, "values_int64s")) {
+    out = DType::Int64;
+  } else if (list_size(ctx, "values_floats")) {
+    out = DType::Float32;
+  } else if (list_size(ctx, "values_strings")) {
+    out = DType::String;
+  } else if (const Attribute* t = ctx.attr("values_tensor"); t && t->t) {
+    out = t->t->dtype();
+  } else {
+    ctx.fail(ErrorKind::InvalidAttribute, "LabelEncoder: no values attribute");
+  }
+  ctx.set_tensor(0, out, ctx.shape(0));
+}
+
+}  // namespace
+
+void register_ml_ops(OpRegistry& r) {
+  r.add(kMl, "Binarizer", same_as_input);
+  r.add(kMl, "Imputer", same_as_input);
+  r.add(kMl, "Scaler", same_shape_float);
+  r.add(kMl, "Normalizer", same_shape_float);
+  r.add(kMl, "LinearRegressor", linear_regressor);
+  r.add(kMl, "LinearClassifier", linear_classifier);
+  r.add(kMl, "ArrayFeatureExtractor", array_feature_extractor);
+  r.add(kMl, "OneHotEncoder", one_hot_encoder);
+  r.add(kMl, "CategoryMapper", category_mapper);
+  r.add(kMl, "LabelEncoder", label_encoder);
+}
+
+}  // namespace fakeprop::onnx::ops
