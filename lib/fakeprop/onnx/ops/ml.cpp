@@ -2,6 +2,10 @@
 // transforms, encoders and linear models. Output shapes and types are ONNX
 // Runtime's (its CPU kernels in core/providers/cpu/ml), checked by running it:
 // a 1-D input is one sample ([1, ...] outputs), a feature axis is the last.
+#include <optional>
+#include <string>
+#include <utility>
+
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
 
@@ -110,9 +114,60 @@ void label_encoder(OpContext& ctx) {
   ctx.set_tensor(0, out, ctx.shape(0));
 }
 
+// The element count and dtype of a tensor attribute, or nullopt when absent.
+std::optional<std::pair<int64_t, DType>> tensor_attr(OpContext& ctx, std::string_view name) {
+  const Attribute* a = ctx.attr(name);
+  if (!a || !a->t) return std::nullopt;
+  return std::make_pair(a->t->numel(), a->t->dtype());
+}
+
+// TreeEnsemble (opset 5): [N, n_targets] of the input's type. Every nodes_*
+// list has one entry per interior node, leaf_weights one per leaf, and the
+// split and weight tensors have the input's type, as the kernel reads them.
+void tree_ensemble(OpContext& ctx) {
+  const size_t nodes = list_size(ctx, "nodes_featureids");
+  for (const char* name : {"nodes_truenodeids", "nodes_falsenodeids", "nodes_trueleafs", "nodes_falseleafs"})
+    if (list_size(ctx, name) != nodes)
+      ctx.fail(ErrorKind::InvalidAttribute, std::string("TreeEnsemble: ") + name + " must have one entry per node (" +
+                                                std::to_string(nodes) + ")");
+  const DType in = ctx.dtype(0);
+  for (const char* name : {"nodes_splits", "nodes_modes", "leaf_weights"}) {
+    const auto t = tensor_attr(ctx, name);
+    if (!t) ctx.fail(ErrorKind::InvalidAttribute, std::string("TreeEnsemble: ") + name + " is required");
+    const bool per_node = std::string_view(name) != "leaf_weights";
+    const auto want = static_cast<int64_t>(per_node ? nodes : list_size(ctx, "leaf_targetids"));
+    if (t->first != want)
+      ctx.fail(ErrorKind::InvalidAttribute, std::string("TreeEnsemble: ") + name + " has " + std::to_string(t->first) +
+                                                " entries, expected " + std::to_string(want));
+    if (std::string_view(name) != "nodes_modes" && t->second != in)
+      ctx.fail(ErrorKind::TypeError, std::string("TreeEnsemble: ") + name + " must have the input's type " +
+                                         std::string(dtype_name(in)));
+  }
+  ctx.set_tensor(0, in, {samples(ctx), SymInt(ctx.required_attr_int("n_targets"))});
+}
+
+// TreeEnsembleRegressor: [N, n_targets] float.
+void tree_ensemble_regressor(OpContext& ctx) {
+  ctx.set_tensor(0, DType::Float32, {samples(ctx), SymInt(ctx.attr_int("n_targets", 1))});
+}
+
+// TreeEnsembleClassifier: labels [N] (int64 or string), scores [N, classes].
+void tree_ensemble_classifier(OpContext& ctx) {
+  const size_t ints = list_size(ctx, "classlabels_int64s"), strings = list_size(ctx, "classlabels_strings");
+  if ((ints == 0) == (strings == 0))
+    ctx.fail(ErrorKind::InvalidAttribute, "TreeEnsembleClassifier: exactly one of classlabels_int64s and "
+                                          "classlabels_strings must be given");
+  const SymInt n = samples(ctx);
+  ctx.set_tensor(0, ints ? DType::Int64 : DType::String, {n});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(static_cast<int64_t>(ints + strings))});
+}
+
 }  // namespace
 
 void register_ml_ops(OpRegistry& r) {
+  r.add(kMl, "TreeEnsemble", tree_ensemble);
+  r.add(kMl, "TreeEnsembleRegressor", tree_ensemble_regressor);
+  r.add(kMl, "TreeEnsembleClassifier", tree_ensemble_classifier);
   r.add(kMl, "Binarizer", same_as_input);
   r.add(kMl, "Imputer", same_as_input);
   r.add(kMl, "Scaler", same_shape_float);
