@@ -1,11 +1,14 @@
 #include "fakeprop/driver/infer.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>
 #include <variant>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "fakeprop/driver/annotated_graph.h"
@@ -123,11 +126,18 @@ namespace {
 // optionals). A sequence's element type keeps what all its elements share:
 // a dim that differs between elements (or holds an unbacked symbol of a
 // template element) is unknown, and so is the rank when the ranks differ.
-std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& env) {
+// `params`: the model's own dim_param text for a symbol that could not take
+// it as its name (not an identifier: "Batch Size") or that has a name of
+// fakeprop's making only (a data-dependent u0); a dim that is exactly that symbol
+// is written with it, so -o keeps the model's names.
+using ParamNames = std::unordered_map<ExprRef, std::string>;
+
+std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& env, const ParamNames& params) {
   using Dims = std::vector<std::variant<int64_t, std::string>>;
   auto dim = [&](const SymInt& d, bool may_differ) -> std::variant<int64_t, std::string> {
     const SymInt s = env.simplify(d);
     if (s.is_static()) return s.value();
+    if (auto it = params.find(s.expr()); it != params.end()) return it->second;
     if (may_differ)
       for (ExprRef sym : free_symbols(s.expr()))
         if (env.info(sym).unbacked) return std::string();
@@ -206,12 +216,39 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
     for (const Name& o : node.outputs) main_values.insert(o.view());
   std::unordered_set<std::string_view> failed;
   for (const ErrorRecord& e : result.errors) failed.insert(e.node);
+  // The model's dim_param texts that no symbol could be named by, from its
+  // declarations of graph inputs and values.
+  std::unordered_map<std::string_view, const Value*> values;
+  for (const auto& in : result.inputs) values.emplace(in.name, &in.val);
+  for (const auto& n : result.nodes)
+    for (const auto& o : n.outputs) values.emplace(o.name.view(), &o.val);
+  ParamNames params;
+  for (const auto* declarations : {&model.graph.inputs, &model.graph.value_info})
+    for (const onnx::ValueInfo& vi : *declarations) {
+      const auto it = values.find(vi.name);
+      if (!vi.type.shape || it == values.end() || !it->second->is_tensor()) continue;
+      const SymShape& sizes = it->second->tensor->meta.sizes;
+      for (size_t d = 0; d < vi.type.shape->size() && d < sizes.size(); ++d) {
+        const onnx::Dim& declared = (*vi.type.shape)[d];
+        const SymInt s = env.simplify(sizes[d]);
+        if (declared.kind != onnx::Dim::Kind::Param || declared.param.empty() || !s.is_symbolic() ||
+            !s.expr()->is_symbol() || s.expr()->name() == declared.param)
+          continue;
+        const std::string& p = declared.param;
+        const bool identifier = (std::isalpha(static_cast<unsigned char>(p[0])) || p[0] == '_') &&
+                                std::all_of(p.begin(), p.end(), [](char c) {
+                                  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                });
+        const SymbolInfo& info = env.info(s.expr());
+        if (!identifier || (info.unbacked && info.sources.empty())) params.emplace(s.expr(), p);
+      }
+    }
   std::vector<onnx::OutputValueInfo> infos;
   for (const auto& n : result.nodes) {
     if (failed.count(n.name.view())) continue;
     for (const auto& o : n.outputs) {
       if (!main_values.count(o.name.view())) continue;
-      if (std::optional<onnx::OutputValueInfo> vi = value_type(o.val, env)) {
+      if (std::optional<onnx::OutputValueInfo> vi = value_type(o.val, env, params)) {
         vi->name = o.name.str();
         infos.push_back(std::move(*vi));
       }

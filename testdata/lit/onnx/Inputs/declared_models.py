@@ -69,3 +69,7 @@ untyped.output.add().name = "y"
 model = helper.make_model(untyped, opset_imports=[helper.make_opsetid("", 13)])
 model.ir_version = 8
 save(model, os.path.join(out, "untyped_output.onnx"))
+
+# A dim_param that is no Python identifier: fakeprop's symbol has a name of its own, -o writes the model's.
+write("spaced_dim_param", [helper.make_node("Relu", ["x"], ["y"])],
+      [helper.make_tensor_value_info("x", FLOAT, ["Batch Size", 5])], [helper.make_tensor_value_info("y", FLOAT, None)])
