@@ -22,6 +22,20 @@ size_t list_size(OpContext& ctx, std::string_view name) {
   return a->ints.size() + a->floats().size() + a->strings().size();
 }
 
+// Labels or categories given as exactly one of an int64 and a string list:
+// how many, and whether they are the int64 ones.
+struct Labels {
+  size_t count;
+  bool ints;
+};
+Labels int_or_string_labels(OpContext& ctx, const char* ints_name, const char* strings_name) {
+  const size_t ints = list_size(ctx, ints_name), strings = list_size(ctx, strings_name);
+  if ((ints == 0) == (strings == 0))
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + ": exactly one of " + ints_name + " and " + strings_name +
+                                              " must be given");
+  return {ints + strings, ints != 0};
+}
+
 void require_input_rank_at_least(OpContext& ctx, int64_t rank) {
   if (ctx.rank(0) < rank)
     ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs an input of rank " + std::to_string(rank) +
@@ -50,16 +64,12 @@ void linear_regressor(OpContext& ctx) {
 // LinearClassifier: labels [N] (int64 or string, as the class labels), scores
 // [N, classes]; one intercept over two labels is the binary case, two columns.
 void linear_classifier(OpContext& ctx) {
-  const size_t ints = list_size(ctx, "classlabels_ints"), strings = list_size(ctx, "classlabels_strings");
-  if ((ints == 0) == (strings == 0))
-    ctx.fail(ErrorKind::InvalidAttribute, "LinearClassifier: exactly one of classlabels_ints and "
-                                          "classlabels_strings must be given");
-  const size_t labels = ints + strings;
+  const Labels labels = int_or_string_labels(ctx, "classlabels_ints", "classlabels_strings");
   size_t classes = list_size(ctx, "intercepts");
   if (classes == 0) ctx.fail(ErrorKind::InvalidAttribute, "LinearClassifier: intercepts must not be empty");
-  if (classes == 1 && labels == 2) classes = 2;
+  if (classes == 1 && labels.count == 2) classes = 2;
   const SymInt n = samples(ctx);
-  ctx.set_tensor(0, ints ? DType::Int64 : DType::String, {n});
+  ctx.set_tensor(0, labels.ints ? DType::Int64 : DType::String, {n});
   if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(static_cast<int64_t>(classes))});
 }
 
@@ -76,11 +86,9 @@ void array_feature_extractor(OpContext& ctx) {
 
 // OneHotEncoder: the input's shape and a last dim of one entry per category, float.
 void one_hot_encoder(OpContext& ctx) {
-  const size_t ints = list_size(ctx, "cats_int64s"), strings = list_size(ctx, "cats_strings");
-  if ((ints == 0) == (strings == 0))
-    ctx.fail(ErrorKind::InvalidAttribute, "OneHotEncoder: exactly one of cats_int64s and cats_strings must be given");
+  const Labels cats = int_or_string_labels(ctx, "cats_int64s", "cats_strings");
   SymShape out = ctx.shape(0);
-  out.push_back(SymInt(static_cast<int64_t>(ints + strings)));
+  out.push_back(SymInt(static_cast<int64_t>(cats.count)));
   ctx.set_tensor(0, DType::Float32, std::move(out));
 }
 
@@ -153,13 +161,10 @@ void tree_ensemble_regressor(OpContext& ctx) {
 
 // TreeEnsembleClassifier: labels [N] (int64 or string), scores [N, classes].
 void tree_ensemble_classifier(OpContext& ctx) {
-  const size_t ints = list_size(ctx, "classlabels_int64s"), strings = list_size(ctx, "classlabels_strings");
-  if ((ints == 0) == (strings == 0))
-    ctx.fail(ErrorKind::InvalidAttribute, "TreeEnsembleClassifier: exactly one of classlabels_int64s and "
-                                          "classlabels_strings must be given");
+  const Labels labels = int_or_string_labels(ctx, "classlabels_int64s", "classlabels_strings");
   const SymInt n = samples(ctx);
-  ctx.set_tensor(0, ints ? DType::Int64 : DType::String, {n});
-  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(static_cast<int64_t>(ints + strings))});
+  ctx.set_tensor(0, labels.ints ? DType::Int64 : DType::String, {n});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(static_cast<int64_t>(labels.count))});
 }
 
 }  // namespace
