@@ -153,20 +153,10 @@ ModelBuilder& ModelBuilder::attr_int(const std::string& name, int64_t v) { FP_AD
 ModelBuilder& ModelBuilder::attr_ints(const std::string& name, const std::vector<int64_t>& v) { FP_ADD_ATTR(Ints, ints); }
 ModelBuilder& ModelBuilder::attr_float(const std::string& name, float v) { FP_ADD_ATTR(Float, f); }
 ModelBuilder& ModelBuilder::attr_floats(const std::string& name, const std::vector<float>& v) {
-  Attribute a;
-  a.name = name;
-  a.type = Attribute::Type::Floats;
-  a.rare.get_or_create().floats = v;
-  model_.graph.nodes.back().attributes.push_back(std::move(a));
-  return *this;
+  FP_ADD_ATTR(Floats, rare.get_or_create().floats);
 }
 ModelBuilder& ModelBuilder::attr_strings(const std::string& name, const std::vector<std::string>& v) {
-  Attribute a;
-  a.name = name;
-  a.type = Attribute::Type::Strings;
-  a.rare.get_or_create().strings = v;
-  model_.graph.nodes.back().attributes.push_back(std::move(a));
-  return *this;
+  FP_ADD_ATTR(Strings, rare.get_or_create().strings);
 }
 ModelBuilder& ModelBuilder::attr_string(const std::string& name, const std::string& v) { FP_ADD_ATTR(String, s); }
 ModelBuilder& ModelBuilder::attr_graph(const std::string& name, std::shared_ptr<Graph> v) { FP_ADD_ATTR(Graph, g); }
