@@ -99,9 +99,6 @@ def _symbols_from(symbolic, range_constraints=None):
     return symbols
 
 
-_ITEM_TARGETS = ("aten._local_scalar_dense.default", "aten.item.default")
-
-
 def _item_values(gm):
     """Placeholder name -> the value FakeTensor memoized its item() with when the graph was traced.
 
@@ -110,9 +107,18 @@ def _item_values(gm):
     symbol whose hint is that value; the memo is gone from the placeholder's
     recorded value, but the item() call's value is that symbol.
     """
+    import torch
+
+    aten = torch.ops.aten
+    targets = (aten._local_scalar_dense.default, aten.item.default)
+    graph = gm.graph
+    if hasattr(graph, "find_nodes"):  # torch 2.3+: indexed by target, no walk over every node
+        calls = [n for t in targets for n in graph.find_nodes(op="call_function", target=t, sort=False)]
+    else:
+        calls = [n for n in graph.nodes if n.op == "call_function" and n.target in targets]
     items = {}
-    for node in gm.graph.nodes:
-        if node.op != "call_function" or str(node.target) not in _ITEM_TARGETS or not node.args:
+    for node in calls:
+        if not node.args:
             continue
         base = node.args[0]
         if getattr(base, "op", None) != "placeholder":

@@ -14,6 +14,7 @@
 //   guard_or_false  a guard when decidable, else false (unbacked: no error)
 //   specialize      the size as a plain integer, guarded to its hint when symbolic
 #pragma once
+#include <type_traits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,12 +75,22 @@ inline bool known_true(RuleContext& ctx, const SymBool& c) {
 }
 // Fails with `kind` and `message` when `c` is false: statically, when the
 // ShapeEnv knows it false, or when the guard it records says so.
-inline void require(RuleContext& ctx, const SymBool& c, const char* why, ErrorKind kind, const std::string& message) {
+// `message` is a string, or a callable that makes one: printing symbolic
+// sizes costs more than most checks, so hot rules pass a lambda and only a
+// failure pays for the text.
+template <class Message>
+inline void require(RuleContext& ctx, const SymBool& c, const char* why, ErrorKind kind, Message&& message) {
+  auto fail = [&] {
+    if constexpr (std::is_invocable_v<Message&>)
+      ctx.fail(kind, std::string(message()));
+    else
+      ctx.fail(kind, std::string(message));
+  };
   if (auto v = c.maybe_value()) {
-    if (!*v) ctx.fail(kind, message);
+    if (!*v) fail();
     return;
   }
-  if (known_true(ctx, sym_not(c)) || !ctx.expect(c, why)) ctx.fail(kind, message);
+  if (known_true(ctx, sym_not(c)) || !ctx.expect(c, why)) fail();
 }
 inline bool size_oblivious(RuleContext& ctx, const SymBool& c, const char* why) {
   if (auto v = c.maybe_value()) return *v;

@@ -75,7 +75,7 @@ inline void check_size_nonnegative(OpContext& ctx, const SymShape& sizes) {
   for (const SymInt& s : sizes)
     if (s.is_symbolic())
       require(ctx, sym_ge(s, 0), "check_size_nonnegative", ErrorKind::InvalidArgument,
-              "Trying to create tensor with negative dimension " + text(s) + ": " + text(sizes));
+              [&] { return "Trying to create tensor with negative dimension " + text(s) + ": " + text(sizes); });
 }
 
 // ---- results ----

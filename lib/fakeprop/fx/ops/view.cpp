@@ -340,13 +340,13 @@ void split(OpContext& ctx) {
   // torch 2.x's split decomposition: its torch._checks are guards on backed
   // sizes and runtime asserts on unbacked ones.
   require(ctx, sym_ge(split_size, 0), why, ErrorKind::InvalidArgument,
-          "split expects split_size be non-negative, but got split_size=" + text(split_size));
+          [&] { return "split expects split_size be non-negative, but got split_size=" + text(split_size); });
   if (decide(ctx, sym_eq(size, 0), why)) {
     set_pieces(ctx, self, dim, {size});
     return;
   }
   require(ctx, sym_gt(split_size, 0), why, ErrorKind::InvalidArgument,
-          "split_size can only be 0 if dimension size is 0, but got dimension size of " + text(size));
+          [&] { return "split_size can only be 0 if dimension size is 0, but got dimension size of " + text(size); });
   set_equal_pieces(ctx, self, dim, split_size, why);
 }
 

@@ -63,7 +63,7 @@ inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
 // backed sizes and a runtime assert on unbacked ones.
 inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape, const SymInt& numel) {
   const char* why = "infer_size";
-  const std::string invalid = "shape '" + text(shape) + "' is invalid for input of size " + text(numel);
+  auto invalid = [&] { return "shape '" + text(shape) + "' is invalid for input of size " + text(numel); };
   SymShape res = shape;
   SymInt newsize = 1;
   std::optional<size_t> infer_dim;
@@ -74,7 +74,7 @@ inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape
       infer_dim = d;
       continue;
     }
-    require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "invalid shape dimension " + text(s));
+    require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, [&] { return "invalid shape dimension " + text(s); });
     newsize = newsize * s;
   }
   if (!infer_dim) {
@@ -86,7 +86,7 @@ inline SymShape infer_view_size(OpContext& ctx, const std::vector<SymInt>& shape
     if (guard_or_false(ctx, sym_eq(numel, 0), why))
       ctx.fail(ErrorKind::InvalidArgument, "cannot reshape tensor of 0 elements into shape " + text(shape) +
                                                " because the unspecified dimension size -1 can be any value and is ambiguous");
-    ctx.fail(ErrorKind::ShapeMismatch, invalid);
+    ctx.fail(ErrorKind::ShapeMismatch, invalid());
   }
   const std::optional<SymInt> quotient = exact_quotient(numel, newsize);
   if (!quotient) require(ctx, sym_eq(mod(numel, newsize), 0), why, ErrorKind::ShapeMismatch, invalid);
