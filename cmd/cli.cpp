@@ -20,7 +20,7 @@ void InferFlags::add_to(CLI::App& app) {
                  "SPEC=KIND[,min=N,max=N,shape_id=ID,strict,specialize_on=PRED,hint_override=N], KIND one of "
                  "dynamic, maybe_dynamic, unbacked, static; repeatable, the last match wins")
       ->type_name("MARK");
-  app.add_option("--input", args.inputs, "Example sizes (hints) for a graph input, e.g. x=8,3,224,224; repeatable")
+  app.add_option("--input", args.inputs, "Example sizes (hints) for a graph input, e.g. x=8,3,224,224 (also its rank, where the model gives none); repeatable")
       ->type_name("NAME=DIMS");
   app.add_option("--device", args.device, "Device model: cpu or cuda (stride and dtype rules)")
       ->check(CLI::IsMember({"cpu", "cuda", "cuda:0"}));

@@ -20,7 +20,7 @@ def dims_of(val):
         if "sym" in val:
             yield val["sym"]
         for key in ("shape", "stride"):
-            for d in val.get(key, []):
+            for d in val.get(key) or []:  # "shape": null is an unknown rank
                 yield d
         if "storage_offset" in val:
             yield val["storage_offset"]

@@ -152,6 +152,10 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
     vi.shape = std::move(dims);
     return vi;
   }
+  if (v.is_unranked()) {  // the element type alone, as onnx writes a value of unknown rank
+    vi.elem_type = dtype_to_onnx(v.tensor->meta.dtype);
+    return vi;
+  }
   if (v.kind != Value::Kind::List || !v.list) return std::nullopt;
   vi.wrappers.push_back(onnx::OutputValueInfo::Wrapper::Sequence);
   const bool templated = v.list_length.has_value();
@@ -210,12 +214,11 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
   // The main graph's values, told apart from its subgraphs' by the model's
   // own scopes (ONNX keeps value names unique across them; node names such
   // as torch's "/block/conv/Conv" may hold '/'). A failed node's outputs are
-  // fallbacks: the model's own declarations of them stay.
+  // fallbacks: the model's own declarations of them stay, and only an element
+  // type its schema gives (a value of unknown rank) is added.
   std::unordered_set<std::string_view> main_values;
   for (const onnx::Node& node : model.graph.nodes)
     for (const Name& o : node.outputs) main_values.insert(o.view());
-  std::unordered_set<std::string_view> failed;
-  for (const ErrorRecord& e : result.errors) failed.insert(e.node);
   // The model's dim_param texts that no symbol could be named by, from its
   // declarations of graph inputs and values.
   std::unordered_map<std::string_view, const Value*> values;
@@ -245,9 +248,8 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
     }
   std::vector<onnx::OutputValueInfo> infos;
   for (const auto& n : result.nodes) {
-    if (failed.count(n.name.view())) continue;
     for (const auto& o : n.outputs) {
-      if (!main_values.count(o.name.view())) continue;
+      if (!main_values.count(o.name.view()) || (n.fallback && !o.val.is_unranked())) continue;
       if (std::optional<onnx::OutputValueInfo> vi = value_type(o.val, env, params)) {
         vi->name = o.name.str();
         infos.push_back(std::move(*vi));

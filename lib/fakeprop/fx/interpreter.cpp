@@ -426,7 +426,7 @@ class Interpreter::Step final : public NodeStep {
   void run(std::vector<Value>& outputs) override {
     outputs.push_back(source_ ? in_.example_to_value(node_, *source_) : in_.run_call(node_, position_));
   }
-  void fallback(std::vector<Value>& outputs, const std::string& why) override {
+  void fallback(std::vector<Value>& outputs, const std::string& why, bool) override {
     outputs.push_back(in_.example_fallback(node_, why));
   }
   bool run_real(std::vector<std::optional<Value>>& real) override {

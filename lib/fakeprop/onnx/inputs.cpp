@@ -105,9 +105,10 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     const auto hints_it = options_.input_hints.find(vi.name);
     const std::vector<int64_t>* hints = hints_it == options_.input_hints.end() ? nullptr : &hints_it->second;
     if (!vi.type.shape && !hints) {
-      val = Value::of_opaque("input '" + vi.name + "' has no shape in the model; give one with --input " + vi.name + "=...");
-      result_.errors.push_back({"", ErrorKind::UnknownRank,
-                                "input '" + vi.name + "' has unknown rank; pass --input " + vi.name + "=d0,d1,..."});
+      val = Value::of_unranked(*dtype, options_.device, "input '" + vi.name + "' has no shape in the model");
+      result_.warnings.push_back({"", ErrorKind::UnknownRank,
+                                  "input '" + vi.name + "' has unknown rank; pass --input " + vi.name +
+                                      "=d0,d1,... to give it one"});
       scope.set(vi.name, val);
       result_.inputs.push_back({vi.name, src, val});
       continue;

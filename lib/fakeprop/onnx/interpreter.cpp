@@ -238,11 +238,24 @@ class Interpreter::Step final : public NodeStep {
     in_.result_.op_rule_uses.push_back({record_name_.str(), u.key, u.where});
   }
 
-  void fallback(std::vector<Value>& outputs, const std::string& why) override {
-    for (const Name& o : node_.outputs)
-      outputs.push_back(o.empty() ? Value::none()
-                                  : ops::fallback_value(o, graph_, in_.env(), in_.storage_, in_.options_.device, why,
-                                                        in_.dim_params_));
+  // A declared type wins; else, when an input's rank is what stopped the
+  // rule, an output keeps the element type its schema gives it.
+  void fallback(std::vector<Value>& outputs, const std::string& why, bool rank_unknown) override {
+    const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
+    for (size_t k = 0; k < node_.outputs.size(); ++k) {
+      const Name& o = node_.outputs[k];
+      if (o.empty()) {
+        outputs.push_back(Value::none());
+        continue;
+      }
+      if (rank_unknown && !ops::declared_type(graph_, o))
+        if (auto dtype = ops::schema_output_dtype(domain, node_.op_type, k, inputs_)) {
+          outputs.push_back(Value::of_unranked(*dtype, in_.options_.device, why));
+          continue;
+        }
+      outputs.push_back(
+          ops::fallback_value(o, graph_, in_.env(), in_.storage_, in_.options_.device, why, in_.dim_params_));
+    }
   }
 
  private:

@@ -26,6 +26,7 @@ const TensorValue& OpContext::tensor(size_t i) const {
   const Value& v = input(i);
   if (!v.is_tensor()) {
     const Name name = node_.inputs[i];
+    if (v.is_unranked()) fail(ErrorKind::UnknownRank, "input '" + name + "' has unknown rank");
     if (v.kind == Value::Kind::Opaque)
       fail(ErrorKind::UnknownInput, "input '" + name + "' has no known shape (" + v.opaque_text() + ")");
     fail(ErrorKind::TypeError, "input '" + name + "' of " + op_type() + " is not a tensor");

@@ -35,6 +35,10 @@ class OpContext : public RuleContext {
   const TensorValue& tensor(size_t i) const;  // OpError when absent or not a tensor
   const SymShape& shape(size_t i) const { return tensor(i).meta.sizes; }
   DType dtype(size_t i) const { return tensor(i).meta.dtype; }
+  // Input i is a tensor of unknown rank (Value::of_unranked): its element
+  // type is still input(i).tensor->meta.dtype. Rules that can say something
+  // without the rank ask this before tensor(i), which fails on it.
+  bool unranked(size_t i) const { return has_input(i) && input(i).is_unranked(); }
   int64_t rank(size_t i) const { return tensor(i).meta.dim(); }
   // Known integer elements (shape tensors, constants, folded values).
   std::optional<std::vector<SymInt>> ints(size_t i) const;

@@ -85,6 +85,12 @@ class ReportWriter {
         w_.end_array();
         return;
       case Value::Kind::Opaque:
+        if (v.is_unranked()) {
+          const TensorMeta& m = v.tensor->meta;
+          w_.begin_object().field("device", m.device.str()).field("dtype", dtype_name(m.dtype)).null_field("shape");
+          w_.end_object();
+          return;
+        }
         if (v.is_empty_optional()) {
           w_.begin_object().field("has_element", false);
           if (const std::string_view type = v.empty_optional_type(); !type.empty())

@@ -63,6 +63,7 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
     ~Nesting() { --depth; }
   } nesting{++depth_};
   std::string failure;  // why the outputs fall back
+  bool rank_unknown = false;
   const std::string_view node = name;  // copied into a record only when something goes wrong
   step.reused = false;
   if (!step.recoverable) {
@@ -73,7 +74,13 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
     result_.errors.push_back({name.str(), ErrorKind::DataDependent, err.what(), err.suggested_fixes()});
     failure = "data-dependent decision at node '" + name + "'";
   } catch (const OpError& err) {
-    result_.errors.push_back({name.str(), err.kind(), err.what()});
+    // An input of unknown rank is not the node's fault: its outputs lose
+    // their shapes (and keep what they can), as a warning.
+    rank_unknown = err.kind() == ErrorKind::UnknownRank;
+    if (rank_unknown)
+      result_.warnings.push_back({name.str(), ErrorKind::PrecisionLost, std::string("output shapes not computed: ") + err.what()});
+    else
+      result_.errors.push_back({name.str(), err.kind(), err.what()});
     failure = err.kind() == ErrorKind::UnsupportedOp
                   ? "unsupported operator " + op.str()
                   : std::string(error_kind_name(err.kind())) + " at node '" + name + "': " + err.what();
@@ -89,7 +96,7 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
   if (!failure.empty()) {
     outputs.clear();
     step.reused = false;
-    step.fallback(outputs, failure);
+    step.fallback(outputs, failure, rank_unknown);
   }
   outputs.resize(output_names.size());
   real_scratch_.clear();
@@ -105,6 +112,7 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
   NodeRecord& rec = result_.nodes.emplace_back();
   rec.name = name;
   rec.op = op;
+  rec.fallback = !failure.empty();
   bind_unbacked_symbols(rec, e.take_new_unbacked(), outputs);
   for (size_t k = 0; k < output_names.size(); ++k) {
     if (output_names[k].empty()) continue;

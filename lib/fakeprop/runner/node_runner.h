@@ -40,7 +40,9 @@ class NodeStep {
   // recorded on the node; an InputError ends the run.
   virtual void run(std::vector<Value>& outputs) = 0;
   // The outputs of a node whose rule failed; `why` says what failed.
-  virtual void fallback(std::vector<Value>& outputs, const std::string& why) = 0;
+  // `rank_unknown`: it failed only because a rank is not known (an
+  // unknown_rank OpError), so outputs may keep their element types.
+  virtual void fallback(std::vector<Value>& outputs, const std::string& why, bool rank_unknown) = 0;
   // propagate_real_tensors (runner/real_values.h): after run(), the outputs
   // on the real inputs, one per output (nullopt where not known). False when
   // no input carries real elements, which is the common case.

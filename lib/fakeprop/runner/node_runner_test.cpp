@@ -21,7 +21,7 @@ class TestStep final : public NodeStep {
     lines.insert(lines.end(), described.begin(), described.end());
   }
   void run(std::vector<Value>& outputs) override { rule(outputs); }
-  void fallback(std::vector<Value>& outputs, const std::string& why) override {
+  void fallback(std::vector<Value>& outputs, const std::string& why, bool) override {
     fallback_why = why;
     outputs.push_back(Value::of_opaque("fell back"));
   }

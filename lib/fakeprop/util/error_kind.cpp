@@ -78,11 +78,14 @@ constexpr std::array kTable = {
                   "A dim marked dynamic or strict was specialized or constrained (exit 1 even without --strict).",
                   kFailsStrict, kError},
     ErrorKindInfo{K::UnknownRank, "unknown_rank",
-                  "A graph input has unknown rank and no --input shape.", kPassesStrict, kError},
+                  "A graph input has unknown rank (no shape in the model, no --input): its readers' outputs keep "
+                  "their element types and lose their shapes.",
+                  kPassesStrict, kWarning},
     ErrorKindInfo{K::ValueInfoConflict, "value_info_conflict",
                   "A computed tensor contradicts the model's value_info for it.", kPassesStrict, kError},
     ErrorKindInfo{K::PrecisionLost, "precision_lost",
-                  "A size first became unknown (a fresh unbacked symbol) at this node.", kPassesStrict, kWarning},
+                  "A size first became unknown (a fresh unbacked symbol) at this node, or its outputs' shapes because an "
+                  "input's rank is unknown.", kPassesStrict, kWarning},
     ErrorKindInfo{K::ExpressionTooLarge, "expression_too_large",
                   "An output expression grew too large and was replaced by a fresh unbacked symbol.",
                   kPassesStrict, kWarning},

@@ -52,7 +52,8 @@ TEST(ErrorKind, StrictPolicyAndWarnings) {
     EXPECT_EQ(fails_strict(k.kind), k.fails_strict);
   }
   EXPECT_EQ(strict, (std::set<std::string_view>{"constraint_violation", "data_dependent", "unsupported_op"}));
-  EXPECT_EQ(warnings, (std::set<std::string_view>{"expression_too_large", "precision_lost", "specialized_input"}));
+  EXPECT_EQ(warnings, (std::set<std::string_view>{"expression_too_large", "precision_lost", "specialized_input",
+                                                 "unknown_rank"}));
 }
 
 // The schema's problem kinds are the table's, with the same descriptions.

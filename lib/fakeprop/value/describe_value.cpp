@@ -18,7 +18,9 @@ std::string describe_value(const Value& v, const ShapeEnv& env) {
       return s + ")";
     }
     case Value::Kind::None: return "None";
-    case Value::Kind::Opaque: return "<" + v.opaque_text() + ">";
+    case Value::Kind::Opaque:
+      if (v.is_unranked()) return std::string(dtype_name(v.tensor->meta.dtype)) + "[*]";  // "*": any rank
+      return "<" + v.opaque_text() + ">";
   }
   return "?";
 }

@@ -74,6 +74,9 @@ struct NodeRecord {
   OutputList outputs;
   // unbacked symbol name -> key path (".size()[0]", "", "[1].size()[0]")
   ThinVector<std::pair<std::string, std::string>> unbacked_bindings;
+  // Its rule failed: the outputs are fallbacks (declared types, or element
+  // types alone), not computed.
+  bool fallback = false;
 };
 
 struct ErrorRecord {

@@ -132,6 +132,20 @@ struct Value {
     v.opaque = std::move(what);
     return v;
   }
+  // A tensor whose element type and device are known but not its rank (an
+  // ONNX graph input without a shape, a Reshape to a shape of unknown
+  // length). Rules read it as they read any opaque value: they fail, and the
+  // node's outputs keep what the op's schema says of their element types.
+  // `tensor` holds the dtype and device, with no sizes.
+  static Value of_unranked(DType dtype, Device device, std::string why) {
+    Value v = of_opaque("unknown rank: " + why);
+    TensorValue t;
+    t.meta.dtype = dtype;
+    t.meta.device = device;
+    v.tensor = std::make_shared<const TensorValue>(std::move(t));
+    return v;
+  }
+  bool is_unranked() const { return kind == Kind::Opaque && tensor != nullptr; }
   // What a failed node without declared types or example meta yields: its
   // readers fail as unknown_input instead of guessing.
   static Value unknown(const std::string& why) { return of_opaque("unknown: " + why); }

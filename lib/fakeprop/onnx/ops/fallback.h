@@ -1,6 +1,8 @@
 // What a value becomes when its node could not be evaluated, and the check
 // of computed values against the types the model declares.
 #pragma once
+#include <optional>
+#include <span>
 #include <string>
 
 #include "fakeprop/value/run_result.h"
@@ -17,6 +19,12 @@ namespace fakeprop::onnx::ops {
 // `dim_params`; a dim without either is a fresh unbacked u<N>.
 Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
                      Device device, const std::string& why, StringMap<SymInt>& dim_params);
+
+// The element type that ONNX's schema of `op` gives its output k
+// (output_types.inc, made by scripts/gen_onnx_output_types.py): an input's,
+// when that input's element type is known, or a fixed one; nullopt else.
+std::optional<DType> schema_output_dtype(std::string_view domain, std::string_view op, size_t k,
+                                         std::span<const Value* const> inputs);
 
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name);

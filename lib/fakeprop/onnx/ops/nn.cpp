@@ -36,7 +36,7 @@ void gemm_rule(OpContext& ctx) {
   const SymInt& n = trans_b ? b[0] : b[1];
   require_equal(ctx, k_a, k_b, "Gemm: inner dims of A and B agree");
   SymShape out = {m, n};
-  if (ctx.has_input(2)) {
+  if (ctx.has_input(2) && !ctx.unranked(2)) {  // a C of unknown rank still has to broadcast: (M, N) stands
     // C broadcasts unidirectionally to (M, N).
     const SymShape& c = ctx.shape(2);
     if (c.size() > 2) ctx.fail(ErrorKind::InvalidRank, "Gemm's C must have rank <= 2, got " + shape_to_string(c));

@@ -184,6 +184,10 @@ std::optional<int64_t> unknown_axes_count(OpContext& ctx) {
 // Shape, Size
 
 void shape_rule(OpContext& ctx) {
+  if (ctx.unranked(0)) {  // a 1-D int64 all the same, of unknown length
+    ctx.set_tensor(0, DType::Int64, {ctx.unknown_size("Shape of '" + ctx.node().inputs[0] + "', whose rank is unknown")});
+    return;
+  }
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
   int64_t start = 0, end = rank;
@@ -201,6 +205,10 @@ void shape_rule(OpContext& ctx) {
 }
 
 void size_rule(OpContext& ctx) {
+  if (ctx.unranked(0)) {  // a scalar all the same, of unknown value
+    ctx.set_tensor(0, DType::Int64, {});
+    return;
+  }
   ctx.set_tensor(0, DType::Int64, {}, int_data({simplified(ctx, numel(ctx.shape(0)))}));
 }
 
@@ -268,11 +276,24 @@ void cancel(Product& num, Product& den) {
 // Reshape: 0 copies the input dim (unless allowzero), -1 is inferred from
 // numel the way PyTorch's infer_size does (newsize != 0, numel % newsize == 0).
 void reshape_rule(OpContext& ctx) {
+  if (ctx.unranked(0)) {
+    // Only the target can say the rank, and only its positive entries a size.
+    auto target = shape_from_input(ctx, 1);
+    if (!target) ctx.fail(ErrorKind::UnknownRank, "input '" + ctx.node().inputs[0] + "' has unknown rank");
+    SymShape out;
+    for (const SymInt& d : *target)
+      out.push_back(d.is_static() && d.value() > 0 ? d
+                                                   : ctx.unknown_size("Reshape of '" + ctx.node().inputs[0] +
+                                                                      "', whose rank is unknown"));
+    ctx.set_tensor(0, ctx.input(0).tensor->meta.dtype, std::move(out));
+    return;
+  }
   const SymShape& in = ctx.shape(0);
   auto target = shape_from_input(ctx, 1);
   if (!target) {
-    auto n = static_shape(ctx.shape(1));
-    if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownInput, "Reshape's shape input has unknown length");
+    auto n = ctx.unranked(1) ? std::nullopt : static_shape(ctx.shape(1));
+    if (!n || n->size() != 1)
+      ctx.fail(ErrorKind::UnknownRank, "Reshape's shape input '" + ctx.node().inputs[1] + "' has unknown length");
     SymShape out;
     for (int64_t i = 0; i < (*n)[0]; ++i)
       out.push_back(ctx.unknown_size("Reshape target shape '" + ctx.node().inputs[1] + "' is not known"));
@@ -888,7 +909,7 @@ void expand_rule(OpContext& ctx) {
     out = broadcast_shapes(in, *target, ctx.env());
   } else {
     auto n = static_shape(ctx.shape(1));
-    if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownInput, "Expand's shape input has unknown length");
+    if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownRank, "Expand's shape input has unknown length");
     const size_t out_rank = std::max(in.size(), static_cast<size_t>((*n)[0]));
     const size_t offset = out_rank - in.size();
     for (size_t k = 0; k < out_rank; ++k) {
