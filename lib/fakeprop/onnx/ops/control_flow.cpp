@@ -75,6 +75,7 @@ std::string describe_kind(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Tensor: return "a tensor";
     case Value::Kind::List: return "a sequence";
+    case Value::Kind::Map: return "a map";
     case Value::Kind::Opaque: return v.opaque_text();
     case Value::Kind::None: return "no value";
     default: return "a scalar";
