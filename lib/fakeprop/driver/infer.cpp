@@ -121,9 +121,9 @@ int exit_status(const RunResult& result, bool strict) {
 
 namespace {
 
-// The ONNX type of a tensor, a sequence of tensors, or an optional of
-// either, as -o writes it; nullopt for other values (unknown, maps, empty
-// optionals). A sequence's element type keeps what all its elements share:
+// The ONNX type of a tensor, a map of tensors, a sequence of either, or an
+// optional of those, as -o writes it; nullopt for other values (unknown,
+// empty optionals). A sequence's element type keeps what all its elements share:
 // a dim that differs between elements (or holds an unbacked symbol of a
 // template element) is unknown, and so is the rank when the ranks differ.
 // `params`: the model's own dim_param text for a symbol that could not take
@@ -143,12 +143,23 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
         if (env.info(sym).unbacked) return std::string();
     return s.to_python();
   };
+  using Wrapper = onnx::OutputValueInfo::Wrapper;
   onnx::OutputValueInfo vi;
-  if (v.maybe_none) vi.wrappers.push_back(onnx::OutputValueInfo::Wrapper::Optional);
-  if (v.is_tensor()) {
-    vi.elem_type = dtype_to_onnx(v.tensor->meta.dtype);
+  if (v.maybe_none) vi.wrappers.push_back(Wrapper::Optional);
+  // A map's value is a tensor: maps of other values are not written.
+  auto map_value = [&](const Value& m) -> const Value* {
+    if (!m.is_map() || !m.map_value().is_tensor()) return nullptr;
+    if (vi.map_key_type != 0 && vi.map_key_type != dtype_to_onnx(m.map_key)) return nullptr;
+    vi.map_key_type = dtype_to_onnx(m.map_key);
+    return &m.map_value();
+  };
+  const Value* leaf = v.is_map() ? map_value(v) : &v;
+  if (!leaf) return std::nullopt;
+  if (v.is_map()) vi.wrappers.push_back(Wrapper::Map);
+  if (leaf->is_tensor()) {
+    vi.elem_type = dtype_to_onnx(leaf->tensor->meta.dtype);
     Dims dims;
-    for (const SymInt& d : v.tensor->meta.sizes) dims.push_back(dim(d, false));
+    for (const SymInt& d : leaf->tensor->meta.sizes) dims.push_back(dim(d, false));
     vi.shape = std::move(dims);
     return vi;
   }
@@ -157,15 +168,19 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
     return vi;
   }
   if (v.kind != Value::Kind::List || !v.list) return std::nullopt;
-  vi.wrappers.push_back(onnx::OutputValueInfo::Wrapper::Sequence);
+  vi.wrappers.push_back(Wrapper::Sequence);
   const bool templated = v.list_length.has_value();
+  const bool of_maps = !v.list->empty() && v.list->front().is_map();
+  if (of_maps) vi.wrappers.push_back(Wrapper::Map);
   std::optional<Dims> shape;
   bool first = true;
-  for (const Value& e : *v.list) {
-    if (!e.is_tensor() || e.maybe_none) return std::nullopt;  // sequences hold tensors
-    const int32_t elem = dtype_to_onnx(e.tensor->meta.dtype);
+  for (const Value& item : *v.list) {
+    if (item.maybe_none || item.is_map() != of_maps) return std::nullopt;  // one type of element
+    const Value* e = of_maps ? map_value(item) : &item;
+    if (!e || !e->is_tensor()) return std::nullopt;  // sequences hold tensors or maps of them
+    const int32_t elem = dtype_to_onnx(e->tensor->meta.dtype);
     Dims dims;
-    for (const SymInt& d : e.tensor->meta.sizes) dims.push_back(dim(d, templated));
+    for (const SymInt& d : e->tensor->meta.sizes) dims.push_back(dim(d, templated));
     if (first) {
       vi.elem_type = elem;
       shape = std::move(dims);

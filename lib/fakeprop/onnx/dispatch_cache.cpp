@@ -301,7 +301,8 @@ void DispatchCache::store(Visit& v, std::span<const Value* const> inputs, const 
     const Value& out = outputs[k];
     CachedOutput c;
     c.value = out;
-    if (out.kind == Value::Kind::List || out.kind == Value::Kind::Opaque || out.maybe_none || out.list_length) {
+    if (out.kind == Value::Kind::List || out.kind == Value::Kind::Map || out.kind == Value::Kind::Opaque ||
+        out.maybe_none || out.list_length) {
       keep = false;
     } else if (out.is_tensor()) {
       const int64_t id = out.tensor->meta.storage;

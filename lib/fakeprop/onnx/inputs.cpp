@@ -22,16 +22,22 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-// A sequence or optional graph input (no --input hints exist for them): a
-// sequence is a template element with a fresh size-like unbacked length; an
-// optional is its element marked maybe_none. Element dims other than
-// dim_values are fresh unbacked sizes (elements may differ).
-Value sequence_or_optional_input(const TypeInfo& t, ShapeEnv& e, StorageIds& storage, Device device) {
+// A sequence, optional or map graph input (no --input hints exist for them):
+// a sequence is a template element with a fresh size-like unbacked length; an
+// optional is its element marked maybe_none; a map is its key dtype and a
+// template value with a fresh size-like unbacked entry count. Element dims
+// other than dim_values are fresh unbacked sizes (elements may differ).
+Value container_input(const TypeInfo& t, ShapeEnv& e, StorageIds& storage, Device device,
+                                 bool map_value = false) {
   if (t.kind == TypeInfo::Kind::Tensor) {
     auto dtype = dtype_from_onnx(t.elem_type);
-    if (!dtype || !t.shape) return Value::of_opaque("element of unknown type or rank");
+    // A map's values without a declared shape are scalars: the ml
+    // operators' maps (ONNX Runtime's std::map<K, V>) hold one number or string per key.
+    static const std::vector<Dim> kScalar;
+    const std::vector<Dim>* shape = t.shape ? &*t.shape : map_value ? &kScalar : nullptr;
+    if (!dtype || !shape) return Value::of_opaque("element of unknown type or rank");
     TensorValue tv;
-    for (const Dim& d : *t.shape)
+    for (const Dim& d : *shape)
       tv.meta.sizes.push_back(d.kind == Dim::Kind::Value ? SymInt(d.value) : SymInt(e.create_unbacked_symint(true)));
     tv.meta.strides = contiguous_strides(tv.meta.sizes, &e);
     tv.meta.dtype = *dtype;
@@ -41,12 +47,18 @@ Value sequence_or_optional_input(const TypeInfo& t, ShapeEnv& e, StorageIds& sto
   }
   if (!t.elem) return Value::of_opaque("input of non-tensor type");
   if (t.kind == TypeInfo::Kind::Sequence) {
-    Value elem = sequence_or_optional_input(*t.elem, e, storage, device);
+    Value elem = container_input(*t.elem, e, storage, device);
     if (elem.kind == Value::Kind::Opaque) return Value::of_opaque("sequence input with elements of unknown type");
     return Value::of_list_of_length(std::move(elem), SymInt(e.create_unbacked_symint(true)));
   }
+  if (t.kind == TypeInfo::Kind::Map) {
+    auto key = dtype_from_onnx(t.map_key_type);
+    Value value = container_input(*t.elem, e, storage, device, true);
+    if (!key || value.kind == Value::Kind::Opaque) return Value::of_opaque("map input of unknown key or value type");
+    return Value::of_map(*key, std::move(value), SymInt(e.create_unbacked_symint(true)));
+  }
   if (t.kind == TypeInfo::Kind::Optional) {
-    Value elem = sequence_or_optional_input(*t.elem, e, storage, device);
+    Value elem = container_input(*t.elem, e, storage, device);
     elem.maybe_none = true;
     return elem;
   }
@@ -87,8 +99,9 @@ void Interpreter::create_inputs(const Graph& g, Scope& scope) {
     if (init_names.count(vi.name)) continue;
     const std::string& src = sources[next_source++];
     Value val;
-    if (vi.type.kind == TypeInfo::Kind::Sequence || vi.type.kind == TypeInfo::Kind::Optional) {
-      val = sequence_or_optional_input(vi.type, e, storage_, options_.device);
+    if (vi.type.kind == TypeInfo::Kind::Sequence || vi.type.kind == TypeInfo::Kind::Optional ||
+        vi.type.kind == TypeInfo::Kind::Map) {
+      val = container_input(vi.type, e, storage_, options_.device);
       scope.set(vi.name, val);
       result_.inputs.push_back({vi.name, src, val});
       continue;

@@ -55,6 +55,25 @@ ModelBuilder& ModelBuilder::input_unranked(const std::string& name, int32_t elem
   return *this;
 }
 
+ModelBuilder& ModelBuilder::input_map(const std::string& name, int32_t key_type, int32_t value_type,
+                                      bool in_sequence) {
+  auto value = std::make_shared<TypeInfo>();
+  value->kind = TypeInfo::Kind::Tensor;
+  value->elem_type = value_type;
+  TypeInfo t;
+  t.kind = TypeInfo::Kind::Map;
+  t.map_key_type = key_type;
+  t.elem = std::move(value);
+  if (in_sequence) {
+    TypeInfo seq;
+    seq.kind = TypeInfo::Kind::Sequence;
+    seq.elem = std::make_shared<TypeInfo>(std::move(t));
+    t = std::move(seq);
+  }
+  model_.graph.inputs.push_back({name, std::move(t)});
+  return *this;
+}
+
 ModelBuilder& ModelBuilder::output(const std::string& name) {
   model_.graph.outputs.push_back({name, {}});
   return *this;

@@ -19,6 +19,9 @@ class ModelBuilder {
   ModelBuilder& opset(const std::string& domain, int64_t version);
   ModelBuilder& input(const std::string& name, int32_t elem_type, const std::vector<DimSpec>& dims);
   ModelBuilder& input_unranked(const std::string& name, int32_t elem_type);
+  // A map(key_type, tensor(value_type)) input (values of no declared
+  // shape), or seq(map(...)) when in_sequence.
+  ModelBuilder& input_map(const std::string& name, int32_t key_type, int32_t value_type, bool in_sequence = false);
   ModelBuilder& output(const std::string& name);
   ModelBuilder& output(const std::string& name, int32_t elem_type, const std::vector<DimSpec>& dims);
   ModelBuilder& value_info(const std::string& name, int32_t elem_type, const std::vector<DimSpec>& dims);

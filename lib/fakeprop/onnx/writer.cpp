@@ -30,7 +30,8 @@ constexpr uint32_t kValueInfoType = 2;
 
 // ValueInfoProto{name, type: TypeProto{tensor_type: {elem_type, shape}}},
 // the tensor type inside TypeProto{sequence_type (4) / optional_type (9):
-// {elem_type: TypeProto}} for each wrapper.
+// {elem_type: TypeProto}} or TypeProto{map_type (5): {key_type, value_type:
+// TypeProto}} for each wrapper.
 std::string encode_value_info(const OutputValueInfo& info) {
   std::string tensor_type;
   if (info.elem_type != 0) {
@@ -54,8 +55,14 @@ std::string encode_value_info(const OutputValueInfo& info) {
   wire::append_len_field(type, 1, tensor_type);
   for (auto w = info.wrappers.rbegin(); w != info.wrappers.rend(); ++w) {
     std::string wrapper, outer;
-    wire::append_len_field(wrapper, 1, type);  // Sequence / Optional: elem_type = 1
-    wire::append_len_field(outer, *w == OutputValueInfo::Wrapper::Sequence ? 4 : 9, wrapper);
+    if (*w == OutputValueInfo::Wrapper::Map) {
+      wire::append_varint_field(wrapper, 1, static_cast<uint64_t>(static_cast<int64_t>(info.map_key_type)));
+      wire::append_len_field(wrapper, 2, type);  // value_type = 2
+      wire::append_len_field(outer, 5, wrapper);
+    } else {
+      wire::append_len_field(wrapper, 1, type);  // Sequence / Optional: elem_type = 1
+      wire::append_len_field(outer, *w == OutputValueInfo::Wrapper::Sequence ? 4 : 9, wrapper);
+    }
     type = std::move(outer);
   }
   std::string value_info;

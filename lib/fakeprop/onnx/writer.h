@@ -10,17 +10,18 @@
 
 namespace fakeprop::onnx {
 
-// One value's type: a tensor (elem_type, shape), inside the sequence and
-// optional types of `wrappers`, outermost first ({Optional, Sequence} is
-// optional(seq(tensor))).
+// One value's type: a tensor (elem_type, shape), inside the sequence,
+// optional and map types of `wrappers`, outermost first ({Optional, Sequence}
+// is optional(seq(tensor)); {Sequence, Map} is seq(map(map_key_type, tensor))).
 struct OutputValueInfo {
-  enum class Wrapper : uint8_t { Sequence, Optional };
+  enum class Wrapper : uint8_t { Sequence, Optional, Map };
   std::string name;
   int32_t elem_type = 0;  // TensorProto.DataType; 0 unknown
   // nullopt: rank unknown. A dim is its size or its dim_param text; an empty
   // text is a dim of unknown size.
   std::optional<std::vector<std::variant<int64_t, std::string>>> shape;
   std::vector<Wrapper> wrappers = {};
+  int32_t map_key_type = 0;  // TensorProto.DataType of a Map wrapper's keys
 };
 
 // Writes the model with `value_info` as its main graph's value_info: each

@@ -211,6 +211,35 @@ TEST(OnnxWriter, WritesSequenceAndOptionalTypes) {
   EXPECT_EQ(inner.shape().dim(0).dim_param(), "s0");
 }
 
+TEST(OnnxWriter, WritesMapTypes) {
+  TempDir dir;
+  const Model model = load_model(loader_testdata("add_conv.onnx"));
+  using Dims = std::vector<std::variant<int64_t, std::string>>;
+  using W = OutputValueInfo::Wrapper;
+  const std::vector<OutputValueInfo> infos = {
+      {"C", 1, Dims{}, {W::Sequence, W::Map}, 7},  // seq(map(int64, tensor(float) of shape []))
+      {"Z", 11, std::nullopt, {W::Map}, 8},        // map(string, tensor(double))
+  };
+  const std::string out = dir.file("annotated.onnx");
+  write_annotated_model(model, infos, out);
+  ::onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(read_bytes(out)));
+  ASSERT_EQ(proto.graph().value_info_size(), 2);
+  const ::onnx::TypeProto& seq = proto.graph().value_info(0).type();
+  ASSERT_TRUE(seq.has_sequence_type());
+  ASSERT_TRUE(seq.sequence_type().elem_type().has_map_type());
+  const ::onnx::TypeProto_Map& map = seq.sequence_type().elem_type().map_type();
+  EXPECT_EQ(map.key_type(), 7);
+  EXPECT_EQ(map.value_type().tensor_type().elem_type(), 1);
+  EXPECT_TRUE(map.value_type().tensor_type().has_shape());  // a scalar: a shape of no dims
+  EXPECT_EQ(map.value_type().tensor_type().shape().dim_size(), 0);
+  const ::onnx::TypeProto& plain = proto.graph().value_info(1).type();
+  ASSERT_TRUE(plain.has_map_type());
+  EXPECT_EQ(plain.map_type().key_type(), 8);
+  EXPECT_EQ(plain.map_type().value_type().tensor_type().elem_type(), 11);
+  EXPECT_FALSE(plain.map_type().value_type().tensor_type().has_shape());
+}
+
 TEST(OnnxWriter, RefusesToOverwriteTheInput) {
   TempDir dir;
   const std::string path = dir.file("m.onnx");

@@ -58,6 +58,10 @@ json value_summary(const Value& v, const ShapeEnv& env) {
     for (const Value& x : *v.list) a.push_back(value_summary(x, env));
     return a;
   }
+  if (v.is_map())
+    return {{"entries", dim_text(v.map_entries(), env)},
+            {"key_type", std::string(dtype_name(v.map_key))},
+            {"value", value_summary(v.map_value(), env)}};
   if (v.is_empty_optional()) return {{"empty_optional", std::string(v.empty_optional_type())}};
   if (v.kind == Value::Kind::Opaque) return {{"unknown", v.opaque_text()}};
   return nullptr;

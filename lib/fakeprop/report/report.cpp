@@ -84,6 +84,13 @@ class ReportWriter {
         for (const Value& x : *v.list) value(x);
         w_.end_array();
         return;
+      case Value::Kind::Map:
+        w_.begin_object().key("entries");
+        dim(v.map_entries());
+        w_.field("key_type", dtype_name(v.map_key)).key("value");
+        value(v.map_value());
+        w_.end_object();
+        return;
       case Value::Kind::Opaque:
         if (v.is_unranked()) {
           const TensorMeta& m = v.tensor->meta;

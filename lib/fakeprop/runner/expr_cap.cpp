@@ -39,6 +39,7 @@ bool has_oversized_expression(const Value& v, size_t max_nodes) {
     case Value::Kind::Int: return oversized(v.i);
     case Value::Kind::Float: return v.float_expr && bounded_expr_size(v.float_expr, max_nodes) > max_nodes;
     case Value::Kind::List:
+    case Value::Kind::Map:  // its value and entry count, in the same fields
       for (const Value& x : *v.list)
         if (has_oversized_expression(x, max_nodes)) return true;
       return v.list_length && oversized(*v.list_length);
@@ -59,7 +60,8 @@ class Capper {
       case Value::Kind::Float:
         if (v.float_expr) v.float_expr = symfloat(v.float_expr);
         break;
-      case Value::Kind::List: {
+      case Value::Kind::List:
+      case Value::Kind::Map: {
         ValueList xs = *v.list;
         for (Value& x : xs) value(x);
         v.list = std::make_shared<const ValueList>(std::move(xs));

@@ -105,7 +105,8 @@ std::optional<Value> real_counterpart(const Value& v, const ShapeEnv& env) {
     case Value::Kind::Float:
       if (v.is_symbolic_float()) return std::nullopt;
       return v;
-    case Value::Kind::List: {
+    case Value::Kind::List:
+    case Value::Kind::Map: {  // a map's value and entry count are in the same fields
       ValueList items;
       for (const Value& x : *v.list) {
         std::optional<Value> c = real_counterpart(x, env);
@@ -113,6 +114,8 @@ std::optional<Value> real_counterpart(const Value& v, const ShapeEnv& env) {
         items.push_back(std::move(*c));
       }
       Value out = Value::of_list(std::move(items));
+      out.kind = v.kind;
+      out.map_key = v.map_key;
       out.maybe_none = v.maybe_none;
       if (v.list_length) {
         const std::optional<int64_t> n = env.concrete_value(*v.list_length);

@@ -1,4 +1,5 @@
-// A value in one line for people: "float32[s0, 3]", "int 2*s0", "(float32[4], None)".
+// A value in one line for people: "float32[s0, 3]", "int 2*s0", "(float32[4], None)",
+// "(N x map(int64, float32[]; 3 entries))" (a sequence of N maps).
 // The human summary and the causal chain of --explain-guard both print it.
 #pragma once
 #include <string>

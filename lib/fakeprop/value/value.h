@@ -1,6 +1,6 @@
 // Values flowing through a graph under fake mode: tensors (metadata plus,
 // for small integer/float tensors, their known elements), symbolic scalars,
-// sequences, and None. Values are immutable snapshots once produced.
+// sequences, ONNX maps, and None. Values are immutable snapshots once produced.
 #pragma once
 #include <memory>
 #include <optional>
@@ -59,11 +59,13 @@ struct Value;
 using ValueList = std::vector<Value>;
 
 struct Value {
-  enum class Kind : uint8_t { None, Tensor, Int, Bool, Float, List, Opaque };
+  enum class Kind : uint8_t { None, Tensor, Int, Bool, Float, List, Opaque, Map };
   Kind kind = Kind::None;
   // An ONNX optional that may be empty; the rest of the value describes its
   // element when present. (A surely empty optional is empty_optional(TYPE).)
   bool maybe_none = false;
+  // Map: the keys' dtype (int64 or string for ai.onnx.ml's maps).
+  DType map_key = DType::Undefined;
   std::shared_ptr<const TensorValue> tensor;
   SymInt i;     // Int
   SymBool b;    // Bool
@@ -72,14 +74,14 @@ struct Value {
   // symbol zuf<N> (item() of a float tensor) or a float expression over
   // sizes (s0 / 2); `f` is then meaningless.
   ExprRef float_expr = nullptr;
-  std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq)
+  std::shared_ptr<const ValueList> list;  // List (sequences, tuples, optional-of-seq); Map: its value
   Boxed<std::string> opaque;  // Opaque: a description ("map", "unknown: ..."); read it with opaque_text()
   // A list described by one template element and its length, used when the
   // elements are not individually known (an ONNX sequence from
   // SplitToSequence with a symbolic split, a Loop's sequence output): `list`
   // then holds ONE element describing every element (a dim with an unbacked
   // symbol may differ between elements) and this is the length. Unset for
-  // ordinary lists.
+  // ordinary lists. Map: the number of entries.
   std::optional<SymInt> list_length;
 
   static Value none() { return {}; }
@@ -126,6 +128,19 @@ struct Value {
     v.list_length = length;
     return v;
   }
+  // An ONNX map (ai.onnx.ml): keys of one dtype, `entries` values all
+  // described by `value` (a scalar tensor for the ml operators' maps). Like
+  // a templated list, it holds the one value and its entry count, in the
+  // same fields.
+  static Value of_map(DType key, Value value, SymInt entries) {
+    Value v = of_list_of_length(std::move(value), entries);
+    v.kind = Kind::Map;
+    v.map_key = key;
+    return v;
+  }
+  bool is_map() const { return kind == Kind::Map; }
+  const Value& map_value() const { return list->front(); }
+  SymInt map_entries() const { return *list_length; }
   static Value of_opaque(std::string what) {
     Value v;
     v.kind = Kind::Opaque;

@@ -75,6 +75,7 @@ std::string describe_kind(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Tensor: return "a tensor";
     case Value::Kind::List: return "a sequence";
+    case Value::Kind::Map: return "a map";
     case Value::Kind::Opaque: return v.opaque_text();
     case Value::Kind::None: return "no value";
     default: return "a scalar";
@@ -105,6 +106,8 @@ Value fresh_copy(OpContext& ctx, const Value& v) {
     for (const Value& e : *v.list) xs.push_back(fresh_copy(ctx, e));
     out = Value::of_list(std::move(xs));
     out.list_length = v.list_length;
+  } else if (v.is_map()) {
+    out = Value::of_map(v.map_key, fresh_copy(ctx, v.map_value()), v.map_entries());
   }
   out.maybe_none = v.maybe_none;
   return out;
@@ -208,6 +211,15 @@ struct Merger {
     return Value::of_list_of_length(*t, len);
   }
 
+  // Maps: one key dtype; the values merge as values, the entry counts as sizes.
+  Value map(const Value& a, const Value& b, const std::string& what) {
+    if (a.map_key != b.map_key)
+      ctx.fail(ErrorKind::TypeError, what + " has " + std::string(dtype_name(a.map_key)) + " keys in one case and " +
+                                         std::string(dtype_name(b.map_key)) + " in the other");
+    Value value_ab = value(a.map_value(), b.map_value(), what + " value");
+    return Value::of_map(a.map_key, std::move(value_ab), size(a.map_entries(), b.map_entries()));
+  }
+
   Value rank_and_dtype_of(const Value& known, const std::string& what) {
     changed = true;
     SymShape shape;
@@ -221,12 +233,13 @@ struct Merger {
     if (opt && !a.maybe_none) changed = true;
     if (a.is_tensor() && b.is_tensor()) return opt ? maybe_none(tensor(a, b, what)) : tensor(a, b, what);
     if (is_sequence(a) && is_sequence(b)) return opt ? maybe_none(sequence(a, b, what)) : sequence(a, b, what);
+    if (a.is_map() && b.is_map()) return opt ? maybe_none(map(a, b, what)) : map(a, b, what);
     if (a.is_empty_optional() && b.is_empty_optional()) return a;
-    if (a.is_empty_optional() && (b.is_tensor() || is_sequence(b))) {
+    if (a.is_empty_optional() && (b.is_tensor() || is_sequence(b) || b.is_map())) {
       changed = true;
       return maybe_none(b);
     }
-    if (b.is_empty_optional() && (a.is_tensor() || is_sequence(a))) {
+    if (b.is_empty_optional() && (a.is_tensor() || is_sequence(a) || a.is_map())) {
       if (!a.maybe_none) changed = true;
       return maybe_none(a);
     }

@@ -286,6 +286,43 @@ TEST(ControlFlowIf, BranchesOfDifferentRankFail) {
   EXPECT_EQ(error_kinds(r, "if0"), Strings{"invalid_rank"});
 }
 
+// Maps (ai.onnx.ml) merge as values: one key dtype, the entry counts as
+// sizes (two maps' unbacked counts become a fresh one), the values as values.
+TEST(ControlFlowIf, BranchesOfMapsMerge) {
+  for (const bool same : {true, false}) {
+    Subgraphs sg;
+    ModelBuilder& t = sg.make("then");
+    t.node("Identity", {"m"}, {"t_y"}).output("t_y");
+    ModelBuilder& e = sg.make("else");
+    e.node("Identity", {same ? "m" : "n"}, {"e_y"}).output("e_y");
+    ModelBuilder b;
+    b.input("c", kBool, {}).input_map("m", kInt64, kFloat).input_map("n", kInt64, kFloat);
+    b.node("If", {"c"}, {"y"}, "if0").attr_graph("then_branch", Subgraphs::graph(t)).attr_graph("else_branch", Subgraphs::graph(e));
+    b.output("y");
+    RunResult r = run(b);
+    ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+    const Value* y = output_value(r, "y");
+    const Value* m = testing::find_value(r, "m");
+    ASSERT_TRUE(y && y->is_map() && m);
+    EXPECT_EQ(y->map_key, DType::Int64);
+    EXPECT_EQ(y->map_value().tensor->meta.dtype, DType::Float32);
+    EXPECT_EQ(y->map_entries().same(m->map_entries()), same);
+  }
+}
+
+TEST(ControlFlowIf, BranchesOfMapsOfOtherKeysFail) {
+  Subgraphs sg;
+  ModelBuilder& t = sg.make("then");
+  t.node("Identity", {"m"}, {"t_y"}).output("t_y");
+  ModelBuilder& e = sg.make("else");
+  e.node("Identity", {"n"}, {"e_y"}).output("e_y");
+  ModelBuilder b;
+  b.input("c", kBool, {}).input_map("m", kInt64, kFloat).input_map("n", kString, kFloat);
+  b.node("If", {"c"}, {"y"}, "if0").attr_graph("then_branch", Subgraphs::graph(t)).attr_graph("else_branch", Subgraphs::graph(e));
+  b.output("y");
+  EXPECT_EQ(error_kinds(run(b), "if0"), Strings{"type_error"});
+}
+
 // Loop body: cond_out = Identity(cond_in) (or Less(i, 3): unknown),
 // y_out = Concat(y_in, [7]) (grows by one), z_out = Identity(z_in),
 // scan = Unsqueeze(i, [0]) per iteration.

@@ -17,6 +17,7 @@ void register_control_flow_ops(OpRegistry& r);  // If, Loop, Scan, sequences, op
 void register_quantization_ops(OpRegistry& r);  // QuantizeLinear, QLinear*, *Integer
 void register_microsoft_ops(OpRegistry& r);     // com.microsoft contrib ops
 void register_loss_and_linalg_ops(OpRegistry& r);  // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, Det
-void register_ml_ops(OpRegistry& r);            // ai.onnx.ml: scalers, encoders, linear models, feature ops
+void register_ml_ops(OpRegistry& r);            // ai.onnx.ml: scalers, encoders, linear models, SVMs, trees, maps
+void register_training_ops(OpRegistry& r);      // ai.onnx.preview.training: Adagrad, Adam, Momentum, Gradient
 
 }  // namespace fakeprop::onnx::ops

@@ -1,8 +1,11 @@
 // ai.onnx.ml operators that scikit-learn converters emit: per-element
-// transforms, encoders and linear models. Output shapes and types are ONNX
-// Runtime's (its CPU kernels in core/providers/cpu/ml), checked by running it:
-// a 1-D input is one sample ([1, ...] outputs), a feature axis is the last.
+// transforms, encoders, linear models, SVMs, tree ensembles and the map
+// operators. Output shapes and types are ONNX Runtime's (its CPU kernels in
+// core/providers/cpu/ml), checked by running it: a 1-D input is one sample
+// ([1, ...] outputs), a feature axis is the last. Maps are Value::of_map: a
+// key dtype, the value every entry has, and the entry count.
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -46,6 +49,38 @@ void require_input_rank_at_least(OpContext& ctx, int64_t rank) {
 SymInt samples(OpContext& ctx) {
   require_input_rank_at_least(ctx, 1);
   return ctx.rank(0) == 1 ? SymInt(1) : ctx.shape(0)[0];
+}
+
+// The SVMs and ZipMap read [N, features] or one sample of [features].
+void require_input_rank_1_or_2(OpContext& ctx) {
+  if (ctx.rank(0) < 1 || ctx.rank(0) > 2)
+    ctx.fail(ErrorKind::InvalidRank,
+             ctx.op_type() + " needs a 1-D or 2-D input, got shape " + shape_to_string(ctx.shape(0)));
+}
+
+// The input's last dim must be `features` (the kernels check it when they run).
+void require_features(OpContext& ctx, int64_t features, const char* why) {
+  const SymInt got = ctx.shape(0).back();
+  require(ctx, sym_eq(got, SymInt(features)), "ml_features", ErrorKind::ShapeMismatch,
+          ctx.op_type() + ": the input's last dim is " + simplified(ctx, got).to_python() + ", expected " +
+              std::to_string(features) + " (" + why + ")");
+}
+
+// Input `i` as a map whose values are tensors.
+const Value& map_input(OpContext& ctx, size_t i) {
+  const Value& v = ctx.input(i);
+  if (v.kind == Value::Kind::Opaque)
+    ctx.fail(ErrorKind::UnknownInput,
+             "input '" + ctx.node().inputs[i] + "' has no known type (" + v.opaque_text() + ")");
+  if (!v.is_map() || !v.map_value().is_tensor())
+    ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' must be a map" +
+                                       (v.is_map() ? " of numbers or strings" : ""));
+  return v;
+}
+
+std::string map_type_text(const Value& m) {
+  const DType value = m.map_value().tensor->meta.dtype;
+  return "map(" + std::string(dtype_name(m.map_key)) + ", " + std::string(dtype_name(value)) + ")";
 }
 
 // Binarizer, Imputer: the input's shape and type.
@@ -167,6 +202,163 @@ void tree_ensemble_classifier(OpContext& ctx) {
   if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(static_cast<int64_t>(labels.count))});
 }
 
+// SVMClassifier: labels [N] (int64 or string), scores [N, K]. K is one per
+// class, except for SVC (support vectors given) without prob_a/prob_b: one
+// per pair of classes, and 2 for two classes. Features: the length of a
+// support vector, or coefficients per class (linear mode).
+void svm_classifier(OpContext& ctx) {
+  const Labels labels = int_or_string_labels(ctx, "classlabels_ints", "classlabels_strings");
+  const auto classes = static_cast<int64_t>(labels.count);
+  const std::vector<int64_t> per_class = ctx.attr_ints("vectors_per_class").value_or(std::vector<int64_t>{});
+  int64_t vectors = 0;
+  for (int64_t v : per_class)
+    if (v < 0 || __builtin_add_overflow(vectors, v, &vectors))
+      ctx.fail(ErrorKind::InvalidAttribute, "SVMClassifier: vectors_per_class must be counts of support vectors");
+  const auto coefficients = static_cast<int64_t>(list_size(ctx, "coefficients"));
+  if (coefficients == 0) ctx.fail(ErrorKind::InvalidAttribute, "SVMClassifier: coefficients must not be empty");
+  const size_t prob = list_size(ctx, "prob_a");
+  if (prob != list_size(ctx, "prob_b"))
+    ctx.fail(ErrorKind::InvalidAttribute, "SVMClassifier: prob_a and prob_b must have one length");
+  const bool svc = vectors > 0;
+  if (svc && per_class.size() != labels.count)
+    ctx.fail(ErrorKind::InvalidAttribute, "SVMClassifier: vectors_per_class has " + std::to_string(per_class.size()) +
+                                              " entries, one per class (" + std::to_string(classes) + ") expected");
+  const DType in = ctx.dtype(0);
+  if (in != DType::Float32 && in != DType::Float64 && in != DType::Int32 && in != DType::Int64)
+    ctx.fail(ErrorKind::TypeError, "SVMClassifier: input must be float, double, int32 or int64, got " +
+                                       std::string(dtype_name(in)));
+  require_input_rank_1_or_2(ctx);
+  if (svc)
+    require_features(ctx, static_cast<int64_t>(list_size(ctx, "support_vectors")) / vectors, "a support vector's length");
+  else
+    require_features(ctx, coefficients / classes, "coefficients per class");
+  int64_t scores = classes;
+  if (svc && prob == 0) scores = classes > 2 ? classes * (classes - 1) / 2 : 2;
+  const SymInt n = samples(ctx);
+  ctx.set_tensor(0, labels.ints ? DType::Int64 : DType::String, {n});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {n, SymInt(scores)});
+}
+
+// SVMRegressor: [N, 1] float. Features: the length of a support vector
+// (n_supports of them), or the coefficients (linear mode). ONNX Runtime's
+// kernel takes float only; the other input types ONNX allows are accepted.
+void svm_regressor(OpContext& ctx) {
+  const int64_t supports = ctx.attr_int("n_supports", 0);
+  if (supports < 0) ctx.fail(ErrorKind::InvalidAttribute, "SVMRegressor: n_supports must not be negative");
+  const auto coefficients = static_cast<int64_t>(list_size(ctx, "coefficients"));
+  if (coefficients == 0) ctx.fail(ErrorKind::InvalidAttribute, "SVMRegressor: coefficients must not be empty");
+  const DType in = ctx.dtype(0);
+  if (in != DType::Float32 && in != DType::Float64 && in != DType::Int32 && in != DType::Int64)
+    ctx.fail(ErrorKind::TypeError, "SVMRegressor: input must be float, double, int32 or int64, got " +
+                                       std::string(dtype_name(in)));
+  require_input_rank_1_or_2(ctx);
+  if (supports > 0)
+    require_features(ctx, static_cast<int64_t>(list_size(ctx, "support_vectors")) / supports, "a support vector's length");
+  else
+    require_features(ctx, coefficients, "one coefficient per feature");
+  ctx.set_tensor(0, DType::Float32, {samples(ctx), SymInt(1)});
+}
+
+// ZipMap: a sequence of maps, one per row of [N, C] (one for a 1-D input),
+// each from the C class labels (duplicates collapse into one key) to a float.
+void zip_map(OpContext& ctx) {
+  const Labels labels = int_or_string_labels(ctx, "classlabels_int64s", "classlabels_strings");
+  if (ctx.dtype(0) != DType::Float32)
+    ctx.fail(ErrorKind::TypeError, "ZipMap: input must be float, got " + std::string(dtype_name(ctx.dtype(0))));
+  require_input_rank_1_or_2(ctx);
+  require_features(ctx, static_cast<int64_t>(labels.count), "one per class label");
+  const Attribute& keys = *ctx.attr(labels.ints ? "classlabels_int64s" : "classlabels_strings");
+  const size_t distinct = labels.ints ? std::set<int64_t>(keys.ints.begin(), keys.ints.end()).size()
+                                      : std::set<std::string>(keys.strings().begin(), keys.strings().end()).size();
+  Value value = Value::of_tensor(ctx.new_tensor(DType::Float32, {}));
+  Value map = Value::of_map(labels.ints ? DType::Int64 : DType::String, std::move(value),
+                            SymInt(static_cast<int64_t>(distinct)));
+  ctx.set_output(0, Value::of_list_of_length(std::move(map), samples(ctx)));
+}
+
+// CastMap: a map(int64, string|float) as a [1, K] tensor of cast_to's type;
+// K is the map's entry count (map_form DENSE) or max_map (SPARSE: the keys
+// are positions, missing ones padded).
+void cast_map(OpContext& ctx) {
+  const Value& m = map_input(ctx, 0);
+  const DType value = m.map_value().tensor->meta.dtype;
+  if (m.map_key != DType::Int64 || (value != DType::String && value != DType::Float32))
+    ctx.fail(ErrorKind::TypeError,
+             "CastMap: input must be map(int64, string) or map(int64, float32), got " + map_type_text(m));
+  const std::string to = ctx.attr_string("cast_to", "TO_FLOAT");
+  DType out;
+  if (to == "TO_FLOAT") out = DType::Float32;
+  else if (to == "TO_INT64") out = DType::Int64;
+  else if (to == "TO_STRING") out = DType::String;
+  else ctx.fail(ErrorKind::InvalidAttribute, "CastMap: cast_to must be TO_FLOAT, TO_INT64 or TO_STRING, got " + to);
+  const std::string form = ctx.attr_string("map_form", "DENSE");
+  SymInt width;
+  if (form == "DENSE") {
+    width = m.map_entries();
+  } else if (form == "SPARSE") {
+    const int64_t max_map = ctx.attr_int("max_map", 1);
+    if (max_map <= 0) ctx.fail(ErrorKind::InvalidAttribute, "CastMap: max_map must be positive for map_form SPARSE");
+    width = SymInt(max_map);
+  } else {
+    ctx.fail(ErrorKind::InvalidAttribute, "CastMap: map_form must be DENSE or SPARSE, got " + form);
+  }
+  ctx.set_tensor(0, out, {SymInt(1), width});
+}
+
+// DictVectorizer: [1, vocabulary size] of the map's value type; string keys
+// read string_vocabulary, int64 keys int64_vocabulary.
+void dict_vectorizer(OpContext& ctx) {
+  const Value& m = map_input(ctx, 0);
+  const DType value = m.map_value().tensor->meta.dtype;
+  const bool floating = value == DType::Float32 || value == DType::Float64;
+  const bool string_keys = m.map_key == DType::String;
+  if (!(string_keys && (floating || value == DType::Int64)) &&
+      !(m.map_key == DType::Int64 && (floating || value == DType::String)))
+    ctx.fail(ErrorKind::TypeError, "DictVectorizer: input must map string keys to int64, float or double, or int64 "
+                                   "keys to string, float or double, got " + map_type_text(m));
+  const char* vocabulary = string_keys ? "string_vocabulary" : "int64_vocabulary";
+  const char* other = string_keys ? "int64_vocabulary" : "string_vocabulary";
+  if (!ctx.has_attr(vocabulary) || ctx.has_attr(other))
+    ctx.fail(ErrorKind::InvalidAttribute, "DictVectorizer: a " + map_type_text(m) + " input needs " + vocabulary +
+                                              " (and not " + other + ")");
+  ctx.set_tensor(0, value, {SymInt(1), SymInt(static_cast<int64_t>(list_size(ctx, vocabulary)))});
+}
+
+// FeatureVectorizer: [N, sum of inputdimensions] float. Each input's rows
+// (its dims after the first, flattened) are cut or zero-padded to its
+// inputdimensions entry; the inputs share one type and N (1 for a 1-D input).
+void feature_vectorizer(OpContext& ctx) {
+  const std::vector<int64_t> dims = ctx.attr_ints("inputdimensions").value_or(std::vector<int64_t>{});
+  if (dims.empty()) ctx.fail(ErrorKind::InvalidAttribute, "FeatureVectorizer: inputdimensions must not be empty");
+  if (dims.size() != ctx.num_inputs())
+    ctx.fail(ErrorKind::InputCount, "FeatureVectorizer: " + std::to_string(ctx.num_inputs()) +
+                                        " inputs, inputdimensions has " + std::to_string(dims.size()) + " entries");
+  int64_t total = 0;
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_add_overflow(total, d, &total))
+      ctx.fail(ErrorKind::InvalidAttribute, "FeatureVectorizer: inputdimensions must be sizes");
+  const DType type = ctx.dtype(0);
+  if (type != DType::Float32 && type != DType::Float64 && type != DType::Int32 && type != DType::Int64)
+    ctx.fail(ErrorKind::TypeError, "FeatureVectorizer: inputs must be float, double, int32 or int64, got " +
+                                       std::string(dtype_name(type)));
+  SymInt n;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (ctx.dtype(i) != type)
+      ctx.fail(ErrorKind::TypeError, "FeatureVectorizer: inputs must share one type, input " + std::to_string(i) +
+                                         " is " + std::string(dtype_name(ctx.dtype(i))) + ", input 0 " +
+                                         std::string(dtype_name(type)));
+    if (ctx.rank(i) < 1)
+      ctx.fail(ErrorKind::InvalidRank, "FeatureVectorizer: input " + std::to_string(i) + " must have a dim");
+    const SymInt rows = ctx.rank(i) == 1 ? SymInt(1) : ctx.shape(i)[0];
+    if (i == 0) n = rows;
+    else
+      require(ctx, sym_eq(rows, n), "FeatureVectorizer", ErrorKind::ShapeMismatch,
+              "FeatureVectorizer: every input needs input 0's batch size " + simplified(ctx, n).to_python() +
+                  ", input " + std::to_string(i) + " has " + simplified(ctx, rows).to_python());
+  }
+  ctx.set_tensor(0, DType::Float32, {n, SymInt(total)});
+}
+
 }  // namespace
 
 void register_ml_ops(OpRegistry& r) {
@@ -183,6 +375,12 @@ void register_ml_ops(OpRegistry& r) {
   r.add(kMl, "OneHotEncoder", one_hot_encoder);
   r.add(kMl, "CategoryMapper", category_mapper);
   r.add(kMl, "LabelEncoder", label_encoder);
+  r.add(kMl, "SVMClassifier", svm_classifier);
+  r.add(kMl, "SVMRegressor", svm_regressor);
+  r.add(kMl, "ZipMap", zip_map);
+  r.add(kMl, "CastMap", cast_map);
+  r.add(kMl, "DictVectorizer", dict_vectorizer);
+  r.add(kMl, "FeatureVectorizer", feature_vectorizer);
 }
 
 }  // namespace fakeprop::onnx::ops

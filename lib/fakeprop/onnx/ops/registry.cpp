@@ -26,6 +26,7 @@ const OpRegistry& OpRegistry::instance() {
     ops::register_microsoft_ops(r);
     ops::register_loss_and_linalg_ops(r);
     ops::register_ml_ops(r);
+    ops::register_training_ops(r);
     return r;
   }();
   return registry;
