@@ -5,6 +5,7 @@
 #include "fakeprop/sym/shape_env.h"
 
 #include "fakeprop/sym/python_float.h"
+#include "fakeprop/util/sha256.h"
 
 #include <algorithm>
 #include <cctype>
@@ -736,18 +737,47 @@ ShapeEnv::ShapeEnv(ShapeEnvSettings settings) : settings_(settings), log_(std::m
 ShapeEnv::~ShapeEnv() = default;
 
 std::string ShapeEnv::fresh_name(std::string_view prefix) {
-  int& counter = prefix == "u" ? next_unbacked_ : prefix == "zuf" ? next_unbacked_float_ : next_backed_;
+  int& counter = prefix == "u" ? next_unbacked_ : next_unbacked_float_;
   while (true) {
     std::string name = std::string(prefix) + std::to_string(counter++);
     if (!used_names_.count(name)) return name;
   }
 }
 
+// PyTorch's _generate_unique_id: the source name's SHA-256 modulo 100, then
+// the next id up (no wrap) until one is free; s and zf share the ids. A name
+// thus depends on its source, not on what was created before it.
+std::string ShapeEnv::backed_name(std::string_view prefix, const std::string& source) {
+  uint32_t id = sha256_mod(source, 100);
+  while (backed_ids_.count(id)) ++id;
+  backed_ids_.insert(id);
+  return std::string(prefix) + std::to_string(id);
+}
+
+namespace {
+
+// N of a name s<N> or zf<N> (N without leading zeros), as backed_name makes them.
+std::optional<uint32_t> backed_id_of(std::string_view name) {
+  std::string_view digits = name.starts_with("zf") ? name.substr(2) : name.starts_with("s") ? name.substr(1) : "";
+  if (digits.empty() || digits.size() > 9 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  uint32_t id = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    id = id * 10 + static_cast<uint32_t>(c - '0');
+  }
+  return id;
+}
+
+}  // namespace
+
 ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
   facts_changed();
   ExprRef sym = info.is_float ? float_symbol(name) : symbol(name);
   info.sym = sym;
   used_names_.insert(name);
+  // A name given by the model or graph (torch's s77 in an exported program)
+  // takes its id, so that no hashed name repeats it.
+  if (auto id = backed_id_of(name)) backed_ids_.insert(*id);
   symbol_index_[sym] = symbols_.size();
   if (info.unbacked) unbacked_order_.push_back(sym);
   symbols_.push_back(std::move(info));
@@ -773,7 +803,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
   if (!range.contains(hint))
     throw InputError("size " + std::to_string(hint) + " of " + source + " is not in range " + range.to_string());
   std::string name = preferred_name;
-  if (!is_free_identifier_text(name) || used_names_.count(name)) name = fresh_name("s");
+  if (!is_free_identifier_text(name) || used_names_.count(name)) name = backed_name("s", source);
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -791,7 +821,9 @@ ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int
   if (range.is_empty()) throw InputError("empty range " + range.to_string() + " for " + source);
   if (hint && !range.contains(*hint))
     throw InputError("size " + std::to_string(*hint) + " of " + source + " is not in range " + range.to_string());
-  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : fresh_name("s");
+  // Without a source (a fallback's dim_param) the empty name is hashed, as
+  // PyTorch would hash a source whose name is empty.
+  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : backed_name("s", source);
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -842,7 +874,7 @@ ExprRef ShapeEnv::create_symfloat(double hint, const std::string& source) {
   info.float_hint = hint;
   info.sources.push_back(source);
   info.node = current_node_;
-  std::string name = fresh_name("zf");
+  std::string name = backed_name("zf", source);
   ExprRef sym = new_symbol(name, std::move(info));
   FP_LOG_INFO(*log_, "create_symbol " + name + " = " + hint_text(ShapeEnv::info(sym)) + " for " + source + " " +
                          range_text(ShapeEnv::info(sym)) + In::where(*this));
