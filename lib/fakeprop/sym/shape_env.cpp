@@ -646,8 +646,10 @@ struct ShapeEnvInternals {
     commit_replacement(env, x, c);
   }
 
-  // Solve a decided equality for one of its symbols (the newest first, unbacked
-  // before backed), or record a divisibility fact (_maybe_guard_rel).
+  // Solve a decided equality for one of its symbols, or record a divisibility
+  // fact (_maybe_guard_rel). Unbacked symbols first, the newest first; then
+  // backed ones in PyTorch's order: the largest hint, then the name that sorts
+  // last (s77 before s17: which symbol stays depends on the hashed names).
   static void solve_equality(Env& env, ExprRef eq_rel, const std::string& cause) {
     ExprRef lhs = eq_rel->arg(0);
     ExprRef rhs = eq_rel->arg(1);
@@ -664,9 +666,12 @@ struct ShapeEnvInternals {
     for (ExprRef s : free_symbols(d))
       if (find(env, s)) candidates.push_back(s);
     std::sort(candidates.begin(), candidates.end(), [&](ExprRef a, ExprRef b) {
-      bool ua = find(env, a)->unbacked, ub = find(env, b)->unbacked;
-      if (ua != ub) return ua;
-      return age(env, a) > age(env, b);
+      const SymbolInfo &ia = *find(env, a), &ib = *find(env, b);
+      if (ia.unbacked != ib.unbacked) return ia.unbacked;
+      if (ia.unbacked) return age(env, a) > age(env, b);
+      const int64_t ha = ia.hint.value_or(INT64_MAX), hb = ib.hint.value_or(INT64_MAX);
+      if (ha != hb) return ha > hb;
+      return a->name() > b->name();
     });
     for (ExprRef x : candidates) {
       auto lin = isolate(d, x);
@@ -1370,25 +1375,38 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
       out.push_back({std::move(expr), std::move(sym_expr), std::move(node), std::move(rule)});
   };
 
+  // A symbol is printed as the first input source (in creation order) of all
+  // the symbols that stand for it now, as PyTorch collects the sources under
+  // the replaced symbol: s77 = s17 prints s17 as L['x'].size()[0] when x came
+  // first. Which symbol is replaced follows the names, the sources do not.
+  std::unordered_map<ExprRef, const std::string*> first_source;
+  for (const SymbolInfo& i : symbols_) {
+    if (i.sources.empty()) continue;
+    ExprRef now = simplify(i.sym);
+    if (now->is_symbol()) first_source.try_emplace(now, &i.sources.front());
+  }
+  auto over_sources = [&](ExprRef e) {
+    return to_python_string(e, [&](ExprRef sym) {
+      auto it = first_source.find(sym);
+      return it != first_source.end() ? *it->second : source_of(sym);
+    });
+  };
+
   // 1. Every input source equals the expression its symbol stands for now.
   for (const SymbolInfo& i : symbols_) {
     if (i.sources.empty()) continue;
-    auto replaced = replacements_.find(i.sym);
-    if (replaced != replacements_.end()) {
-      ExprRef target = simplify(i.sym);
-      for (const std::string& src : i.sources)
-        emit(src + " == " + print_over_sources(target), i.sym->name() + " == " + to_python_string(target), "");
-      continue;
-    }
-    for (size_t k = 1; k < i.sources.size(); ++k)
-      emit(i.sources[k] + " == " + i.sources[0], i.sym->name() + " == " + i.sym->name(), "");
+    ExprRef target = simplify(i.sym);
+    const std::string* first = target->is_symbol() && first_source.count(target) ? first_source[target] : nullptr;
+    const std::string sym_expr = i.sym->name() + " == " + to_python_string(target);
+    for (const std::string& src : i.sources)
+      if (!first || src != *first) emit(src + " == " + over_sources(target), sym_expr, "");
   }
 
   // Input strides that are expressions over the sizes (a constant one is the
   // tensor match's static stride, which PyTorch skips here).
   for (const auto& [src, e] : input_properties_) {
     ExprRef now = simplify(e);
-    if (!as_integer(now)) emit(src + " == " + print_over_sources(now), src + " == " + to_python_string(now), "");
+    if (!as_integer(now)) emit(src + " == " + over_sources(now), src + " == " + to_python_string(now), "");
   }
 
   // 2. Every guard not implied by replacements and ranges alone.
@@ -1397,7 +1415,7 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     ExprRef s = In::simplify(*this, g.expr, false, /*use_facts=*/false);
     if (In::static_value(*this, s, false, /*use_facts=*/false)) continue;
     if (!issued.insert(s).second) continue;
-    emit(print_over_sources(s), to_python_string(s), g.node, g.rule);
+    emit(over_sources(s), to_python_string(s), g.node, g.rule);
   }
 
   // 3. Every input symbol stays in its range.
@@ -1407,7 +1425,7 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     // A size is never negative: 0 as the lower end of a size-like symbol says nothing.
     const bool vacuous_lo = r.lo_infinite() || (i.size_like && r.lo <= 0);
     if (vacuous_lo && r.hi_infinite()) continue;
-    std::string src = i.sources.front();
+    std::string src = first_source.count(i.sym) ? *first_source[i.sym] : i.sources.front();
     std::string name = i.sym->name();
     std::string lo = vacuous_lo ? "" : std::to_string(r.lo) + " <= ";
     std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);

@@ -442,26 +442,39 @@ TEST(ShapeEnvGuards, StaticallyKnownTrueNeverGuards) {
   EXPECT_TRUE(env.guards().empty());
 }
 
-TEST(ShapeEnvGuards, SolvingAnEqualityReplacesTheNewerSymbol) {
+TEST(ShapeEnvGuards, SolvingAnEqualityReplacesTheNameThatSortsLast) {
+  // Equal hints: torch 2.15 solves for the name that sorts last, s77
+  // (L['x']) over s17 (L['y']), whichever is older.
   ShapeEnvSettings settings;
   settings.duck_shape = false;
   ShapeEnv env(settings);
-  ExprRef s0 = env.create_symbol(8, kX0).expr();
-  ExprRef s1 = env.create_symbol(8, kY0).expr();
-  EXPECT_TRUE(env.evaluate(B(eq(s1, s0)), "add_broadcast"));
-  EXPECT_EQ(env.simplify(s1), s0);
-  EXPECT_EQ(env.simplify(add(s0, s1)), mul(s0, 2));
-  ASSERT_EQ(env.replacements().count(s1), 1u);
-  EXPECT_EQ(env.replacements().at(s1), s0);
+  ExprRef s77 = env.create_symbol(8, kX0).expr();
+  ExprRef s17 = env.create_symbol(8, kY0).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(s17, s77)), "add_broadcast"));
+  EXPECT_EQ(env.simplify(s77), s17);
+  EXPECT_EQ(env.simplify(add(s77, s17)), mul(s17, 2));
+  ASSERT_EQ(env.replacements().count(s77), 1u);
+  EXPECT_EQ(env.replacements().at(s77), s17);
   EXPECT_TRUE(env.specializations().empty());
   auto guards = guard_exprs(env);
+  // As torch prints it: s17 over the first source that stands for it, L['x'].
   EXPECT_TRUE(has(guards, kY0 + " == " + kX0)) << joined(guards);
   // The equality guard itself is implied by the replacement.
   EXPECT_EQ(std::count_if(guards.begin(), guards.end(),
                           [&](const std::string& g) { return g.find("==") != std::string::npos; }),
             1)
       << joined(guards);
+  EXPECT_TRUE(has(guards, "2 <= " + kX0)) << joined(guards);
   EXPECT_FALSE(has(guards, "2 <= " + kY0)) << joined(guards);
+}
+
+TEST(ShapeEnvGuards, SolvingAnEqualityReplacesTheLargerHintFirst) {
+  // Eq(s68, 2*s27): torch 2.15 replaces s68 = 2*s27 (hint 8 before 4).
+  ShapeEnv env;
+  ExprRef s27 = env.create_symbol(4, kX1).expr();
+  ExprRef s68 = env.create_symbol(8, "L['z'].size()[0]").expr();
+  EXPECT_TRUE(env.evaluate(B(eq(s68, mul(s27, 2))), "test"));
+  EXPECT_EQ(env.simplify(s68), mul(s27, 2));
 }
 
 TEST(ShapeEnvGuards, LinearEqualityIsSolvedOnlyWhenExact) {
@@ -598,11 +611,11 @@ TEST(ShapeEnvGuards, ReplacementNarrowsTheTargetRange) {
   ShapeEnvSettings settings;
   settings.duck_shape = false;
   ShapeEnv env(settings);
-  ExprRef s0 = env.create_symbol(8, kX0).expr();
-  ExprRef s1 = env.create_symbol(8, kY0, DimDynamic::Dynamic, ValueRange{2, 32}).expr();
-  EXPECT_TRUE(env.evaluate(B(eq(s0, s1)), "add"));
-  EXPECT_EQ(env.simplify(s1), s0);
-  EXPECT_EQ(env.info(s0).range, (ValueRange{2, 32}));
+  ExprRef s77 = env.create_symbol(8, kX0, DimDynamic::Dynamic, ValueRange{2, 32}).expr();
+  ExprRef s17 = env.create_symbol(8, kY0).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(s77, s17)), "add"));
+  EXPECT_EQ(env.simplify(s77), s17);
+  EXPECT_EQ(env.info(s17).range, (ValueRange{2, 32}));
   auto guards = guard_exprs(env);
   EXPECT_TRUE(has(guards, "2 <= " + kX0 + " <= 32")) << joined(guards);
 }
@@ -973,12 +986,12 @@ TEST(ShapeEnvResults, ViolationWhenGuardExcludesPartOfMarkedRange) {
 
 TEST(ShapeEnvResults, ViolationWhenMarkedSizesAreUnified) {
   ShapeEnv env({.specialize_zero_one = true, .duck_shape = false});
-  ExprRef s0 = env.create_symbol(5, kX0).expr();
-  ExprRef s1 = env.create_symbol(5, kY0).expr();
-  env.mark_dynamic(s1, ValueRange{2, 64});  // with a range: StrictMinMaxConstraint
-  EXPECT_TRUE(env.evaluate(B(eq(s1, s0)), "broadcast"));
-  EXPECT_NE(env.constraint_violations().find("  - The values of L['y'].size()[0] = L['y'].size()[0] and "
-                                             "L['x'].size()[0] = L['x'].size()[0] must always be equal."),
+  ExprRef s77 = env.create_symbol(5, kX0).expr();
+  ExprRef s17 = env.create_symbol(5, kY0).expr();
+  env.mark_dynamic(s77, ValueRange{2, 64});  // with a range: StrictMinMaxConstraint
+  EXPECT_TRUE(env.evaluate(B(eq(s17, s77)), "broadcast"));  // s77 = s17
+  EXPECT_NE(env.constraint_violations().find("  - The values of L['x'].size()[0] = L['x'].size()[0] and "
+                                             "L['y'].size()[0] = L['y'].size()[0] must always be equal."),
             std::string::npos)
       << env.constraint_violations();
 }
@@ -1046,7 +1059,8 @@ TEST(ShapeEnvTrace, GuardReplacementAndStaticLines) {
   env.produce_guards();
   auto msgs = trace.messages();
   EXPECT_TRUE(has(msgs, "eval " + to_sympy_string(eq(s1, s0)) + " [guard added] at add_2")) << trace.raw();
-  EXPECT_TRUE(has(msgs, "set_replacement s17 = s77 (solve) VR[2, int_oo]")) << trace.raw();
+  // torch 2.15 replaces s77 (equal hints: the name that sorts last).
+  EXPECT_TRUE(has(msgs, "set_replacement s77 = s17 (solve) VR[2, int_oo]")) << trace.raw();
   EXPECT_TRUE(has(msgs, "eval Eq(16*s77, 16) == False [statically known]")) << trace.raw();
   EXPECT_TRUE(has(msgs, "produce_guards")) << trace.raw();
 }
