@@ -1380,10 +1380,11 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   // the replaced symbol: s77 = s17 prints s17 as L['x'].size()[0] when x came
   // first. Which symbol is replaced follows the names, the sources do not.
   std::unordered_map<ExprRef, const std::string*> first_source;
+  std::vector<ExprRef> by_first_source;  // those symbols, in that order
   for (const SymbolInfo& i : symbols_) {
     if (i.sources.empty()) continue;
     ExprRef now = simplify(i.sym);
-    if (now->is_symbol()) first_source.try_emplace(now, &i.sources.front());
+    if (now->is_symbol() && first_source.try_emplace(now, &i.sources.front()).second) by_first_source.push_back(now);
   }
   auto over_sources = [&](ExprRef e) {
     return to_python_string(e, [&](ExprRef sym) {
@@ -1418,14 +1419,16 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     emit(over_sources(s), to_python_string(s), g.node, g.rule);
   }
 
-  // 3. Every input symbol stays in its range.
-  for (const SymbolInfo& i : symbols_) {
-    if (i.sources.empty() || replacements_.count(i.sym)) continue;
+  // 3. Every input symbol stays in its range, in the order of its first source.
+  for (ExprRef sym : by_first_source) {
+    const SymbolInfo* found = In::find(*this, sym);
+    if (!found || found->sources.empty() || replacements_.count(sym)) continue;
+    const SymbolInfo& i = *found;
     const ValueRange& r = i.range;
     // A size is never negative: 0 as the lower end of a size-like symbol says nothing.
     const bool vacuous_lo = r.lo_infinite() || (i.size_like && r.lo <= 0);
     if (vacuous_lo && r.hi_infinite()) continue;
-    std::string src = first_source.count(i.sym) ? *first_source[i.sym] : i.sources.front();
+    std::string src = *first_source[sym];
     std::string name = i.sym->name();
     std::string lo = vacuous_lo ? "" : std::to_string(r.lo) + " <= ";
     std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);
@@ -1441,23 +1444,38 @@ std::string ShapeEnv::constraint_violations() const {
     names.insert(src);
     lines.push_back("  - " + line);
   }
+  // Symbols by what they stand for now, in creation order (input order).
+  std::unordered_map<ExprRef, std::vector<const SymbolInfo*>> classes;
+  for (const SymbolInfo& i : symbols_)
+    if (ExprRef now = simplify(i.sym); now->is_symbol()) classes[now].push_back(&i);
+  auto strict = [](const SymbolInfo* i) { return i->marked_dynamic && i->marked_range.has_value(); };
   for (const SymbolInfo& i : symbols_) {
     if (!i.marked_dynamic) continue;
     const std::string src = source_of(i.sym);
     ExprRef now = simplify(i.sym);
-    const bool strict = i.marked_range.has_value();
     if (auto value = as_integer(now)) {
-      if (!strict && (*value == 0 || *value == 1)) continue;  // PyTorch expects to compile these anyway
+      if (!strict(&i) && (*value == 0 || *value == 1)) continue;  // PyTorch expects to compile these anyway
       names.insert(src);
       lines.push_back("  - " + marked_dim_specialized(src, *value));
       continue;
     }
-    if (!strict) continue;  // a relaxed mark allows any guard short of a constant
-    if (now != i.sym) {  // unified with another input's size
-      if (i.declared_equal && now == simplify(i.declared_equal)) continue;
+    if (!strict(&i)) continue;  // a relaxed mark allows any guard short of a constant
+    if (!now->is_symbol()) {  // an expression over other inputs' sizes
       names.insert(src);
       lines.push_back("  - The values of " + src + " = " + src + " and " + print_over_sources(now) + " = " +
                       print_over_sources(now) + " must always be equal.");
+      continue;
+    }
+    // Unified with other inputs' sizes: as torch.export's produce_guards, every
+    // source but the class's first must be declared equal to it (a shared
+    // shape_id) unless either is relaxed (no range). Which symbol was replaced
+    // does not matter.
+    const std::vector<const SymbolInfo*>& members = classes[now];
+    const SymbolInfo* first = members.front();
+    if (&i != first && strict(first) && !(i.declared_equal && simplify(i.declared_equal) == now)) {
+      names.insert(src);
+      const std::string f = source_of(first->sym);
+      lines.push_back("  - The values of " + src + " = " + src + " and " + f + " = " + f + " must always be equal.");
       continue;
     }
     // A guard over this symbol alone that some value of the marked range fails.
@@ -1467,11 +1485,11 @@ std::string ShapeEnv::constraint_violations() const {
     const int64_t lo = wanted.lo_infinite() ? 0 : wanted.lo;
     const int64_t hi = wanted.hi_infinite() ? lo + 4095 : std::min(wanted.hi, lo + 4095);
     for (const GuardRecord& g : guards_) {
-      const auto syms = free_symbols(g.expr);
-      if (syms.size() != 1 || syms.front() != i.sym) continue;
+      const auto syms = free_symbols(g.expr);  // as recorded: simplified, a decided guard is true
+      if (syms.size() != 1 || simplify(syms.front()) != now) continue;
       bool fails = false;
       for (int64_t v = lo; v <= hi && !fails; ++v) {
-        auto ok = fakeprop::evaluate(g.expr, Assignment{{i.sym, v}});
+        auto ok = fakeprop::evaluate(g.expr, Assignment{{syms.front(), v}});
         fails = ok && *ok == 0;
       }
       if (!fails) continue;

@@ -985,15 +985,32 @@ TEST(ShapeEnvResults, ViolationWhenGuardExcludesPartOfMarkedRange) {
 }
 
 TEST(ShapeEnvResults, ViolationWhenMarkedSizesAreUnified) {
+  // As torch.export's produce_guards: the class's later source is named,
+  // whichever symbol the equality replaced (here s77 = s17, L['x'] first).
   ShapeEnv env({.specialize_zero_one = true, .duck_shape = false});
   ExprRef s77 = env.create_symbol(5, kX0).expr();
   ExprRef s17 = env.create_symbol(5, kY0).expr();
   env.mark_dynamic(s77, ValueRange{2, 64});  // with a range: StrictMinMaxConstraint
-  EXPECT_TRUE(env.evaluate(B(eq(s17, s77)), "broadcast"));  // s77 = s17
-  EXPECT_NE(env.constraint_violations().find("  - The values of L['x'].size()[0] = L['x'].size()[0] and "
-                                             "L['y'].size()[0] = L['y'].size()[0] must always be equal."),
+  env.mark_dynamic(s17, ValueRange{2, 64});
+  EXPECT_TRUE(env.evaluate(B(eq(s17, s77)), "broadcast"));
+  EXPECT_EQ(env.simplify(s77), s17);
+  EXPECT_NE(env.constraint_violations().find("  - The values of L['y'].size()[0] = L['y'].size()[0] and "
+                                             "L['x'].size()[0] = L['x'].size()[0] must always be equal."),
             std::string::npos)
       << env.constraint_violations();
+}
+
+TEST(ShapeEnvResults, NoViolationWhenTheOtherSizeIsRelaxed) {
+  // One side without a range (maybe_mark_dynamic, Dim.AUTO) is relaxed:
+  // torch.export's is_equal holds, whichever symbol was replaced.
+  for (bool mark_x : {true, false}) {
+    ShapeEnv env({.specialize_zero_one = true, .duck_shape = false});
+    ExprRef s77 = env.create_symbol(5, kX0).expr();
+    ExprRef s17 = env.create_symbol(5, kY0).expr();
+    env.mark_dynamic(mark_x ? s77 : s17, ValueRange{2, 64});
+    EXPECT_TRUE(env.evaluate(B(eq(s17, s77)), "broadcast"));
+    EXPECT_EQ(env.constraint_violations(), "") << mark_x;
+  }
 }
 
 TEST(ShapeEnvResults, NotedViolationsAreReported) {
