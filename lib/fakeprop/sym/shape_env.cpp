@@ -753,9 +753,16 @@ std::string ShapeEnv::fresh_name(std::string_view prefix) {
 // the next id up (no wrap) until one is free; s and zf share the ids. A name
 // thus depends on its source, not on what was created before it.
 std::string ShapeEnv::backed_name(std::string_view prefix, const std::string& source) {
-  uint32_t id = sha256_mod(source, 100);
-  while (backed_ids_.count(id)) ++id;
-  backed_ids_.insert(id);
+  const uint32_t start = sha256_mod(source, 100);
+  uint32_t id = start;
+  for (auto it = backed_ids_.find(id); it != backed_ids_.end(); it = backed_ids_.find(id)) id = it->second;
+  // Every id passed over is in use: point them all past the one taken now.
+  for (uint32_t at = start; at != id;) {
+    uint32_t& next = backed_ids_.at(at);
+    at = next;
+    next = id + 1;
+  }
+  reserve_backed_id(id);
   return std::string(prefix) + std::to_string(id);
 }
 
@@ -782,7 +789,7 @@ ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
   used_names_.insert(name);
   // A name given by the model or graph (torch's s77 in an exported program)
   // takes its id, so that no hashed name repeats it.
-  if (auto id = backed_id_of(name)) backed_ids_.insert(*id);
+  if (auto id = backed_id_of(name)) reserve_backed_id(*id);
   symbol_index_[sym] = symbols_.size();
   if (info.unbacked) unbacked_order_.push_back(sym);
   symbols_.push_back(std::move(info));

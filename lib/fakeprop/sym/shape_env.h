@@ -298,7 +298,11 @@ class ShapeEnv {
   std::unordered_map<ExprRef, size_t> symbol_index_;
   std::unordered_set<std::string> used_names_;
   std::map<int64_t, ExprRef> hint_to_symbol_;  // duck sizing
-  std::unordered_set<uint32_t> backed_ids_;  // ids of s<N> and zf<N> in use
+  // Ids of s<N> and zf<N> in use, each with an id past it to probe next
+  // (every id between is in use too), so that probing stays linear in the
+  // number of symbols.
+  std::unordered_map<uint32_t, uint32_t> backed_ids_;
+  void reserve_backed_id(uint32_t id) { backed_ids_.try_emplace(id, id + 1); }
   int next_unbacked_ = 0;
   int next_unbacked_float_ = 0;
   size_t unbacked_seen_ = 0;

@@ -1,11 +1,13 @@
 // ShapeEnv behaviour, scenario by scenario, against PyTorch's symbolic_shapes
 // semantics (expected values reasoned from those rules, not copied from output).
 #include "fakeprop/sym/shape_env.h"
+#include "fakeprop/util/sha256.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace fakeprop {
@@ -129,6 +131,36 @@ TEST(ShapeEnvCreate, HashCollisionsTakeTheNextIdUpSharedWithFloats) {
   EXPECT_EQ(env.create_symbol(10, "L['t252'].size()[0]", DimDynamic::Dynamic).expr(), symbol("s100"));
   EXPECT_EQ(env.create_symfloat(2.5, "L['f109'].item()")->name(), "zf101");
   EXPECT_EQ(env.create_symbol(11, "L['t294'].size()[0]", DimDynamic::Dynamic).expr(), symbol("s102"));
+}
+
+TEST(ShapeEnvCreate, ProbingMatchesALinearScan) {
+  // 3,000 sources, 150 of them one name, beside reserved names: each id is
+  // the first free one at or above the hash, as a plain scan finds it.
+  ShapeEnv env;
+  std::set<uint32_t> used;
+  auto expect_next = [&](uint32_t start) {
+    while (used.count(start)) ++start;
+    used.insert(start);
+    return start;
+  };
+  for (int k = 0; k < 3000; ++k) {
+    if (k % 97 == 0) {
+      const uint32_t id = 150 + static_cast<uint32_t>(k) / 10;
+      if (used.insert(id).second) env.create_named_symbol("s" + std::to_string(id), 5, ValueRange{2, kIntOo}, "");
+      continue;
+    }
+    const std::string src = k % 20 == 0 ? kX0 : "L['t" + std::to_string(k) + "'].size()[0]";
+    const std::string name = env.create_symbol(5, src, DimDynamic::Dynamic).expr()->name();
+    ASSERT_EQ(name, "s" + std::to_string(expect_next(sha256_mod(src, 100)))) << k;
+  }
+}
+
+TEST(ShapeEnvCreate, ManyCollidingSourcesStayFast) {
+  // Probing skips runs of ids in use: 50,000 symbols of one source take
+  // linear time (a scan per symbol would take seconds).
+  ShapeEnv env;
+  for (int k = 0; k < 50000; ++k) env.create_symbol(5, kX0, DimDynamic::Dynamic);
+  EXPECT_EQ(env.create_symbol(5, kX0, DimDynamic::Dynamic).expr()->name(), "s50077");
 }
 
 TEST(ShapeEnvCreate, DuckSizingAndConstantsTakeNoId) {
