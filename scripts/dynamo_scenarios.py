@@ -17,7 +17,7 @@ the same. It runs in a subprocess of its own (a fresh Dynamo cache and config) w
 TORCH_LOGS="+dynamic,guards,recompiles"; the backend is AOTAutograd with a forward compiler that
 keeps the ATen graph. The golden NAME.golden.json holds the program, the spec on both sides, torch's
 log lines (timestamps, pids and line numbers dropped: testdata/dynamo/dynamo_log.py), the events
-read from them per frame ([0/0], [0/1], ...) with torch's symbol names and normalized, the
+read from them per frame ([0/0], [0/1], ...) and as the texts the replay compares, the
 exception raised, and the ATen graph NAME.graph.json (fakeprop.export_graph) that
 testdata/dynamo/test_dynamo_scenarios.py gives fakeprop.
 

@@ -10,9 +10,8 @@ into the events compared: backed symbols (create_symbol, duck sizing), unbacked 
 (create_unbacked_symint and their final range), guards added (`eval ... [guard added]`),
 runtime asserts (`runtime_assert ... [guard added]`), replacements (set_replacement), the
 guards Dynamo installs (the root LAMBDA_GUARDs of the [__guards] tree), and recompile reasons.
-Symbol names are then normalized by order of first creation in each frame: torch names backed
-symbols by a hash of their source (s77, s17), fakeprop counts (s0, s1); both become s0, s1, ...
-in creation order, and unbacked ones u0, u1, ... likewise.
+Symbol names stay as they are: both name a backed symbol by a hash of its source (s77 for
+L['x'].size()[0]) and count unbacked ones (u0, u1, ...), so a name that differs is a difference.
 """
 import json
 import re
@@ -166,53 +165,27 @@ def events_by_frame(pairs):
     return {f: frame_events(msgs) for f, msgs in frames.items()}
 
 
-_SYM = re.compile(r"\b([su])(\d+)\b")
-
-
-def symbol_map(ev):
-    """{torch or fakeprop name: normalized name}: backed symbols in order of creation (a duck-sized
-    source reuses its symbol), then unbacked ones."""
-    mapping, counts = {}, {"s": 0, "u": 0}
-    for s in ev["symbols"]:
-        if s["name"] not in mapping and not s.get("duck"):
-            mapping[s["name"]] = "s%d" % counts["s"]
-            counts["s"] += 1
-    for u in ev["unbacked"]:
-        if u["name"] not in mapping:
-            mapping[u["name"]] = "u%d" % counts["u"]
-            counts["u"] += 1
-    return mapping
-
-
-def rename(text, mapping):
-    """`text` with its symbol names replaced by `mapping` (names not in it are kept)."""
-    return _SYM.sub(lambda m: mapping.get(m.group(0), m.group(0)), text)
-
-
 def normalized(ev):
-    """One frame's events with symbols renamed, in the form the comparison uses: lists in order of
-    appearance (the comparison sorts those whose order is not part of the contract)."""
-    mp = symbol_map(ev)
-    r = lambda t: rename(t, mp)  # noqa: E731
+    """One frame's events as the texts the comparison uses, in order of appearance (the comparison
+    sorts those whose order is not part of the contract)."""
     syms = []
     for s in ev["symbols"]:
         if s.get("duck"):
-            syms.append("%s duck sized %s" % (r(s["name"]), s["source"]))
+            syms.append("%s duck sized %s" % (s["name"], s["source"]))
         else:
-            syms.append("%s = %d for %s [%s]" % (r(s["name"]), s["val"], s["source"], s["range"]))
+            syms.append("%s = %d for %s [%s]" % (s["name"], s["val"], s["source"], s["range"]))
     return {
         "symbols": syms,
-        "unbacked": ["%s [%s] final [%s]" % (r(u["name"]), u["range"], u.get("final", u["range"])) for u in ev["unbacked"]],
-        "guards_added": [r(g) for g in ev["guards_added"]],
-        "runtime_asserts": [r(a) for a in ev["runtime_asserts"]],
-        "replacements": [r(x) for x in ev["replacements"]],
-        "guards": [r(g) for g in ev["guards"]],
-        "symbol_map": mp,
+        "unbacked": ["%s [%s] final [%s]" % (u["name"], u["range"], u.get("final", u["range"])) for u in ev["unbacked"]],
+        "guards_added": list(ev["guards_added"]),
+        "runtime_asserts": list(ev["runtime_asserts"]),
+        "replacements": list(ev["replacements"]),
+        "guards": list(ev["guards"]),
     }
 
 
 def error_core(message):
-    """An exception text up to its first blank line, symbols as they are (the caller renames)."""
+    """An exception text up to its first blank line."""
     lines = []
     for line in (message or "").splitlines():
         if not line.strip():

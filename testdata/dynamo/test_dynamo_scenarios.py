@@ -1,8 +1,9 @@
 """fakeprop beside Dynamo: each golden NAME.golden.json (scripts/dynamo_scenarios.py, torch's
 TORCH_LOGS of a small program under torch.compile) is replayed by running fakeprop on the same
 program's ATen graph NAME.graph.json with the equivalent arguments, and the two compared aspect by
-aspect after normalization (testdata/dynamo/dynamo_log.py): symbol names by order of creation,
-Python locations and fakeprop's node names dropped.
+aspect after normalization (testdata/dynamo/dynamo_log.py): Python locations and fakeprop's node
+names dropped. Symbol names are compared as they are: both tools name a backed symbol by a hash of
+its source (s77 for L['x'].size()[0]) and count unbacked ones from u0.
 
 Needs no torch: only the binary (FAKEPROP_BIN, default build/fakeprop).
 
@@ -147,13 +148,11 @@ def compare(golden, aspect, run):
     if aspect in ("guards_added", "runtime_asserts", "replacements"):
         return _sorted(torch_ev[aspect]), _sorted(fp_ev[aspect])
     if aspect == "guards":
-        return _sorted(torch_ev["guards"]), _sorted(dynamo_log.rename(g["expr"], fp_ev["symbol_map"])
-                                                     for g in report.get("guards", []))
+        return _sorted(torch_ev["guards"]), _sorted(g["expr"] for g in report.get("guards", []))
     if aspect == "error":
         err = t["error"]
-        theirs = dynamo_log.rename(err["core"], torch_ev["symbol_map"]) if err else None
-        cores = [dynamo_log.rename(dynamo_log.error_core(e.get("message", "")), fp_ev["symbol_map"])
-                 for e in report.get("errors", [])]
+        theirs = err["core"] if err else None
+        cores = [dynamo_log.error_core(e.get("message", "")) for e in report.get("errors", [])]
         if theirs is None:
             return None, cores[0] if cores else None
         return theirs, theirs if theirs in cores else (cores[0] if cores else None)

@@ -74,10 +74,10 @@ def test_recompiles_are_compiles_with_their_reasons(fakeprop, tlparse, tmp_path)
     index = (out / "index.html").read_text()
     for cid in ("[0/0]", "[0/1]", "[0/2]"):
         assert 'id="%s"' % cid in index
-    assert "Eq(Mod(s0, 8), 0)" in _page(out, "-_0_1_0", "compilation_metrics")
+    assert "Eq(Mod(s77, 8), 0)" in _page(out, "-_0_1_0", "compilation_metrics")
     assert "expected 16, actual 24" in _page(out, "-_0_1_0", "recompile_reasons")
     # the third compile's Reshape cannot take 12 elements: a failed compile, listed as a failure
-    assert "Reshape: s0 elements do not divide into [-1, 8]" in _page(out, "-_0_2_0", "compilation_metrics")
+    assert "Reshape: s77 elements do not divide into [-1, 8]" in _page(out, "-_0_2_0", "compilation_metrics")
     failures = html.unescape((out / "failures_and_restarts.html").read_text())
     assert "[0/2]" in failures and "shape_mismatch" in failures
 
@@ -87,8 +87,8 @@ def test_specializations_table(fakeprop, tlparse, tmp_path):
                            "--mark", "x:0=maybe_dynamic")
     metrics = _page(out, "-_0_0_0", "compilation_metrics")
     assert "Symbolic shape specializations" in metrics
-    assert "<td>s0</td>" in metrics and "L['x'].size()[0]" in metrics
-    assert "Eq(s0, 4)" in metrics
+    assert "<td>s77</td>" in metrics and "L['x'].size()[0]" in metrics
+    assert "Eq(s77, 4)" in metrics
 
 
 def test_data_dependent_error_fails_the_compile(fakeprop, tlparse, tmp_path):

@@ -60,11 +60,11 @@ TEST_F(OpRulesTest, ShapeExpressions) {
     const char* shape;
     const char* want;
   } cases[] = {
-      {"x.shape", "[s0, 8]"},
-      {"x.shape[:-1] + [w.shape[0]]", "[s0, 4]"},
-      {"[x.shape[0] * 2, x.shape[-1] // 2]", "[2*s0, 4]"},
-      {"[max(1, x.shape[0] - 7), min(x.shape), x.numel, x.ndim, len(x.shape[1:])]", "[max(1, s0 - 7), min(8, s0), 8*s0, 2, 1]"},
-      {"[x.shape[0] % 4 + reps, -(-x.shape[0] // 4)]", "[s0 % 4 + 3, -((-s0)//4)]"},
+      {"x.shape", "[s77, 8]"},
+      {"x.shape[:-1] + [w.shape[0]]", "[s77, 4]"},
+      {"[x.shape[0] * 2, x.shape[-1] // 2]", "[2*s77, 4]"},
+      {"[max(1, x.shape[0] - 7), min(x.shape), x.numel, x.ndim, len(x.shape[1:])]", "[max(1, s77 - 7), min(8, s77), 8*s77, 2, 1]"},
+      {"[x.shape[0] % 4 + reps, -(-x.shape[0] // 4)]", "[s77 % 4 + 3, -((-s77)//4)]"},
       {"x.shape[5:]", "[]"},
   };
   for (const Case& c : cases) {

@@ -5,6 +5,7 @@
 #include "fakeprop/sym/shape_env.h"
 
 #include "fakeprop/sym/python_float.h"
+#include "fakeprop/util/sha256.h"
 
 #include <algorithm>
 #include <cctype>
@@ -645,8 +646,10 @@ struct ShapeEnvInternals {
     commit_replacement(env, x, c);
   }
 
-  // Solve a decided equality for one of its symbols (the newest first, unbacked
-  // before backed), or record a divisibility fact (_maybe_guard_rel).
+  // Solve a decided equality for one of its symbols, or record a divisibility
+  // fact (_maybe_guard_rel). Unbacked symbols first, the newest first; then
+  // backed ones in PyTorch's order: the largest hint, then the name that sorts
+  // last (s77 before s17: which symbol stays depends on the hashed names).
   static void solve_equality(Env& env, ExprRef eq_rel, const std::string& cause) {
     ExprRef lhs = eq_rel->arg(0);
     ExprRef rhs = eq_rel->arg(1);
@@ -663,9 +666,12 @@ struct ShapeEnvInternals {
     for (ExprRef s : free_symbols(d))
       if (find(env, s)) candidates.push_back(s);
     std::sort(candidates.begin(), candidates.end(), [&](ExprRef a, ExprRef b) {
-      bool ua = find(env, a)->unbacked, ub = find(env, b)->unbacked;
-      if (ua != ub) return ua;
-      return age(env, a) > age(env, b);
+      const SymbolInfo &ia = *find(env, a), &ib = *find(env, b);
+      if (ia.unbacked != ib.unbacked) return ia.unbacked;
+      if (ia.unbacked) return age(env, a) > age(env, b);
+      const int64_t ha = ia.hint.value_or(INT64_MAX), hb = ib.hint.value_or(INT64_MAX);
+      if (ha != hb) return ha > hb;
+      return a->name() > b->name();
     });
     for (ExprRef x : candidates) {
       auto lin = isolate(d, x);
@@ -736,18 +742,54 @@ ShapeEnv::ShapeEnv(ShapeEnvSettings settings) : settings_(settings), log_(std::m
 ShapeEnv::~ShapeEnv() = default;
 
 std::string ShapeEnv::fresh_name(std::string_view prefix) {
-  int& counter = prefix == "u" ? next_unbacked_ : prefix == "zuf" ? next_unbacked_float_ : next_backed_;
+  int& counter = prefix == "u" ? next_unbacked_ : next_unbacked_float_;
   while (true) {
     std::string name = std::string(prefix) + std::to_string(counter++);
     if (!used_names_.count(name)) return name;
   }
 }
 
+// PyTorch's _generate_unique_id: the source name's SHA-256 modulo 100, then
+// the next id up (no wrap) until one is free; s and zf share the ids. A name
+// thus depends on its source, not on what was created before it.
+std::string ShapeEnv::backed_name(std::string_view prefix, const std::string& source) {
+  const uint32_t start = sha256_mod(source, 100);
+  uint32_t id = start;
+  for (auto it = backed_ids_.find(id); it != backed_ids_.end(); it = backed_ids_.find(id)) id = it->second;
+  // Every id passed over is in use: point them all past the one taken now.
+  for (uint32_t at = start; at != id;) {
+    uint32_t& next = backed_ids_.at(at);
+    at = next;
+    next = id + 1;
+  }
+  reserve_backed_id(id);
+  return std::string(prefix) + std::to_string(id);
+}
+
+namespace {
+
+// N of a name s<N> or zf<N> (N without leading zeros), as backed_name makes them.
+std::optional<uint32_t> backed_id_of(std::string_view name) {
+  std::string_view digits = name.starts_with("zf") ? name.substr(2) : name.starts_with("s") ? name.substr(1) : "";
+  if (digits.empty() || digits.size() > 9 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  uint32_t id = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    id = id * 10 + static_cast<uint32_t>(c - '0');
+  }
+  return id;
+}
+
+}  // namespace
+
 ExprRef ShapeEnv::new_symbol(const std::string& name, SymbolInfo info) {
   facts_changed();
   ExprRef sym = info.is_float ? float_symbol(name) : symbol(name);
   info.sym = sym;
   used_names_.insert(name);
+  // A name given by the model or graph (torch's s77 in an exported program)
+  // takes its id, so that no hashed name repeats it.
+  if (auto id = backed_id_of(name)) reserve_backed_id(*id);
   symbol_index_[sym] = symbols_.size();
   if (info.unbacked) unbacked_order_.push_back(sym);
   symbols_.push_back(std::move(info));
@@ -773,7 +815,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
   if (!range.contains(hint))
     throw InputError("size " + std::to_string(hint) + " of " + source + " is not in range " + range.to_string());
   std::string name = preferred_name;
-  if (!is_free_identifier_text(name) || used_names_.count(name)) name = fresh_name("s");
+  if (!is_free_identifier_text(name) || used_names_.count(name)) name = backed_name("s", source);
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -791,7 +833,9 @@ ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int
   if (range.is_empty()) throw InputError("empty range " + range.to_string() + " for " + source);
   if (hint && !range.contains(*hint))
     throw InputError("size " + std::to_string(*hint) + " of " + source + " is not in range " + range.to_string());
-  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : fresh_name("s");
+  // Without a source (a fallback's dim_param) the empty name is hashed, as
+  // PyTorch would hash a source whose name is empty.
+  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : backed_name("s", source);
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -842,7 +886,7 @@ ExprRef ShapeEnv::create_symfloat(double hint, const std::string& source) {
   info.float_hint = hint;
   info.sources.push_back(source);
   info.node = current_node_;
-  std::string name = fresh_name("zf");
+  std::string name = backed_name("zf", source);
   ExprRef sym = new_symbol(name, std::move(info));
   FP_LOG_INFO(*log_, "create_symbol " + name + " = " + hint_text(ShapeEnv::info(sym)) + " for " + source + " " +
                          range_text(ShapeEnv::info(sym)) + In::where(*this));
@@ -1338,25 +1382,39 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
       out.push_back({std::move(expr), std::move(sym_expr), std::move(node), std::move(rule)});
   };
 
+  // A symbol is printed as the first input source (in creation order) of all
+  // the symbols that stand for it now, as PyTorch collects the sources under
+  // the replaced symbol: s77 = s17 prints s17 as L['x'].size()[0] when x came
+  // first. Which symbol is replaced follows the names, the sources do not.
+  std::unordered_map<ExprRef, const std::string*> first_source;
+  std::vector<ExprRef> by_first_source;  // those symbols, in that order
+  for (const SymbolInfo& i : symbols_) {
+    if (i.sources.empty()) continue;
+    ExprRef now = simplify(i.sym);
+    if (now->is_symbol() && first_source.try_emplace(now, &i.sources.front()).second) by_first_source.push_back(now);
+  }
+  auto over_sources = [&](ExprRef e) {
+    return to_python_string(e, [&](ExprRef sym) {
+      auto it = first_source.find(sym);
+      return it != first_source.end() ? *it->second : source_of(sym);
+    });
+  };
+
   // 1. Every input source equals the expression its symbol stands for now.
   for (const SymbolInfo& i : symbols_) {
     if (i.sources.empty()) continue;
-    auto replaced = replacements_.find(i.sym);
-    if (replaced != replacements_.end()) {
-      ExprRef target = simplify(i.sym);
-      for (const std::string& src : i.sources)
-        emit(src + " == " + print_over_sources(target), i.sym->name() + " == " + to_python_string(target), "");
-      continue;
-    }
-    for (size_t k = 1; k < i.sources.size(); ++k)
-      emit(i.sources[k] + " == " + i.sources[0], i.sym->name() + " == " + i.sym->name(), "");
+    ExprRef target = simplify(i.sym);
+    const std::string* first = target->is_symbol() && first_source.count(target) ? first_source[target] : nullptr;
+    const std::string sym_expr = i.sym->name() + " == " + to_python_string(target);
+    for (const std::string& src : i.sources)
+      if (!first || src != *first) emit(src + " == " + over_sources(target), sym_expr, "");
   }
 
   // Input strides that are expressions over the sizes (a constant one is the
   // tensor match's static stride, which PyTorch skips here).
   for (const auto& [src, e] : input_properties_) {
     ExprRef now = simplify(e);
-    if (!as_integer(now)) emit(src + " == " + print_over_sources(now), src + " == " + to_python_string(now), "");
+    if (!as_integer(now)) emit(src + " == " + over_sources(now), src + " == " + to_python_string(now), "");
   }
 
   // 2. Every guard not implied by replacements and ranges alone.
@@ -1365,17 +1423,19 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     ExprRef s = In::simplify(*this, g.expr, false, /*use_facts=*/false);
     if (In::static_value(*this, s, false, /*use_facts=*/false)) continue;
     if (!issued.insert(s).second) continue;
-    emit(print_over_sources(s), to_python_string(s), g.node, g.rule);
+    emit(over_sources(s), to_python_string(s), g.node, g.rule);
   }
 
-  // 3. Every input symbol stays in its range.
-  for (const SymbolInfo& i : symbols_) {
-    if (i.sources.empty() || replacements_.count(i.sym)) continue;
+  // 3. Every input symbol stays in its range, in the order of its first source.
+  for (ExprRef sym : by_first_source) {
+    const SymbolInfo* found = In::find(*this, sym);
+    if (!found || found->sources.empty() || replacements_.count(sym)) continue;
+    const SymbolInfo& i = *found;
     const ValueRange& r = i.range;
     // A size is never negative: 0 as the lower end of a size-like symbol says nothing.
     const bool vacuous_lo = r.lo_infinite() || (i.size_like && r.lo <= 0);
     if (vacuous_lo && r.hi_infinite()) continue;
-    std::string src = i.sources.front();
+    std::string src = *first_source[sym];
     std::string name = i.sym->name();
     std::string lo = vacuous_lo ? "" : std::to_string(r.lo) + " <= ";
     std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);
@@ -1391,23 +1451,38 @@ std::string ShapeEnv::constraint_violations() const {
     names.insert(src);
     lines.push_back("  - " + line);
   }
+  // Symbols by what they stand for now, in creation order (input order).
+  std::unordered_map<ExprRef, std::vector<const SymbolInfo*>> classes;
+  for (const SymbolInfo& i : symbols_)
+    if (ExprRef now = simplify(i.sym); now->is_symbol()) classes[now].push_back(&i);
+  auto strict = [](const SymbolInfo* i) { return i->marked_dynamic && i->marked_range.has_value(); };
   for (const SymbolInfo& i : symbols_) {
     if (!i.marked_dynamic) continue;
     const std::string src = source_of(i.sym);
     ExprRef now = simplify(i.sym);
-    const bool strict = i.marked_range.has_value();
     if (auto value = as_integer(now)) {
-      if (!strict && (*value == 0 || *value == 1)) continue;  // PyTorch expects to compile these anyway
+      if (!strict(&i) && (*value == 0 || *value == 1)) continue;  // PyTorch expects to compile these anyway
       names.insert(src);
       lines.push_back("  - " + marked_dim_specialized(src, *value));
       continue;
     }
-    if (!strict) continue;  // a relaxed mark allows any guard short of a constant
-    if (now != i.sym) {  // unified with another input's size
-      if (i.declared_equal && now == simplify(i.declared_equal)) continue;
+    if (!strict(&i)) continue;  // a relaxed mark allows any guard short of a constant
+    if (!now->is_symbol()) {  // an expression over other inputs' sizes
       names.insert(src);
       lines.push_back("  - The values of " + src + " = " + src + " and " + print_over_sources(now) + " = " +
                       print_over_sources(now) + " must always be equal.");
+      continue;
+    }
+    // Unified with other inputs' sizes: as torch.export's produce_guards, every
+    // source but the class's first must be declared equal to it (a shared
+    // shape_id) unless either is relaxed (no range). Which symbol was replaced
+    // does not matter.
+    const std::vector<const SymbolInfo*>& members = classes[now];
+    const SymbolInfo* first = members.front();
+    if (&i != first && strict(first) && !(i.declared_equal && simplify(i.declared_equal) == now)) {
+      names.insert(src);
+      const std::string f = source_of(first->sym);
+      lines.push_back("  - The values of " + src + " = " + src + " and " + f + " = " + f + " must always be equal.");
       continue;
     }
     // A guard over this symbol alone that some value of the marked range fails.
@@ -1417,11 +1492,11 @@ std::string ShapeEnv::constraint_violations() const {
     const int64_t lo = wanted.lo_infinite() ? 0 : wanted.lo;
     const int64_t hi = wanted.hi_infinite() ? lo + 4095 : std::min(wanted.hi, lo + 4095);
     for (const GuardRecord& g : guards_) {
-      const auto syms = free_symbols(g.expr);
-      if (syms.size() != 1 || syms.front() != i.sym) continue;
+      const auto syms = free_symbols(g.expr);  // as recorded: simplified, a decided guard is true
+      if (syms.size() != 1 || simplify(syms.front()) != now) continue;
       bool fails = false;
       for (int64_t v = lo; v <= hi && !fails; ++v) {
-        auto ok = fakeprop::evaluate(g.expr, Assignment{{i.sym, v}});
+        auto ok = fakeprop::evaluate(g.expr, Assignment{{syms.front(), v}});
         fails = ok && *ok == 0;
       }
       if (!fails) continue;

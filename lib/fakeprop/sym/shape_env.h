@@ -117,17 +117,22 @@ class ShapeEnv {
   // ---- symbols ----
   // A backed size for `source` with example value `hint`. Returns a constant
   // under 0/1 specialization or DimDynamic::Static; reuses a symbol under duck
-  // sizing; otherwise a fresh s<N> (or `preferred_name` when given and free)
-  // with range [2, int_oo] intersected with `constraint`.
+  // sizing; otherwise a fresh symbol with range [2, int_oo] intersected with
+  // `constraint`, named `preferred_name` when given and free, else s<N> with
+  // N as PyTorch numbers it: SHA-256 of `source` modulo 100, the next free
+  // id up on a collision (ids shared with zf<N>).
   SymInt create_symbol(int64_t hint, const std::string& source, DimDynamic dyn = DimDynamic::Duck,
                        ValueRange constraint = {}, const std::string& preferred_name = "");
   // A symbol without duck sizing or 0/1 specialization, named `name` when
-  // free (an ONNX dim_param, a symbol named in an FX graph). With a hint it is
+  // free (an ONNX dim_param, a symbol named in an FX graph), else s<N> from
+  // `source` as create_symbol names it (an empty source hashes as ""). A
+  // name s<N> or zf<N> takes id N from the hashed names. With a hint it is
   // backed; without one it is hintless: size-like and unbacked for every
   // decision (runtime asserts, size-oblivious reasoning), listed as unbacked.
   ExprRef create_named_symbol(const std::string& name, std::optional<int64_t> hint, ValueRange range,
                               const std::string& source);
-  // A fresh unbacked u<N>. size_like: range [0, int_oo] (narrowed by `range`).
+  // A fresh unbacked u<N>, counting from u0 (unbacked names are not hashed,
+  // as in PyTorch). size_like: range [0, int_oo] (narrowed by `range`).
   ExprRef create_unbacked_symint(bool size_like = false, ValueRange range = {});
   // A fresh unbacked u<N> in [0, 1]; returns the condition Eq(u<N>, 1), as PyTorch does.
   ExprRef create_unbacked_symbool();
@@ -136,7 +141,8 @@ class ShapeEnv {
   // and a rule that needs its value raises the data-dependent error
   // (evaluate_float).
   ExprRef create_unbacked_symfloat();
-  // A backed float zf<N> with example value `hint` and range [-oo, oo]
+  // A backed float zf<N> (N from `source` as for s<N>, from the same ids)
+  // with example value `hint` and range [-oo, oo]
   // (create_unspecified_symbol of a float: item() of a 0-d float64 input
   // whose value is known). Decisions on it are guards evaluated at the hint.
   ExprRef create_symfloat(double hint, const std::string& source);
@@ -273,7 +279,9 @@ class ShapeEnv {
   friend struct ShapeEnvInternals;  // shape_env.cpp's helpers (range refinement, solving)
   SymbolInfo& mutable_info(ExprRef sym);
   ExprRef new_symbol(const std::string& name, SymbolInfo info);
-  std::string fresh_name(std::string_view prefix);  // "s" and "zf" (one counter), "u", "zuf"
+  std::string fresh_name(std::string_view prefix);  // "u" and "zuf", each counting from 0
+  // "s" or "zf" with the id PyTorch gives `source` (hash of its name, probed up).
+  std::string backed_name(std::string_view prefix, const std::string& source);
   bool has_unbacked(ExprRef e) const;
   std::optional<double> symbol_float_hint(ExprRef sym) const;  // a backed float symbol's hint
   void record_guard(ExprRef decided, const char* rule);
@@ -290,7 +298,11 @@ class ShapeEnv {
   std::unordered_map<ExprRef, size_t> symbol_index_;
   std::unordered_set<std::string> used_names_;
   std::map<int64_t, ExprRef> hint_to_symbol_;  // duck sizing
-  int next_backed_ = 0;
+  // Ids of s<N> and zf<N> in use, each with an id past it to probe next
+  // (every id between is in use too), so that probing stays linear in the
+  // number of symbols.
+  std::unordered_map<uint32_t, uint32_t> backed_ids_;
+  void reserve_backed_id(uint32_t id) { backed_ids_.try_emplace(id, id + 1); }
   int next_unbacked_ = 0;
   int next_unbacked_float_ = 0;
   size_t unbacked_seen_ = 0;
