@@ -384,36 +384,57 @@ void max_unpool_rule(OpContext& ctx) {
 // ---------------------------------------------------------------- normalization
 
 void batch_norm_rule(OpContext& ctx) {
-  const SymShape& x = ctx.shape(0);
-  if (x.empty()) ctx.fail(ErrorKind::InvalidRank, "BatchNormalization needs input of rank >= 1");
-  const SymInt channels = x.size() >= 2 ? x[1] : SymInt(1);
   // Before opset 9, spatial=0 keeps one statistic per element of (C, D1, ...).
   const bool spatial = ctx.opset() >= 9 || ctx.attr_int("spatial", 1) != 0;
-  const SymShape stats = spatial || x.size() < 2 ? SymShape{channels} : SymShape(x.begin() + 1, x.end());
+  // An element type, whether or not the rank is known.
+  auto elem = [&](size_t i) { return ctx.input(i).tensor ? ctx.input(i).tensor->meta.dtype : ctx.dtype(i); };
+  const bool x_unranked = ctx.unranked(0);
+  SymShape stats;
+  if (x_unranked) {
+    // The statistics still have C entries: the first of them whose rank is known says C.
+    size_t known = 1;
+    while (known <= 4 && ctx.unranked(known)) ++known;
+    if (!spatial || known > 4) ctx.fail(ErrorKind::UnknownRank, "input '" + ctx.node().inputs[0] + "' has unknown rank");
+    stats = ctx.shape(known);
+    if (stats.size() != 1)
+      ctx.fail(ErrorKind::InvalidRank, "BatchNormalization statistics must be 1-D, got " + shape_to_string(stats));
+  } else {
+    const SymShape& x = ctx.shape(0);
+    if (x.empty()) ctx.fail(ErrorKind::InvalidRank, "BatchNormalization needs input of rank >= 1");
+    const SymInt channels = x.size() >= 2 ? x[1] : SymInt(1);
+    stats = spatial || x.size() < 2 ? SymShape{channels} : SymShape(x.begin() + 1, x.end());
+  }
   static const char* const names[] = {"", "scale", "B", "mean", "var"};
   for (size_t i = 1; i <= 4; ++i) {
+    if (ctx.unranked(i)) continue;
     const SymShape& s = ctx.shape(i);
     if (s.size() != stats.size())
       ctx.fail(ErrorKind::InvalidRank, std::string("BatchNormalization ") + names[i] + " must have shape " +
                                            shape_to_string(stats) + ", got " + shape_to_string(s));
     for (size_t d = 0; d < s.size(); ++d) require_equal(ctx, s[d], stats[d], "BatchNormalization: statistics shape");
   }
-  ctx.set_tensor(0, ctx.dtype(0), x);
+  if (x_unranked) {
+    const std::string why = "input '" + ctx.node().inputs[0] + "' has unknown rank";
+    ctx.note_precision("Y's shape not computed: " + why);
+    ctx.set_output(0, Value::of_unranked(elem(0), ctx.device(), why));
+  } else {
+    ctx.set_tensor(0, ctx.dtype(0), ctx.shape(0));
+  }
   if (ctx.opset() >= 14) {
     const bool training = ctx.attr_int("training_mode", 0) != 0;
     if (!training && (ctx.wants_output(1) || ctx.wants_output(2)))
       ctx.fail(ErrorKind::OutputCount, "BatchNormalization outputs running_mean/running_var need training_mode=1");
     if (ctx.num_outputs() > 3)
       ctx.fail(ErrorKind::OutputCount, "BatchNormalization has at most 3 outputs at opset >= 14");
-    if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), stats);
-    if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(4), stats);
+    if (ctx.wants_output(1)) ctx.set_tensor(1, elem(3), stats);
+    if (ctx.wants_output(2)) ctx.set_tensor(2, elem(4), stats);
     return;
   }
   // Opsets 6 to 9: mean, var, saved_mean, saved_var.
   if (ctx.num_outputs() > 5)
     ctx.fail(ErrorKind::OutputCount, "BatchNormalization has at most 5 outputs before opset 14");
   for (size_t i = 1; i < ctx.num_outputs(); ++i)
-    if (ctx.wants_output(i)) ctx.set_tensor(i, ctx.dtype(0), stats);
+    if (ctx.wants_output(i)) ctx.set_tensor(i, elem(0), stats);
 }
 
 void instance_norm_rule(OpContext& ctx) {

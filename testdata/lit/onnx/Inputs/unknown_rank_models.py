@@ -42,3 +42,11 @@ write("reshape_unknown_length",
       [helper.make_node("Reshape", ["x", "shape"], ["y"]), helper.make_node("Sigmoid", ["y"], ["z"])],
       [helper.make_tensor_value_info("x", FLOAT, [2, 3]), helper.make_tensor_value_info("shape", INT64, ["k"])],
       [helper.make_tensor_value_info("z", FLOAT, None)])
+
+# BatchNormalization of an x of unknown rank: Y's rank is unknown, the running statistics keep C entries.
+write("batch_norm_unranked",
+      [helper.make_node("BatchNormalization", ["x", "scale", "b", "mean", "var"], ["y", "running_mean", "running_var"],
+                        training_mode=1)],
+      [helper.make_tensor_value_info("x", FLOAT, None)] +
+      [helper.make_tensor_value_info(n, FLOAT, ["C"]) for n in ("scale", "b", "mean", "var")],
+      [helper.make_tensor_value_info(n, FLOAT, None) for n in ("y", "running_mean", "running_var")])
