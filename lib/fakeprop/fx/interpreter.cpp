@@ -34,12 +34,25 @@ std::optional<int64_t> plain_integer(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// Why a call bypasses the dispatch cache, by index (counted in --stats).
+enum FxBypass : size_t { kInplace, kUnkeyedArgument };
+constexpr std::string_view kBypassReasons[] = {"inplace", "unkeyed_argument"};
+
+}  // namespace
+
 Interpreter::Interpreter(const Graph& g, const InferOptions& options, RunResult& result)
     : graph_(g),
       options_(options),
       result_(result),
       runner_(result, options),
-      input_dims_(*result.env, result.input_specializations, result.warnings) {}
+      input_dims_(*result.env, result.input_specializations, result.warnings) {
+  if (dispatch_cache_enabled_by_environment() && options_.log_level == LogLevel::Off)
+    cache_ = std::make_unique<DispatchCache>(std::vector<std::string_view>(std::begin(kBypassReasons), std::end(kBypassReasons)));
+}
+
+DispatchStats Interpreter::dispatch_stats() const { return cache_ ? cache_->stats() : DispatchStats{}; }
 
 int64_t Interpreter::version_of(int64_t storage) const {
   auto it = versions_.find(storage);
@@ -308,7 +321,97 @@ void require_known_inputs(const Node& n, std::span<const Value* const> args) {
 
 }  // namespace
 
+bool Interpreter::write_dispatch_key(const Node& n) {
+  CacheKey& k = cache_->key();
+  k.clear();
+  cache_storages_.clear();
+  // Which earlier tensor of the call shares each tensor's storage: rules
+  // see aliasing only through the storage ids, so the pattern is the key.
+  auto alias_pattern = [&](const Value& v, auto& self) -> void {
+    if (v.kind == Value::Kind::List) {
+      for (const Value& x : *v.list) self(x, self);
+      return;
+    }
+    if (!v.is_tensor()) return;
+    const int64_t id = v.tensor->meta.storage;
+    size_t first = 0;
+    while (first < cache_storages_.size() && cache_storages_[first] != id) ++first;
+    k.count(first);
+    if (first == cache_storages_.size()) cache_storages_.push_back(id);
+  };
+  auto arg = [&](const Arg& a, auto& self) -> bool {
+    k.raw<uint8_t>(static_cast<uint8_t>(a.kind));
+    switch (a.kind) {
+      case Arg::Kind::None: return true;
+      case Arg::Kind::Bool: k.raw<bool>(a.b); return true;
+      case Arg::Kind::Int: k.integer(a.i); return true;
+      case Arg::Kind::Float: k.raw<double>(a.f); return true;
+      case Arg::Kind::DType: k.raw<uint8_t>(static_cast<uint8_t>(a.dtype)); return true;
+      case Arg::Kind::String:
+      case Arg::Kind::Device:
+      case Arg::Kind::MemoryFormat:
+      case Arg::Kind::Layout: k.str(a.s); return true;
+      case Arg::Kind::List:
+        k.count(a.list.size());
+        for (const Arg& x : a.list)
+          if (!self(x, self)) return false;
+        return true;
+      case Arg::Kind::Node: {
+        const Value& v = resolve_node(a);
+        if (!k.value(v)) return false;
+        alias_pattern(v, alias_pattern);
+        return true;
+      }
+    }
+    return false;
+  };
+  k.str(n.target);
+  k.count(n.args.size());
+  for (const Arg& a : n.args)
+    if (!arg(a, arg)) return false;
+  k.count(n.kwargs.size());
+  for (const auto& [name, a] : n.kwargs) {
+    k.str(name);
+    if (!arg(a, arg)) return false;
+  }
+  return true;
+}
+
+Value Interpreter::run_rule(const Node& n, const OpEntry& entry, const TargetInfo& info,
+                            std::span<const Value* const> args) {
+  DispatchCache::Visit visit;
+  if (cache_) {
+    if (info.inplace) {
+      visit = cache_->bypass(kInplace);  // its bookkeeping reads and bumps versions
+    } else if (!write_dispatch_key(n)) {
+      visit = cache_->bypass(kUnkeyedArgument);
+    } else {
+      cache_inputs_.assign(args.begin(), args.end());
+      for (const auto& kw : call_kwargs_) cache_inputs_.push_back(kw.second);
+      cache_outputs_.clear();
+      visit = cache_->lookup(cache_inputs_, env(), storage_, cache_outputs_);
+      if (visit.hit) {
+        reused_ = true;
+        return std::move(cache_outputs_.front());
+      }
+    }
+  }
+  state_read_ = false;
+  OpContext ctx(n, args, call_kwargs_, env(), storage_, options_, this);
+  try {
+    entry.rule(ctx);
+  } catch (...) {
+    if (cache_) cache_->failed(visit);
+    throw;
+  }
+  Value out = ctx.take_result();
+  if (cache_)
+    cache_->store(visit, cache_inputs_, {&out, 1}, ctx.precision_notes().empty() && !state_read_, env(), storage_);
+  return out;
+}
+
 Value Interpreter::run_call(const Node& n, uint32_t position) {
+  reused_ = false;
   const TargetInfo& info = target_info(n.target);
   // Arguments point at the live values they name, or at values built from
   // literals in call_values_ (reserved, so the pointers stay valid).
@@ -337,9 +440,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
   call_kwargs_.clear();
   for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
-  OpContext ctx(n, args, call_kwargs_, env(), storage_, options_, this);
-  entry->rule(ctx);
-  out = ctx.take_result();
+  out = run_rule(n, *entry, info, args);
   // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
   auto grad_changes = [&](const Value& v, size_t output) {
     if (!v.is_tensor()) return false;
@@ -425,6 +526,7 @@ class Interpreter::Step final : public NodeStep {
   }
   void run(std::vector<Value>& outputs) override {
     outputs.push_back(source_ ? in_.example_to_value(node_, *source_) : in_.run_call(node_, position_));
+    reused = !source_ && in_.reused_;
   }
   void fallback(std::vector<Value>& outputs, const std::string& why, bool) override {
     outputs.push_back(in_.example_fallback(node_, why));
@@ -680,6 +782,7 @@ RunResult run_graph(const Graph& g, const InferOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   Interpreter interp(g, options, result);
   interp.run();
+  result.dispatch = interp.dispatch_stats();
   result.dispatch.propagate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

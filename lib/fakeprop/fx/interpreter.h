@@ -7,6 +7,7 @@
 #pragma once
 #include <deque>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <span>
 #include <string>
@@ -17,8 +18,8 @@
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/options/infer_options.h"
 #include "fakeprop/value/run_result.h"
+#include "fakeprop/runner/dispatch_cache.h"
 #include "fakeprop/runner/node_runner.h"
-#include "fakeprop/value/run_result.h"
 
 namespace fakeprop::custom_ops {
 struct OpRule;
@@ -52,6 +53,11 @@ class Interpreter {
   void note_data_mutation(int64_t storage);
   int64_t version_of(int64_t storage) const;
   DataDependentMemo& memo() { return memo_; }
+  // A rule read state beyond its arguments (OpContext::interpreter): its
+  // result is not stored in the dispatch cache.
+  void note_state_read() { state_read_ = true; }
+  // Zeros and enabled = false when the cache is off.
+  DispatchStats dispatch_stats() const;
   ShapeEnv& env() { return *result_.env; }
   StorageIds& storage() { return storage_; }
 
@@ -74,6 +80,10 @@ class Interpreter {
   const Value& resolve_node(const Arg& a) const;  // InputError unless it names an earlier node
   const Value* argument(const Arg& a);            // for the call being run (see call_values_)
   Value run_call(const Node& n, uint32_t position);
+  // The rule's result for the call, from the dispatch cache or by running it.
+  Value run_rule(const Node& n, const OpEntry& entry, const TargetInfo& info, std::span<const Value* const> args);
+  // Writes the call's key into the cache's buffer; false when it is not keyed.
+  bool write_dispatch_key(const Node& n);
   Value run_user_rule(const custom_ops::OpRule& rule, const Node& n, std::span<const Value* const> args);
   void note_stale_aliases(const Node& n, uint32_t mutated, int64_t storage);
   void append_aliases(std::vector<std::string>& names, uint32_t mutated, int64_t storage) const;
@@ -117,6 +127,15 @@ class Interpreter {
   std::vector<Value> call_values_;
   std::vector<const Value*> call_args_;
   std::vector<std::pair<std::string_view, const Value*>> call_kwargs_;
+  // The dispatch cache (runner/dispatch_cache.h); null when off, as it is
+  // while the dynamic trace is on (a hit would drop its lines for
+  // statically known decisions).
+  std::unique_ptr<DispatchCache> cache_;
+  std::vector<const Value*> cache_inputs_;  // the call's values outputs may be views of
+  std::vector<Value> cache_outputs_;        // a hit's value
+  std::vector<int64_t> cache_storages_;     // the storages seen while keying, for the alias pattern
+  bool state_read_ = false;
+  bool reused_ = false;  // the last run_call's value came from the cache
   // Name -> position, for Args the loader did not index; built on first need.
   mutable std::unordered_map<std::string_view, uint32_t> positions_;
 };

@@ -12,6 +12,11 @@ OpContext::OpContext(const Node& node, std::span<const Value* const> args,
                      StorageIds& storage, const InferOptions& options, Interpreter* interp)
     : RuleContext(env, storage, options), node_(node), args_(args), kwargs_(kwargs), interp_(interp) {}
 
+Interpreter* OpContext::interpreter() {
+  if (interp_) interp_->note_state_read();
+  return interp_;
+}
+
 const Value* OpContext::lookup(size_t pos, std::string_view name) const {
   if (pos < args_.size()) return args_[pos];
   for (const auto& [k, v] : kwargs_)

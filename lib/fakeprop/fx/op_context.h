@@ -42,7 +42,9 @@ class OpContext : public RuleContext {
 
   const Node& node() const { return node_; }
   const std::string& target() const { return node_.target; }
-  Interpreter* interpreter() { return interp_; }
+  // The interpreter's state beyond the arguments (the data-dependent memo):
+  // a rule that asks for it is never stored in the dispatch cache.
+  Interpreter* interpreter();
 
   // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
   bool has(size_t pos, std::string_view name) const;  // given and not None

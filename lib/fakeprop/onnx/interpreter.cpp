@@ -31,21 +31,19 @@ Interpreter::Interpreter(const Model& model, const InferOptions& options, RunRes
   for (const auto& f : model.functions) functions_[f.domain + "::" + f.name] = &f;
   // The dynamic trace logs static decisions too: a hit would drop its lines.
   if (control.dispatch_cache && options_.log_level == LogLevel::Off)
-    cache_ = std::make_unique<DispatchCache>(
-        [this](std::string_view name) -> const TensorRef* {
-          auto it = initializers_.find(name);
-          return it == initializers_.end() ? nullptr : it->second;
-        },
-        [this](std::string_view name) { return initializer_data(name); });
+    cache_ = std::make_unique<DispatchCache>(bypass_reason_names());
+  cache_initializers_ = {[this](std::string_view name) -> const TensorRef* {
+                           auto it = initializers_.find(name);
+                           return it == initializers_.end() ? nullptr : it->second;
+                         },
+                         [this](std::string_view name) { return initializer_data(name); }};
 }
 
 Interpreter::~Interpreter() = default;
 
 DispatchStats Interpreter::dispatch_stats() const {
   if (!cache_) return {};
-  DispatchStats s = cache_->stats();
-  s.entries = cache_->entries();
-  return s;
+  return cache_->stats();
 }
 
 const KnownData* Interpreter::initializer_data(std::string_view name) {
@@ -158,7 +156,10 @@ class Interpreter::Step final : public NodeStep {
     DispatchCache* cache = in_.cache_.get();
     DispatchCache::Visit visit;
     if (cache) {
-      visit = cache->lookup(node_, domain, opset, inputs_, e, in_.storage_, outputs);
+      if (auto why = write_dispatch_key(cache->key(), node_, domain, opset, inputs_, in_.cache_initializers_))
+        visit = cache->bypass(static_cast<size_t>(*why));
+      else
+        visit = cache->lookup(inputs_, e, in_.storage_, outputs);
       if (visit.hit) {
         reused = true;
         return;

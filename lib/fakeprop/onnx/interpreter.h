@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fakeprop/onnx/dispatch_cache.h"
+#include "fakeprop/onnx/dispatch_key.h"
 #include "fakeprop/onnx/model.h"
 #include "fakeprop/onnx/scope.h"
 #include "fakeprop/onnx/value_numbering.h"
@@ -22,7 +22,7 @@ namespace fakeprop::onnx {
 
 using fakeprop::InferOptions;
 
-// The dispatch cache (onnx/dispatch_cache.h) is on unless
+// The dispatch cache (runner/dispatch_cache.h) is on unless
 // FAKEPROP_DISPATCH_CACHE=0 is set, and off while the dynamic trace is on (a
 // hit would drop the trace's lines for statically known decisions).
 struct RunControl {
@@ -82,6 +82,7 @@ class Interpreter {
   size_t subgraph_depth_ = 0;
   const Scope* current_scope_ = nullptr;
   std::unique_ptr<DispatchCache> cache_;  // null when off
+  InitializerLookup cache_initializers_;  // what its keys read
   // Where nodes run a second time on real inputs (runner/real_values.h):
   // every size is concrete there, so nothing it decides touches this run.
   std::unique_ptr<ShapeEnv> real_env_;

@@ -110,9 +110,9 @@ struct GradientRecord {
   Value grad;
 };
 
-// Counters and timing for --stats: the ONNX interpreter's dispatch cache
-// (onnx/interpreter.h explains it) and the time spent propagating. Zeros and
-// enabled = false where a front end has no cache (FX graphs).
+// Counters and timing for --stats: the dispatch cache
+// (runner/dispatch_cache.h explains it) and the time spent propagating.
+// Zeros and enabled = false while the cache is off.
 struct DispatchStats {
   bool enabled = false;
   uint64_t hits = 0;
