@@ -255,6 +255,7 @@ def model_goldens(out_dir):
                     theirs = tensor_meta(v)
                     for k in ("shape", "stride", "storage_offset", "dtype", "device"):
                         assert mine[k] == theirs[k], (name, n.name, k, mine[k], theirs[k])
+            doc["meta"] = {"torch": torch.__version__}  # whose fake values `expected` holds
             path = os.path.join(out_dir, "%s_%s.json" % (name, "x".join(map(str, size))))
             with open(path, "w") as f:
                 f.write(dumps(doc))

@@ -6,8 +6,9 @@
 #                               playwright (scripts/oracle-requirements.txt) in .venv-oracle/,
 #                               where the Python package's tests, the tlparse and browser tests
 #                               and the oracle scripts run, and Debian's Chromium for the latter
-#   scripts/setup.sh --oracle   --torch, and Debian's torch 1.13 for the goldens not yet
-#                               regenerated
+#   scripts/setup.sh --oracle   --torch, and Debian's torch 1.13: no golden comes from it any
+#                               more; scripts/export_models.py uses it as one more ONNX
+#                               exporter (TorchScript-based, 2022) for the real-export tests
 set -euo pipefail
 
 packages=(
