@@ -174,9 +174,13 @@ struct Merger {
     if (ma.dtype != mb.dtype)
       ctx.fail(ErrorKind::TypeError, what + " is " + std::string(dtype_name(ma.dtype)) + " in one case and " +
                                          std::string(dtype_name(mb.dtype)) + " in the other");
-    if (ma.dim() != mb.dim())
-      ctx.fail(ErrorKind::InvalidRank, what + " has rank " + std::to_string(ma.dim()) + " in one case and " +
-                                           std::to_string(mb.dim()) + " in the other");
+    if (ma.dim() != mb.dim()) {  // the rank depends on which case runs
+      changed = true;
+      const std::string why = what + " has rank " + std::to_string(ma.dim()) + " in one case and " +
+                              std::to_string(mb.dim()) + " in the other";
+      ctx.note_precision(why);
+      return Value::of_unranked(ma.dtype, ma.device, why);
+    }
     SymShape shape;
     bool same_shape = true;
     for (int64_t k = 0; k < ma.dim(); ++k) {
@@ -242,6 +246,17 @@ struct Merger {
     if (b.is_empty_optional() && (a.is_tensor() || is_sequence(a) || a.is_map())) {
       if (!a.maybe_none) changed = true;
       return maybe_none(a);
+    }
+    // An unknown rank on either side stays unknown; the element type must agree.
+    const bool ranked_a = a.is_tensor(), ranked_b = b.is_tensor();
+    if ((a.is_unranked() || ranked_a) && (b.is_unranked() || ranked_b) && !(ranked_a && ranked_b)) {
+      if (a.tensor->meta.dtype != b.tensor->meta.dtype)
+        ctx.fail(ErrorKind::TypeError, what + " is " + std::string(dtype_name(a.tensor->meta.dtype)) +
+                                           " in one case and " + std::string(dtype_name(b.tensor->meta.dtype)) +
+                                           " in the other");
+      if (ranked_a) changed = true;
+      const Value& out = ranked_a ? b : a;
+      return opt ? maybe_none(out) : out;
     }
     // A failed node left one side unknown; the two sides' ONNX types agree,
     // so the other's dtype and rank still hold, with sizes no longer known.

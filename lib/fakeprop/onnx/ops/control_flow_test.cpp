@@ -271,19 +271,36 @@ TEST(ControlFlowIf, FailedBranchNodeKeepsWhatTheOtherBranchDetermines) {
   EXPECT_EQ(shape_of(r, "y1"), (Strings{"N", "3"}));
 }
 
-TEST(ControlFlowIf, BranchesOfDifferentRankFail) {
-  Subgraphs sg;
-  ModelBuilder then_b = ModelBuilder(17);
-  ModelBuilder& t = sg.make("then");
-  t.node("Identity", {"x"}, {"t_y"}).output("t_y");
-  ModelBuilder& e = sg.make("else");
-  e.node("Shape", {"x"}, {"e_y"}).output("e_y");
-  ModelBuilder b;
-  b.input("x", kInt64, {2, 3}).input("c", kBool, {});
-  b.node("If", {"c"}, {"y"}, "if0").attr_graph("then_branch", Subgraphs::graph(t)).attr_graph("else_branch", Subgraphs::graph(e));
-  b.output("y");
-  RunResult r = run(b);
-  EXPECT_EQ(error_kinds(r, "if0"), Strings{"invalid_rank"});
+// Branches of different ranks (ONNX's test_if_no_shape_in_else_branch): the
+// If's output has an unknown rank with the branches' element type, and a
+// precision_lost warning on the If; branches of different element types fail.
+TEST(ControlFlowIf, BranchesOfDifferentRankGiveUnknownRank) {
+  for (const bool same_dtype : {true, false}) {
+    Subgraphs sg;
+    ModelBuilder& t = sg.make("then");
+    if (same_dtype) t.node("Identity", {"x"}, {"t_y"}).output("t_y");
+    else t.node("Cast", {"x"}, {"t_y"}).attr_int("to", kFloat).output("t_y");
+    ModelBuilder& e = sg.make("else");
+    e.node("Shape", {"x"}, {"e_y"}).output("e_y");
+    ModelBuilder b;
+    b.input("x", kInt64, {2, 3}).input("c", kBool, {});
+    b.node("If", {"c"}, {"y"}, "if0").attr_graph("then_branch", Subgraphs::graph(t)).attr_graph("else_branch", Subgraphs::graph(e));
+    b.node("Identity", {"y"}, {"z"});
+    b.output("z");
+    RunResult r = run(b);
+    if (!same_dtype) {
+      EXPECT_EQ(error_kinds(r, "if0"), Strings{"type_error"});
+      continue;
+    }
+    EXPECT_EQ(error_kinds(r), Strings{});
+    const Value* y = testing::find_value(r, "z");
+    ASSERT_NE(y, nullptr);
+    EXPECT_TRUE(y->is_unranked());
+    EXPECT_EQ(y->tensor->meta.dtype, DType::Int64);
+    bool noted = false;
+    for (const auto& w : r.warnings) noted |= w.node == "if0" && w.message.find("rank 2 in one case and 1") != std::string::npos;
+    EXPECT_TRUE(noted);
+  }
 }
 
 // Maps (ai.onnx.ml) merge as values: one key dtype, the entry counts as
