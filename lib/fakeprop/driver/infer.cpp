@@ -145,7 +145,7 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
   };
   using Wrapper = onnx::OutputValueInfo::Wrapper;
   onnx::OutputValueInfo vi;
-  if (v.maybe_none) vi.wrappers.push_back(Wrapper::Optional);
+  if (v.maybe_none || v.optional) vi.wrappers.push_back(Wrapper::Optional);
   // A map's value is a tensor: maps of other values are not written.
   auto map_value = [&](const Value& m) -> const Value* {
     if (!m.is_map() || !m.map_value().is_tensor()) return nullptr;

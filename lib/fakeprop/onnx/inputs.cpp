@@ -60,6 +60,7 @@ Value container_input(const TypeInfo& t, ShapeEnv& e, StorageIds& storage, Devic
   if (t.kind == TypeInfo::Kind::Optional) {
     Value elem = container_input(*t.elem, e, storage, device);
     elem.maybe_none = true;
+    elem.optional = true;
     return elem;
   }
   return Value::of_opaque("input of non-tensor type");

@@ -151,7 +151,7 @@ void CacheKey::data(const KnownData* d) {
 
 bool CacheKey::value(const Value& v) {
   if (v.maybe_none || v.list_length) return false;
-  raw<uint8_t>(static_cast<uint8_t>(v.kind));
+  raw<uint8_t>(static_cast<uint8_t>(v.kind) | (v.optional ? 0x80 : 0));
   switch (v.kind) {
     case Value::Kind::None: return true;
     case Value::Kind::Int: sym(v.i); return true;

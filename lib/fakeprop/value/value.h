@@ -64,6 +64,10 @@ struct Value {
   // An ONNX optional that may be empty; the rest of the value describes its
   // element when present. (A surely empty optional is empty_optional(TYPE).)
   bool maybe_none = false;
+  // Of an ONNX optional type, present or not (Optional(x), an optional graph
+  // input): -o writes optional(...) around the element's type. maybe_none
+  // implies it; rules never read it.
+  bool optional = false;
   // Map: the keys' dtype (int64 or string for ai.onnx.ml's maps).
   DType map_key = DType::Undefined;
   std::shared_ptr<const TensorValue> tensor;

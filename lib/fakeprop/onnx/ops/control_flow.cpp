@@ -135,6 +135,7 @@ Value input_with_data(OpContext& ctx, size_t i) {
 // The optional `v` with its presence unknown.
 Value maybe_none(Value v) {
   v.maybe_none = true;
+  v.optional = true;
   return v;
 }
 
@@ -233,6 +234,15 @@ struct Merger {
   }
 
   Value value(const Value& a, const Value& b, const std::string& what) {
+    Value v = merged(a, b, what);
+    if (a.optional || b.optional) {
+      changed = changed || !a.optional;
+      v.optional = true;
+    }
+    return v;
+  }
+
+  Value merged(const Value& a, const Value& b, const std::string& what) {
     const bool opt = a.maybe_none || b.maybe_none;
     if (opt && !a.maybe_none) changed = true;
     if (a.is_tensor() && b.is_tensor()) return opt ? maybe_none(tensor(a, b, what)) : tensor(a, b, what);
@@ -930,8 +940,11 @@ void sequence_map_rule(OpContext& ctx) {
 // Optionals
 
 void optional_rule(OpContext& ctx) {
-  if (ctx.has_input(0)) ctx.set_output(0, fresh_copy(ctx, input_with_data(ctx, 0)));
-  else if (!ctx.has_attr("type"))
+  if (ctx.has_input(0)) {
+    Value v = fresh_copy(ctx, input_with_data(ctx, 0));
+    v.optional = true;
+    ctx.set_output(0, std::move(v));
+  } else if (!ctx.has_attr("type"))
     ctx.fail(ErrorKind::MissingAttribute, "Optional without an input needs attribute 'type'");
   else if (const auto& type = ctx.attr("type")->tp()) ctx.set_output(0, Value::empty_optional("optional(" + type_string(*type) + ")"));
   else ctx.set_output(0, Value::empty_optional(""));
@@ -953,6 +966,7 @@ void optional_get_element_rule(OpContext& ctx) {
                                           describe_kind(v) + ")");
   Value out = fresh_copy(ctx, v);
   out.maybe_none = false;  // reading it requires the element, as ONNX does
+  out.optional = false;
   ctx.set_output(0, out);
 }
 

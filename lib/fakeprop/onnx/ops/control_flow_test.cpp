@@ -656,6 +656,26 @@ TEST(ControlFlowOptional, PresenceAndElement) {
   EXPECT_EQ(Value::empty_optional("").empty_optional_type(), "");
 }
 
+// Optional(x) is of an optional type though it surely holds x: Identity
+// keeps that (so -o writes optional(tensor(float))), OptionalGetElement
+// drops it, and an If merging it with a plain tensor keeps it.
+TEST(ControlFlowOptional, OptionalTypeIsKept) {
+  ModelBuilder b(18);
+  b.input("x", kFloat, {2, 3});
+  b.node("Optional", {"x"}, {"full"});
+  b.node("Identity", {"full"}, {"same"});
+  b.node("OptionalGetElement", {"same"}, {"elem"});
+  b.output("same").output("elem");
+  RunResult r = run(b);
+  const Value* same = testing::find_value(r, "same");
+  const Value* elem = testing::find_value(r, "elem");
+  ASSERT_TRUE(same && elem);
+  EXPECT_TRUE(same->optional);
+  EXPECT_FALSE(same->maybe_none);
+  EXPECT_EQ(shape_of(r, "same"), (Strings{"2", "3"}));
+  EXPECT_FALSE(elem->optional);
+}
+
 TEST(ControlFlowOptional, IfOfEmptyAndFullMayBeEither) {
   Subgraphs sg;
   ModelBuilder& t = sg.make("then");

@@ -298,10 +298,10 @@ void float_unary_rule(OpContext& ctx) { same_as_input(ctx); }
 void is_inf_nan_rule(OpContext& ctx) { same_shape_as_input(ctx, DType::Bool); }
 
 // Identity passes any value through (tensors keep their known data;
-// sequences and optionals from opset 14/16 pass unchanged).
+// sequences and optionals, possibly empty, from opset 14/16 pass unchanged).
 void identity_rule(OpContext& ctx) {
   const Value& v = ctx.input(0);
-  if (!v.is_tensor()) return ctx.set_output(0, v);
+  if (!v.is_tensor() || v.optional) return ctx.set_output(0, v);
   const TensorValue& t = *v.tensor;
   if (t.data)
     ctx.set_tensor(0, t.meta.dtype, t.meta.sizes, *t.data);
