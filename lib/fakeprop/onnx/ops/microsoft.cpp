@@ -38,8 +38,10 @@ SymInt exact_div(OpContext& ctx, const SymInt& x, const SymInt& parts, const cha
 
 // Attention: input (B, S, in_hidden), weights (in_hidden, q + k + v hidden),
 // past (2, B, heads, past_len, head_size) -> output (B, S, v_hidden),
-// present (2, B, heads, past_len + S, head_size).
-void attention_rule(OpContext& ctx) {
+// present (2, B, heads, past_len + S, head_size). QAttention is the same
+// over quantized input and weights, with its past at input 8 and its
+// outputs in the float type of its bias.
+void attention_outputs(OpContext& ctx, size_t past_in, DType out_t) {
   require_rank(ctx, 0, {3}, "input");
   require_rank(ctx, 1, {2}, "weights");
   const SymShape& x = ctx.shape(0);
@@ -58,13 +60,13 @@ void attention_rule(OpContext& ctx) {
   }
   if (ctx.has_input(2)) require_vector(ctx, 2, w[1], "Attention bias");
   const SymInt head_size = exact_div(ctx, q_hidden, heads, "Attention: hidden size divisible by num_heads");
-  ctx.set_tensor(0, ctx.dtype(0), {x[0], x[1], simplified(ctx, v_hidden)});
+  ctx.set_tensor(0, out_t, {x[0], x[1], simplified(ctx, v_hidden)});
   if (!ctx.wants_output(1)) return;
-  if (ctx.has_input(4)) {
-    require_rank(ctx, 4, {5}, "past");
-    const SymShape& past = ctx.shape(4);
+  if (ctx.has_input(past_in)) {
+    require_rank(ctx, past_in, {5}, "past");
+    const SymShape& past = ctx.shape(past_in);
     if (ctx.attr_int("past_present_share_buffer", 0) != 0) {
-      ctx.set_tensor(1, ctx.dtype(4), past);
+      ctx.set_tensor(1, ctx.dtype(past_in), past);
       return;
     }
     require_equal(ctx, past[0], 2, "Attention: past stacks key and value");
@@ -72,11 +74,14 @@ void attention_rule(OpContext& ctx) {
     require_equal(ctx, past[4], head_size, "Attention: past head size");
     SymShape present = {2, x[0], heads, past[3] + x[1], head_size};
     simplify_all(ctx, present);
-    ctx.set_tensor(1, ctx.dtype(4), std::move(present));
+    ctx.set_tensor(1, ctx.dtype(past_in), std::move(present));
     return;
   }
-  ctx.set_tensor(1, ctx.dtype(0), {2, x[0], heads, x[1], head_size});
+  ctx.set_tensor(1, out_t, {2, x[0], heads, x[1], head_size});
 }
+
+void attention_rule(OpContext& ctx) { attention_outputs(ctx, 4, ctx.dtype(0)); }
+void qattention_rule(OpContext& ctx) { attention_outputs(ctx, 8, ctx.dtype(2)); }
 
 // MultiHeadAttention: query (B, S, hidden) or packed (B, S, heads, 3, head);
 // key (B, L, hidden), BNSH (B, heads, L, head) or packed KV (B, L, heads, 2, head);
@@ -312,6 +317,7 @@ void bias_split_gelu_rule(OpContext& ctx) {
 
 void register_microsoft_ops(OpRegistry& r) {
   r.add(kMs, "Attention", attention_rule);
+  r.add(kMs, "QAttention", qattention_rule);
   r.add(kMs, "MultiHeadAttention", multi_head_attention_rule);
   r.add(kMs, "GroupQueryAttention", group_query_attention_rule);
   r.add(kMs, "RotaryEmbedding", same_shape_rule);
