@@ -1,6 +1,7 @@
 // com.microsoft contrib operators that ONNX Runtime's transformer fusions
 // emit (attention, fused layer norms, fused activations, quantized MatMul),
 // plus SimplifiedLayerNormalization, which ORT registers in the default domain.
+#include "fakeprop/onnx/ops/conv_shape.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
 #include "fakeprop/onnx/ops/nn_common.h"
@@ -202,6 +203,218 @@ void group_query_attention_rule(OpContext& ctx) {
   if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], simplified(ctx, total())});
 }
 
+// DecoderMaskedMultiHeadAttention: one decoding step. query (B, 1, hidden)
+// or packed (B, 1, 3 * hidden); key/value (B, 1, hidden) for self attention
+// or BNSH (B, heads, L, head) for cross attention; past_key (5) with
+// past_present_share_buffer is the (B, heads, max_len, head) cache the
+// presents alias. qk (3): (B, heads, 1, total length).
+void decoder_masked_mha_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "query");
+  const SymShape& q = ctx.shape(0);
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  SymInt v_hidden;
+  bool cross = false;
+  SymInt kv_len = q[1];
+  if (!ctx.has_input(1)) {
+    v_hidden = exact_div(ctx, q[2], 3, "DecoderMaskedMultiHeadAttention: packed qkv width");
+  } else {
+    require_rank(ctx, 1, {3, 4}, "key");
+    cross = ctx.rank(1) == 4;
+    if (cross) kv_len = ctx.shape(1)[2];
+    v_hidden = q[2];
+    if (ctx.has_input(2)) {
+      require_rank(ctx, 2, {3, 4}, "value");
+      const SymShape& v = ctx.shape(2);
+      v_hidden = v.size() == 3 ? v[2] : v[1] * v[3];
+    }
+  }
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], simplified(ctx, v_hidden)});
+  const bool share = ctx.attr_int("past_present_share_buffer", 0) != 0;
+  SymInt total = kv_len;
+  if (ctx.has_input(5)) {
+    require_rank(ctx, 5, {4}, "past_key");
+    const SymShape& past = ctx.shape(5);
+    if (share) {
+      if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(5), past);
+      if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.has_input(6) ? ctx.dtype(6) : ctx.dtype(5),
+                                              ctx.has_input(6) ? ctx.shape(6) : past);
+      // The valid length is past_sequence_length (data) + 1.
+      std::optional<SymInt> past_len;
+      if (ctx.has_input(7)) past_len = ctx.scalar_int(7);
+      total = past_len ? *past_len + q[1] : ctx.new_unbacked_size({1, kIntOo});
+    } else {
+      total = past[2] + kv_len;
+      SymShape present = {past[0], past[1], simplified(ctx, total), past[3]};
+      if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(5), present);
+      if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.has_input(6) ? ctx.dtype(6) : ctx.dtype(5), present);
+    }
+  } else if (ctx.wants_output(1) || ctx.wants_output(2)) {
+    const SymInt hidden = !ctx.has_input(1) ? v_hidden : q[2];
+    const SymInt head = exact_div(ctx, cross ? ctx.shape(1)[1] * ctx.shape(1)[3] : hidden, heads,
+                                  "DecoderMaskedMultiHeadAttention: hidden size divisible by num_heads");
+    const SymShape present = {q[0], heads, simplified(ctx, kv_len), cross ? ctx.shape(1)[3] : head};
+    if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(0), present);
+    if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(0), present);
+  }
+  if (ctx.wants_output(3)) ctx.set_tensor(3, ctx.dtype(0), {q[0], heads, q[1], simplified(ctx, total)});
+}
+
+// PackedAttention: Attention over the tokens of all sequences without
+// padding: input (tokens, in_hidden) -> (tokens, v_hidden).
+void packed_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "input");
+  require_rank(ctx, 1, {2}, "weights");
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  require_equal(ctx, w[0], x[1], "PackedAttention: weights rows = input hidden size");
+  positive_attr(ctx, "num_heads");
+  SymInt v_hidden;
+  if (auto sizes = ctx.attr_ints("qkv_hidden_sizes")) {
+    if (sizes->size() != 3) ctx.fail(ErrorKind::InvalidAttribute, "PackedAttention qkv_hidden_sizes must have 3 values");
+    v_hidden = (*sizes)[2];
+  } else {
+    v_hidden = exact_div(ctx, w[1], 3, "PackedAttention: weights columns split in 3");
+  }
+  require_vector(ctx, 2, w[1], "PackedAttention bias");
+  require_rank(ctx, 3, {2}, "token_offset");
+  ctx.set_tensor(0, ctx.dtype(0), {x[0], v_hidden});
+}
+
+// PackedMultiHeadAttention: query (tokens, hidden) with value (tokens,
+// v_hidden), or packed (tokens, heads, 3, head) -> (tokens, v_hidden).
+void packed_mha_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2, 4}, "query");
+  const SymShape& q = ctx.shape(0);
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  SymInt v_hidden = q.size() == 4 ? q[1] * q[3] : q[1];
+  if (q.size() == 4) {
+    require_equal(ctx, q[1], heads, "PackedMultiHeadAttention: packed query has num_heads heads");
+    require_equal(ctx, q[2], 3, "PackedMultiHeadAttention: packed query stacks q, k, v");
+  } else if (ctx.has_input(2)) {
+    require_rank(ctx, 2, {2}, "value");
+    require_equal(ctx, ctx.shape(2)[0], q[0], "PackedMultiHeadAttention: value has query's tokens");
+    v_hidden = ctx.shape(2)[1];
+  }
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], simplified(ctx, v_hidden)});
+}
+
+// LongformerAttention, QOrderedLongformerAttention: (B, S, hidden) like the input.
+void longformer_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "input");
+  positive_attr(ctx, "num_heads");
+  same_as_input(ctx);
+}
+
+// SparseAttention: GroupQueryAttention's output; the presents are the
+// (B, kv_heads, max_len, head) caches past_key/past_value, updated in place.
+void sparse_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "query");
+  const SymShape& q = ctx.shape(0);
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  const int64_t kv_heads = positive_attr(ctx, "kv_num_heads");
+  const SymInt head = ctx.has_input(1)
+                          ? exact_div(ctx, q[2], heads, "SparseAttention: hidden size divisible by num_heads")
+                          : exact_div(ctx, q[2], heads + 2 * kv_heads, "SparseAttention: packed qkv width");
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], simplified(ctx, head * heads)});
+  require_rank(ctx, 3, {4}, "past_key");
+  if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), ctx.shape(3));
+  if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(4), ctx.shape(4));
+}
+
+// PagedAttention: query (tokens, heads * head) or packed (tokens, (heads +
+// 2 * kv_heads) * head) -> (tokens, heads * v_head_size); the block caches
+// come back as key_cache_out / value_cache_out.
+void paged_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "query");
+  const SymShape& q = ctx.shape(0);
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  const int64_t kv_heads = positive_attr(ctx, "kv_num_heads");
+  const SymInt head = ctx.has_input(1)
+                          ? exact_div(ctx, q[1], heads, "PagedAttention: hidden size divisible by num_heads")
+                          : exact_div(ctx, q[1], heads + 2 * kv_heads, "PagedAttention: packed qkv width");
+  const SymInt v_head = ctx.has_attr("v_head_size") ? SymInt(positive_attr(ctx, "v_head_size")) : head;
+  ctx.set_tensor(0, ctx.dtype(0), {q[0], simplified(ctx, v_head * heads)});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), ctx.shape(3));
+  if (ctx.wants_output(2)) {
+    if (!ctx.has_input(4)) ctx.fail(ErrorKind::OutputCount, "PagedAttention value_cache_out needs value_cache");
+    ctx.set_tensor(2, ctx.dtype(4), ctx.shape(4));
+  }
+}
+
+// QOrderedAttention: separate int8 Q/K/V weights (in_hidden, hidden) ->
+// int8 (B, S, v_hidden).
+void qordered_attention_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "input");
+  const SymShape& x = ctx.shape(0);
+  positive_attr(ctx, "num_heads");
+  SymInt v_hidden;
+  if (auto sizes = ctx.attr_ints("qkv_hidden_sizes"); sizes && sizes->size() == 3) {
+    v_hidden = (*sizes)[2];
+  } else {
+    require_rank(ctx, 7, {2}, "V_weight");
+    v_hidden = ctx.shape(7)[1];
+  }
+  ctx.set_tensor(0, ctx.dtype(0), {x[0], x[1], v_hidden});
+}
+
+// RelativePositionBias (T5): bias_table (buckets, heads) and the scalar
+// query_length / key_length inputs -> (1, heads, query_length, key_length).
+void relative_position_bias_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "bias_table");
+  auto length = [&](size_t i) {
+    if (auto v = ctx.scalar_int(i)) return *v;
+    return ctx.unknown_size("RelativePositionBias " + ctx.node().inputs[i].str() + " is not known");
+  };
+  ctx.set_tensor(0, ctx.dtype(0), {1, ctx.shape(0)[1], length(1), length(2)});
+}
+
+// GatedRelativePositionBias: query_layer (B, S, hidden), or packed
+// (tokens, hidden) with token_offset (B, S) -> (B, heads, S, S).
+void gated_relative_position_bias_rule(OpContext& ctx) {
+  const int64_t heads = positive_attr(ctx, "num_heads");
+  SymInt batch, seq;
+  if (ctx.has_input(6)) {
+    require_rank(ctx, 6, {2}, "token_offset");
+    batch = ctx.shape(6)[0];
+    seq = ctx.shape(6)[1];
+  } else {
+    require_rank(ctx, 0, {3}, "query_layer");
+    batch = ctx.shape(0)[0];
+    seq = ctx.shape(0)[1];
+  }
+  ctx.set_tensor(0, ctx.dtype(0), {batch, heads, seq, seq});
+}
+
+// RemovePadding: input (B, S, hidden) -> the real tokens (tokens, hidden),
+// token_offset (B, S), cumulated_seq_len (B + 1), max_seq_len (1). The
+// token count is the sum of sequence_token_count's values.
+void remove_padding_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "input");
+  const SymShape& x = ctx.shape(0);
+  SymInt tokens;
+  auto counts = ctx.ints(1);
+  if (counts) {
+    tokens = 0;
+    for (const SymInt& c : *counts) tokens = tokens + c;
+    tokens = simplified(ctx, tokens);
+  } else {
+    const auto bs = static_shape(SymShape{x[0], x[1]});
+    tokens = ctx.new_unbacked_size({0, bs ? (*bs)[0] * (*bs)[1] : kIntOo});
+  }
+  ctx.set_tensor(0, ctx.dtype(0), {tokens, x[2]});
+  const DType m = ctx.dtype(1);
+  if (ctx.wants_output(1)) ctx.set_tensor(1, m, {x[0], x[1]});
+  if (ctx.wants_output(2)) ctx.set_tensor(2, m, {simplified(ctx, x[0] + 1)});
+  if (ctx.wants_output(3)) ctx.set_tensor(3, m, {1});
+}
+
+// RestorePadding: (tokens, hidden) and token_offset (B, S) -> (B, S, hidden).
+void restore_padding_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "input");
+  require_rank(ctx, 1, {2}, "token_offset");
+  ctx.set_tensor(0, ctx.dtype(0), {ctx.shape(1)[0], ctx.shape(1)[1], ctx.shape(0)[1]});
+}
+
 // ---------------------------------------------------------------- layer norms
 
 void skip_layer_norm_rule(OpContext& ctx) {
@@ -247,6 +460,35 @@ void embed_layer_norm_rule(OpContext& ctx) {
   if (ctx.wants_output(2)) ctx.set_tensor(2, t, {ids[0], ids[1], hidden});
 }
 
+// GroupNorm: X's shape; gamma and beta hold one value per channel (the last
+// dim with channels_last, dim 1 otherwise).
+void group_norm_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " X must have rank >= 3, got " + shape_to_string(x));
+  const SymInt& channels = ctx.attr_int("channels_last", 1) != 0 ? x.back() : x[1];
+  const int64_t groups = positive_attr(ctx, "groups");
+  require_divisible(ctx, channels, groups, "GroupNorm: channels divisible by groups");
+  require_vector(ctx, 1, channels, ctx.op_type() + " gamma");
+  require_vector(ctx, 2, channels, ctx.op_type() + " beta");
+  same_as_input(ctx);
+}
+
+// SkipGroupNorm: GroupNorm of X + skip (+ bias); S is that sum.
+void skip_group_norm_rule(OpContext& ctx) {
+  group_norm_rule(ctx);
+  if (ctx.wants_output(1)) same_as_input(ctx, 0, 1);
+}
+
+// QEmbedLayerNormalization: EmbedLayerNormalization over quantized tables:
+// float (B, S, hidden) and the int32 mask index (B).
+void qembed_layer_norm_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "input_ids");
+  require_rank(ctx, 2, {2}, "word_embedding");
+  const SymShape& ids = ctx.shape(0);
+  ctx.set_tensor(0, ctx.dtype(8), {ids[0], ids[1], ctx.shape(2)[1]});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Int32, {ids[0]});
+}
+
 // ---------------------------------------------------------------- MatMul variants
 
 // The operand as the plain product sees it: transBatch moves dim 0 before
@@ -286,6 +528,64 @@ void matmul_nbits_rule(OpContext& ctx) {
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
 }
 
+// QOrderedMatMul: int8 A (B, M, K) times B (K, N), in cuBLASLt's orders.
+void qordered_matmul_rule(OpContext& ctx) {
+  ctx.set_tensor(0, ctx.dtype(0), matmul_shape(ctx, ctx.shape(0), ctx.shape(2)));
+}
+
+// GemmFastGelu: FastGelu(X W + bias), MatMul's shape.
+void gemm_fast_gelu_rule(OpContext& ctx) {
+  ctx.set_tensor(0, ctx.dtype(0), matmul_shape(ctx, ctx.shape(0), ctx.shape(1)));
+}
+
+// GemmFloat8: Gemm of 2-D A and B with transA / transB; the `dtype`
+// attribute (a TensorProto type, float by default) is the output type.
+void gemm_float8_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "A");
+  require_rank(ctx, 1, {2}, "B");
+  const SymShape& a = ctx.shape(0);
+  const SymShape& b = ctx.shape(1);
+  const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
+  require_equal(ctx, ta ? a[0] : a[1], tb ? b[1] : b[0], "GemmFloat8: inner dimensions agree");
+  const auto dt = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("dtype", 1)));
+  if (!dt || *dt == DType::Undefined) ctx.fail(ErrorKind::InvalidAttribute, "GemmFloat8 dtype is not an element type");
+  ctx.set_tensor(0, *dt, {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+}
+
+// NhwcConv: Conv over X (N, spatial..., C) with weights (M, k..., C/group)
+// -> (N, spatial'..., M); the transformer tool transposes both to this layout.
+void nhwc_conv_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  if (x.size() < 3 || w.size() != x.size())
+    ctx.fail(ErrorKind::InvalidRank, "NhwcConv needs X of rank >= 3 and W of the same rank, got " + shape_to_string(x) +
+                                         " and " + shape_to_string(w));
+  ctx.set_tensor(0, ctx.dtype(0), to_nhwc(conv_output_shape(ctx, to_nchw(x), to_nchw(w))));
+}
+
+// DynamicQuantizeLSTM: LSTM with int8 weights stored transposed: W
+// (dirs, input, 4 * hidden), R (dirs, hidden, 4 * hidden); float outputs
+// Y (S, dirs, B, hidden), Y_h and Y_c (dirs, B, hidden).
+void dynamic_quantize_lstm_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {3}, "X");
+  require_rank(ctx, 1, {3}, "W");
+  require_rank(ctx, 2, {3}, "R");
+  const SymShape& x = ctx.shape(0);
+  const SymShape& w = ctx.shape(1);
+  const SymShape& r = ctx.shape(2);
+  const std::string direction = ctx.attr_string("direction", "forward");
+  const int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  const SymInt hidden = ctx.has_attr("hidden_size") ? SymInt(positive_attr(ctx, "hidden_size")) : r[1];
+  require_equal(ctx, w[0], dirs, "DynamicQuantizeLSTM: W has one slice per direction");
+  require_equal(ctx, w[1], x[2], "DynamicQuantizeLSTM: W's input size matches X");
+  require_equal(ctx, w[2], hidden * 4, "DynamicQuantizeLSTM: W is (dirs, input, 4 * hidden)");
+  require_equal(ctx, r[2], hidden * 4, "DynamicQuantizeLSTM: R is (dirs, hidden, 4 * hidden)");
+  const SymShape state = {dirs, x[1], hidden};
+  if (ctx.wants_output(0)) ctx.set_tensor(0, ctx.dtype(0), {x[0], dirs, x[1], hidden});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(0), state);
+  if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(0), state);
+}
+
 // ---------------------------------------------------------------- activations
 
 void same_shape_rule(OpContext& ctx) { same_as_input(ctx); }
@@ -318,6 +618,29 @@ void bias_split_gelu_rule(OpContext& ctx) {
 void register_microsoft_ops(OpRegistry& r) {
   r.add(kMs, "Attention", attention_rule);
   r.add(kMs, "QAttention", qattention_rule);
+  r.add(kMs, "DecoderMaskedSelfAttention", attention_rule);
+  r.add(kMs, "DecoderMaskedMultiHeadAttention", decoder_masked_mha_rule);
+  r.add(kMs, "PackedAttention", packed_attention_rule);
+  r.add(kMs, "PackedMultiHeadAttention", packed_mha_rule);
+  r.add(kMs, "LongformerAttention", longformer_attention_rule);
+  r.add(kMs, "QOrderedLongformerAttention", longformer_attention_rule);
+  r.add(kMs, "SparseAttention", sparse_attention_rule);
+  r.add(kMs, "PagedAttention", paged_attention_rule);
+  r.add(kMs, "QOrderedAttention", qordered_attention_rule);
+  r.add(kMs, "RelativePositionBias", relative_position_bias_rule);
+  r.add(kMs, "GatedRelativePositionBias", gated_relative_position_bias_rule);
+  r.add(kMs, "RemovePadding", remove_padding_rule);
+  r.add(kMs, "RestorePadding", restore_padding_rule);
+  r.add(kMs, "GroupNorm", group_norm_rule);
+  r.add(kMs, "SkipGroupNorm", skip_group_norm_rule);
+  r.add(kMs, "QEmbedLayerNormalization", qembed_layer_norm_rule);
+  r.add(kMs, "QOrderedLayerNormalization", same_shape_rule);
+  r.add(kMs, "QOrderedGelu", same_shape_rule);
+  r.add(kMs, "QOrderedMatMul", qordered_matmul_rule);
+  r.add(kMs, "GemmFastGelu", gemm_fast_gelu_rule);
+  r.add(kMs, "GemmFloat8", gemm_float8_rule);
+  r.add(kMs, "NhwcConv", nhwc_conv_rule);
+  r.add(kMs, "DynamicQuantizeLSTM", dynamic_quantize_lstm_rule);
   r.add(kMs, "MultiHeadAttention", multi_head_attention_rule);
   r.add(kMs, "GroupQueryAttention", group_query_attention_rule);
   r.add(kMs, "RotaryEmbedding", same_shape_rule);

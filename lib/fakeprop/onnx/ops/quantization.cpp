@@ -112,46 +112,9 @@ void matmul_integer_rule(OpContext& ctx) { ctx.set_tensor(0, DType::Int32, matmu
 // QLinearMatMul: a (0), b (3); the type of y_zero_point (7).
 void qlinear_matmul_rule(OpContext& ctx) { ctx.set_tensor(0, ctx.dtype(7), matmul_shape(ctx, ctx.shape(0), ctx.shape(3))); }
 
-// Conv output shape for x and weights w (NCHW): [N, M, spatial...] with
-// the window sizes of conv_shape.h.
-SymShape conv_shape_of(OpContext& ctx, const SymShape& x, const SymShape& w) {
-  if (x.size() < 3)
-    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " input must have rank >= 3, got " + shape_to_string(x));
-  if (w.size() != x.size())
-    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weights " + shape_to_string(w) + " must have the input's rank " +
-                                         std::to_string(x.size()));
-  const int64_t group = ctx.attr_int("group", 1);
-  if (group < 1)
-    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
-  require(ctx, sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group",
-          ErrorKind::ShapeMismatch, ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
-          w[1].to_python() + " * group " + std::to_string(group));
-  const size_t spatial = x.size() - 2;
-  SymShape out{x[0], w[0]};
-  std::vector<int64_t> kernel;
-  if (auto ks = ctx.attr_ints("kernel_shape")) {
-    kernel = *ks;
-    if (kernel.size() != spatial)
-      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
-                                                " entries for " + std::to_string(spatial) + " spatial dims");
-    for (size_t i = 0; i < spatial; ++i)
-      require(ctx, sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights", ErrorKind::ShapeMismatch,
-              ctx.op_type() + " kernel_shape does not match weights " + shape_to_string(w));
-  } else if (auto wk = static_shape(std::span<const SymInt>(w).subspan(2))) {
-    kernel = *wk;
-  } else {
-    // A symbolic kernel size: the window formula needs it as a number.
-    for (size_t i = 0; i < spatial; ++i)
-      out.push_back(ctx.unknown_size(ctx.op_type() + ": kernel size from symbolic weight dims " + shape_to_string(w)));
-    return out;
-  }
-  const WindowAttrs attrs = read_window_attrs(ctx, std::move(kernel));
-  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
-  out.insert(out.end(), sizes.begin(), sizes.end());
-  return out;
+SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) {
+  return conv_output_shape(ctx, ctx.shape(ix), ctx.shape(iw));
 }
-
-SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) { return conv_shape_of(ctx, ctx.shape(ix), ctx.shape(iw)); }
 
 // ConvInteger (10): int32 result.
 void conv_integer_rule(OpContext& ctx) { ctx.set_tensor(0, DType::Int32, conv_shape(ctx, 0, 1)); }
@@ -174,19 +137,6 @@ void qlinear_conv_rule(OpContext& ctx) {
 constexpr std::string_view kMs = "com.microsoft";
 
 void same_as_input_rule(OpContext& ctx) { same_as_input(ctx); }
-
-// channels_last (NHWC) input as the NCHW shape the window math reads, and back.
-SymShape to_nchw(const SymShape& x) {
-  SymShape s = {x[0], x.back()};
-  s.insert(s.end(), x.begin() + 1, x.end() - 1);
-  return s;
-}
-SymShape to_nhwc(const SymShape& x) {
-  SymShape s = {x[0]};
-  s.insert(s.end(), x.begin() + 2, x.end());
-  s.push_back(x[1]);
-  return s;
-}
 
 // QuantizeLinear (com.microsoft): the zero point's type, uint8 without one;
 // per-tensor or per-axis parameters with no opset gate.
@@ -287,7 +237,7 @@ void ms_qlinear_conv_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   if (x.size() < 3)
     ctx.fail(ErrorKind::InvalidRank, "QLinearConv input must have rank >= 3, got " + shape_to_string(x));
-  SymShape out = conv_shape_of(ctx, to_nchw(x), ctx.shape(3));
+  SymShape out = conv_output_shape(ctx, to_nchw(x), ctx.shape(3));
   ctx.set_tensor(0, ctx.dtype(7), to_nhwc(out));
 }
 
