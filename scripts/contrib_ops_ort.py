@@ -161,6 +161,49 @@ def define_cases():
     case("matmul_bnb4", "MatMulBnb4",
          [inp("a", F, [2, 3, 64]), inp("b", U8, [1024]), inp("absmax", F, [32])], ["y"],
          {"K": 64, "N": 32, "block_size": 64, "quant_type": 1})
+    # ---- transformer fusions with CPU kernels (rules older than this table)
+    case("attention", "Attention", [inp("x", F, [2, 3, 8]), inp("w", F, [8, 24]), inp("bias", F, [24])], ["y", "present"],
+         {"num_heads": 2})
+    case("attention_past", "Attention",
+         [inp("x", F, [2, 3, 8]), inp("w", F, [8, 24]), inp("bias", F, [24]), skip(), inp("past", F, [2, 2, 2, 5, 4])],
+         ["y", "present"], {"num_heads": 2, "unidirectional": 1})
+    case("multi_head_attention_past", "MultiHeadAttention",
+         [inp("q", F, [2, 3, 8]), inp("k", F, [2, 3, 8]), inp("v", F, [2, 3, 8]), skip(), skip(), skip(),
+          inp("pk", F, [2, 2, 4, 4]), inp("pv", F, [2, 2, 4, 4])], ["y", "present_key", "present_value"], {"num_heads": 2})
+    case("multi_head_attention_cross_bnsh", "MultiHeadAttention",
+         [inp("q", F, [2, 3, 8]), inp("k", F, [2, 2, 5, 4]), inp("v", F, [2, 2, 5, 4])], ["y"], {"num_heads": 2})
+    case("group_query_attention", "GroupQueryAttention",
+         [inp("q", F, [1, 3, 16]), inp("k", F, [1, 3, 8]), inp("v", F, [1, 3, 8]), inp("pk", F, [1, 1, 4, 8]),
+          inp("pv", F, [1, 1, 4, 8]), fed("seqlens_k", I32, [1], [6]), const("total", I32, 7)],
+         ["y", "present_key", "present_value"], {"num_heads": 2, "kv_num_heads": 1})
+    case("group_query_attention_prompt_packed", "GroupQueryAttention",
+         [inp("qkv", F16, [2, 3, 32]), skip(), skip(), skip(), skip(), fed("seqlens_k", I32, [2], [2, 2]), const("total", I32, 3)],
+         ["y", "present_key", "present_value"], {"num_heads": 2, "kv_num_heads": 1})
+    case("rotary_embedding", "RotaryEmbedding",
+         [inp("x", F, [2, 3, 8]), fed("pos", I64, [2, 3], [[0, 1, 2], [3, 4, 5]]), inp("cos", F, [16, 2]), inp("sin", F, [16, 2])],
+         ["y"], {"num_heads": 2})
+    case("skip_layer_norm", "SkipLayerNormalization",
+         [inp("x", F16, [2, 3, 8]), inp("skip", F16, [2, 3, 8]), inp("g", F16, [8]), inp("b", F16, [8]), inp("bias", F16, [8])],
+         ["y", "mean", "inv_std", "sum"])
+    case("skip_simplified_layer_norm", "SkipSimplifiedLayerNormalization",
+         [inp("x", F16, [2, 3, 8]), inp("skip", F16, [3, 8]), inp("g", F16, [8])], ["y", "mean", "inv_std", "sum"])
+    case("attention_mask_fp16", "Attention",
+         [inp("x", F16, [2, 3, 8]), inp("w", F16, [8, 24]), inp("bias", F16, [24]), fed("mask", I32, [2, 3], [[1, 1, 1], [1, 1, 0]])],
+         ["y", "present"], {"num_heads": 2})
+    case("embed_layer_norm", "EmbedLayerNormalization",
+         [inp("ids", I32, [2, 3]), inp("seg", I32, [2, 3]), inp("wemb", F, [10, 8]), inp("pemb", F, [6, 8]),
+          inp("semb", F, [4, 8]), inp("g", F, [8]), inp("b", F, [8]), inp("mask", I32, [2, 3])], ["y", "mask_index", "sum"])
+    case("fused_matmul", "FusedMatMul", [inp("a", F, [2, 4, 3]), inp("b", F, [5, 4])], ["y"], {"transA": 1, "transB": 1})
+    case("matmul_nbits", "MatMulNBits", [inp("a", F, [2, 3, 32]), inp("b", U8, [16, 1, 16]), inp("scales", F, [16])], ["y"],
+         {"K": 32, "N": 16, "bits": 4, "block_size": 32})
+    case("bias_gelu", "BiasGelu", [inp("a", F, [2, 3, 8]), inp("b", F, [8])], ["y"])
+    case("fast_gelu", "FastGelu", [inp("x", F, [2, 3, 8]), inp("b", F, [8])], ["y"])
+    case("gelu", "Gelu", [inp("x", F, [2, 3, 8])], ["y"])
+    case("quick_gelu", "QuickGelu", [inp("x", F, [2, 3, 8])], ["y"], {"alpha": 1.702})
+    case("bias_add", "BiasAdd", [inp("x", F16, [2, 3, 8]), inp("b", F16, [8]), inp("skip", F16, [2, 3, 8])], ["y"],
+         expect={"y": ([2, 3, 8], F16)}, expected_from="bert_defs.cc BiasAdd: propagateShapeAndTypeFromFirstInput")
+    case("bias_split_gelu", "BiasSplitGelu", [inp("x", F16, [2, 3, 8]), inp("b", F16, [8])], ["y"],
+         expect={"y": ([2, 3, 4], F16)}, expected_from="diffusion_defs.cc BiasSplitGelu: last dim halved")
     case("qembed_layer_norm", "QEmbedLayerNormalization",
          [inp("ids", I32, [2, 3]), inp("seg", I32, [2, 3]), inp("wemb", U8, [10, 8]), inp("pemb", U8, [6, 8]), inp("semb", U8, [4, 8]),
           inp("g", U8, [8]), inp("b", U8, [8]), inp("mask", I32, [2, 3]), f1, f1, f1, f1, f1,
