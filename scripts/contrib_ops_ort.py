@@ -95,6 +95,27 @@ def skip():
     return ("skip", "", None, None, None)
 
 
+def gpt_decoder(vocab=6):
+    """The smallest GPT-2 style decoder subgraph ORT's search ops accept: one
+    layer of one head of size 1, logits one-hot of the input ids."""
+    nodes = [
+        helper.make_node("Gather", ["emb", "input_ids"], ["logits"]),
+        helper.make_node("Cast", ["input_ids"], ["ids_f"], to=F),
+        helper.make_node("Unsqueeze", ["ids_f", "kv_axes"], ["kv1"]),
+        helper.make_node("Concat", ["kv1", "kv1"], ["kv"], axis=0),
+        helper.make_node("Concat", ["past_0", "kv"], ["present_0"], axis=3),
+    ]
+    inits = [numpy_helper.from_array(np.eye(vocab, dtype=np.float32), "emb"),
+             numpy_helper.from_array(np.array([0, 2, 4], np.int64), "kv_axes")]
+    inputs = [helper.make_tensor_value_info("input_ids", I32, ["B", "S"]),
+              helper.make_tensor_value_info("position_ids", I32, ["B", "S"]),
+              helper.make_tensor_value_info("attention_mask", I32, ["B", "T"]),
+              helper.make_tensor_value_info("past_0", F, [2, "B", 1, "P", 1])]
+    outputs = [helper.make_tensor_value_info("logits", F, ["B", "S", vocab]),
+               helper.make_tensor_value_info("present_0", F, [2, "B", 1, "T", 1])]
+    return helper.make_graph(nodes, "decoder", inputs, outputs, inits)
+
+
 def define_cases():
     f1 = const("one", F, 0.05)
     # ---- quantization (CPU kernels)
@@ -204,6 +225,16 @@ def define_cases():
          expect={"y": ([2, 3, 8], F16)}, expected_from="bert_defs.cc BiasAdd: propagateShapeAndTypeFromFirstInput")
     case("bias_split_gelu", "BiasSplitGelu", [inp("x", F16, [2, 3, 8]), inp("b", F16, [8])], ["y"],
          expect={"y": ([2, 3, 4], F16)}, expected_from="diffusion_defs.cc BiasSplitGelu: last dim halved")
+    # ---- generation: the sequences are padded to max_length whatever the decoder does
+    ids = fed("ids", I32, [2, 3], [[1, 2, 3], [2, 3, 4]])
+    case("greedy_search", "GreedySearch", [ids, const("max_length", I32, [7])], ["sequences"],
+         {"pad_token_id": 0, "eos_token_id": 5, "decoder": gpt_decoder()})
+    case("sampling", "Sampling", [ids, const("max_length", I32, [9])], ["sequences"],
+         {"pad_token_id": 0, "eos_token_id": 5, "decoder": gpt_decoder()})
+    case("beam_search", "BeamSearch",
+         [ids, const("max_length", I32, [7]), const("min_length", I32, [1]), const("num_beams", I32, [3]),
+          const("num_return_sequences", I32, [2]), const("length_penalty", F, [1.0]), const("repetition_penalty", F, [1.0])],
+         ["sequences", "sequences_scores", "scores"], {"pad_token_id": 0, "eos_token_id": 5, "decoder": gpt_decoder()})
     case("qembed_layer_norm", "QEmbedLayerNormalization",
          [inp("ids", I32, [2, 3]), inp("seg", I32, [2, 3]), inp("wemb", U8, [10, 8]), inp("pemb", U8, [6, 8]), inp("semb", U8, [4, 8]),
           inp("g", U8, [8]), inp("b", U8, [8]), inp("mask", I32, [2, 3]), f1, f1, f1, f1, f1,

@@ -586,6 +586,58 @@ void dynamic_quantize_lstm_rule(OpContext& ctx) {
   if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(0), state);
 }
 
+// ---------------------------------------------------------------- generation
+
+// An int32 input of one element (max_length, num_beams, ...), unknown when
+// its value is not.
+SymInt generation_int(OpContext& ctx, size_t i, const char* what) {
+  if (auto v = ctx.scalar_int(i)) return *v;
+  return ctx.unknown_size(ctx.op_type() + " " + what + " '" + ctx.node().inputs[i].str() + "' is not known");
+}
+
+// The vocabulary: the vocab_size attribute, else the last dim the decoder
+// subgraph declares for its logits (first output).
+SymInt decoder_vocab(OpContext& ctx) {
+  if (const int64_t v = ctx.attr_int("vocab_size", -1); v > 0) return v;
+  if (const Attribute* a = ctx.attr("decoder"); a && a->g && !a->g->outputs.empty()) {
+    const auto& shape = a->g->outputs[0].type.shape;
+    if (shape && !shape->empty() && shape->back().kind == Dim::Kind::Value) return shape->back().value;
+  }
+  return ctx.unknown_size(ctx.op_type() + ": the decoder subgraph does not declare its vocabulary size");
+}
+
+// GreedySearch / Sampling: sequences (B, max_length) padded with
+// pad_token_id, whatever the decoder generates; Sampling's filtered_logits
+// (B, vocab).
+void greedy_search_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "input_ids");
+  const SymInt batch = ctx.shape(0)[0];
+  ctx.set_tensor(0, DType::Int32, {batch, generation_int(ctx, 1, "max_length")});
+  if (ctx.wants_output(1)) ctx.set_tensor(1, DType::Float32, {batch, decoder_vocab(ctx)});
+}
+
+// BeamSearch: sequences (B, num_return_sequences, max_length),
+// sequences_scores (B, num_return_sequences) and scores (one step per
+// generated token: max_length - the decoder's start length, B, num_beams,
+// vocab). The start length is input_ids' for GPT-style models, else
+// decoder_input_ids' or the one decoder_start_token_id.
+void beam_search_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2, 3}, "input_ids");
+  const SymInt batch = ctx.shape(0)[0];
+  const SymInt max_length = generation_int(ctx, 1, "max_length");
+  const SymInt returned = generation_int(ctx, 4, "num_return_sequences");
+  ctx.set_tensor(0, DType::Int32, {batch, returned, max_length});
+  const DType score_t = ctx.has_input(5) ? ctx.dtype(5) : DType::Float32;
+  if (ctx.wants_output(1)) ctx.set_tensor(1, score_t, {batch, returned});
+  if (ctx.wants_output(2)) {
+    SymInt start = 1;
+    if (ctx.attr_int("model_type", 0) == 0) start = ctx.shape(0)[1];
+    else if (ctx.has_input(10)) start = ctx.shape(10)[1];
+    SymInt steps = simplified(ctx, max_length - start);
+    ctx.set_tensor(2, score_t, {steps, batch, generation_int(ctx, 3, "num_beams"), decoder_vocab(ctx)});
+  }
+}
+
 // ---------------------------------------------------------------- activations
 
 void same_shape_rule(OpContext& ctx) { same_as_input(ctx); }
@@ -641,6 +693,9 @@ void register_microsoft_ops(OpRegistry& r) {
   r.add(kMs, "GemmFloat8", gemm_float8_rule);
   r.add(kMs, "NhwcConv", nhwc_conv_rule);
   r.add(kMs, "DynamicQuantizeLSTM", dynamic_quantize_lstm_rule);
+  r.add(kMs, "GreedySearch", greedy_search_rule);
+  r.add(kMs, "Sampling", greedy_search_rule);
+  r.add(kMs, "BeamSearch", beam_search_rule);
   r.add(kMs, "MultiHeadAttention", multi_head_attention_rule);
   r.add(kMs, "GroupQueryAttention", group_query_attention_rule);
   r.add(kMs, "RotaryEmbedding", same_shape_rule);

@@ -405,6 +405,25 @@ const std::vector<Case>& cases() {
        {{"y", {"M", "8"}, std::nullopt, DType::BFloat16}},
        "",
        {{"a", {4, 16}}}},
+      // ---- generation (ORT-checked with a real decoder subgraph in contrib_ort_test.cpp)
+      {"beam_search_symbolic_prompt", 17,
+       ms("BeamSearch", {"ids", "max_len", "", "beams", "returned"}, {"seq", "seq_scores", "scores"},
+          [](ModelBuilder& b) {
+            b.input("ids", kInt32, {"B", "S"});
+            b.initializer_ints("max_len", {1}, {20}, kInt32).initializer_ints("beams", {1}, {4}, kInt32);
+            b.initializer_ints("returned", {1}, {2}, kInt32);
+          },
+          all({attr("vocab_size", 50), attr("pad_token_id", 0), attr("eos_token_id", 2)})),
+       {{"seq", {"B", "2", "20"}, std::nullopt, DType::Int32},
+        {"seq_scores", {"B", "2"}, std::nullopt, DType::Float32},
+        {"scores", {"20 - S", "B", "4", "50"}, std::nullopt, DType::Float32}},
+       "",
+       {{"ids", {3, 5}}}},
+      {"greedy_search_unknown_max_length", 17,
+       ms("GreedySearch", {"ids", "max_len"}, {"seq"},
+          [](ModelBuilder& b) { b.input("ids", kInt32, {4, 6}).input("max_len", kInt32, {1}); },
+          all({attr("pad_token_id", 0), attr("eos_token_id", 2)})),
+       {{"seq", {"4", "u0"}, std::nullopt, DType::Int32, 1, {0, kIntOo}}}},
   };
   return all_cases;
 }
