@@ -222,9 +222,9 @@ def define_cases():
     case("gelu", "Gelu", [inp("x", F, [2, 3, 8])], ["y"])
     case("quick_gelu", "QuickGelu", [inp("x", F, [2, 3, 8])], ["y"], {"alpha": 1.702})
     case("bias_add", "BiasAdd", [inp("x", F16, [2, 3, 8]), inp("b", F16, [8]), inp("skip", F16, [2, 3, 8])], ["y"],
-         expect={"y": ([2, 3, 8], F16)}, expected_from="bert_defs.cc BiasAdd: propagateShapeAndTypeFromFirstInput")
+         expect={"y": ([2, 3, 8], F16)}, expected_from="schema doc: Y = X + bias + skip, X's shape")
     case("bias_split_gelu", "BiasSplitGelu", [inp("x", F16, [2, 3, 8]), inp("b", F16, [8])], ["y"],
-         expect={"y": ([2, 3, 4], F16)}, expected_from="diffusion_defs.cc BiasSplitGelu: last dim halved")
+         expect={"y": ([2, 3, 4], F16)}, expected_from="schema doc: Y (N, S, D/2) from X (N, S, D)")
     # ---- generation: the sequences are padded to max_length whatever the decoder does
     ids = fed("ids", I32, [2, 3], [[1, 2, 3], [2, 3, 4]])
     case("greedy_search", "GreedySearch", [ids, const("max_length", I32, [7])], ["sequences"],
@@ -235,6 +235,40 @@ def define_cases():
          [ids, const("max_length", I32, [7]), const("min_length", I32, [1]), const("num_beams", I32, [3]),
           const("num_return_sequences", I32, [2]), const("length_penalty", F, [1.0]), const("repetition_penalty", F, [1.0])],
          ["sequences", "sequences_scores", "scores"], {"pad_token_id": 0, "eos_token_id": 5, "decoder": gpt_decoder()})
+    # ---- fusions of ORT's own graph optimizer (in models it saves) and older contrib ops
+    case("fused_conv", "FusedConv", [inp("x", F, [1, 4, 7, 7]), inp("w", F, [6, 2, 3, 3]), inp("b", F, [6])], ["y"],
+         {"group": 2, "strides": [2, 2], "activation": "Relu"})
+    case("nhwc_fused_conv", "NhwcFusedConv", [inp("x", F16, [1, 7, 7, 4]), inp("w", F16, [6, 4, 3, 3])], ["y"],
+         {"pads": [1, 1, 1, 1], "activation": "Relu"}, expect={"y": ([1, 7, 7, 6], F16)},
+         expected_from="schema doc: Y [N, out_H, out_W, M] from channels-last X and W in Conv's [M, C/group, kH, kW]")
+    case("fused_gemm", "FusedGemm", [inp("a", F, [4, 3]), inp("b", F, [5, 4]), inp("c", F, [5])], ["y"],
+         {"transA": 1, "transB": 1, "activation": "LeakyRelu", "activation_alpha": 0.1})
+    case("transpose_matmul", "TransposeMatMul", [inp("a", F, [2, 4, 3]), inp("b", F, [2, 4, 5])], ["y"], {"transA": 1})
+    case("nhwc_max_pool", "NhwcMaxPool", [inp("x", U8, [1, 7, 6, 3])], ["y"],
+         {"kernel_shape": [3, 2], "strides": [2, 2], "ceil_mode": 1})
+    case("bias_softmax", "BiasSoftmax", [inp("x", F16, [2, 2, 3, 4]), inp("b", F16, [2, 1, 1, 4])], ["y"],
+         {"axis": -1, "is_inner_broadcast": 0}, expect={"y": ([2, 2, 3, 4], F16)},
+         expected_from="schema doc: softmax(data + bias), data's shape")
+    case("bias_dropout", "BiasDropout", [inp("x", F, [2, 3, 4]), inp("b", F, [4]), inp("r", F, [2, 3, 4])], ["y", "mask"],
+         expect={"y": ([2, 3, 4], F), "mask": ([2, 3, 4], B)},
+         expected_from="schema: output like data, bool mask (T2) like data as Dropout's")
+    case("bitmask_dropout", "BitmaskDropout", [inp("x", F, [5, 13])], ["y", "mask"],
+         expect={"y": ([5, 13], F), "mask": ([3], TP.UINT32)},
+         expected_from="schema doc: a bit-packed uint32 mask, one bit per element: ceil(numel / 32) words")
+    case("expand_dims", "ExpandDims", [inp("x", F, [2, 3]), const("axis", I32, -1)], ["y"])
+    case("cdist", "CDist", [inp("a", F, [4, 3]), inp("b", F, [5, 3])], ["y"], {"metric": "euclidean"})
+    case("complex_mul", "ComplexMul", [inp("a", F, [3, 1, 2]), inp("b", F, [4, 2])], ["y"],
+         expect={"y": ([3, 4, 2], F)}, expected_from="schema: complex (..., 2) product of A and B, broadcast as Mul")
+    case("mul_integer", "MulInteger", [inp("a", U8, [2, 1, 4]), const("az", U8, 1), inp("b", U8, [3, 4]), const("bz", U8, 2)],
+         ["y"], expect={"y": ([2, 3, 4], I32)}, expected_from="schema: A times B broadcast as Mul, int32 (T1)")
+    case("murmur_hash3", "MurmurHash3", [inp("x", I32, [2, 3])], ["y"], {"positive": 0})
+    case("quantize_with_order", "QuantizeWithOrder", [inp("x", F16, [2, 4, 8]), f1], ["y"], {"order_input": 1, "order_output": 1},
+         expect={"y": ([2, 4, 8], I8)}, expected_from="schema doc: int8 in a cuBLASLt order, the input's shape")
+    case("dequantize_with_order", "DequantizeWithOrder", [inp("x", I8, [2, 4, 8]), f1], ["y"],
+         {"order_input": 1, "order_output": 1, "to": F16},
+         expect={"y": ([2, 4, 8], F16)}, expected_from="schema doc: 'to' (float16 or float) type, the input's shape")
+    case("inverse", "Inverse", [inp("x", F, [2, 3, 3])], ["y"])
+    case("trilu", "Trilu", [inp("x", F, [2, 3, 4]), const("k", I64, 1)], ["y"], {"upper": 0})
     case("qembed_layer_norm", "QEmbedLayerNormalization",
          [inp("ids", I32, [2, 3]), inp("seg", I32, [2, 3]), inp("wemb", U8, [10, 8]), inp("pemb", U8, [6, 8]), inp("semb", U8, [4, 8]),
           inp("g", U8, [8]), inp("b", U8, [8]), inp("mask", I32, [2, 3]), f1, f1, f1, f1, f1,
@@ -252,7 +286,8 @@ def define_cases():
          [inp("x", F, [2, 1, 8]), inp("w", F, [8, 24]), inp("bias", F, [24]), skip(), inp("past", F, [2, 2, 2, 6, 4]), skip(),
           const("plen", I32, 3)], ["y", "present"], {"num_heads": 2, "past_present_share_buffer": 1},
          expect={"y": ([2, 1, 8], F), "present": ([2, 2, 2, 6, 4], F)},
-         expected_from=bert + "AttentionTypeAndShapeInference (past index 4): present aliases past with share buffer")
+         expected_from=bert + "AttentionTypeAndShapeInference; with past_present_share_buffer the doc gives present "
+         "past's (2, B, heads, max_len, head)")
     case("decoder_masked_mha_shared", "DecoderMaskedMultiHeadAttention",
          [inp("q", F, [2, 1, 8]), inp("k", F, [2, 1, 8]), inp("v", F, [2, 1, 8]), skip(), skip(), inp("pk", F, [2, 2, 6, 4]),
           inp("pv", F, [2, 2, 6, 4]), const("plen", I32, 3)], ["y", "present_key", "present_value"],
@@ -276,7 +311,7 @@ def define_cases():
     case("longformer_attention", "LongformerAttention",
          [inp("x", F, [2, 4, 8]), inp("w", F, [8, 24]), inp("b", F, [24]), inp("mask", F, [2, 4]), inp("gw", F, [8, 24]),
           inp("gb", F, [24]), inp("g", I32, [2, 4])], ["y"], {"num_heads": 2, "window": 2},
-         expect={"y": ([2, 4, 8], F)}, expected_from=bert + "LongformerAttention: propagateShapeAndTypeFromFirstInput")
+         expect={"y": ([2, 4, 8], F)}, expected_from="schema doc: output (batch_size, sequence_length, hidden_size), the input's")
     case("sparse_attention", "SparseAttention",
          [inp("q", F, [2, 3, 16]), inp("k", F, [2, 3, 8]), inp("v", F, [2, 3, 8]), inp("pk", F, [2, 1, 16, 8]),
           inp("pv", F, [2, 1, 16, 8]), fed("rows", I32, [1, 5], [[0, 1, 3, 6, 10]]),
@@ -290,7 +325,7 @@ def define_cases():
           inp("vc", F16, [3, 16, 1, 4]), inp("cum", I32, [3]), inp("past", I32, [2]), inp("blocks", I32, [2, 2])],
          ["y", "kc_out", "vc_out"], {"num_heads": 2, "kv_num_heads": 1},
          expect={"y": ([6, 8], F16), "kc_out": ([3, 16, 1, 4], F16), "vc_out": ([3, 16, 1, 4], F16)},
-         expected_from=bert + "PagedAttention: output (num_tokens, num_heads * v_head_size); caches aliased")
+         expected_from="schema doc: output (num_tokens, num_heads * v_head_size); the caches come back aliased")
     case("relative_position_bias", "RelativePositionBias",
          [inp("table", F, [32, 2]), const("ql", I64, 5), const("kl", I64, 7)], ["y"], {"max_distance": 16},
          expect={"y": ([1, 2, 5, 7], F)},
@@ -309,41 +344,39 @@ def define_cases():
          expected_from=bert + "RemovePaddingTypeAndShapeInference; its open total_tokens is the sum of sequence_token_count")
     case("restore_padding", "RestorePadding", [inp("x", F16, [5, 8]), inp("off", I32, [2, 4])], ["y"],
          expect={"y": ([2, 4, 8], F16)}, expected_from=bert + "RestorePaddingTypeAndShapeInference")
-    diffusion = "diffusion_defs.cc "
     case("group_norm", "GroupNorm", [inp("x", F, [2, 4, 4, 8]), inp("g", F, [8]), inp("b", F, [8])], ["y"],
          {"groups": 4, "activation": 1}, expect={"y": ([2, 4, 4, 8], F)},
-         expected_from=diffusion + "GroupNorm: propagateShapeAndTypeFromFirstInput")
+         expected_from="schema doc: Y has the shape of X")
     case("skip_group_norm", "SkipGroupNorm",
          [inp("x", F16, [2, 4, 4, 8]), inp("g", F, [8]), inp("b", F, [8]), inp("skip", F16, [2, 4, 4, 8]), inp("bias", F16, [8])],
          ["y", "s"], {"groups": 4, "activation": 0}, expect={"y": ([2, 4, 4, 8], F16), "s": ([2, 4, 4, 8], F16)},
-         expected_from=diffusion + "SkipGroupNorm: outputs 0 and 1 take X's shape and type")
+         expected_from="schema doc: Y and S have the shape of X")
     case("nhwc_conv", "NhwcConv", [inp("x", F16, [1, 6, 6, 4]), inp("w", F16, [8, 3, 3, 4]), inp("b", F16, [8])], ["y"],
          {"strides": [2, 2], "pads": [1, 1, 1, 1]}, expect={"y": ([1, 3, 3, 8], F16)},
-         expected_from="nhwc_schema_defs.cc NhwcConv: Conv's inference over NHWC input and (M, k..., C/group) weights")
+         expected_from="Conv's window over NHWC X with (M, k..., C/group) weights, as fusion_nhwc_conv.py writes them (ORT resolves this graph; its doc string repeats Conv's NCHW text)")
     case("gemm_fast_gelu", "GemmFastGelu", [inp("x", F, [2, 3, 8]), inp("w", F, [8, 5]), inp("b", F, [5])], ["y"],
          expect={"y": ([2, 3, 5], F)}, expected_from=bert + "GemmFastGelu: MatMulShapeInference")
     case("gemm_float8", "GemmFloat8", [inp("a", F16, [4, 3]), inp("b", F16, [5, 4])], ["y"],
          {"transA": 1, "transB": 1, "dtype": F16}, expect={"y": ([3, 5], F16)},
-         expected_from="contrib_defs.cc GemmFloat8: Gemm's shape, element type from the dtype attribute")
-    quant = "quantization_defs.cc "
+         expected_from="schema doc: Gemm's shape; dtype is the output type (as Cast's to)")
     case("qordered_matmul", "QOrderedMatMul",
          [inp("a", I8, [2, 3, 8]), f1, inp("b", I8, [8, 5]), f1, f1], ["y"], {"order_A": 1, "order_B": 0, "order_Y": 1},
-         expect={"y": ([2, 3, 5], I8)}, expected_from=quant + "QOrderedMatMul: MatMul's shape inference, int8")
+         expect={"y": ([2, 3, 5], I8)}, expected_from="schema doc: A (3-D) times B (2-D), int8")
     case("qordered_gelu", "QOrderedGelu", [inp("x", I8, [2, 3, 8]), f1, f1], ["y"], {"order_X": 1, "order_Y": 1},
-         expect={"y": ([2, 3, 8], I8)}, expected_from=quant + "QOrderedGelu: propagateShapeAndTypeFromFirstInput")
+         expect={"y": ([2, 3, 8], I8)}, expected_from="schema doc: Y like X, int8")
     case("qordered_layer_norm", "QOrderedLayerNormalization", [inp("x", I8, [2, 3, 8]), f1, inp("g", F16, [8]), inp("b", F16, [8]), f1],
          ["y"], {"order_X": 1, "order_Y": 1}, expect={"y": ([2, 3, 8], I8)},
-         expected_from=quant + "QOrderedLayerNormalization: X's shape and type")
+         expected_from="schema doc: Y like X, int8")
     case("qordered_attention", "QOrderedAttention",
          [inp("x", I8, [2, 3, 8]), f1, f1, f1, f1, inp("qw", I8, [8, 8]), inp("kw", I8, [8, 8]), inp("vw", I8, [8, 8]), f1, f1, f1,
           inp("qb", F, [8]), inp("kb", F, [8]), inp("vb", F, [8]), f1, f1, f1], ["y"],
          {"num_heads": 2, "order_input": 1, "order_weight": 0, "order_output": 1},
-         expect={"y": ([2, 3, 8], I8)}, expected_from=quant + "QOrderedAttention: (batch, sequence, hidden) int8")
+         expect={"y": ([2, 3, 8], I8)}, expected_from="schema doc: output (batch_size, sequence_length, hidden_size), int8")
     case("qordered_longformer_attention", "QOrderedLongformerAttention",
          [inp("x", I8, [2, 4, 8]), f1, inp("w", I8, [8, 24]), f1, inp("b", F, [24]), f1, f1, inp("mask", F16, [2, 4]),
           inp("gw", I8, [8, 24]), f1, inp("gb", F, [24]), f1, inp("g", I32, [2, 4]), f1], ["y"],
          {"num_heads": 2, "window": 2, "order_input": 1, "order_weight": 0, "order_global_weight": 0, "order_output": 1},
-         expect={"y": ([2, 4, 8], I8)}, expected_from=quant + "QOrderedLongformerAttention: the input's shape and type")
+         expect={"y": ([2, 4, 8], I8)}, expected_from="schema doc: output (batch_size, sequence_length, hidden_size), int8")
 
 
 def main():

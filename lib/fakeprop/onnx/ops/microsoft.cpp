@@ -1,6 +1,8 @@
 // com.microsoft contrib operators that ONNX Runtime's transformer fusions
 // emit (attention, fused layer norms, fused activations, quantized MatMul),
 // plus SimplifiedLayerNormalization, which ORT registers in the default domain.
+#include <algorithm>
+
 #include "fakeprop/onnx/ops/conv_shape.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
@@ -586,6 +588,118 @@ void dynamic_quantize_lstm_rule(OpContext& ctx) {
   if (ctx.wants_output(2)) ctx.set_tensor(2, ctx.dtype(0), state);
 }
 
+// ---------------------------------------------------------------- ORT graph-optimizer fusions
+
+// FusedConv: Conv (+ Z) with an activation; Conv's shape.
+void fused_conv_rule(OpContext& ctx) {
+  ctx.set_tensor(0, ctx.dtype(0), conv_output_shape(ctx, ctx.shape(0), ctx.shape(1)));
+}
+
+// NhwcFusedConv: FusedConv over channels-last X, with weights in Conv's
+// own (M, C/group, k...) layout (unlike NhwcConv's).
+void nhwc_fused_conv_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3) ctx.fail(ErrorKind::InvalidRank, "NhwcFusedConv X must have rank >= 3, got " + shape_to_string(x));
+  ctx.set_tensor(0, ctx.dtype(0), to_nhwc(conv_output_shape(ctx, to_nchw(x), ctx.shape(1))));
+}
+
+// FusedGemm: Gemm of 2-D A and B with transA / transB, then an activation.
+void fused_gemm_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "A");
+  require_rank(ctx, 1, {2}, "B");
+  const SymShape& a = ctx.shape(0);
+  const SymShape& b = ctx.shape(1);
+  const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
+  require_equal(ctx, ta ? a[0] : a[1], tb ? b[1] : b[0], "FusedGemm: inner dimensions agree");
+  ctx.set_tensor(0, ctx.dtype(0), {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+}
+
+// NhwcMaxPool: MaxPool over channels-last (N, spatial..., C) int8 / uint8.
+void nhwc_max_pool_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  auto kernel = ctx.attr_ints("kernel_shape");
+  if (x.size() < 3 || !kernel || kernel->size() != x.size() - 2)
+    ctx.fail(ErrorKind::InvalidAttribute, "NhwcMaxPool needs rank >= 3 input and one kernel_shape entry per spatial dim");
+  const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), true, true);
+  SymShape out = {x[0]};
+  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(1, x.size() - 2), attrs);
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  out.push_back(x.back());
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// BiasSoftmax: softmax(data + bias) in data's shape.
+void bias_softmax_rule(OpContext& ctx) { same_as_input(ctx); }
+
+// BiasDropout: dropout(data + bias) + residual; the mask is bool like data.
+void bias_dropout_rule(OpContext& ctx) {
+  same_as_input(ctx);
+  if (ctx.wants_output(1)) same_shape_as_input(ctx, DType::Bool, 0, 1);
+}
+
+// BitmaskDropout: the mask packs one bit per element into uint32 words.
+void bitmask_dropout_rule(OpContext& ctx) {
+  same_as_input(ctx);
+  if (ctx.wants_output(1))
+    ctx.set_tensor(1, DType::UInt32, {simplified(ctx, ceildiv(numel(ctx.shape(0)), SymInt(32)))});
+}
+
+// ---------------------------------------------------------------- older contrib ops
+
+// ExpandDims: X with a 1 inserted at the int32 `axis` input's value.
+void expand_dims_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const auto axis = ctx.static_ints(1);
+  if (!axis || axis->size() != 1) {  // only the rank is known
+    SymShape out;
+    for (size_t i = 0; i <= x.size(); ++i) out.push_back(ctx.unknown_size("ExpandDims axis is not known"));
+    ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+    return;
+  }
+  const int64_t at = normalize_axis(ctx, (*axis)[0], static_cast<int64_t>(x.size()) + 1);
+  SymShape out = x;
+  out.insert(out.begin() + at, SymInt(1));
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// CDist: pairwise distances of A's rows (M, K) to B's rows (N, K) -> (M, N).
+void cdist_rule(OpContext& ctx) {
+  require_rank(ctx, 0, {2}, "A");
+  require_rank(ctx, 1, {2}, "B");
+  require_equal(ctx, ctx.shape(0)[1], ctx.shape(1)[1], "CDist: A and B have the same row width");
+  ctx.set_tensor(0, ctx.dtype(0), {ctx.shape(0)[0], ctx.shape(1)[0]});
+}
+
+// ComplexMul(Conj): (..., 2) complex tensors, broadcast.
+void complex_mul_rule(OpContext& ctx) {
+  SymShape out = broadcast_inputs(ctx, {0, 1});
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// MulInteger: A (0) times B (2) with zero points, broadcast, int32.
+void mul_integer_rule(OpContext& ctx) {
+  SymShape out = broadcast_inputs(ctx, {0, 2});
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, DType::Int32, std::move(out));
+}
+
+// MurmurHash3: one hash per element, uint32 unless positive = 0.
+void murmur_hash3_rule(OpContext& ctx) {
+  same_shape_as_input(ctx, ctx.attr_int("positive", 1) == 1 ? DType::UInt32 : DType::Int32);
+}
+
+// QuantizeWithOrder: int8 in cuBLASLt's order; DequantizeWithOrder: the
+// `to` attribute's float type. The shape stays.
+void quantize_with_order_rule(OpContext& ctx) { same_shape_as_input(ctx, DType::Int8); }
+void dequantize_with_order_rule(OpContext& ctx) {
+  const auto dt = dtype_from_onnx(static_cast<int32_t>(ctx.required_attr_int("to")));
+  if (!dt || (*dt != DType::Float32 && *dt != DType::Float16))
+    ctx.fail(ErrorKind::InvalidAttribute, "DequantizeWithOrder 'to' must be float or float16");
+  same_shape_as_input(ctx, *dt);
+}
+
 // ---------------------------------------------------------------- generation
 
 // An int32 input of one element (max_length, num_beams, ...), unknown when
@@ -693,6 +807,24 @@ void register_microsoft_ops(OpRegistry& r) {
   r.add(kMs, "GemmFloat8", gemm_float8_rule);
   r.add(kMs, "NhwcConv", nhwc_conv_rule);
   r.add(kMs, "DynamicQuantizeLSTM", dynamic_quantize_lstm_rule);
+  r.add(kMs, "FusedConv", fused_conv_rule);
+  r.add(kMs, "NhwcFusedConv", nhwc_fused_conv_rule);
+  r.add(kMs, "FusedGemm", fused_gemm_rule);
+  r.add(kMs, "TransposeMatMul", fused_matmul_rule);
+  r.add(kMs, "NhwcMaxPool", nhwc_max_pool_rule);
+  r.add(kMs, "BiasSoftmax", bias_softmax_rule);
+  r.add(kMs, "BiasDropout", bias_dropout_rule);
+  r.add(kMs, "BitmaskDropout", bitmask_dropout_rule);
+  r.add(kMs, "ExpandDims", expand_dims_rule);
+  r.add(kMs, "CDist", cdist_rule);
+  r.add(kMs, "ComplexMul", complex_mul_rule);
+  r.add(kMs, "ComplexMulConj", complex_mul_rule);
+  r.add(kMs, "MulInteger", mul_integer_rule);
+  r.add(kMs, "MurmurHash3", murmur_hash3_rule);
+  r.add(kMs, "QuantizeWithOrder", quantize_with_order_rule);
+  r.add(kMs, "DequantizeWithOrder", dequantize_with_order_rule);
+  r.add(kMs, "Inverse", same_shape_rule);
+  r.add(kMs, "Trilu", same_shape_rule);
   r.add(kMs, "GreedySearch", greedy_search_rule);
   r.add(kMs, "Sampling", greedy_search_rule);
   r.add(kMs, "BeamSearch", beam_search_rule);

@@ -424,6 +424,26 @@ const std::vector<Case>& cases() {
           [](ModelBuilder& b) { b.input("ids", kInt32, {4, 6}).input("max_len", kInt32, {1}); },
           all({attr("pad_token_id", 0), attr("eos_token_id", 2)})),
        {{"seq", {"4", "u0"}, std::nullopt, DType::Int32, 1, {0, kIntOo}}}},
+      // ---- ORT graph-optimizer fusions and older contrib ops
+      {"bitmask_dropout_symbolic", 17,
+       ms("BitmaskDropout", {"x"}, {"y", "mask"}, [](ModelBuilder& b) { b.input("x", kFloat, {"B", 40}); }),
+       {{"y", {"B", "40"}}, {"mask", {"-((-(40*B))//32)"}, std::nullopt, DType::UInt32}},  // ceil(40 * B / 32)
+       "",
+       {{"x", {3, 40}}}},
+      {"expand_dims_negative_axis", 17,
+       ms("ExpandDims", {"x", "axis"}, {"y"},
+          [](ModelBuilder& b) {
+            b.input("x", kFloat, {"B", 3});
+            b.initializer_ints("axis", {}, {-2}, kInt32);
+          }),
+       {{"y", {"B", "1", "3"}}},
+       "",
+       {{"x", {2, 3}}}},
+      {"fused_gemm_inner_mismatch", 17,
+       ms("FusedGemm", {"a", "b"}, {"y"},
+          [](ModelBuilder& b) { b.input("a", kFloat, {4, 3}).weight("b", kFloat, {4, 5}); }),
+       {},
+       "shape_mismatch"},
   };
   return all_cases;
 }
