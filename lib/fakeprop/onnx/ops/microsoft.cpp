@@ -1,6 +1,11 @@
 // com.microsoft contrib operators that ONNX Runtime's transformer fusions
-// emit (attention, fused layer norms, fused activations, quantized MatMul),
-// plus SimplifiedLayerNormalization, which ORT registers in the default domain.
+// and generation tools emit (attention variants, fused layer and group
+// norms, fused activations, quantized MatMul, padding removal, beam and
+// greedy search), its own graph optimizer's fusions and a few older contrib
+// ops, plus SimplifiedLayerNormalization, which ORT registers in the default
+// domain. The quantizer's QLinear* and integer ops are in quantization.cpp;
+// testdata/onnx/contrib_ops.tsv lists which ops have rules and why the rest
+// do not.
 #include <algorithm>
 
 #include "fakeprop/onnx/ops/conv_shape.h"
