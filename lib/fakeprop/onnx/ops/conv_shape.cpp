@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fakeprop/onnx/ops/helpers.h"
+
 namespace fakeprop::onnx::ops {
 
 namespace {
@@ -120,6 +122,56 @@ SymShape transpose_output_sizes(OpContext& ctx, std::span<const SymInt> in, cons
     out.push_back(require_nonempty(ctx, size, in[i], i));
   }
   return out;
+}
+
+SymShape conv_output_shape(OpContext& ctx, const SymShape& x, const SymShape& w) {
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " input must have rank >= 3, got " + shape_to_string(x));
+  if (w.size() != x.size())
+    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weights " + shape_to_string(w) + " must have the input's rank " +
+                                         std::to_string(x.size()));
+  const int64_t group = ctx.attr_int("group", 1);
+  if (group < 1)
+    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
+  require(ctx, sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group",
+          ErrorKind::ShapeMismatch, ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
+          w[1].to_python() + " * group " + std::to_string(group));
+  const size_t spatial = x.size() - 2;
+  SymShape out{x[0], w[0]};
+  std::vector<int64_t> kernel;
+  if (auto ks = ctx.attr_ints("kernel_shape")) {
+    kernel = *ks;
+    if (kernel.size() != spatial)
+      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
+                                                " entries for " + std::to_string(spatial) + " spatial dims");
+    for (size_t i = 0; i < spatial; ++i)
+      require(ctx, sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights", ErrorKind::ShapeMismatch,
+              ctx.op_type() + " kernel_shape does not match weights " + shape_to_string(w));
+  } else if (auto wk = static_shape(std::span<const SymInt>(w).subspan(2))) {
+    kernel = *wk;
+  } else {
+    // A symbolic kernel size: the window formula needs it as a number.
+    for (size_t i = 0; i < spatial; ++i)
+      out.push_back(ctx.unknown_size(ctx.op_type() + ": kernel size from symbolic weight dims " + shape_to_string(w)));
+    return out;
+  }
+  const WindowAttrs attrs = read_window_attrs(ctx, std::move(kernel));
+  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  return out;
+}
+
+
+SymShape to_nchw(const SymShape& x) {
+  SymShape s = {x[0], x.back()};
+  s.insert(s.end(), x.begin() + 1, x.end() - 1);
+  return s;
+}
+SymShape to_nhwc(const SymShape& x) {
+  SymShape s = {x[0]};
+  s.insert(s.end(), x.begin() + 2, x.end());
+  s.push_back(x[1]);
+  return s;
 }
 
 }  // namespace fakeprop::onnx::ops

@@ -51,4 +51,13 @@ SymShape window_output_sizes(OpContext& ctx, std::span<const SymInt> in, const W
 SymShape transpose_output_sizes(OpContext& ctx, std::span<const SymInt> in, const WindowAttrs& w,
                                 std::span<const int64_t> output_padding);
 
+// Conv's output [N, M, spatial...] for NCHW input x and weights w
+// (M, C/group, k...): checks channels against group and kernel_shape, then
+// the window sizes above (unknown sizes for a symbolic kernel).
+SymShape conv_output_shape(OpContext& ctx, const SymShape& x, const SymShape& w);
+
+// channels_last layouts: (N, spatial..., C) as (N, C, spatial...) and back.
+SymShape to_nchw(const SymShape& x);
+SymShape to_nhwc(const SymShape& x);
+
 }  // namespace fakeprop::onnx::ops

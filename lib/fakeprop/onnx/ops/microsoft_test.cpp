@@ -300,6 +300,150 @@ const std::vector<Case>& cases() {
        {{"y", {"B", "S", "64"}}},
        "",
        {{"x", {2, 5, 64}}, {"pos", {2, 5}}}},
+      // ---- quantized ops (ORT's quantizer); static shapes are checked against ORT in contrib_ort_test.cpp
+      {"qattention_symbolic_past", 17,
+       ms("QAttention", {"x", "w", "bias", "xs", "ws", "", "xz", "wz", "past"}, {"y", "present"},
+          [](ModelBuilder& b) {
+            b.input("x", kUInt8, {"B", "S", 16}).weight("w", kInt8, {16, 48}).weight("bias", kFloat16, {48});
+            b.weight("xs", kFloat16, {}).weight("ws", kFloat16, {}).weight("xz", kUInt8, {}).weight("wz", kInt8, {});
+            b.input("past", kFloat16, {2, "B", 4, "P", 4});
+          },
+          attr("num_heads", 4)),
+       {{"y", {"B", "S", "16"}, std::nullopt, DType::Float16},
+        {"present", {"2", "B", "4", "P + S", "4"}, std::nullopt, DType::Float16}},
+       "",
+       {{"x", {2, 5, 16}}, {"past", {2, 2, 4, 7, 4}}}},
+      {"qgemm_inner_mismatch", 17,
+       ms("QGemm", {"a", "as", "az", "b", "bs", "bz"}, {"y"},
+          [](ModelBuilder& b) {
+            b.input("a", kUInt8, {3, 4}).weight("b", kInt8, {5, 4}).weight("as", kFloat, {}).weight("bs", kFloat, {});
+            b.weight("az", kUInt8, {}).weight("bz", kInt8, {});
+          }),
+       {},
+       "shape_mismatch"},
+      {"qlinear_concat_symbolic", 17,
+       ms("QLinearConcat", {"ys", "yz", "a", "s", "z", "b", "s", "z"}, {"y"},
+          [](ModelBuilder& b) {
+            b.weight("ys", kFloat, {}).weight("yz", kInt8, {}).weight("s", kFloat, {}).weight("z", kInt8, {});
+            b.input("a", kInt8, {"B", "N", 4}).input("b", kInt8, {"B", 3, 4});
+          },
+          attr("axis", -2)),
+       {{"y", {"B", "N + 3", "4"}, std::nullopt, DType::Int8}},
+       "",
+       {{"a", {2, 5, 4}}, {"b", {2, 3, 4}}}},
+      {"gather_block_quantized_symbolic_indices", 17,
+       ms("GatherBlockQuantized", {"data", "idx", "scales"}, {"y"},
+          [](ModelBuilder& b) {
+            b.weight("data", kUInt8, {100, 32}).input("idx", 7, {"B", "S"}).weight("scales", kFloat16, {100, 2});
+          },
+          all({attr("bits", 4), attr("block_size", 32)})),
+       {{"y", {"B", "S", "64"}, std::nullopt, DType::Float16}},
+       "",
+       {{"idx", {2, 5}}}},
+      // ---- transformer fusions
+      {"remove_padding_unknown_counts", 17,
+       ms("RemovePadding", {"x", "counts"}, {"y", "offset", "cum", "max"},
+          [](ModelBuilder& b) { b.input("x", kFloat, {2, 4, 8}).input("counts", kInt32, {2}); }),
+       {{"y", {"u0", "8"}, std::nullopt, DType::Float32, 0, {0, 8}},
+        {"offset", {"2", "4"}, std::nullopt, DType::Int32},
+        {"cum", {"3"}},
+        {"max", {"1"}}}},
+      {"remove_padding_known_counts", 17,
+       ms("RemovePadding", {"x", "counts"}, {"y"},
+          [](ModelBuilder& b) {
+            b.input("x", kFloat16, {2, 4, 8});
+            b.initializer_ints("counts", {2}, {3, 4}, kInt32);
+          }),
+       {{"y", {"7", "8"}, std::nullopt, DType::Float16}}},
+      {"relative_position_bias_lengths", 17,
+       ms("RelativePositionBias", {"table", "ql", "kl"}, {"y"},
+          [](ModelBuilder& b) {
+            b.weight("table", kFloat, {32, 8});
+            b.initializer_ints("ql", {}, {5}).initializer_ints("kl", {}, {9});
+          },
+          attr("max_distance", 128)),
+       {{"y", {"1", "8", "5", "9"}}}},
+      {"decoder_masked_mha_growing_past", 17,
+       ms("DecoderMaskedMultiHeadAttention", {"q", "k", "v", "", "", "pk", "pv"}, {"y", "pk_out", "pv_out"},
+          [](ModelBuilder& b) {
+            b.input("q", kFloat, {"B", 1, 64}).input("k", kFloat, {"B", 1, 64}).input("v", kFloat, {"B", 1, 64});
+            b.input("pk", kFloat, {"B", 4, "P", 16}).input("pv", kFloat, {"B", 4, "P", 16});
+          },
+          attr("num_heads", 4)),
+       {{"y", {"B", "1", "64"}}, {"pk_out", {"B", "4", "P + 1", "16"}}, {"pv_out", {"B", "4", "P + 1", "16"}}},
+       "",
+       {{"q", {2, 1, 64}}, {"k", {2, 1, 64}}, {"v", {2, 1, 64}}, {"pk", {2, 4, 6, 16}}, {"pv", {2, 4, 6, 16}}}},
+      {"packed_attention_tokens", 17,
+       ms("PackedAttention", {"x", "w", "bias", "off", "cum"}, {"y"},
+          [](ModelBuilder& b) {
+            b.input("x", kFloat16, {"T", 32}).weight("w", kFloat16, {32, 80}).weight("bias", kFloat16, {80});
+            b.input("off", kInt32, {"B", "S"}).input("cum", kInt32, {"B + 1"});
+          },
+          all({attr("num_heads", 2), [](ModelBuilder& b) { b.attr_ints("qkv_hidden_sizes", {32, 32, 16}); }})),
+       {{"y", {"T", "16"}, std::nullopt, DType::Float16}},
+       "",
+       {{"x", {7, 32}}, {"off", {2, 4}}, {"cum", {3}}}},
+      {"nhwc_conv_symbolic", 17,
+       ms("NhwcConv", {"x", "w"}, {"y"},
+          [](ModelBuilder& b) { b.input("x", kFloat16, {"N", "H", 32, 4}).weight("w", kFloat16, {8, 3, 3, 4}); },
+          [](ModelBuilder& b) { b.attr_ints("pads", {1, 1, 1, 1}); }),
+       {{"y", {"N", "H", "32", "8"}, std::nullopt, DType::Float16}},
+       "",
+       {{"x", {2, 16, 32, 4}}}},
+      {"group_norm_groups_must_divide", 17,
+       ms("GroupNorm", {"x", "g", "b"}, {"y"},
+          [](ModelBuilder& b) {
+            b.input("x", kFloat, {2, 4, 4, 6}).weight("g", kFloat, {6}).weight("b", kFloat, {6});
+          },
+          all({attr("groups", 4), attr("activation", 0)})),
+       {},
+       "shape_mismatch"},
+      {"gemm_float8_dtype", 17,
+       ms("GemmFloat8", {"a", "b"}, {"y"},
+          [](ModelBuilder& b) { b.input("a", kFloat16, {"M", 16}).weight("b", kFloat16, {16, 8}); },
+          attr("dtype", 16)),
+       {{"y", {"M", "8"}, std::nullopt, DType::BFloat16}},
+       "",
+       {{"a", {4, 16}}}},
+      // ---- generation (ORT-checked with a real decoder subgraph in contrib_ort_test.cpp)
+      {"beam_search_symbolic_prompt", 17,
+       ms("BeamSearch", {"ids", "max_len", "", "beams", "returned"}, {"seq", "seq_scores", "scores"},
+          [](ModelBuilder& b) {
+            b.input("ids", kInt32, {"B", "S"});
+            b.initializer_ints("max_len", {1}, {20}, kInt32).initializer_ints("beams", {1}, {4}, kInt32);
+            b.initializer_ints("returned", {1}, {2}, kInt32);
+          },
+          all({attr("vocab_size", 50), attr("pad_token_id", 0), attr("eos_token_id", 2)})),
+       {{"seq", {"B", "2", "20"}, std::nullopt, DType::Int32},
+        {"seq_scores", {"B", "2"}, std::nullopt, DType::Float32},
+        {"scores", {"20 - S", "B", "4", "50"}, std::nullopt, DType::Float32}},
+       "",
+       {{"ids", {3, 5}}}},
+      {"greedy_search_unknown_max_length", 17,
+       ms("GreedySearch", {"ids", "max_len"}, {"seq"},
+          [](ModelBuilder& b) { b.input("ids", kInt32, {4, 6}).input("max_len", kInt32, {1}); },
+          all({attr("pad_token_id", 0), attr("eos_token_id", 2)})),
+       {{"seq", {"4", "u0"}, std::nullopt, DType::Int32, 1, {0, kIntOo}}}},
+      // ---- ORT graph-optimizer fusions and older contrib ops
+      {"bitmask_dropout_symbolic", 17,
+       ms("BitmaskDropout", {"x"}, {"y", "mask"}, [](ModelBuilder& b) { b.input("x", kFloat, {"B", 40}); }),
+       {{"y", {"B", "40"}}, {"mask", {"-((-(40*B))//32)"}, std::nullopt, DType::UInt32}},  // ceil(40 * B / 32)
+       "",
+       {{"x", {3, 40}}}},
+      {"expand_dims_negative_axis", 17,
+       ms("ExpandDims", {"x", "axis"}, {"y"},
+          [](ModelBuilder& b) {
+            b.input("x", kFloat, {"B", 3});
+            b.initializer_ints("axis", {}, {-2}, kInt32);
+          }),
+       {{"y", {"B", "1", "3"}}},
+       "",
+       {{"x", {2, 3}}}},
+      {"fused_gemm_inner_mismatch", 17,
+       ms("FusedGemm", {"a", "b"}, {"y"},
+          [](ModelBuilder& b) { b.input("a", kFloat, {4, 3}).weight("b", kFloat, {4, 5}); }),
+       {},
+       "shape_mismatch"},
   };
   return all_cases;
 }

@@ -1,6 +1,10 @@
 // Quantization operators: QuantizeLinear / DequantizeLinear (per-tensor,
 // per-axis from 13, blocked from 21), DynamicQuantizeLinear, the integer
-// and QLinear forms of MatMul and Conv.
+// and QLinear forms of MatMul and Conv; and the com.microsoft quantized ops
+// that ONNX Runtime's quantizer emits (QLinearAdd, QGemm, QAttention's
+// integer MatMuls, ...), whose rules live here beside their ONNX relatives.
+#include <algorithm>
+
 #include "fakeprop/onnx/ops/conv_shape.h"
 #include "fakeprop/onnx/ops/families.h"
 #include "fakeprop/onnx/ops/helpers.h"
@@ -108,45 +112,8 @@ void matmul_integer_rule(OpContext& ctx) { ctx.set_tensor(0, DType::Int32, matmu
 // QLinearMatMul: a (0), b (3); the type of y_zero_point (7).
 void qlinear_matmul_rule(OpContext& ctx) { ctx.set_tensor(0, ctx.dtype(7), matmul_shape(ctx, ctx.shape(0), ctx.shape(3))); }
 
-// Conv output shape for x (input ix) and weights w (input iw):
-// [N, M, spatial...] with the window sizes of conv_shape.h.
 SymShape conv_shape(OpContext& ctx, size_t ix, size_t iw) {
-  const SymShape& x = ctx.shape(ix);
-  const SymShape& w = ctx.shape(iw);
-  if (x.size() < 3)
-    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " input must have rank >= 3, got " + shape_to_string(x));
-  if (w.size() != x.size())
-    ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weights " + shape_to_string(w) + " must have the input's rank " +
-                                         std::to_string(x.size()));
-  const int64_t group = ctx.attr_int("group", 1);
-  if (group < 1)
-    ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
-  require(ctx, sym_eq(x[1], w[1] * SymInt(group)), "Conv: input channels equal weight channels * group",
-          ErrorKind::ShapeMismatch, ctx.op_type() + ": input channels " + x[1].to_python() + " != weight channels " +
-          w[1].to_python() + " * group " + std::to_string(group));
-  const size_t spatial = x.size() - 2;
-  SymShape out{x[0], w[0]};
-  std::vector<int64_t> kernel;
-  if (auto ks = ctx.attr_ints("kernel_shape")) {
-    kernel = *ks;
-    if (kernel.size() != spatial)
-      ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel.size()) +
-                                                " entries for " + std::to_string(spatial) + " spatial dims");
-    for (size_t i = 0; i < spatial; ++i)
-      require(ctx, sym_eq(w[2 + i], kernel[i]), "Conv: kernel_shape matches the weights", ErrorKind::ShapeMismatch,
-              ctx.op_type() + " kernel_shape does not match weights " + shape_to_string(w));
-  } else if (auto wk = static_shape(std::span<const SymInt>(w).subspan(2))) {
-    kernel = *wk;
-  } else {
-    // A symbolic kernel size: the window formula needs it as a number.
-    for (size_t i = 0; i < spatial; ++i)
-      out.push_back(ctx.unknown_size(ctx.op_type() + ": kernel size from symbolic weight dims " + shape_to_string(w)));
-    return out;
-  }
-  const WindowAttrs attrs = read_window_attrs(ctx, std::move(kernel));
-  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
-  out.insert(out.end(), sizes.begin(), sizes.end());
-  return out;
+  return conv_output_shape(ctx, ctx.shape(ix), ctx.shape(iw));
 }
 
 // ConvInteger (10): int32 result.
@@ -164,6 +131,183 @@ void qlinear_conv_rule(OpContext& ctx) {
   ctx.set_tensor(0, ctx.dtype(7), std::move(out));
 }
 
+
+// ---------------------------------------------------------------- com.microsoft
+
+constexpr std::string_view kMs = "com.microsoft";
+
+void same_as_input_rule(OpContext& ctx) { same_as_input(ctx); }
+
+// QuantizeLinear (com.microsoft): the zero point's type, uint8 without one;
+// per-tensor or per-axis parameters with no opset gate.
+void ms_quantize_linear_rule(OpContext& ctx) {
+  same_shape_as_input(ctx, ctx.has_input(2) ? ctx.dtype(2) : DType::UInt8);
+}
+
+// DequantizeLinear (com.microsoft): the scale's type (float or float16).
+void ms_dequantize_linear_rule(OpContext& ctx) { same_shape_as_input(ctx, ctx.dtype(1)); }
+
+// MatMulInteger16: ORT's inference sets int32 whatever the operand signs.
+void matmul_integer16_rule(OpContext& ctx) {
+  ctx.set_tensor(0, DType::Int32, matmul_shape(ctx, ctx.shape(0), ctx.shape(1)));
+}
+
+// MatMulIntegerToFloat: an integer product rescaled to a_scale's float type.
+void matmul_integer_to_float_rule(OpContext& ctx) {
+  ctx.set_tensor(0, ctx.dtype(2), matmul_shape(ctx, ctx.shape(0), ctx.shape(1)));
+}
+
+// DynamicQuantizeMatMul: float A quantized on the fly times quantized B -> A's type.
+void dynamic_quantize_matmul_rule(OpContext& ctx) {
+  ctx.set_tensor(0, ctx.dtype(0), matmul_shape(ctx, ctx.shape(0), ctx.shape(1)));
+}
+
+// QLinearAdd / QLinearMul: A (0) and B (3) broadcast; A's type.
+void qlinear_binary_rule(OpContext& ctx) {
+  SymShape out = broadcast_inputs(ctx, {0, 3});
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// QLinearWhere: condition (0), X (1), Y (4) broadcast; X's type.
+void qlinear_where_rule(OpContext& ctx) {
+  SymShape out = broadcast_inputs(ctx, {0, 1, 4});
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(1), std::move(out));
+}
+
+// QLinearConcat: Y_scale, Y_zero_point, then (tensor, scale, zero point)
+// triples; the tensors concatenate on axis into Y_zero_point's type.
+void qlinear_concat_rule(OpContext& ctx) {
+  if (ctx.num_inputs() < 5 || (ctx.num_inputs() - 2) % 3 != 0)
+    ctx.fail(ErrorKind::InvalidArgument, "QLinearConcat takes Y_scale, Y_zero_point and (x, scale, zero point) triples");
+  const SymShape& first = ctx.shape(2);
+  const int64_t rank = static_cast<int64_t>(first.size());
+  const size_t axis = static_cast<size_t>(normalize_axis(ctx, ctx.required_attr_int("axis"), rank));
+  SymShape out = first;
+  for (size_t i = 5; i < ctx.num_inputs(); i += 3) {
+    const SymShape& s = ctx.shape(i);
+    if (static_cast<int64_t>(s.size()) != rank)
+      ctx.fail(ErrorKind::ShapeMismatch, "QLinearConcat inputs must have the same rank: " + shape_to_string(first) +
+                                             " vs " + shape_to_string(s));
+    for (size_t d = 0; d < s.size(); ++d)
+      if (d != axis) require_equal(ctx, s[d], out[d], "QLinearConcat: inputs agree off the axis");
+    out[axis] = out[axis] + s[axis];
+  }
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(1), std::move(out));
+}
+
+// QLinearAveragePool: AveragePool's window over NCHW, or NHWC with channels_last.
+void qlinear_average_pool_rule(OpContext& ctx) {
+  const bool nhwc = ctx.attr_int("channels_last", 0) != 0;
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, "QLinearAveragePool needs input of rank >= 3, got " + shape_to_string(x));
+  auto kernel = ctx.attr_ints("kernel_shape");
+  if (!kernel || kernel->size() != x.size() - 2)
+    ctx.fail(ErrorKind::InvalidAttribute, "QLinearAveragePool needs one kernel_shape entry per spatial dim");
+  const SymShape nchw = nhwc ? to_nchw(x) : x;
+  const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), false, true);
+  SymShape out = {nchw[0], nchw[1]};
+  SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(nchw).subspan(2), attrs);
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(0), nhwc ? to_nhwc(out) : std::move(out));
+}
+
+// QLinearGlobalAveragePool: every spatial dim becomes 1 (the last dim is
+// the channels with channels_last).
+void qlinear_global_average_pool_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, "QLinearGlobalAveragePool needs input of rank >= 3, got " + shape_to_string(x));
+  const bool nhwc = ctx.attr_int("channels_last", 0) != 0;
+  SymShape out(x.size(), SymInt(1));
+  out[0] = x[0];
+  if (nhwc) out.back() = x.back();
+  else out[1] = x[1];
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// QLinearConv (com.microsoft): QLinearConv's inputs; channels_last reads x
+// and writes y as NHWC (the weights stay M x C/group x k...).
+void ms_qlinear_conv_rule(OpContext& ctx) {
+  if (ctx.attr_int("channels_last", 0) == 0) return qlinear_conv_rule(ctx);
+  const SymShape& x = ctx.shape(0);
+  if (x.size() < 3)
+    ctx.fail(ErrorKind::InvalidRank, "QLinearConv input must have rank >= 3, got " + shape_to_string(x));
+  SymShape out = conv_output_shape(ctx, to_nchw(x), ctx.shape(3));
+  ctx.set_tensor(0, ctx.dtype(7), to_nhwc(out));
+}
+
+// QLinearReduceMean: ReduceMean over the `axes` attribute, keepdims required.
+void qlinear_reduce_mean_rule(OpContext& ctx) {
+  const SymShape& x = ctx.shape(0);
+  const auto axes_attr = ctx.attr_ints("axes");
+  if (!axes_attr) ctx.fail(ErrorKind::MissingAttribute, "QLinearReduceMean needs attribute 'axes'");
+  const auto axes = normalize_axes(ctx, *axes_attr, static_cast<int64_t>(x.size()));
+  const bool keep = ctx.required_attr_int("keepdims") != 0;
+  SymShape out;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+    if (!reduced) out.push_back(x[d]);
+    else if (keep) out.push_back(1);
+  }
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
+// QGemm: A (0) and B (3) 2-D with transA/transB; float output, or the type
+// of y_zero_point (8) when it is given.
+void qgemm_rule(OpContext& ctx) {
+  const SymShape& a = ctx.shape(0);
+  const SymShape& b = ctx.shape(3);
+  if (a.size() != 2 || b.size() != 2)
+    ctx.fail(ErrorKind::InvalidRank, "QGemm needs 2-D A and B, got " + shape_to_string(a) + " and " + shape_to_string(b));
+  const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
+  require_equal(ctx, ta ? a[0] : a[1], tb ? b[1] : b[0], "QGemm: inner dimensions agree");
+  const DType dt = ctx.has_input(8) ? ctx.dtype(8) : DType::Float32;
+  ctx.set_tensor(0, dt, {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+}
+
+// GatherBlockQuantized: Gather on gather_axis; the output is dequantized to
+// the scales' type, and uint8 data packs 8 / bits values per byte along
+// quantize_axis, which the output unpacks.
+void gather_block_quantized_rule(OpContext& ctx) {
+  const SymShape& data = ctx.shape(0);
+  const SymShape& idx = ctx.shape(1);
+  const int64_t r = static_cast<int64_t>(data.size());
+  const size_t gather = static_cast<size_t>(normalize_axis(ctx, ctx.attr_int("gather_axis", 0), r));
+  const size_t quant = static_cast<size_t>(normalize_axis(ctx, ctx.attr_int("quantize_axis", 1), r));
+  const int64_t bits = ctx.attr_int("bits", 4);
+  int64_t per_byte = 1;
+  if (ctx.dtype(0) == DType::UInt8) {
+    if (bits != 2 && bits != 4 && bits != 8)
+      ctx.fail(ErrorKind::InvalidAttribute, "GatherBlockQuantized bits must be 2, 4 or 8 for uint8 data");
+    per_byte = 8 / bits;
+  }
+  if (per_byte > 1 && gather == quant)
+    ctx.fail(ErrorKind::InvalidAttribute, "GatherBlockQuantized: packed data needs gather_axis != quantize_axis");
+  SymShape out(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(gather));
+  out.insert(out.end(), idx.begin(), idx.end());
+  for (size_t d = gather + 1; d < data.size(); ++d) out.push_back(d == quant ? data[d] * SymInt(per_byte) : data[d]);
+  simplify_all(ctx, out);
+  ctx.set_tensor(0, ctx.dtype(2), std::move(out));
+}
+
+// MatMulBnb4: A (..., K) times the 4-bit (N, K) weight, transposed by
+// default -> (..., N); with transB = 0 A is (..., N) and the output (..., K).
+void matmul_bnb4_rule(OpContext& ctx) {
+  const SymShape& a = ctx.shape(0);
+  if (a.empty()) ctx.fail(ErrorKind::InvalidRank, "MatMulBnb4 input A must have rank >= 1");
+  const int64_t k = ctx.required_attr_int("K"), n = ctx.required_attr_int("N");
+  const bool trans_b = ctx.attr_int("transB", 1) != 0;
+  require_equal(ctx, a.back(), trans_b ? k : n, "MatMulBnb4: A's last dim matches B");
+  SymShape out = a;
+  out.back() = trans_b ? n : k;
+  ctx.set_tensor(0, ctx.dtype(0), std::move(out));
+}
+
 }  // namespace
 
 void register_quantization_ops(OpRegistry& r) {
@@ -174,6 +318,25 @@ void register_quantization_ops(OpRegistry& r) {
   r.add("", "QLinearMatMul", qlinear_matmul_rule);
   r.add("", "ConvInteger", conv_integer_rule);
   r.add("", "QLinearConv", qlinear_conv_rule);
+  r.add(kMs, "QuantizeLinear", ms_quantize_linear_rule);
+  r.add(kMs, "DequantizeLinear", ms_dequantize_linear_rule);
+  r.add(kMs, "MatMulInteger16", matmul_integer16_rule);
+  r.add(kMs, "MatMulIntegerToFloat", matmul_integer_to_float_rule);
+  r.add(kMs, "DynamicQuantizeMatMul", dynamic_quantize_matmul_rule);
+  r.add(kMs, "QLinearAdd", qlinear_binary_rule);
+  r.add(kMs, "QLinearMul", qlinear_binary_rule);
+  r.add(kMs, "QLinearSigmoid", same_as_input_rule);
+  r.add(kMs, "QLinearLeakyRelu", same_as_input_rule);
+  r.add(kMs, "QLinearSoftmax", same_as_input_rule);
+  r.add(kMs, "QLinearWhere", qlinear_where_rule);
+  r.add(kMs, "QLinearConcat", qlinear_concat_rule);
+  r.add(kMs, "QLinearAveragePool", qlinear_average_pool_rule);
+  r.add(kMs, "QLinearGlobalAveragePool", qlinear_global_average_pool_rule);
+  r.add(kMs, "QLinearConv", ms_qlinear_conv_rule);
+  r.add(kMs, "QLinearReduceMean", qlinear_reduce_mean_rule);
+  r.add(kMs, "QGemm", qgemm_rule);
+  r.add(kMs, "GatherBlockQuantized", gather_block_quantized_rule);
+  r.add(kMs, "MatMulBnb4", matmul_bnb4_rule);
 }
 
 }  // namespace fakeprop::onnx::ops
