@@ -312,6 +312,13 @@ void longformer_attention_rule(OpContext& ctx) {
   same_as_input(ctx);
 }
 
+// The head size of a query `width` wide: width / num_heads, or of packed
+// Q, K and V (num_heads + 2 * kv_num_heads heads) when no key input is given.
+SymInt query_head_size(OpContext& ctx, const SymInt& width, int64_t heads, int64_t kv_heads) {
+  return ctx.has_input(1) ? exact_div(ctx, width, heads, "hidden size divisible by num_heads")
+                          : exact_div(ctx, width, heads + 2 * kv_heads, "packed qkv width");
+}
+
 // SparseAttention: GroupQueryAttention's output; the presents are the
 // (B, kv_heads, max_len, head) caches past_key/past_value, updated in place.
 void sparse_attention_rule(OpContext& ctx) {
@@ -319,9 +326,7 @@ void sparse_attention_rule(OpContext& ctx) {
   const SymShape& q = ctx.shape(0);
   const int64_t heads = positive_attr(ctx, "num_heads");
   const int64_t kv_heads = positive_attr(ctx, "kv_num_heads");
-  const SymInt head = ctx.has_input(1)
-                          ? exact_div(ctx, q[2], heads, "SparseAttention: hidden size divisible by num_heads")
-                          : exact_div(ctx, q[2], heads + 2 * kv_heads, "SparseAttention: packed qkv width");
+  const SymInt head = query_head_size(ctx, q[2], heads, kv_heads);
   ctx.set_tensor(0, ctx.dtype(0), {q[0], q[1], simplified(ctx, head * heads)});
   require_rank(ctx, 3, {4}, "past_key");
   if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), ctx.shape(3));
@@ -336,9 +341,7 @@ void paged_attention_rule(OpContext& ctx) {
   const SymShape& q = ctx.shape(0);
   const int64_t heads = positive_attr(ctx, "num_heads");
   const int64_t kv_heads = positive_attr(ctx, "kv_num_heads");
-  const SymInt head = ctx.has_input(1)
-                          ? exact_div(ctx, q[1], heads, "PagedAttention: hidden size divisible by num_heads")
-                          : exact_div(ctx, q[1], heads + 2 * kv_heads, "PagedAttention: packed qkv width");
+  const SymInt head = query_head_size(ctx, q[1], heads, kv_heads);
   const SymInt v_head = ctx.has_attr("v_head_size") ? SymInt(positive_attr(ctx, "v_head_size")) : head;
   ctx.set_tensor(0, ctx.dtype(0), {q[0], simplified(ctx, v_head * heads)});
   if (ctx.wants_output(1)) ctx.set_tensor(1, ctx.dtype(3), ctx.shape(3));
