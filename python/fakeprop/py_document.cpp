@@ -1,6 +1,7 @@
 #include "py_document.h"
 
 #include <cstring>
+#include <functional>
 
 namespace fakeprop::python {
 
@@ -8,16 +9,10 @@ namespace py = pybind11;
 
 namespace {
 
-// The strings are short (keys, dtype names, dim expressions) and told apart
-// by memcmp, so the hash reads only their length and up to 16 of their bytes.
-uint64_t hash_of(std::string_view s) {
-  uint64_t head = 0, tail = 0;
-  if (s.empty()) return 0;
-  std::memcpy(&head, s.data(), s.size() < 8 ? s.size() : 8);
-  if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
-  uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ull) ^ s.size()) * 0xBF58476D1CE4E5B9ull;
-  return h ^ (h >> 31);
-}
+// Every byte counts: parameter names share long heads and tails
+// ("model_layers_1_self_attn_q_proj_weight"), so a hash of a few bytes
+// would chain them.
+uint64_t hash_of(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
 PyObject* new_dict(Py_ssize_t entries) {
 #if PY_VERSION_HEX < 0x030D0000
