@@ -423,10 +423,48 @@ struct ShapeEnvInternals {
       int64_t g = known_divisor(env, variable_part, use_facts);
       if (g > 1 && d->value() % g != 0) return s->kind() == ExprKind::Ne;
     }
+    if (use_facts && !env.divisible_.empty())
+      if (ExprRef exact = exact_divisions(env, s); exact != s) return static_value(env, exact, size_oblivious, use_facts);
     return std::nullopt;
   }
 
   static bool is_float_relation(ExprRef r) { return r->is_relation() && r->arg(0)->is_float(); }
+
+  // torch's ShapeEnv.simplify divides exactly where a size is known to
+  // divide (CleanDiv) and no fraction results: c*(p//d) with d | c and p
+  // divisible by d is (c/d)*p, so 4*(s//4) >= 2 of an s divisible by 4 is
+  // s >= 2. Only deciding uses it; shapes keep the floor division, as torch's do.
+  static ExprRef exact_divisions(const Env& env, ExprRef e) {
+    if (!has_free_symbols(e)) return e;
+    e = map_children(e, [&](ExprRef c) { return exact_divisions(env, c); });
+    if (e->kind() == ExprKind::Add) {
+      ExprRef out = integer(e->value());
+      for (const auto& [term, coeff] : e->terms()) out = add(out, exact_product(env, mul(term, coeff)));
+      return out;
+    }
+    return exact_product(env, e);
+  }
+
+  static ExprRef exact_product(const Env& env, ExprRef e) {
+    const bool is_mul = e->kind() == ExprKind::Mul;
+    const int64_t coeff = is_mul ? e->value() : 1;
+    auto exact = [&](ExprRef base) -> ExprRef {
+      if (base->kind() != ExprKind::FloorDiv) return nullptr;
+      auto d = as_integer(base->arg(1));
+      if (!d || *d <= 0 || coeff % *d != 0 || known_divisor(env, base->arg(0), true) % *d != 0) return nullptr;
+      return mul(base->arg(0), coeff / *d);
+    };
+    if (!is_mul) return exact(e) ? exact(e) : e;
+    for (const auto& [base, exponent] : e->terms()) {
+      if (exponent != 1) continue;
+      ExprRef r = exact(base);
+      if (!r) continue;
+      for (const auto& [other, x] : e->terms())
+        if (other != base) r = mul(r, pow(other, x));
+      return r;
+    }
+    return e;
+  }
 
   // ---- facts ----
   static void insert_relation(Env& env, ExprRef r) {

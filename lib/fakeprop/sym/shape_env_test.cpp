@@ -585,6 +585,22 @@ TEST(ShapeEnvGuards, DivisibilityIsRememberedThroughLcm) {
   EXPECT_TRUE(has(guards, kX0 + " % 8 == 0")) << joined(guards);
 }
 
+// A floor division of a size known divisible divides exactly where no
+// fraction results, as torch's simplify (CleanDiv) does when deciding:
+// 4*(s0//4) >= 2 is s0 >= 2; (s0//4) alone keeps its floor, so whether it
+// is 0 is still a question (torch guards it too).
+TEST(ShapeEnvGuards, ExactDivisionDecidesMultiplesOfAFloorDivision) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(16, kX0).expr();
+  EXPECT_FALSE(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(4)), 4), I(2))).has_value());
+  EXPECT_TRUE(env.evaluate(B(eq(mod(s0, I(4)), I(0))), "view"));
+  EXPECT_EQ(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(4)), 4), I(2))), std::optional<bool>(true));
+  EXPECT_EQ(env.maybe_evaluate_static(lt(add(mul(floordiv(s0, I(4)), 8), I(1)), I(3))), std::optional<bool>(false));
+  EXPECT_FALSE(env.maybe_evaluate_static(ne(floordiv(s0, I(4)), I(0))).has_value());
+  EXPECT_FALSE(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(8)), 8), I(2))).has_value());  // 8 not known to divide
+  EXPECT_EQ(env.guards().size(), 1u);
+}
+
 struct RefineCase {
   const char* what;
   std::function<ExprRef(ExprRef)> cond;  // over s0 with hint 8, decided true
