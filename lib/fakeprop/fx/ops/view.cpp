@@ -223,11 +223,18 @@ void expand_as(OpContext& ctx) {
 // Where a slice bound lands on a dim of `size`, as torch 2.x's fake slice
 // (fake_impls._compute_slice_index) asks it: guard_or_false, so an unbacked
 // bound it cannot place is nullopt instead of a data-dependent error.
+// (Python code: `int <= SymInt` is the SymInt's reflected >=, so an int
+// index compared with a symbolic size reads size >= index in the guards.)
 std::optional<SymInt> slice_index(OpContext& ctx, const SymInt& size, const SymInt& index, const char* why) {
-  if (guard_or_false(ctx, sym_and(sym_ge(index, 0), sym_le(index, size)), why)) return index;
-  if (guard_or_false(ctx, sym_and(sym_lt(index, 0), sym_ge(index, -size)), why)) return index + size;
-  if (guard_or_false(ctx, sym_lt(index, -size), why)) return SymInt(0);
-  if (guard_or_false(ctx, sym_gt(index, size), why)) return size;
+  const bool reflected = index.is_static() && !size.is_static();
+  auto le = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_ge(b, a) : sym_le(a, b); };
+  auto ge = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_le(b, a) : sym_ge(a, b); };
+  auto lt = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_gt(b, a) : sym_lt(a, b); };
+  auto gt = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_lt(b, a) : sym_gt(a, b); };
+  if (guard_or_false(ctx, sym_and(sym_ge(index, 0), le(index, size)), why)) return index;
+  if (guard_or_false(ctx, sym_and(sym_lt(index, 0), ge(index, -size)), why)) return index + size;
+  if (guard_or_false(ctx, lt(index, -size), why)) return SymInt(0);
+  if (guard_or_false(ctx, gt(index, size), why)) return size;
   if (guard_or_false(ctx, sym_ge(index, 0), why)) return sym_min(index, size);
   if (guard_or_false(ctx, sym_lt(index, 0), why)) return sym_max(index + size, 0);
   return std::nullopt;
@@ -290,7 +297,9 @@ void select(OpContext& ctx) {
   SymInt index = ctx.int_arg(2, "index");
   const SymInt size = self.sizes[d];
   const char* why = "select";
-  if (decide(ctx, sym_or(sym_lt(index, -size), sym_ge(index, size)), why))
+  // Two questions, in c10's order (size < -index, then size <= index), so
+  // the guards read as torch's.
+  if (decide(ctx, sym_lt(size, -index), why) || decide(ctx, sym_le(size, index), why))
     ctx.fail(ErrorKind::IndexError, "select(): index " + text(index) + " out of range for tensor of size " +
                                         text(self.sizes) + " at dimension " + std::to_string(dim));
   if (decide(ctx, sym_lt(index, 0), why)) index = index + size;
