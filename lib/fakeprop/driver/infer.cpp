@@ -138,9 +138,14 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
     const SymInt s = env.simplify(d);
     if (s.is_static()) return s.value();
     if (auto it = params.find(s.expr()); it != params.end()) return it->second;
+    // In a sequence's one element standing for all, an unbacked size may
+    // differ from element to element; a graph input's size (a dim_param)
+    // is the same in every element.
     if (may_differ)
-      for (ExprRef sym : free_symbols(s.expr()))
-        if (env.info(sym).unbacked) return std::string();
+      for (ExprRef sym : free_symbols(s.expr())) {
+        const SymbolInfo& info = env.info(sym);
+        if (info.unbacked && (info.sources.empty() || !info.node.empty())) return std::string();
+      }
     return s.to_python();
   };
   using Wrapper = onnx::OutputValueInfo::Wrapper;

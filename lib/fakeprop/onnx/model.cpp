@@ -43,6 +43,18 @@ enum : int32_t {
 // TensorProto typed fields.
 enum : int { kFloatData = 4, kInt32Data = 5, kStringData = 6, kInt64Data = 7, kDoubleData = 10, kUInt64Data = 11 };
 
+const char* typed_field_name(int number) {
+  switch (number) {
+    case kFloatData: return "float_data";
+    case kInt32Data: return "int32_data";
+    case kStringData: return "string_data";
+    case kInt64Data: return "int64_data";
+    case kDoubleData: return "double_data";
+    case kUInt64Data: return "uint64_data";
+    default: return "an unknown field";
+  }
+}
+
 std::string normalize_domain(std::string domain) { return domain == "ai.onnx" ? std::string() : domain; }
 
 // ---------------------------------------------------------------- decoding
@@ -652,6 +664,13 @@ class Parser {
       tensor->storage = TensorRef::Storage::Raw;
       tensor->bytes = raw->size() <= copy_limit ? small_payloads_->copy(*raw) : *raw;
     } else if (const auto layout = element_layout(tensor->data_type)) {
+      // Values in another type's field (a float tensor's int64_data) are
+      // not its values: onnx's checker rejects the model, and so does this.
+      for (const auto& [number, entry] : typed)
+        if (number != layout->typed_field && !entry.chunks.empty())
+          throw InputError(path_ + ": tensor '" + tensor->name + "' of data type " +
+                           std::to_string(tensor->data_type) + " holds its values in " + typed_field_name(number) +
+                           ", not in " + typed_field_name(layout->typed_field));
       auto it = typed.find(layout->typed_field);
       if (it != typed.end()) {
         tensor->storage = TensorRef::Storage::Typed;

@@ -132,6 +132,14 @@ for k in range(1, 25):
 nodes.append(helper.make_node("ConstantOfShape", [prev], ["y"], name="fill"))
 save("expr_blowup", nodes, [tensor("x", ["n"])], [tensor("y", None)], initializers=inits)
 
+# A float initializer whose value sits in int64_data (onnx's checker rejects it).
+misplaced = TensorProto()
+misplaced.name = "delta"
+misplaced.data_type = FLOAT
+misplaced.int64_data.extend([2])
+save("misplaced_data", [helper.make_node("Range", ["start", "limit", "delta"], ["y"], name="range")],
+     [tensor("start", []), tensor("limit", [])], [tensor("y", None)], initializers=[misplaced])
+
 # ---- JSON FX graphs ----
 with open(os.path.join(out, "deep.json"), "w") as f:
     f.write('{"format": "fakeprop.fx/1", "nodes": [{"name": "a", "op": "placeholder", "val": ' + "[" * 100000 + "]" * 100000 + "}]}")

@@ -44,3 +44,18 @@ model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), hel
 model.ir_version = 8
 with open(os.path.join(out, "annotate.onnx"), "wb") as f:
     f.write(model.SerializeToString())
+
+# A sequence of unknown length (SequenceErase at an index of unknown value) whose elements share
+# a graph input's dim_param: the one element written for all keeps it; a dim that differs
+# between elements is left unknown.
+seq_graph = helper.make_graph(
+    [helper.make_node("SequenceConstruct", ["a", "b"], ["seq"], name="construct"),
+     helper.make_node("SequenceErase", ["seq", "i"], ["rest"], name="erase")],
+    "sequences",
+    [helper.make_tensor_value_info("a", FLOAT, [2, "T"]), helper.make_tensor_value_info("b", FLOAT, [5, "T"]),
+     helper.make_tensor_value_info("i", TensorProto.INT64, [])],
+    [helper.make_tensor_sequence_value_info("rest", FLOAT, None)])
+seq_model = helper.make_model(seq_graph, opset_imports=[helper.make_opsetid("", 17)])
+seq_model.ir_version = 8
+with open(os.path.join(out, "sequences.onnx"), "wb") as f:
+    f.write(seq_model.SerializeToString())
