@@ -1,0 +1,68 @@
+// Operator versions: every model of testdata/onnx/op_versions (one op at one
+// since_version, made by scripts/onnx_op_versions.py) runs through the ONNX
+// interpreter; each output's shape and dtype must equal what ONNX Runtime
+// 1.32 (or, below opset 7, onnx.shape_inference) recorded in expected.json.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fakeprop/onnx/interpreter.h"
+#include "fakeprop/onnx/model.h"
+#include "fakeprop/tensor/dtype.h"
+
+namespace fakeprop::onnx {
+namespace {
+
+const std::string kDir = std::string(FAKEPROP_TESTDATA) + "/onnx/op_versions/";
+
+nlohmann::json expected_cases() {
+  std::ifstream in(kDir + "expected.json");
+  if (!in) return nlohmann::json::object();
+  return nlohmann::json::parse(in)["cases"];
+}
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> out;
+  const nlohmann::json cases = expected_cases();
+  for (const auto& [name, _] : cases.items()) out.push_back(name);
+  return out;
+}
+
+class OpVersion : public ::testing::TestWithParam<std::string> {};
+
+TEST(OpVersions, ExpectedJsonHasCases) { EXPECT_GT(case_names().size(), 200u); }
+
+TEST_P(OpVersion, MatchesOnnxRuntime) {
+  static const nlohmann::json cases = expected_cases();
+  const nlohmann::json& c = cases.at(GetParam());
+  Model model = load_model(kDir + c["model"].get<std::string>());
+  RunResult r = run_model(model, InferOptions{});
+  for (const auto& e : r.errors)
+    ADD_FAILURE() << "error at " << e.node << ": " << error_kind_name(e.kind) << ": " << e.message;
+  for (const auto& want : c["outputs"]) {
+    const std::string name = want["name"].get<std::string>();
+    const Value* got = nullptr;
+    for (const auto& o : r.outputs)
+      if (o.name == name) got = &o.val;
+    if (!got || !got->is_tensor()) {
+      ADD_FAILURE() << name << ": missing or not a tensor";
+      continue;
+    }
+    std::vector<std::string> shape, want_shape;
+    for (const SymInt& d : got->tensor->meta.sizes) shape.push_back(r.env->simplify(d).to_python());
+    for (const auto& d : want["shape"]) want_shape.push_back(std::to_string(d.get<int64_t>()));
+    EXPECT_EQ(shape, want_shape) << name << " (" << c["oracle"].get<std::string>() << ")";
+    EXPECT_EQ(dtype_to_onnx(got->tensor->meta.dtype), want["elem_type"].get<int32_t>())
+        << name << ": " << dtype_name(got->tensor->meta.dtype) << " vs " << want["dtype"].get<std::string>();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, OpVersion, ::testing::ValuesIn(case_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace fakeprop::onnx
