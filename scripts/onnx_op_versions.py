@@ -6,7 +6,9 @@ since_versions of an op whose newer one is >= 7, PRelu 6 -> 7 included) from
 onnx.defs.get_all_schemas_with_history(), and for each change that alters
 output shapes or types, or moves an attribute to an input, builds small
 single-node models at the newer version AND at the older one exercising it.
-Each model runs on ONNX Runtime's CPU provider with concrete inputs; every
+The older version's models are built at its own opset and again at the last
+opset that still selects it (to_version - 1, named ..._opsetN_...), so a rule
+that switches at the wrong opset fails on one side. Each model runs on ONNX Runtime's CPU provider with concrete inputs; every
 output's real shape and dtype goes to expected.json. A version ORT cannot run
 (below opset 7, or a kernel it lacks) is recorded from onnx.shape_inference
 instead, with a note saying so.
@@ -83,10 +85,16 @@ def model_opset(op, ver):
 
 # ---- cases ----------------------------------------------------------------
 class Case:
-    def __init__(self, op, ver, label, inputs, attrs=None, nout=1, graph=None):
+    def __init__(self, op, ver, label, inputs, attrs=None, nout=1, opset=None):
         self.op, self.ver, self.label = op, ver, label
         self.inputs, self.attrs, self.nout = inputs, attrs or {}, nout
-        self.name = "%s_v%d_%s" % (op, ver, label)
+        self.opset = opset or model_opset(op, ver)
+        assert selected_version(op, self.opset) == ver, (op, ver, self.opset)
+        self.name = "%s_v%d_%s" % (op, ver, label) if opset is None else "%s_v%d_opset%d_%s" % (op, ver, opset, label)
+
+    def at(self, opset):
+        """The same case in a model importing `opset` (which still selects this version)."""
+        return Case(self.op, self.ver, self.label, self.inputs, self.attrs, self.nout, opset)
 
     def model(self):
         inits, gin, feeds, names = [], [], {}, []
@@ -109,7 +117,7 @@ class Case:
         node = helper.make_node(self.op, names, outs, name="n", **self.attrs)
         graph = helper.make_graph([node], self.name, gin, [helper.make_empty_tensor_value_info(o) for o in outs if o],
                                   initializer=inits)
-        opset = model_opset(self.op, self.ver)
+        opset = self.opset
         m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="onnx_op_versions")
         m.ir_version = 10 if opset >= 21 else (8 if opset >= 15 else 7)
         return m, feeds, opset
@@ -426,17 +434,168 @@ change("Range", 11, 27, "stash_type attribute",
        one("Range", 11, "int", [I(1), I(10), I(3)]), one("Range", 27, "float", [C(np.float32(0)), C(np.float32(2)),
                                                                             C(np.float32(0.5))]))
 
+# ---- more edge cases on changes above --------------------------------------------
+def add(op, frm, to, old=(), new=()):
+    text, o, n = CHANGES[(op, frm, to)]
+    CHANGES[(op, frm, to)] = (text, o + list(old), n + list(new))
+
+
+add("Resize", 10, 11, old=one("Resize", 10, "scales_floor", [F(1, 1, 4, 5), C(np.array([1, 1, 0.6, 1.3], np.float32))]),
+    new=one("Resize", 11, "tf_crop_and_resize", [F(1, 1, 4, 5), C(np.array([0, 0, 0, 0, 1, 1, 0.5, 1], np.float32)),
+                                                  C(np.array([1, 1, 0.6, 1.3], np.float32))],
+            {"coordinate_transformation_mode": "tf_crop_and_resize", "mode": "linear"}))
+add("Resize", 13, 18, new=one("Resize", 18, "not_larger_round", [F(1, 2, 4, 6), None, None, I([5, 5])],
+                               {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"})
+    + one("Resize", 18, "not_smaller_round", [F(1, 2, 4, 6), None, None, I([5, 5])],
+          {"axes": [2, 3], "keep_aspect_ratio_policy": "not_smaller"})
+    + one("Resize", 18, "axes_sizes_one", [F(1, 2, 4, 6), None, None, I([3])], {"axes": [-1]}))
+add("Upsample", 7, 9, old=one("Upsample", 7, "scales_floor", [F(1, 1, 3, 5)], {"scales": [1.0, 1.0, 1.5, 2.5]}))
+add("MaxPool", 10, 11, new=one("MaxPool", 11, "ceil_last_window_dropped", [F(1, 1, 9, 10)],
+                               {"kernel_shape": [2, 2], "strides": [3, 3], "ceil_mode": 1, "pads": [1, 0, 1, 0]}, 2)
+    + one("MaxPool", 11, "same_upper", [F(1, 1, 9, 8)], {"kernel_shape": [3, 2], "strides": [2, 3],
+                                                          "auto_pad": "SAME_UPPER"}))
+add("MaxPool", 8, 10, new=one("MaxPool", 10, "ceil_1d", [F(1, 3, 10)], {"kernel_shape": [3], "strides": [4],
+                                                                      "ceil_mode": 1}, 2))
+add("AveragePool", 11, 19, new=one("AveragePool", 19, "dilations_ceil_pads", [F(1, 1, 10, 10)],
+                                   {"kernel_shape": [3, 2], "dilations": [2, 2], "strides": [2, 3], "ceil_mode": 1,
+                                    "pads": [1, 1, 1, 1]}))
+add("LpPool", 11, 18, old=one("LpPool", 11, "same_lower", [F(1, 2, 7, 6)], {"kernel_shape": [3, 3], "strides": [2, 2],
+                                                                           "auto_pad": "SAME_LOWER"}))
+add("Slice", 10, 11, new=one("Slice", 11, "neg_step_clamp", [F(4, 5, 6), I([100, -2]), I([-100, 0]), I([0, -1]),
+                                                           I([-2, -1])])
+    + one("Slice", 11, "int_max_end", [F(4, 5), I([1]), I([2**63 - 1]), I([0])]))
+add("Split", 13, 18, new=one("Split", 18, "num_outputs_even", [F(2, 6)], {"axis": -1, "num_outputs": 2}, 2)
+    + one("Split", 18, "num_outputs_4_of_10", [F(10)], {"num_outputs": 4}, 4))
+add("Squeeze", 11, 13, old=one("Squeeze", 11, "no_axes_all_ones", [F(1, 1)]))
+add("Unsqueeze", 11, 13, new=one("Unsqueeze", 13, "unsorted_axes", [F(3, 4), I([3, 0, -1])]))
+add("Reshape", 13, 14, old=one("Reshape", 13, "minus_one_zero", [F(2, 3, 4), I([-1, 0, 2])]))
+add("Pad", 2, 11, new=one("Pad", 11, "negative_pads", [F(4, 5), I([-1, 1, 0, -2])]))
+add("Pad", 13, 18, new=one("Pad", 18, "axes_edge", [F(2, 3, 4), I([0, 1, 2, 3]), None, I([0, 2])], {"mode": "edge"}))
+add("Expand", 8, 13, new=one("Expand", 13, "ones_in_shape", [F(2, 1, 6), I([3, 1, 1, 1])]))
+add("GatherND", 11, 12, new=one("GatherND", 12, "batch_dims2", [F(2, 3, 4, 5), I(np.zeros((2, 3, 1, 1)))],
+                                {"batch_dims": 2}))
+add("Gather", 1, 11, new=one("Gather", 11, "scalar_index", [F(3, 4), I(-1)], {"axis": 0}))
+add("Flatten", 9, 11, old=one("Flatten", 9, "axis0", [F(2, 3, 4)], {"axis": 0}))
+add("OneHot", 9, 11, new=one("OneHot", 11, "axis0_scalar_depth", [I([1, 2, 0]), C(np.float32(4)),
+                                                               C(np.array([0, 1], np.int32))], {"axis": 0}))
+add("TopK", 10, 11, new=one("TopK", 11, "k_equals_dim", [F(3, 5), I([5])], {"axis": 1, "sorted": 0}, 2))
+add("Shape", 13, 15, new=one("Shape", 15, "start_only", [F(2, 3, 4)], {"start": -1}))
+
+change("Conv", 1, 11, "auto_pad and default kernel_shape restated",
+       one("Conv", 1, "pads_strides", [F(1, 2, 7, 8), F(4, 2, 3, 3)], {"pads": [1, 1, 1, 1], "strides": [2, 3]}),
+       one("Conv", 11, "same_lower_dilated", [F(1, 2, 7, 8), F(4, 1, 3, 2)], {"auto_pad": "SAME_LOWER", "strides": [2, 2],
+                                                                               "group": 2})
+       + one("Conv", 11, "valid_dilations", [F(1, 2, 9), F(3, 2, 3)], {"auto_pad": "VALID", "dilations": [3]}))
+change("ConvTranspose", 1, 11, "output_shape/auto_pad padding restated (SAME_UPPER puts the extra pad at the end)",
+       one("ConvTranspose", 1, "output_padding", [F(1, 2, 3, 4), F(2, 3, 3, 3)], {"strides": [2, 2],
+                                                                                  "output_padding": [1, 0]}),
+       one("ConvTranspose", 11, "output_shape", [F(1, 2, 3, 4), F(2, 3, 3, 3)], {"strides": [2, 2],
+                                                                                 "output_shape": [8, 9]})
+       + one("ConvTranspose", 11, "same_upper", [F(1, 2, 3, 4), F(2, 2, 2, 3)], {"strides": [3, 2], "group": 2,
+                                                                                 "auto_pad": "SAME_UPPER"})
+       + one("ConvTranspose", 11, "same_lower_output_padding", [F(1, 2, 3, 4), F(2, 1, 4, 4)],
+             {"strides": [3, 3], "auto_pad": "SAME_LOWER", "output_padding": [1, 1]})
+       + one("ConvTranspose", 11, "same_upper_1x1", [F(1, 2, 3, 4), F(2, 1, 1, 1)],
+             {"strides": [3, 3], "auto_pad": "SAME_UPPER"}))
+change("NonZero", 9, 13, "bfloat16",
+       one("NonZero", 9, "constant", [C(np.array([[1, 0, 2], [0, 0, 3]], np.float32))]),
+       one("NonZero", 13, "constant", [C(np.array([[True, False], [True, True]]))]))
+change("Size", 1, 13, "bfloat16", [], one("Size", 13, "size", [F(2, 3, 4)]))
+
+
+def body(nodes, ins, outs):
+    return helper.make_graph(nodes, "body", ins, outs)
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def scan_body():
+    return body([helper.make_node("Add", ["s", "x"], ["s2"]), helper.make_node("Mul", ["x", "x"], ["y"])],
+                [vi("s", TP.FLOAT, [2]), vi("x", TP.FLOAT, [2])], [vi("s2", TP.FLOAT, [2]), vi("y", TP.FLOAT, [2])])
+
+
+def scan8_body():
+    return body([helper.make_node("Add", ["s", "x"], ["s2"]), helper.make_node("Mul", ["x", "x"], ["y"])],
+                [vi("s", TP.FLOAT, [2]), vi("x", TP.FLOAT, [2])], [vi("s2", TP.FLOAT, [2]), vi("y", TP.FLOAT, [2])])
+
+
+change("Scan", 8, 9, "batch dim and sequence_lens removed; scan_input/output axes and directions",
+       one("Scan", 8, "batched", [None, F(3, 2), F(3, 5, 2)], {"body": scan8_body(), "num_scan_inputs": 1}, 2),
+       one("Scan", 9, "unbatched", [F(2), F(5, 2)], {"body": scan_body(), "num_scan_inputs": 1}, 2)
+       + one("Scan", 9, "axes", [F(2), F(2, 5)], {"body": scan_body(), "num_scan_inputs": 1, "scan_input_axes": [1],
+                                                  "scan_output_axes": [1]}, 2))
+change("Scan", 9, 11, "negative scan axes allowed",
+       [], one("Scan", 11, "neg_axes", [F(2), F(2, 5)], {"body": scan_body(), "num_scan_inputs": 1,
+                                                         "scan_input_axes": [-1], "scan_output_axes": [-1]}, 2))
+
+
+def loop_body():
+    return body([helper.make_node("Identity", ["c"], ["c2"]), helper.make_node("Add", ["v", "v"], ["v2"]),
+                 helper.make_node("Unsqueeze" if False else "Identity", ["v"], ["y"])],
+                [vi("i", TP.INT64, []), vi("c", TP.BOOL, []), vi("v", TP.FLOAT, [2])],
+                [vi("c2", TP.BOOL, []), vi("v2", TP.FLOAT, [2]), vi("y", TP.FLOAT, [2])])
+
+
+change("Loop", 1, 11, "M and cond both optional; loop-carried shapes may change",
+       one("Loop", 1, "trip_count", [I(3), C(np.bool_(True)), F(2)], {"body": loop_body()}, 2),
+       one("Loop", 11, "trip_count", [I(4), C(np.bool_(True)), F(2)], {"body": loop_body()}, 2))
+change("Loop", 11, 13, "sequence types in the loop state",
+       [], one("Loop", 13, "trip_count_no_cond", [I(2), None, F(2)], {"body": loop_body()}, 2))
+
+
+def if_branch(shape, fill):
+    t = onnx.numpy_helper.from_array(np.full(shape, fill, np.float32), "k")
+    return body([helper.make_node("Constant", [], ["o"], value=t)], [], [vi("o", TP.FLOAT, None)])
+
+
+change("If", 1, 11, "branches may yield outputs of different shapes",
+       one("If", 1, "same_shapes", [C(np.bool_(True))], {"then_branch": if_branch([2, 3], 1),
+                                                          "else_branch": if_branch([2, 3], 2)}),
+       one("If", 11, "different_shapes_then", [C(np.bool_(True))], {"then_branch": if_branch([2, 3], 1),
+                                                                     "else_branch": if_branch([3], 2)})
+       + one("If", 11, "different_shapes_else", [C(np.bool_(False))], {"then_branch": if_branch([2, 3], 1),
+                                                                         "else_branch": if_branch([3], 2)}))
+
+change("Constant", 9, 11, "sparse_value attribute",
+       one("Constant", 9, "value", [], {"value": onnx.numpy_helper.from_array(np.zeros((2, 3), np.int32), "v")}),
+       one("Constant", 11, "sparse_value", [], {"sparse_value": helper.make_sparse_tensor(
+           onnx.numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "v"),
+           onnx.numpy_helper.from_array(np.array([1, 5], np.int64), "i"), [2, 4])}))
+change("Constant", 11, 12, "value_float(s)/value_int(s)/value_string(s) attributes",
+       [], one("Constant", 12, "value_ints", [], {"value_ints": [1, 2, 3]})
+       + one("Constant", 12, "value_float", [], {"value_float": 0.5})
+       + one("Constant", 12, "value_floats", [], {"value_floats": [0.5, 1.5]})
+       + one("Constant", 12, "value_int", [], {"value_int": 7}))
+change("CastLike", 15, 19, "saturate attribute; float8 types",
+       one("CastLike", 15, "to_int32", [F(2, 3), C(np.zeros([1], np.int32))]),
+       one("CastLike", 19, "to_f16", [F(2, 3), C(np.zeros([], np.float16))]))
+change("GroupNormalization", 18, 21, "scale and bias per channel (were per group); stash_type",
+       one("GroupNormalization", 18, "per_group_scale", [F(2, 4, 3), F(2), F(2)], {"num_groups": 2}),
+       one("GroupNormalization", 21, "per_channel_scale", [F(2, 4, 3), F(4), F(4)], {"num_groups": 2}))
+change("GridSample", 16, 20, "N-D (volumetric) inputs; mode names linear/cubic",
+       one("GridSample", 16, "2d", [F(1, 2, 4, 5), In(RNG.uniform(-1, 1, (1, 3, 6, 2)).astype(np.float32))]),
+       one("GridSample", 20, "3d", [F(1, 2, 3, 4, 5), In(RNG.uniform(-1, 1, (1, 2, 3, 6, 3)).astype(np.float32))],
+           {"mode": "linear"}))
+change("ConstantOfShape", 9, 20, "float8 and bfloat16 values",
+       one("ConstantOfShape", 9, "int32_value", [I([2, 3])],
+           {"value": onnx.numpy_helper.from_array(np.array([4], np.int32), "v")}),
+       one("ConstantOfShape", 20, "default_float", [I([3, 0, 2])]))
+change("MaxUnpool", 9, 11, "output_shape input restated",
+       one("MaxUnpool", 9, "strides", [F(1, 1, 2, 2), I(np.array([[[[0, 3], [8, 11]]]]))],
+           {"kernel_shape": [2, 2], "strides": [2, 2]}),
+       one("MaxUnpool", 11, "output_shape", [F(1, 1, 2, 2), I(np.array([[[[0, 3], [8, 11]]]])), I([1, 1, 5, 5])],
+           {"kernel_shape": [2, 2], "strides": [2, 2]}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Attention", 23, 24): "optional nonpad_kv_seqlen input (masking only, same output shapes)",
     ("Attention", 24, 25): "window attributes (masking only, same output shapes)",
     ("Cast", 23, 24): "round_mode attribute (values only)",
-    ("CastLike", 15, 19): "saturate attribute (values only)",
     ("CastLike", 23, 24): "round_mode attribute (values only)",
-    ("Constant", 9, 11): "sparse_value attribute (covered by the Constant rule tests)",
-    ("Constant", 11, 12): "value_* attributes (covered by the Constant rule tests)",
     ("DequantizeLinear", 19, 21): "block_size attribute (output shape is the input's)",
-    ("GroupNormalization", 18, 21): "stash_type attribute (values only)",
     ("GRU", 3, 7): "output_sequence removed below opset 7 (outputs optional since)",
     ("LSTM", 1, 7): "output_sequence removed below opset 7 (outputs optional since)",
     ("RNN", 1, 7): "output_sequence removed below opset 7 (outputs optional since)",
@@ -532,6 +691,9 @@ def main():
         if (op, a, b) in CHANGES:
             text, old, new = CHANGES[(op, a, b)]
             names = []
+            # The older version also at the last opset that selects it, so that a rule
+            # switching at the wrong opset fails on one side of the change.
+            old = old + [c.at(b - 1) for c in old if c.opset != b - 1]
             for c in old + new:
                 if c.name not in cases:
                     cases[c.name] = c
