@@ -104,7 +104,12 @@ class Case:
                 continue
             name = "x%d" % k
             names.append(name)
-            if isinstance(x, C):
+            if isinstance(x, onnx.TensorProto):  # types numpy lacks (float8)
+                t = onnx.TensorProto()
+                t.CopyFrom(x)
+                t.name = name
+                inits.append(t)
+            elif isinstance(x, C):
                 inits.append(onnx.numpy_helper.from_array(x.data, name))
             else:
                 elem = helper.np_dtype_to_tensor_dtype(x.data.dtype)
@@ -395,7 +400,8 @@ change("Cast", 13, 19, "saturate attribute; float8 types",
        one("Cast", 13, "to_f16", [F(2, 3)], {"to": TP.FLOAT16}),
        one("Cast", 19, "to_f8_saturate", [F(2, 3)], {"to": TP.FLOAT8E4M3FN, "saturate": 0}))
 change("Cast", 6, 9, "string types",
-       one("Cast", 6, "to_int64", [F(2, 3)], {"to": TP.INT64}), one("Cast", 9, "to_bool", [F(2, 3)], {"to": TP.BOOL}))
+       one("Cast", 6, "to_int64", [F(2, 3)], {"to": TP.INT64}), one("Cast", 9, "to_string", [F(2, 3)], {"to": TP.STRING})
+       + one("Cast", 9, "string_to_float", [C(np.array(["1.5", "2"], dtype=object))], {"to": TP.FLOAT}))
 
 change("DepthToSpace", 1, 11, "mode attribute (DCR/CRD)",
        one("DepthToSpace", 1, "dcr", [F(1, 8, 2, 3)], {"blocksize": 2}),
@@ -589,10 +595,53 @@ change("MaxUnpool", 9, 11, "output_shape input restated",
            {"kernel_shape": [2, 2], "strides": [2, 2]}))
 
 
+add("ReduceSum", 11, 13, new=one("ReduceSum", 13, "empty_axes_input_all", [F(2, 3, 4), I(np.zeros([0]))],
+                                 {"keepdims": 1}))
+add("ReduceMean", 13, 18, new=one("ReduceMean", 18, "empty_axes_input_all", [F(2, 3, 4), I(np.zeros([0]))],
+                                  {"keepdims": 0}))
+add("Resize", 11, 13, new=one("Resize", 13, "empty_roi_scales_sizes", [F(1, 2, 3, 4), empty_f(), empty_f(),
+                                                                       I([1, 2, 7, 2])], {"mode": "nearest"}))
+add("Squeeze", 11, 13, new=one("Squeeze", 13, "empty_axes_input", [F(1, 3, 1), I(np.zeros([0]))]))
+add("Dropout", 10, 12, new=one("Dropout", 12, "training_true_mask", [F(2, 3), C(np.float32(0.5)), C(np.bool_(True))],
+                               {"seed": 1}, 2))
+add("BatchNormalization", 7, 9, new=one("BatchNormalization", 9, "all_outputs",
+                                        [F(2, 3, 4), F(3), F(3), F(3), In(np.ones(3, np.float32))], {}, 5))
+add("BatchNormalization", 6, 7, new=one("BatchNormalization", 7, "all_outputs",
+                                        [F(2, 3, 4), F(3), F(3), F(3), In(np.ones(3, np.float32))], {}, 5))
+change("Equal", 13, 19, "string inputs",
+       one("Equal", 13, "int", [In(np.arange(6).reshape(2, 3)), I([1, 2, 3])]),
+       one("Equal", 19, "string", [C(np.array([["a", "b"], ["c", "d"]], dtype=object)),
+                                   C(np.array(["a", "d"], dtype=object))]))
+F8_ZERO = helper.make_tensor("z", TP.FLOAT8E4M3FN, [], [0.0])
+change("QuantizeLinear", 13, 19, "float8 outputs (zero point's type); saturate",
+       one("QuantizeLinear", 13, "int8_zero_point", [F(2, 3), C(np.float32(0.1)), C(np.int8(1))]),
+       one("QuantizeLinear", 19, "float8_zero_point", [F(2, 3), C(np.float32(0.1)), F8_ZERO]))
+add("QuantizeLinear", 19, 21, new=one("QuantizeLinear", 21, "block_size",
+                                      [F(2, 4), C(np.full((2, 2), 0.1, np.float32)), C(np.zeros((2, 2), np.uint8))],
+                                      {"axis": 1, "block_size": 2}))
+change("DequantizeLinear", 13, 19, "float8 inputs; float16/bfloat16 scales (output takes the scale's type)",
+       one("DequantizeLinear", 13, "int32", [In(np.arange(6, dtype=np.int32).reshape(2, 3)), C(np.float32(0.1))]),
+       one("DequantizeLinear", 19, "f16_scale", [In(np.arange(6, dtype=np.int8).reshape(2, 3)),
+                                                 C(np.float16(0.1))]))
+add("DequantizeLinear", 21, 23, old=one("DequantizeLinear", 21, "block_size",
+                                        [In(np.arange(8, dtype=np.int8).reshape(2, 4)),
+                                         C(np.full((2, 2), 0.1, np.float32))], {"axis": 1, "block_size": 2}))
+
+
+change("Attention", 23, 24, "optional nonpad_kv_seqlen input",
+       one("Attention", 23, "past_4d", [F(2, 4, 3, 8), F(2, 2, 5, 8), F(2, 2, 5, 6), None, F(2, 2, 4, 8),
+                                         F(2, 2, 4, 6)], {}, 3),
+       one("Attention", 24, "nonpad_kv_seqlen_3d", [F(2, 3, 16), F(2, 5, 8), F(2, 5, 12), None, None, None,
+                                                    I([5, 3])], {"q_num_heads": 4, "kv_num_heads": 2}, 1))
+change("Attention", 24, 25, "left/right window sizes",
+       one("Attention", 24, "qk_matmul_output", [F(2, 4, 3, 8), F(2, 4, 5, 8), F(2, 4, 5, 6)], {"qk_matmul_output_mode": 1},
+           [True, False, False, True]),
+       one("Attention", 25, "window", [F(2, 4, 3, 8), F(2, 4, 5, 8), F(2, 4, 5, 6)],
+           {"left_window_size": 2, "right_window_size": 0}, 1))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
-    ("Attention", 23, 24): "optional nonpad_kv_seqlen input (masking only, same output shapes)",
-    ("Attention", 24, 25): "window attributes (masking only, same output shapes)",
     ("Cast", 23, 24): "round_mode attribute (values only)",
     ("CastLike", 23, 24): "round_mode attribute (values only)",
     ("DequantizeLinear", 19, 21): "block_size attribute (output shape is the input's)",

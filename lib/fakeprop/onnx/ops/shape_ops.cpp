@@ -395,6 +395,9 @@ void squeeze_rule(OpContext& ctx) {
     return;
   }
   auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
+  // An empty axes list (attribute before 13, input since) counts as none:
+  // ORT drops every dim of 1 (libonnx's inference keeps them).
+  if (axes && axes->empty()) axes.reset();
   std::vector<bool> drop(in.size(), false);
   if (axes) {
     for (int64_t a : normalize_axes(ctx, *axes, rank)) {
