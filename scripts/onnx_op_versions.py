@@ -15,7 +15,8 @@ instead, with a note saying so.
 
 Writes, under --out (default testdata/onnx/op_versions):
   CASE.onnx       one model per case (constant inputs are initializers)
-  expected.json   {"onnx", "onnxruntime", "cases": {CASE: {op, since_version, opset, oracle, [note], outputs}}}
+  expected.json   {"onnx", "onnxruntime", "cases": {CASE: {op, since_version, opset, oracle, [note],
+                  [data_dependent], outputs}}}
   changes.tsv     op, from_version, to_version, change, cases (or "skipped: reason")
 
 Run with the oracle venv:
@@ -640,6 +641,15 @@ change("Attention", 24, 25, "left/right window sizes",
            {"left_window_size": 2, "right_window_size": 0}, 1))
 
 
+NMS_BOXES = C(np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 3, 1, 4], [0, 5, 1, 6]]], np.float32))
+NMS_SCORES = C(np.array([[[0.9, 0.8, 0.7, 0.1]]], np.float32))
+change("NonMaxSuppression", 10, 11, "center_point_box and boxes restated",
+       one("NonMaxSuppression", 10, "constant", [NMS_BOXES, NMS_SCORES, I([3]), C(np.array([0.5], np.float32))]),
+       one("NonMaxSuppression", 11, "constant_threshold", [NMS_BOXES, NMS_SCORES, I([4]),
+                                                           C(np.array([0.5], np.float32)),
+                                                           C(np.array([0.2], np.float32))]))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",
@@ -662,6 +672,11 @@ SKIP = {
 
 
 # ---- oracle -------------------------------------------------------------
+# Ops whose output sizes come from tensor contents that fakeprop does not
+# compute: such a dim passes as an unbacked symbol whose range holds ORT's size.
+DATA_DEPENDENT = {"NonMaxSuppression": "the number of boxes kept depends on the scores and overlaps"}
+
+
 def dtype_entry(elem):
     """{"dtype": "float8e4m3fn", "elem_type": 17}: TensorProto's name (lower case) and code."""
     return {"dtype": TP.DataType.Name(elem).lower(), "elem_type": elem}
@@ -678,6 +693,8 @@ def run_case(case, out_dir):
     with open(os.path.join(out_dir, case.name + ".onnx"), "wb") as f:
         f.write(data)
     rec = {"op": case.op, "since_version": case.ver, "opset": opset, "model": case.name + ".onnx"}
+    if case.op in DATA_DEPENDENT:
+        rec["data_dependent"] = DATA_DEPENDENT[case.op]
     ort_error = None
     if opset >= 7:
         try:
