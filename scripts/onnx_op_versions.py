@@ -57,6 +57,11 @@ def F(*shape, dtype=np.float32):
     return In(RNG.standard_normal(shape).astype(dtype))
 
 
+def W(*shape):
+    """A weight: an initializer, as in real models."""
+    return C(RNG.standard_normal(shape).astype(np.float32))
+
+
 def I(data, dtype=np.int64):
     return C(np.asarray(data, dtype=dtype))
 
@@ -489,20 +494,20 @@ add("TopK", 10, 11, new=one("TopK", 11, "k_equals_dim", [F(3, 5), I([5])], {"axi
 add("Shape", 13, 15, new=one("Shape", 15, "start_only", [F(2, 3, 4)], {"start": -1}))
 
 change("Conv", 1, 11, "auto_pad and default kernel_shape restated",
-       one("Conv", 1, "pads_strides", [F(1, 2, 7, 8), F(4, 2, 3, 3)], {"pads": [1, 1, 1, 1], "strides": [2, 3]}),
-       one("Conv", 11, "same_lower_dilated", [F(1, 2, 7, 8), F(4, 1, 3, 2)], {"auto_pad": "SAME_LOWER", "strides": [2, 2],
+       one("Conv", 1, "pads_strides", [F(1, 2, 7, 8), W(4, 2, 3, 3)], {"pads": [1, 1, 1, 1], "strides": [2, 3]}),
+       one("Conv", 11, "same_lower_dilated", [F(1, 2, 7, 8), W(4, 1, 3, 2)], {"auto_pad": "SAME_LOWER", "strides": [2, 2],
                                                                                "group": 2})
-       + one("Conv", 11, "valid_dilations", [F(1, 2, 9), F(3, 2, 3)], {"auto_pad": "VALID", "dilations": [3]}))
+       + one("Conv", 11, "valid_dilations", [F(1, 2, 9), W(3, 2, 3)], {"auto_pad": "VALID", "dilations": [3]}))
 change("ConvTranspose", 1, 11, "output_shape/auto_pad padding restated (SAME_UPPER puts the extra pad at the end)",
-       one("ConvTranspose", 1, "output_padding", [F(1, 2, 3, 4), F(2, 3, 3, 3)], {"strides": [2, 2],
+       one("ConvTranspose", 1, "output_padding", [F(1, 2, 3, 4), W(2, 3, 3, 3)], {"strides": [2, 2],
                                                                                   "output_padding": [1, 0]}),
-       one("ConvTranspose", 11, "output_shape", [F(1, 2, 3, 4), F(2, 3, 3, 3)], {"strides": [2, 2],
+       one("ConvTranspose", 11, "output_shape", [F(1, 2, 3, 4), W(2, 3, 3, 3)], {"strides": [2, 2],
                                                                                  "output_shape": [8, 9]})
-       + one("ConvTranspose", 11, "same_upper", [F(1, 2, 3, 4), F(2, 2, 2, 3)], {"strides": [3, 2], "group": 2,
+       + one("ConvTranspose", 11, "same_upper", [F(1, 2, 3, 4), W(2, 2, 2, 3)], {"strides": [3, 2], "group": 2,
                                                                                  "auto_pad": "SAME_UPPER"})
-       + one("ConvTranspose", 11, "same_lower_output_padding", [F(1, 2, 3, 4), F(2, 1, 4, 4)],
+       + one("ConvTranspose", 11, "same_lower_output_padding", [F(1, 2, 3, 4), W(2, 1, 4, 4)],
              {"strides": [3, 3], "auto_pad": "SAME_LOWER", "output_padding": [1, 1]})
-       + one("ConvTranspose", 11, "same_upper_1x1", [F(1, 2, 3, 4), F(2, 1, 1, 1)],
+       + one("ConvTranspose", 11, "same_upper_1x1", [F(1, 2, 3, 4), W(2, 1, 1, 1)],
              {"strides": [3, 3], "auto_pad": "SAME_UPPER"}))
 change("NonZero", 9, 13, "bfloat16",
        one("NonZero", 9, "constant", [C(np.array([[1, 0, 2], [0, 0, 3]], np.float32))]),
@@ -648,6 +653,17 @@ change("NonMaxSuppression", 10, 11, "center_point_box and boxes restated",
        one("NonMaxSuppression", 11, "constant_threshold", [NMS_BOXES, NMS_SCORES, I([4]),
                                                            C(np.array([0.5], np.float32)),
                                                            C(np.array([0.2], np.float32))]))
+
+
+change("LpPool", 2, 11, "auto_pad output sizes restated",
+       one("LpPool", 2, "pads_p1", [F(1, 2, 7, 6)], {"kernel_shape": [3, 2], "pads": [1, 0, 1, 0], "p": 1}),
+       one("LpPool", 11, "same_upper", [F(1, 2, 7, 6)], {"kernel_shape": [3, 2], "strides": [2, 2],
+                                                         "auto_pad": "SAME_UPPER"}))
+change("NegativeLogLikelihoodLoss", 12, 13, "float16/double restated; ignore_index",
+       one("NegativeLogLikelihoodLoss", 12, "reduction_none", [F(2, 3, 4), I([[0, 1, 2, 1], [2, 2, 0, 0]])],
+           {"reduction": "none"}),
+       one("NegativeLogLikelihoodLoss", 13, "mean_weights_ignore", [F(2, 3, 4), I([[0, 1, 2, 1], [2, 2, 0, 0]]),
+                                                                    F(3)], {"ignore_index": 1}))
 
 
 # Hand-written skip reasons for structural changes that have no case here.
