@@ -666,6 +666,26 @@ change("NegativeLogLikelihoodLoss", 12, 13, "float16/double restated; ignore_ind
                                                                     F(3)], {"ignore_index": 1}))
 
 
+# Edge sizes at the newer versions.
+add("Flatten", 9, 11, new=one("Flatten", 11, "axis_rank", [F(2, 3, 4)], {"axis": 3}))
+add("Upsample", 7, 9, new=one("Upsample", 9, "downsample", [F(1, 1, 5, 7), C(np.array([1, 1, 0.5, 0.4], np.float32))]))
+add("Shape", 13, 15, new=one("Shape", 15, "start_rank", [F(2, 3, 4)], {"start": 3}))
+add("TopK", 10, 11, new=one("TopK", 11, "k_zero", [F(3, 5), I([0])], {}, 2))
+add("ArgMax", 11, 12, new=one("ArgMax", 12, "rank1_keepdims0", [F(5)], {"keepdims": 0, "select_last_index": 1}))
+add("Expand", 8, 13, new=one("Expand", 13, "zero_size", [F(1, 3), I([0, 3])]))
+add("Tile", 6, 13, new=one("Tile", 13, "zero_repeat", [F(2, 3), I([0, 2])]))
+add("OneHot", 9, 11, new=one("OneHot", 11, "float_depth", [I([1, 2]), C(np.float32(4.7)),
+                                                         C(np.array([0, 1], np.float32))], {}))
+add("ScatterND", 16, 18, new=one("ScatterND", 18, "reduction_min_slices", [F(3, 4, 2), I([[0], [2]]), F(2, 4, 2)],
+                                 {"reduction": "min"}))
+add("ReduceMean", 13, 18, new=one("ReduceMean", 18, "noop_with_axes", [F(2, 3, 4), I([1])],
+                                  {"noop_with_empty_axes": 1}))
+add("Pad", 13, 18, new=one("Pad", 18, "neg_axes_reflect", [F(2, 3, 4), I([1, 2, 1, 0]), None, I([-2, -1])],
+                           {"mode": "reflect"}))
+add("CumSum", 11, 14, new=one("CumSum", 14, "exclusive", [F(3, 4), I([0], np.int32)], {"exclusive": 1}))
+add("Concat", 4, 11, new=one("Concat", 11, "single_input", [F(2, 3)], {"axis": -2}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",
