@@ -686,6 +686,17 @@ add("CumSum", 11, 14, new=one("CumSum", 14, "exclusive", [F(3, 4), I([0], np.int
 add("Concat", 4, 11, new=one("Concat", 11, "single_input", [F(2, 3)], {"axis": -2}))
 
 
+# SAME padding with dilations: ORT pads for the undilated kernel (all three pools alike).
+add("MaxPool", 11, 12, new=one("MaxPool", 12, "same_upper_dilated", [F(1, 1, 9, 8)],
+                               {"kernel_shape": [3, 2], "strides": [2, 3], "dilations": [2, 3],
+                                "auto_pad": "SAME_UPPER"}, 2))
+add("AveragePool", 11, 19, new=one("AveragePool", 19, "same_lower_dilated", [F(1, 1, 10, 11)],
+                                   {"kernel_shape": [3, 3], "dilations": [2, 2], "auto_pad": "SAME_LOWER"}))
+add("LpPool", 11, 18, new=one("LpPool", 18, "same_upper_dilated", [F(1, 1, 9, 8)],
+                              {"kernel_shape": [3, 2], "strides": [2, 3], "dilations": [2, 3],
+                               "auto_pad": "SAME_UPPER"}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",
