@@ -697,6 +697,16 @@ add("LpPool", 11, 18, new=one("LpPool", 18, "same_upper_dilated", [F(1, 1, 9, 8)
                                "auto_pad": "SAME_UPPER"}))
 
 
+add("AveragePool", 7, 10, new=one("AveragePool", 10, "valid_ceil", [F(1, 1, 8, 9)],
+                                  {"kernel_shape": [3, 2], "strides": [2, 2], "auto_pad": "VALID", "ceil_mode": 1}))
+add("MaxPool", 8, 10, new=one("MaxPool", 10, "same_ceil", [F(1, 1, 9, 7)],
+                              {"kernel_shape": [3, 2], "strides": [2, 3], "auto_pad": "SAME_UPPER", "ceil_mode": 1}))
+add("Split", 11, 13, new=one("Split", 13, "zero_chunk", [F(2, 6), I([0, 6])], {"axis": 1}, 2))
+add("Split", 13, 18, new=one("Split", 18, "empty_last_chunk", [F(4, 4)], {"axis": 0, "num_outputs": 3}, 3)
+    + one("Split", 18, "more_outputs_than_size", [F(2, 5)], {"axis": 0, "num_outputs": 3}, 3))
+add("DFT", 17, 20, new=one("DFT", 20, "dft_length_inverse", [F(2, 5, 2), I(8), I(1)], {"inverse": 1}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",
