@@ -629,7 +629,11 @@ change("DequantizeLinear", 13, 19, "float8 inputs; float16/bfloat16 scales (outp
        one("DequantizeLinear", 13, "int32", [In(np.arange(6, dtype=np.int32).reshape(2, 3)), C(np.float32(0.1))]),
        one("DequantizeLinear", 19, "f16_scale", [In(np.arange(6, dtype=np.int8).reshape(2, 3)),
                                                  C(np.float16(0.1))]))
-add("DequantizeLinear", 21, 23, old=one("DequantizeLinear", 21, "block_size",
+change("DequantizeLinear", 19, 21, "block_size attribute (blocked scales)", [], [])
+add("DequantizeLinear", 19, 21, old=one("DequantizeLinear", 19, "per_axis_f16",
+                                        [In(np.arange(6, dtype=np.int8).reshape(2, 3)),
+                                         C(np.array([0.1, 0.2, 0.3], np.float16))], {"axis": 1}),
+    new=one("DequantizeLinear", 21, "block_size",
                                         [In(np.arange(8, dtype=np.int8).reshape(2, 4)),
                                          C(np.full((2, 2), 0.1, np.float32))], {"axis": 1, "block_size": 2}))
 
@@ -707,24 +711,30 @@ add("Split", 13, 18, new=one("Split", 18, "empty_last_chunk", [F(4, 4)], {"axis"
 add("DFT", 17, 20, new=one("DFT", 20, "dft_length_inverse", [F(2, 5, 2), I(8), I(1)], {"inverse": 1}))
 
 
+for op, frm in (("GRU", 3), ("LSTM", 1), ("RNN", 1)):
+    gates = {"GRU": 3, "LSTM": 4, "RNN": 1}[op]
+    change(op, frm, 7, "output_sequence attribute removed (outputs optional)",
+           one(op, frm, "output_sequence", [F(5, 2, 3), F(1, gates * 4, 3), F(1, gates * 4, 4)],
+               {"hidden_size": 4, "output_sequence": 1}, 2),
+           one(op, 7, "y_h_only", [F(5, 2, 3), F(1, gates * 4, 3), F(1, gates * 4, 4)], {"hidden_size": 4},
+               [False, True]))
+change("Dropout", 6, 7, "is_test attribute removed",
+       one("Dropout", 6, "is_test", [F(2, 3)], {"is_test": 1}), one("Dropout", 7, "y_only", [F(2, 3)], {}))
+change("AveragePool", 1, 7, "count_include_pad attribute",
+       one("AveragePool", 1, "pads", [F(1, 2, 7, 7)], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+       one("AveragePool", 7, "count_include_pad", [F(1, 2, 7, 7)], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                                                    "count_include_pad": 1}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",
     ("CastLike", 23, 24): "round_mode attribute (values only)",
-    ("DequantizeLinear", 19, 21): "block_size attribute (output shape is the input's)",
-    ("GRU", 3, 7): "output_sequence removed below opset 7 (outputs optional since)",
-    ("LSTM", 1, 7): "output_sequence removed below opset 7 (outputs optional since)",
-    ("RNN", 1, 7): "output_sequence removed below opset 7 (outputs optional since)",
     ("OptionalHasElement", 15, 18): "input optional (no shape change: output is a bool scalar)",
-    ("QuantizeLinear", 13, 19): "saturate attribute (values only)",
     ("QuantizeLinear", 21, 23): "precision attribute (values only)",
     ("RoiAlign", 10, 16): "coordinate_transformation_mode attribute (values only)",
     ("SpaceToDepth", 13, 28): "mode attribute (element order only, same shape)",
-    ("Dropout", 6, 7): "is_test removed (Dropout-7's mask output is covered by 7 -> 10)",
     ("Upsample", 1, 7): "height_scale/width_scale -> scales (Upsample-7 covered by 7 -> 9)",
-    ("AveragePool", 1, 7): "count_include_pad attribute (values only)",
-    ("Scan", 8, 9): "batch dim and sequence_lens removed; scan axes/directions (needs subgraphs; "
-                    "covered by control_flow_test)",
 }
 
 
