@@ -726,14 +726,24 @@ change("AveragePool", 1, 7, "count_include_pad attribute",
                                                                     "count_include_pad": 1}))
 
 
+ROIS = C(np.array([[0, 0, 3, 3], [1, 1, 4, 5]], np.float32))
+change("RoiAlign", 10, 16, "coordinate_transformation_mode attribute",
+       one("RoiAlign", 10, "basic", [F(2, 3, 6, 6), ROIS, I([0, 1])], {"output_height": 2, "output_width": 3}),
+       one("RoiAlign", 16, "half_pixel_max", [F(2, 3, 6, 6), ROIS, I([0, 1])],
+           {"output_height": 4, "output_width": 1, "mode": "max", "coordinate_transformation_mode": "half_pixel"}))
+change("SpaceToDepth", 13, 28, "mode attribute (DCR/CRD)",
+       one("SpaceToDepth", 13, "blocksize2", [F(1, 2, 4, 6)], {"blocksize": 2}),
+       one("SpaceToDepth", 28, "crd", [F(1, 2, 4, 6)], {"blocksize": 2, "mode": "CRD"}))
+change("QuantizeLinear", 21, 23, "precision attribute",
+       [], one("QuantizeLinear", 23, "precision_int8", [F(2, 4), C(np.float32(0.5))],
+               {"output_dtype": TP.INT8, "precision": TP.FLOAT}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",
     ("CastLike", 23, 24): "round_mode attribute (values only)",
     ("OptionalHasElement", 15, 18): "input optional (no shape change: output is a bool scalar)",
-    ("QuantizeLinear", 21, 23): "precision attribute (values only)",
-    ("RoiAlign", 10, 16): "coordinate_transformation_mode attribute (values only)",
-    ("SpaceToDepth", 13, 28): "mode attribute (element order only, same shape)",
     ("Upsample", 1, 7): "height_scale/width_scale -> scales (Upsample-7 covered by 7 -> 9)",
 }
 
