@@ -6,12 +6,12 @@ since_versions of an op whose newer one is >= 7, PRelu 6 -> 7 included) from
 onnx.defs.get_all_schemas_with_history(), and for each change that alters
 output shapes or types, or moves an attribute to an input, builds small
 single-node models at the newer version AND at the older one exercising it.
-The older version's models are built at its own opset and again at the last
-opset that still selects it (to_version - 1, named ..._opsetN_...), so a rule
-that switches at the wrong opset fails on one side. Each model runs on ONNX Runtime's CPU provider with concrete inputs; every
-output's real shape and dtype goes to expected.json. A version ORT cannot run
-(below opset 7, or a kernel it lacks) is recorded from onnx.shape_inference
-instead, with a note saying so.
+Each model is built at its version's own opset and again at the last opset
+that still selects it (named ..._opsetN_...), so a rule that switches at the
+wrong opset fails on one side. Each model runs on ONNX Runtime's CPU provider
+with concrete inputs; every output's real shape and dtype goes to expected.json. A version ORT cannot run
+(below opset 7, or a case listed in ORT_CANNOT) is recorded from
+onnx.shape_inference instead, with a note saying so.
 
 Writes, under --out (default testdata/onnx/op_versions):
   CASE.onnx       one model per case (constant inputs are initializers)
@@ -20,13 +20,14 @@ Writes, under --out (default testdata/onnx/op_versions):
   changes.tsv     op, from_version, to_version, change, cases (or "skipped: reason")
 
 Run with the oracle venv:
-  /work/main/.venv-oracle/bin/python scripts/onnx_op_versions.py
+  .venv-oracle/bin/python scripts/onnx_op_versions.py
 The lib/fakeprop/onnx/ops/op_versions_test.cpp gtest runs fakeprop on every case.
 """
 import argparse
 import collections
 import json
 import os
+import re
 
 import numpy as np
 import onnx
@@ -80,6 +81,12 @@ for _s in onnx.defs.get_all_schemas_with_history():
 def selected_version(op, opset):
     vs = [v for v in SCHEMAS[op] if v <= opset]
     return max(vs) if vs else None
+
+
+def last_selecting(op, ver):
+    """The newest opset import that still selects version `ver` of op."""
+    later = [v for v in SCHEMAS[op] if v > ver]
+    return min(later) - 1 if later else onnx.defs.onnx_opset_version()
 
 
 def model_opset(op, ver):
@@ -793,9 +800,10 @@ def run_case(case, out_dir):
                               for o, r in zip(sess.get_outputs(), res)]
             return rec
         except Exception as e:  # a kernel ORT lacks
-            if case.name not in ORT_CANNOT:
+            key = re.sub(r"_opset\d+_", "_", case.name)  # the case at any opset
+            if key not in ORT_CANNOT:
                 raise RuntimeError("%s: ORT fails (list it in ORT_CANNOT if it cannot run it): %s" % (case.name, e))
-            ort_error = ORT_CANNOT[case.name]
+            ort_error = ORT_CANNOT[key]
     inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
     outs = []
     for vi in inferred.graph.output:
@@ -848,6 +856,11 @@ def main():
             # The older version also at the last opset that selects it, so that a rule
             # switching at the wrong opset fails on one side of the change.
             old = old + [c.at(b - 1) for c in old if c.opset != b - 1]
+            # The newer version also at the last opset that selects it (the next
+            # version's opset - 1, or the newest opset), for a rule that switches
+            # again where the schema does not.
+            last = last_selecting(op, b)
+            new = new + [c.at(last) for c in new if c.opset != last]
             for c in old + new:
                 if c.name not in cases:
                     cases[c.name] = c
