@@ -746,6 +746,13 @@ change("QuantizeLinear", 21, 23, "precision attribute",
                {"output_dtype": TP.INT8, "precision": TP.FLOAT}))
 
 
+# Known (folded) data under the legacy broadcast: the fold must not read B numpy-style.
+for op in ("Add", "Equal"):
+    add(op, 6 if op == "Add" else 1, 7, old=one(op, 6 if op == "Add" else 1, "legacy_broadcast_constants",
+                                               [I(np.arange(24).reshape(2, 3, 4)), I(np.arange(3))],
+                                               {"broadcast": 1, "axis": 1}))
+
+
 # Hand-written skip reasons for structural changes that have no case here.
 SKIP = {
     ("Cast", 23, 24): "round_mode attribute (values only)",

@@ -454,8 +454,10 @@ ExprRef integral_e(std::span<const ExprRef> a) {
 // contiguous run of A's dims starting at `axis` (default: A's last dims), a B
 // dim of 1 standing for any, and the output took A's shape; broadcast=0
 // wanted equal shapes.
+bool legacy_broadcast(const OpContext& ctx) { return ctx.opset() < 7 && ctx.attr_int("broadcast", 0) != 0; }
+
 SymShape binary_shape(OpContext& ctx) {
-  if (ctx.opset() >= 7 || ctx.attr_int("broadcast", 0) == 0) return broadcast_inputs(ctx, {0, 1});
+  if (!legacy_broadcast(ctx)) return broadcast_inputs(ctx, {0, 1});
   const SymShape& a = ctx.shape(0);
   const SymShape& b = ctx.shape(1);
   const auto ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());
@@ -479,6 +481,7 @@ SymShape binary_shape(OpContext& ctx) {
 template <IntFold ifn, FloatFold ffn, ExprFold efn = nullptr>
 void binary(OpContext& ctx) {
   SymShape out = binary_shape(ctx);
+  if (legacy_broadcast(ctx)) return emit(ctx, 0, ctx.dtype(0), std::move(out), std::nullopt);  // no numpy-style folds
   fold_into(ctx, {0, 1}, ctx.dtype(0), ctx.dtype(0), std::move(out), ifn, ffn, efn);
 }
 
@@ -550,6 +553,7 @@ std::optional<SymInt> bitwise_i(OpContext&, std::span<const SymInt> a) {
 template <BitOp op>
 void logical_rule(OpContext& ctx) {
   SymShape out = binary_shape(ctx);
+  if (legacy_broadcast(ctx)) return emit(ctx, 0, DType::Bool, std::move(out), std::nullopt);
   fold_into(ctx, {0, 1}, ctx.dtype(0), DType::Bool, std::move(out), bitwise_i<op>, nullptr);
 }
 
@@ -564,6 +568,7 @@ enum class Cmp { Eq, Lt, Gt, Le, Ge };
 template <Cmp op>
 void compare_rule(OpContext& ctx) {
   SymShape out = binary_shape(ctx);
+  if (legacy_broadcast(ctx)) return emit(ctx, 0, DType::Bool, std::move(out), std::nullopt);
   std::optional<std::vector<SymInt>> r;
   if (is_floating(ctx.dtype(0)) || is_floating(ctx.dtype(1))) {
     r = fold_elems<double, SymInt>(ctx, {0, 1}, out, [](std::span<const double> a) -> std::optional<SymInt> {
