@@ -117,8 +117,13 @@ SymShape transpose_output_sizes(OpContext& ctx, std::span<const SymInt> in, cons
     if (output_padding[i] < 0)
       ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " output_padding must not be negative, got " +
                                                 list_text(output_padding));
-    const SymInt size = w.same_padding() ? in[i] * w.strides[i]
-                                         : transposed_window_size(in[i], window_dim(w, i), output_padding[i]);
+    // SAME: in * stride, as far as non-negative pads reach. Unpadded, the
+    // output is stride*(in-1) + reach; ORT pads max(0, that - in*stride), so
+    // a reach below the stride leaves the unpadded size.
+    const int64_t reach = output_padding[i] + w.effective_kernel(i);
+    const SymInt size = !w.same_padding() ? transposed_window_size(in[i], window_dim(w, i), output_padding[i])
+                        : reach >= w.strides[i] ? in[i] * w.strides[i]
+                                                : (in[i] - 1) * w.strides[i] + reach;
     out.push_back(require_nonempty(ctx, size, in[i], i));
   }
   return out;

@@ -173,7 +173,7 @@ void compress_rule(OpContext& ctx) {
     for (size_t i = 0; i < c->size(); ++i)
       if (c->nonzero(i)) picked.push_back(static_cast<int64_t>(i));
     const int64_t last = picked.empty() ? -1 : picked.back();
-    if (known_true(ctx, sym_gt(n, last))) {
+    if (guard_or_false(ctx, sym_gt(n, last), "Compress: the known condition fits the dim")) {
       u = static_cast<int64_t>(picked.size());
       selected = std::move(picked);
     } else if (n.is_static()) {

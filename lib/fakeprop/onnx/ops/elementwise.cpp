@@ -325,10 +325,19 @@ void softmax_rule(OpContext& ctx) {
   same_as_input(ctx);
 }
 
-// PRelu: slope broadcasts unidirectionally to X (opset 7+).
+// PRelu: slope broadcasts unidirectionally to X (opset 7+). Before 7 a 1-D
+// slope of X's channel count applies per channel (dim 1), and any other
+// slope matches X's shape or is a single element.
 void prelu_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& slope = ctx.shape(1);
+  if (ctx.opset() < 7 && slope.size() == 1 && x.size() >= 2 && !known_true(ctx, sym_eq(slope[0], 1)) &&
+      !known_true(ctx, sym_eq(slope[0], x.back()))) {
+    require(ctx, sym_eq(slope[0], x[1]), "PRelu-6: a 1-D slope has X's channel count", ErrorKind::ShapeMismatch,
+            "PRelu slope " + shape_to_string(slope) + " is not per channel of X " + shape_to_string(x));
+    same_as_input(ctx);
+    return;
+  }
   if (slope.size() > x.size())
     ctx.fail(ErrorKind::ShapeMismatch, "PRelu slope " + shape_to_string(slope) + " does not broadcast to X " +
                                            shape_to_string(x));
@@ -439,10 +448,40 @@ ExprRef integral_e(std::span<const ExprRef> a) {
   return to_float(to_int(a[0]));
 }
 
+// The output shape of a two-input elementwise op. From opset 7 A and B
+// broadcast multidirectionally. Before (Add/Sub/Mul/Div 1 and 6,
+// Pow/And/Or/Xor/Equal/Greater/Less 1) broadcast=1 matched B against a
+// contiguous run of A's dims starting at `axis` (default: A's last dims), a B
+// dim of 1 standing for any, and the output took A's shape; broadcast=0
+// wanted equal shapes.
+bool legacy_broadcast(const OpContext& ctx) { return ctx.opset() < 7 && ctx.attr_int("broadcast", 0) != 0; }
+
+SymShape binary_shape(OpContext& ctx) {
+  if (!legacy_broadcast(ctx)) return broadcast_inputs(ctx, {0, 1});
+  const SymShape& a = ctx.shape(0);
+  const SymShape& b = ctx.shape(1);
+  const auto ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());
+  int64_t axis = ctx.has_attr("axis") ? ctx.attr_int("axis", 0) : ra - rb;
+  if (axis < 0) axis += ra;
+  if (rb > ra || axis < 0 || axis + rb > ra)
+    ctx.fail(ErrorKind::ShapeMismatch, ctx.op_type() + "-" + std::to_string(ctx.opset()) + ": B " +
+                                           shape_to_string(b) + " is not a run of A " + shape_to_string(a) +
+                                           " at axis " + std::to_string(axis));
+  for (int64_t k = 0; k < rb; ++k) {
+    const SymInt& d = b[static_cast<size_t>(k)];
+    if (known_true(ctx, sym_eq(d, 1))) continue;
+    require(ctx, sym_eq(d, a[static_cast<size_t>(axis + k)]), "legacy broadcast: B's dim equals A's or is 1",
+            ErrorKind::ShapeMismatch, "B " + shape_to_string(b) + " does not match A " + shape_to_string(a) +
+                                          " at axis " + std::to_string(axis));
+  }
+  return a;
+}
+
 // Binary op: broadcast A and B, dtype of A.
 template <IntFold ifn, FloatFold ffn, ExprFold efn = nullptr>
 void binary(OpContext& ctx) {
-  SymShape out = broadcast_inputs(ctx, {0, 1});
+  SymShape out = binary_shape(ctx);
+  if (legacy_broadcast(ctx)) return emit(ctx, 0, ctx.dtype(0), std::move(out), std::nullopt);  // no numpy-style folds
   fold_into(ctx, {0, 1}, ctx.dtype(0), ctx.dtype(0), std::move(out), ifn, ffn, efn);
 }
 
@@ -513,7 +552,8 @@ std::optional<SymInt> bitwise_i(OpContext&, std::span<const SymInt> a) {
 
 template <BitOp op>
 void logical_rule(OpContext& ctx) {
-  SymShape out = broadcast_inputs(ctx, {0, 1});
+  SymShape out = binary_shape(ctx);
+  if (legacy_broadcast(ctx)) return emit(ctx, 0, DType::Bool, std::move(out), std::nullopt);
   fold_into(ctx, {0, 1}, ctx.dtype(0), DType::Bool, std::move(out), bitwise_i<op>, nullptr);
 }
 
@@ -527,7 +567,8 @@ enum class Cmp { Eq, Lt, Gt, Le, Ge };
 
 template <Cmp op>
 void compare_rule(OpContext& ctx) {
-  SymShape out = broadcast_inputs(ctx, {0, 1});
+  SymShape out = binary_shape(ctx);
+  if (legacy_broadcast(ctx)) return emit(ctx, 0, DType::Bool, std::move(out), std::nullopt);
   std::optional<std::vector<SymInt>> r;
   if (is_floating(ctx.dtype(0)) || is_floating(ctx.dtype(1))) {
     r = fold_elems<double, SymInt>(ctx, {0, 1}, out, [](std::span<const double> a) -> std::optional<SymInt> {

@@ -293,6 +293,20 @@ void pool(OpContext& ctx, const PoolFeatures& f) {
   const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), dilations, ceil_mode);
   SymShape out = {x[0], x[1]};
   SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
+  if (attrs.same_padding()) {
+    // SAME with dilations (MaxPool 10+, LpPool 18+, AveragePool 19+): ORT
+    // pads as if the kernel were undilated, (ceil(in/s) - 1)*s + k - in, and
+    // then slides the dilated one, so the output is ceil(in/s) less
+    // ceil((k-1)*(d-1)/s), not the ceil(in/s) of the schema and libonnx.
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const int64_t s = attrs.strides[i], lost = (attrs.kernel[i] - 1) * (attrs.dilations[i] - 1);
+      if (lost == 0) continue;
+      sizes[i] = sizes[i] - (lost + s - 1) / s;
+      if (sizes[i].is_static() && sizes[i].value() < 1)
+        ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + ": SAME padding with dilations leaves spatial dim " +
+                                              std::to_string(i) + " empty");
+    }
+  }
   out.insert(out.end(), sizes.begin(), sizes.end());
   simplify_all(ctx, out);
   if (ctx.wants_output(1)) {

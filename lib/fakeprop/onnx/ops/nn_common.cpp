@@ -164,10 +164,40 @@ void keep_aspect_ratio(OpContext& ctx, bool not_larger, const std::vector<int64_
     const double s = static_cast<double>(sizes[i].value()) / static_cast<double>(in.value());
     scale = not_larger ? std::min(scale, s) : std::max(scale, s);
   }
-  for (int64_t a : axes) {
-    SymInt& d = out[static_cast<size_t>(a)];
-    d = known ? SymInt(static_cast<int64_t>(std::round(scale * static_cast<double>(d.value()))))
-              : ctx.unknown_size(ctx.op_type() + ": keep_aspect_ratio_policy needs static input and target sizes");
+  if (known) {
+    for (int64_t a : axes) {
+      SymInt& d = out[static_cast<size_t>(a)];
+      d = SymInt(static_cast<int64_t>(std::round(scale * static_cast<double>(d.value()))));
+    }
+    return;
+  }
+  // Backed sizes: the axis k of the smallest (not_larger) or largest ratio
+  // sizes[k] / in[k] sets the scale, found by comparing the integer products
+  // sizes[i] * in[k] and sizes[k] * in[i] (guards). Then axis k becomes
+  // sizes[k] and every other axis a round(sizes[k] * in[a] / in[k]), that
+  // is floor((2 * sizes[k] * in[a] + in[k]) / (2 * in[k])) for positive sizes.
+  bool backed = true;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const SymInt& in = out[static_cast<size_t>(axes[i])];
+    backed = backed && ctx.env().hint(in) && ctx.env().hint(sizes[i]) && *ctx.env().hint(in) > 0;
+  }
+  if (!backed) {
+    for (int64_t a : axes)
+      out[static_cast<size_t>(a)] =
+          ctx.unknown_size(ctx.op_type() + ": keep_aspect_ratio_policy needs backed input and target sizes");
+    return;
+  }
+  size_t k = 0;
+  for (size_t i = 1; i < axes.size(); ++i) {
+    const SymInt lhs = sizes[i] * out[static_cast<size_t>(axes[k])];
+    const SymInt rhs = sizes[k] * out[static_cast<size_t>(axes[i])];
+    if (decide(ctx, not_larger ? sym_lt(lhs, rhs) : sym_gt(lhs, rhs), "Resize: keep_aspect_ratio_policy scale"))
+      k = i;
+  }
+  const SymInt in_k = out[static_cast<size_t>(axes[k])];
+  for (size_t i = 0; i < axes.size(); ++i) {
+    SymInt& d = out[static_cast<size_t>(axes[i])];
+    d = i == k ? sizes[k] : floordiv(sizes[k] * d * 2 + in_k, in_k * 2);
   }
 }
 

@@ -395,6 +395,9 @@ void squeeze_rule(OpContext& ctx) {
     return;
   }
   auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
+  // An empty axes list (attribute before 13, input since) counts as none:
+  // ORT drops every dim of 1 (libonnx's inference keeps them).
+  if (axes && axes->empty()) axes.reset();
   std::vector<bool> drop(in.size(), false);
   if (axes) {
     for (int64_t a : normalize_axes(ctx, *axes, rank)) {
@@ -1133,7 +1136,9 @@ void one_hot_rule(OpContext& ctx) {
   if (auto d = ctx.scalar_int(1)) {
     depth = simplified(ctx, *d);
   } else if (auto f = ctx.floats(1); f && f->size() == 1 && std::isfinite((*f)[0]) && std::fabs((*f)[0]) < 9.0e15) {
-    depth = static_cast<int64_t>(std::ceil((*f)[0]));  // numpy.arange(depth) as in ONNX's reference
+    // Cast to int64 (truncation) as the schema says and ORT does: 4.7 gives
+    // 4 (ONNX's Python reference, numpy.arange(depth), would give 5).
+    depth = static_cast<int64_t>(std::trunc((*f)[0]));
   } else {
     depth = ctx.unknown_size("OneHot depth '" + ctx.node().inputs[1] + "' is not known");
   }
