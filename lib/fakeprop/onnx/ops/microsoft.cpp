@@ -551,15 +551,10 @@ void gemm_fast_gelu_rule(OpContext& ctx) {
 // GemmFloat8: Gemm of 2-D A and B with transA / transB; the `dtype`
 // attribute (a TensorProto type, float by default) is the output type.
 void gemm_float8_rule(OpContext& ctx) {
-  require_rank(ctx, 0, {2}, "A");
-  require_rank(ctx, 1, {2}, "B");
-  const SymShape& a = ctx.shape(0);
-  const SymShape& b = ctx.shape(1);
-  const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
-  require_equal(ctx, ta ? a[0] : a[1], tb ? b[1] : b[0], "GemmFloat8: inner dimensions agree");
+  SymShape out = gemm_output(ctx, 0, 1, "GemmFloat8");
   const auto dt = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("dtype", 1)));
   if (!dt || *dt == DType::Undefined) ctx.fail(ErrorKind::InvalidAttribute, "GemmFloat8 dtype is not an element type");
-  ctx.set_tensor(0, *dt, {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+  ctx.set_tensor(0, *dt, std::move(out));
 }
 
 // NhwcConv: Conv over X (N, spatial..., C) with weights (M, k..., C/group)
@@ -613,13 +608,7 @@ void nhwc_fused_conv_rule(OpContext& ctx) {
 
 // FusedGemm: Gemm of 2-D A and B with transA / transB, then an activation.
 void fused_gemm_rule(OpContext& ctx) {
-  require_rank(ctx, 0, {2}, "A");
-  require_rank(ctx, 1, {2}, "B");
-  const SymShape& a = ctx.shape(0);
-  const SymShape& b = ctx.shape(1);
-  const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
-  require_equal(ctx, ta ? a[0] : a[1], tb ? b[1] : b[0], "FusedGemm: inner dimensions agree");
-  ctx.set_tensor(0, ctx.dtype(0), {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+  ctx.set_tensor(0, ctx.dtype(0), gemm_output(ctx, 0, 1, "FusedGemm"));
 }
 
 // NhwcMaxPool: MaxPool over channels-last (N, spatial..., C) int8 / uint8.

@@ -24,18 +24,7 @@ void matmul_rule(OpContext& ctx) {
 }
 
 void gemm_rule(OpContext& ctx) {
-  const SymShape& a = ctx.shape(0);
-  const SymShape& b = ctx.shape(1);
-  if (a.size() != 2 || b.size() != 2)
-    ctx.fail(ErrorKind::InvalidRank, "Gemm needs 2-D A and B, got " + shape_to_string(a) + " and " +
-                                         shape_to_string(b));
-  const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
-  const SymInt& m = trans_a ? a[1] : a[0];
-  const SymInt& k_a = trans_a ? a[0] : a[1];
-  const SymInt& k_b = trans_b ? b[1] : b[0];
-  const SymInt& n = trans_b ? b[0] : b[1];
-  require_equal(ctx, k_a, k_b, "Gemm: inner dims of A and B agree");
-  SymShape out = {m, n};
+  SymShape out = gemm_output(ctx, 0, 1, "Gemm");
   if (ctx.has_input(2) && !ctx.unranked(2)) {  // a C of unknown rank still has to broadcast: (M, N) stands
     // C broadcasts unidirectionally to (M, N).
     const SymShape& c = ctx.shape(2);

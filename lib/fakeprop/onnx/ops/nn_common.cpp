@@ -41,6 +41,17 @@ void simplify_all(OpContext& ctx, SymShape& shape) {
   for (SymInt& d : shape) d = simplified(ctx, d);
 }
 
+SymShape gemm_output(OpContext& ctx, size_t a_index, size_t b_index, const std::string& op) {
+  const SymShape& a = ctx.shape(a_index);
+  const SymShape& b = ctx.shape(b_index);
+  if (a.size() != 2 || b.size() != 2)
+    ctx.fail(ErrorKind::InvalidRank,
+             op + " needs 2-D A and B, got " + shape_to_string(a) + " and " + shape_to_string(b));
+  const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
+  require_equal(ctx, trans_a ? a[0] : a[1], trans_b ? b[1] : b[0], "Gemm: inner dims of A and B agree");
+  return {trans_a ? a[1] : a[0], trans_b ? b[0] : b[1]};
+}
+
 SymShape matmul_shape(OpContext& ctx, SymShape a, SymShape b) {
   if (a.empty() || b.empty()) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " operands must have rank >= 1");
   const auto [k_a, k_b] = matmul_contracted_sizes(a, b);

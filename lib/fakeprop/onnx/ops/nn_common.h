@@ -18,6 +18,11 @@ void require_divisible(OpContext& ctx, const SymInt& a, const SymInt& divisor, c
 void require_vector(OpContext& ctx, size_t i, const SymInt& length, const std::string& what);
 void simplify_all(OpContext& ctx, SymShape& shape);
 
+// Gemm's (M, N) of 2-D inputs a_index and b_index under transA / transB,
+// after checking the ranks and that the inner dims agree. `op` names the
+// operator in the errors.
+SymShape gemm_output(OpContext& ctx, size_t a_index, size_t b_index, const std::string& op);
+
 // numpy.matmul output shape (1-D operands promoted then dropped; batch dims broadcast).
 SymShape matmul_shape(OpContext& ctx, SymShape a, SymShape b);
 

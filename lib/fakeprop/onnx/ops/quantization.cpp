@@ -260,14 +260,9 @@ void qlinear_reduce_mean_rule(OpContext& ctx) {
 // QGemm: A (0) and B (3) 2-D with transA/transB; float output, or the type
 // of y_zero_point (8) when it is given.
 void qgemm_rule(OpContext& ctx) {
-  const SymShape& a = ctx.shape(0);
-  const SymShape& b = ctx.shape(3);
-  if (a.size() != 2 || b.size() != 2)
-    ctx.fail(ErrorKind::InvalidRank, "QGemm needs 2-D A and B, got " + shape_to_string(a) + " and " + shape_to_string(b));
-  const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
-  require_equal(ctx, ta ? a[0] : a[1], tb ? b[1] : b[0], "QGemm: inner dimensions agree");
+  SymShape out = gemm_output(ctx, 0, 3, "QGemm");
   const DType dt = ctx.has_input(8) ? ctx.dtype(8) : DType::Float32;
-  ctx.set_tensor(0, dt, {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+  ctx.set_tensor(0, dt, std::move(out));
 }
 
 // GatherBlockQuantized: Gather on gather_axis; the output is dequantized to
