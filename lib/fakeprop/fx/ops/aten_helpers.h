@@ -86,6 +86,13 @@ inline TensorValue empty_tensor(OpContext& ctx, SymShape sizes, DType dtype, Dev
   SymShape strides = strides_for(sizes, format, &ctx.env());
   return ctx.new_tensor(std::move(sizes), dtype, device, std::move(strides));
 }
+// What allocating through empty_strided asks of the sizes: c10's
+// computeStorageNbytes tests each dim == 0 in turn (guard_or_false, so a
+// backed size that may be 0 is guarded, an unbacked one is not).
+inline void storage_size_guards(OpContext& ctx, const SymShape& sizes) {
+  for (const SymInt& d : sizes)
+    if (guard_or_false(ctx, sym_eq(d, 0), "computeStorageNbytes")) return;
+}
 inline TensorValue empty_strided(OpContext& ctx, SymShape sizes, SymShape strides, DType dtype, Device device) {
   return ctx.new_tensor(simplified(ctx, std::move(sizes)), dtype, device, simplified(ctx, std::move(strides)));
 }

@@ -70,7 +70,9 @@ TensorValue cat_of(OpContext& ctx, const std::vector<const TensorMeta*>& ts, int
   }
   sizes[static_cast<size_t>(dim)] = total;
   const bool fits = format != MemoryFormat::ChannelsLast || sizes.size() == 4;
-  return empty_tensor(ctx, std::move(sizes), *dtype, device, fits ? format : MemoryFormat::Contiguous);
+  TensorValue out = empty_tensor(ctx, std::move(sizes), *dtype, device, fits ? format : MemoryFormat::Contiguous);
+  storage_size_guards(ctx, out.meta.sizes);  // cat's meta allocates through empty_strided
+  return out;
 }
 
 void cat(OpContext& ctx) {

@@ -40,6 +40,15 @@ TensorValue reduction_out(OpContext& ctx, const TensorMeta& self, const std::vec
   return empty_tensor(ctx, reduced_shape(self, mask, keepdim), dtype, self.device);
 }
 
+// The reductions torch runs through its refs allocate the output with the
+// prims' empty_strided, which asks each dim == 0 (storage_size_guards).
+TensorValue strided_reduction_out(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
+                                  DType dtype) {
+  TensorValue out = reduction_out(ctx, self, mask, keepdim, dtype);
+  storage_size_guards(ctx, out.meta.sizes);
+  return out;
+}
+
 DType sum_dtype(OpContext& ctx, const TensorMeta& self) {
   if (auto d = ctx.dtype_arg(kKw, "dtype")) return *d;
   return is_integral(self.dtype, true) ? DType::Int64 : self.dtype;
@@ -51,7 +60,7 @@ void sum(OpContext& ctx) {
   const bool has_dims = ctx.target() != "aten.sum.default";
   const std::vector<bool> mask = has_dims ? dims_mask(ctx, self, 1, "dim") : reduction_mask(ctx, {}, self.dim());
   const bool keepdim = has_dims && ctx.bool_arg(2, "keepdim", false);
-  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, sum_dtype(ctx, self)));
+  set_tensor(ctx, strided_reduction_out(ctx, self, mask, keepdim, sum_dtype(ctx, self)));
 }
 
 void prod(OpContext& ctx) {
@@ -60,7 +69,7 @@ void prod(OpContext& ctx) {
   std::vector<bool> mask = reduction_mask(ctx, {}, self.dim());
   if (has_dim) mask = reduction_mask(ctx, {static_int(ctx, 1, "dim")}, self.dim());
   const bool keepdim = has_dim && ctx.bool_arg(2, "keepdim", false);
-  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, sum_dtype(ctx, self)));
+  set_tensor(ctx, strided_reduction_out(ctx, self, mask, keepdim, sum_dtype(ctx, self)));
 }
 
 void mean(OpContext& ctx) {
@@ -74,7 +83,7 @@ void mean(OpContext& ctx) {
                  " dtype must be either a floating point or complex dtype. Got: " + dtype_title(dtype));
   const std::vector<bool> mask = has_dims ? dims_mask(ctx, self, 1, "dim") : reduction_mask(ctx, {}, self.dim());
   const bool keepdim = has_dims && ctx.bool_arg(2, "keepdim", false);
-  set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, dtype));
+  set_tensor(ctx, strided_reduction_out(ctx, self, mask, keepdim, dtype));
 }
 
 // linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -87,7 +96,7 @@ void linalg_vector_norm(OpContext& ctx) {
   const std::optional<DType> requested = ctx.dtype_arg(kKw, "dtype");
   const DType dtype = to_real(requested.value_or(self.dtype));
   const std::vector<bool> mask = dims_mask(ctx, self, 2, "dim");
-  set_tensor(ctx, reduction_out(ctx, self, mask, ctx.bool_arg(3, "keepdim", false), dtype));
+  set_tensor(ctx, strided_reduction_out(ctx, self, mask, ctx.bool_arg(3, "keepdim", false), dtype));
 }
 
 // amax / amin(self, dim=[], keepdim=False).
@@ -95,7 +104,7 @@ void amax(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<bool> mask = dims_mask(ctx, self, 1, "dim");
   check_nonempty_reduction(ctx, self, mask, ctx.target() == "aten.amin.default" ? "amin" : "amax");
-  set_tensor(ctx, reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), self.dtype));
+  set_tensor(ctx, strided_reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), self.dtype));
 }
 
 // max.dim / min.dim(self, dim, keepdim=False) -> (values, indices).
@@ -159,7 +168,7 @@ void var(OpContext& ctx) {
     mask = dims_mask(ctx, self, 1, "dim");
     keepdim = ctx.bool_arg(t.ends_with(".dim") ? 3 : kKw, "keepdim", false);
   }
-  TensorValue out = reduction_out(ctx, self, mask, keepdim, to_real(self.dtype));
+  TensorValue out = strided_reduction_out(ctx, self, mask, keepdim, to_real(self.dtype));
   if (t.find("_mean") != std::string::npos) {
     TensorValue m = reduction_out(ctx, self, mask, keepdim, self.dtype);
     set_tuple(ctx, {std::move(out), std::move(m)});
@@ -173,7 +182,7 @@ void logsumexp(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<bool> mask = dims_mask(ctx, self, 1, "dim");
   const DType dtype = is_integral(self.dtype, true) ? DType::Float32 : self.dtype;
-  set_tensor(ctx, reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), dtype));
+  set_tensor(ctx, strided_reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), dtype));
 }
 
 // _softmax / _log_softmax(self, dim, half_to_float): contiguous output.
@@ -196,7 +205,9 @@ void softmax_public(OpContext& ctx) {
 void cumulative(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   (void)dim_arg(ctx, 1, "dim", self.dim());
-  set_tensor(ctx, empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device));
+  TensorValue out = empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device);
+  storage_size_guards(ctx, out.meta.sizes);  // its ref allocates through empty_strided
+  set_tensor(ctx, std::move(out));
 }
 
 // kthvalue(self, k, dim=-1, keepdim) / median.dim / mode (self, dim, keepdim) -> (values, indices).
