@@ -70,6 +70,8 @@ std::vector<ValidRegion> valid_regions(const RunResult& r) {
           const auto syms = free_symbols(g.expr);
           if (syms.size() != 1 || syms.front() != now) return;
           if (stated_by_range_or_divisor(g.expr, now)) return;
+          // Implied by the range alone (s != 1 over 2..64): nothing to add.
+          if (const ValueRange b = env.bound(g.expr); b.lo == 1 && b.hi == 1) return;
           const std::string text = env.print_over_sources(g.expr);
           for (const auto& a : v.also)
             if (a == text) return;
