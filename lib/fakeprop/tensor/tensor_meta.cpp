@@ -380,6 +380,24 @@ bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env) {
   return contiguous_sizes_strides(sizes, strides, env, Decide::SizeOblivious, kRule);
 }
 
+bool is_non_overlapping_and_dense_or_false(const TensorMeta& t, ShapeEnv& env) {
+  constexpr const char* kRule = "is_non_overlapping_and_dense_or_false";
+  if (has_few_elements(t.sizes, env, Decide::OrFalse, kRule)) return true;
+  if (t.dim() == 1) return guard_or_false(env, rel(t.strides[0], Rel::Eq, 1), kRule);
+  // Dims by stride, largest first (a stable sort, as Python's sorted).
+  std::vector<size_t> dims(t.sizes.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  for (size_t i = 1; i < dims.size(); ++i)
+    for (size_t j = i; j > 0 && guard_or_false(env, rel(t.strides[dims[j]], Rel::Lt, t.strides[dims[j - 1]]), kRule); --j)
+      std::swap(dims[j], dims[j - 1]);
+  SymShape sizes, strides;
+  for (size_t k = dims.size(); k-- > 0;) {
+    sizes.push_back(t.sizes[dims[k]]);
+    strides.push_back(t.strides[dims[k]]);
+  }
+  return contiguous_sizes_strides(sizes, strides, env, Decide::OrFalse, kRule);
+}
+
 MemoryFormat suggest_memory_format(const TensorMeta& t, ShapeEnv& env) {
   constexpr const char* kRule = "suggest_memory_format";
   const std::span<const size_t> order = channels_last_order(t.dim());

@@ -55,6 +55,9 @@ SymShape strides_for(std::span<const SymInt> sizes, MemoryFormat format, const S
 bool is_contiguous(const TensorMeta& t, ShapeEnv& env);
 bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env);  // 2d (4-D) or 3d (5-D)
 bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env);
+// torch's Python is_non_overlapping_and_dense_or_false (what the prims ask
+// for clone and _to_copy of symbolic sizes): every question a guard_or_false.
+bool is_non_overlapping_and_dense_or_false(const TensorMeta& t, ShapeEnv& env);
 MemoryFormat suggest_memory_format(const TensorMeta& t, ShapeEnv& env);
 // Output strides of elementwise ops over the tensor operands, broadcast to
 // `out_shape` (CPU zero-dim tensors take no part; nullptr entries are fine).

@@ -139,9 +139,28 @@ void arange(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.device())));
 }
 
+// clone and _to_copy with the preserve format. Of symbolic sizes torch runs
+// them through the prims (_clone_meta, _convert_element_type_meta): a dense
+// input, asked in Python (is_non_overlapping_and_dense_or_false), keeps its
+// strides, and the copy is allocated with empty_strided; the C++ path of
+// static sizes asks nothing. Either way the strides are empty_like's.
+TensorValue preserved_copy(OpContext& ctx, const TensorMeta& like, std::optional<DType> dtype) {
+  const bool symbolic = std::any_of(like.sizes.begin(), like.sizes.end(), [](const SymInt& d) { return d.is_symbolic(); });
+  if (symbolic && is_non_overlapping_and_dense_or_false(like, ctx.env())) {
+    TensorValue out = ctx.new_tensor(like.sizes, dtype.value_or(like.dtype), like.device, like.strides);
+    storage_size_guards(ctx, out.meta.sizes);
+    return out;
+  }
+  TensorValue out = empty_like(ctx, like, dtype, MemoryFormat::Preserve);
+  if (symbolic) storage_size_guards(ctx, out.meta.sizes);
+  return out;
+}
+
 void clone(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  set_tensor(ctx, empty_like(ctx, self, std::nullopt, ctx.memory_format_arg(kKw, "memory_format")));
+  const std::optional<MemoryFormat> f = ctx.memory_format_arg(kKw, "memory_format");
+  if (f.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve) return set_tensor(ctx, preserved_copy(ctx, self, std::nullopt));
+  set_tensor(ctx, empty_like(ctx, self, std::nullopt, f));
 }
 
 // lift_fresh_copy(self): a constant lifted into the graph, copied; fake
@@ -172,7 +191,10 @@ void to_copy(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   TensorMeta base = self;
   base.device = device_or(ctx, self.device);
-  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), ctx.memory_format_arg(kKw, "memory_format")));
+  const std::optional<MemoryFormat> f = ctx.memory_format_arg(kKw, "memory_format");
+  if (f.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve)
+    return set_tensor(ctx, preserved_copy(ctx, base, ctx.dtype_arg(kKw, "dtype")));
+  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), f));
 }
 
 // copy_(self, src): src broadcasts into self; the result is self.
