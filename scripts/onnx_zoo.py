@@ -33,7 +33,8 @@ import numpy as np
 import onnx
 
 # dim_param -> test sizes (two or more each).
-SIZES = {"batch": (1, 3), "seq": (7, 16), "height": (64, 96), "width": (64, 128), "N": (2, 5)}
+SIZES = {"batch": (1, 3), "seq": (7, 16), "height": (64, 96), "width": (64, 128), "N": (2, 5),
+         "len": (5, 8, 13, 16)}  # onnxscript_if: its If takes each branch at two of them (len > 10)
 
 
 def _strip(model):
@@ -266,7 +267,7 @@ def onnxscript_if(path):
     from onnxscript import opset18 as op
 
     @script()
-    def model(x: FLOAT["batch", "seq"]) -> FLOAT["batch", "seq"]:  # noqa: F821
+    def model(x: FLOAT["batch", "len"]) -> FLOAT["batch", "len"]:  # noqa: F821
         n = op.Shape(x, start=1, end=2)
         cond = op.Greater(op.Squeeze(n), op.Constant(value_int=10))
         if cond:

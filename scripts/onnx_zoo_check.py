@@ -16,8 +16,9 @@ For every model that scripts/onnx_zoo.py built (DIR/zoo.json lists them with the
     it evaluates: an input's dim_param stands for that input dim, and the peers' expressions are
     evaluated with sympy; fresh names such as unk__0 are unknown); "wrong" when a dim evaluates
     to another number, or the rank differs, at some size; unknown otherwise.
-  * Time: best of 3, the tool's own work with loading the model from disk (fakeprop: the whole
-    process, start-up and JSON output included; the peers: in-process, after their imports).
+  * Time (ms): best of 3, the tool's own work with loading the model from disk (fakeprop: load,
+    propagate and report, from --stats; the peers: in-process, after their imports); fakeprop's
+    "process ms" is its whole process, start-up and JSON output included.
     Memory (MB): each tool's whole-process peak RSS (fakeprop: /usr/bin/time -v; a peer: its worker's
     ru_maxrss, the interpreter and the tool's imports included). results.json also has a peer's
     RSS after its imports (base_rss_kb) and tracemalloc's peak of Python allocations in one call.
@@ -31,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -119,8 +121,11 @@ def peer_worker(peer, path):
 def run_peer(peer, path):
     # Under /usr/bin/time: a process's ru_maxrss survives exec, so one started straight from this
     # (large) process would report this process's peak.
-    proc = subprocess.run(["/usr/bin/time", "-v", sys.executable, os.path.abspath(__file__), "--peer", peer, path],
-                          capture_output=True, text=True, timeout=600)
+    # In a scratch folder: symbolic_shape_infer saves sym_shape_infer_temp.onnx (and its external
+    # data) in the working directory when its inference is incomplete.
+    with tempfile.TemporaryDirectory() as scratch:
+        proc = subprocess.run(["/usr/bin/time", "-v", sys.executable, os.path.abspath(__file__), "--peer", peer,
+                               os.path.abspath(path)], capture_output=True, text=True, timeout=600, cwd=scratch)
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.strip().splitlines() if not ln.startswith(("\t", "Command exited"))]
         raise RuntimeError((lines or ["exit %d" % proc.returncode])[-1][:300])
@@ -149,17 +154,19 @@ def run_fakeprop(fakeprop, path):
 
 
 def timed_fakeprop(fakeprop, path):
-    """fakeprop's best time of 3 runs (the whole process) and its peak RSS (/usr/bin/time -v)."""
-    rss = 0
-    times = []
+    """fakeprop's best of 3 runs: the whole process's wall time, its own work (load, propagate and
+    report, from --stats: what the peers' in-process times measure) and its peak RSS (/usr/bin/time -v)."""
+    rss, times, work = 0, [], []
     for _ in range(3):
         t0 = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-v", fakeprop, path, "--json"], capture_output=True)
+        proc = subprocess.run(["/usr/bin/time", "-v", fakeprop, path, "--json", "--stats"], capture_output=True)
         times.append(time.perf_counter() - t0)
         m = re.search(rb"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
         if m:
             rss = max(rss, int(m.group(1)))
-    return min(times) * 1000, rss
+        phases = json.loads(proc.stdout)["stats"]["phases"]
+        work.append(phases["load_ms"] + phases["propagate_ms"] + phases["report_ms"])
+    return min(times) * 1000, min(work), rss
 
 
 # ---------------------------------------------------------------- ONNX Runtime
@@ -176,8 +183,9 @@ def input_feeds(model, sizes, k):
             if d.HasField("dim_value"):
                 dims.append(d.dim_value)
             else:
-                dims.append(sizes[d.dim_param][k])
-                env[d.dim_param] = sizes[d.dim_param][k]
+                size = sizes[d.dim_param][k % len(sizes[d.dim_param])]
+                dims.append(size)
+                env[d.dim_param] = size
         np_type = helper.tensor_dtype_to_np_dtype(tt.elem_type)
         if np.issubdtype(np_type, np.integer):
             feeds[inp.name] = (np.ones(dims) if "mask" in inp.name else rng.integers(0, 100, dims)).astype(np_type)
@@ -303,7 +311,7 @@ def check_model(name, entry, opts):
     count = max([len(v) for v in sizes.values()] or [2])
     row = {"model": name, "exporter": entry["exporter"]}
     report, fp_shapes, dtypes = run_fakeprop(opts.fakeprop, path)
-    row["fakeprop_ms"], row["fakeprop_rss_kb"] = timed_fakeprop(opts.fakeprop, path)
+    row["fakeprop_process_ms"], row["fakeprop_ms"], row["fakeprop_rss_kb"] = timed_fakeprop(opts.fakeprop, path)
     # fakeprop's input symbols at each size
     truths, envs, fp_envs = [], [], []
     for k in range(count):
@@ -322,7 +330,13 @@ def check_model(name, entry, opts):
                         fp_env[d] = real
         fp_envs.append(fp_env)
     graph_inputs = {i.name for i in model.graph.input}
-    names = sorted(n for n in set.intersection(*(set(t) for t in truths)) if n not in graph_inputs)
+    # A value inside an If branch exists at the sizes where ORT takes that branch: it is compared at
+    # those (a model with an If has test sizes that take each branch twice or more).
+    seen = {}
+    for t in truths:
+        for n in t:
+            seen[n] = seen.get(n, 0) + 1
+    names = sorted(n for n, c in seen.items() if c >= min(2, count) and n not in graph_inputs)
     row["values"] = len(names)
     tools = {"fakeprop": (fp_shapes, fp_envs, eval_fakeprop_dim)}
     for peer in PEERS:
@@ -339,10 +353,11 @@ def check_model(name, entry, opts):
         counts = {"exact": 0, "wrong": 0, "unknown": 0}
         wrong = []
         for n in names:
-            c = classify(shapes.get(n), [t[n] for t in truths], tenvs, evaluate)
+            at = [k for k, t in enumerate(truths) if n in t]
+            c = classify(shapes.get(n), [truths[k][n] for k in at], [tenvs[k] for k in at], evaluate)
             counts[c] += 1
             if c == "wrong":
-                wrong.append("%s: %s vs ORT %s" % (n, shapes.get(n), [t[n] for t in truths]))
+                wrong.append("%s: %s vs ORT %s" % (n, shapes.get(n), [truths[k][n] for k in at]))
         row[tool + "_exact"], row[tool + "_wrong"] = counts["exact"], counts["wrong"]
         row["details"][tool] = wrong[:20]
         for w in wrong[:opts.show]:
@@ -350,11 +365,12 @@ def check_model(name, entry, opts):
     # values some peer determines that fakeprop does not
     missed = []
     for n in names:
-        mine = classify(fp_shapes.get(n), [t[n] for t in truths], fp_envs, eval_fakeprop_dim)
-        if mine == "exact":
+        at = [k for k, t in enumerate(truths) if n in t]
+        real = [truths[k][n] for k in at]
+        if classify(fp_shapes.get(n), real, [fp_envs[k] for k in at], eval_fakeprop_dim) == "exact":
             continue
         for peer in PEERS:
-            if peer in tools and classify(tools[peer][0].get(n), [t[n] for t in truths], envs, eval_peer_dim) == "exact":
+            if peer in tools and classify(tools[peer][0].get(n), real, [envs[k] for k in at], eval_peer_dim) == "exact":
                 missed.append("%s (%s)" % (n, peer))
                 break
     row["fakeprop_missed"] = len(missed)
@@ -365,7 +381,7 @@ def check_model(name, entry, opts):
 
 
 def table(rows):
-    head = ["model", "exporter", "values", "fakeprop exact/wrong", "ms", "MB"]
+    head = ["model", "exporter", "values", "fakeprop exact/wrong", "ms", "process ms", "MB"]
     for p in PEERS:
         head += [p + " exact/wrong", "ms", "MB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -374,7 +390,7 @@ def table(rows):
             lines.append("| %s | %s | error: %s |" % (r["model"], r.get("exporter", ""), r["error"][:80]))
             continue
         cells = [r["model"], r["exporter"], str(r["values"]),
-                 "%d/%d" % (r["fakeprop_exact"], r["fakeprop_wrong"]), "%.1f" % r["fakeprop_ms"],
+                 "%d/%d" % (r["fakeprop_exact"], r["fakeprop_wrong"]), "%.1f" % r["fakeprop_ms"], "%.1f" % r["fakeprop_process_ms"],
                  "%.1f" % (r["fakeprop_rss_kb"] / 1024)]
         for p in PEERS:
             if p + "_error" in r:
