@@ -19,7 +19,8 @@ annotations), so that fakeprop and the peers start from the same inputs and outp
   tf2onnx                           a small Keras CNN
   torch.onnx.export(dynamo=False)   the TorchScript exporter on resnet18, mobilenet_v3_small and BERT
                                     (its GPT-2 export fails: aten::diff)
-  onnxscript                        a script model with an If on a size and a Loop-free Scan-free body
+  onnxscript                        a script model with an If on a size, and one calling a local
+                                    function (the dynamo exporter inlines its functions)
 """
 import argparse
 import json
@@ -285,6 +286,32 @@ def onnxscript_if(path):
     _save(m, path)
 
 
+def onnxscript_functions(path):
+    """An onnxscript model that calls a model-local function (kept as a FunctionProto, not inlined)."""
+    global FLOAT, op, heads  # onnxscript reads the names a script uses from the module's globals
+    from onnxscript import FLOAT, script
+    from onnxscript import opset18 as op
+    from onnxscript.values import Opset
+
+    local = Opset("zoo.local", 1)
+
+    @script(local, default_opset=op)
+    def heads(x):
+        lead = op.Shape(x, start=0, end=2)
+        y = op.Reshape(x, op.Concat(lead, op.Constant(value_ints=[2, 4]), axis=0))
+        return op.Transpose(y, perm=[0, 2, 1, 3])
+
+    @script()
+    def model(x: FLOAT["batch", "seq", 8]) -> FLOAT["batch", 2, "seq", "seq"]:  # noqa: F821
+        h = heads(x)
+        s = op.MatMul(h, op.Transpose(h, perm=[0, 1, 3, 2]))
+        return op.Softmax(s, axis=-1)
+
+    m = model.to_model_proto()
+    assert len(m.functions) == 1
+    _save(m, path)
+
+
 # name -> (exporter, builder, needs out_dir)
 ZOO = {
     "tv_resnet18": ("torch dynamo", torch_dynamo("resnet18")),
@@ -310,6 +337,7 @@ ZOO = {
     "skl_svm": ("skl2onnx", sklearn_model("svm")),
     "tf_keras_cnn": ("tf2onnx", keras_cnn),
     "onnxscript_if": ("onnxscript", onnxscript_if),
+    "onnxscript_functions": ("onnxscript (local function)", onnxscript_functions),
 }
 
 
