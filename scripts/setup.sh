@@ -9,6 +9,10 @@
 #   scripts/setup.sh --oracle   --torch, and Debian's torch 1.13: no golden comes from it any
 #                               more; scripts/export_models.py uses it as one more ONNX
 #                               exporter (TorchScript-based, 2022) for the real-export tests
+#   scripts/setup.sh --zoo      --torch, and the ONNX zoo's exporters and peers (skl2onnx,
+#                               tf2onnx with tensorflow-cpu, onnx-shape-inference:
+#                               scripts/zoo-requirements.txt) into .venv-oracle/; CI does not
+#                               install them
 set -euo pipefail
 
 packages=(
@@ -26,7 +30,7 @@ mode="${1:-}"
 if [ "$mode" = "--oracle" ]; then
   packages+=(python3-torch python3-torchvision)
 fi
-if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ]; then
+if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ] || [ "$mode" = "--zoo" ]; then
   packages+=(python3-venv)
   packages+=(chromium fonts-dejavu-core)  # testdata/html: the HTML report in headless Chromium
 fi
@@ -47,7 +51,7 @@ if ((${#missing[@]})); then
 fi
 
 # The oracle's virtual environment, created once and brought to the pinned versions.
-if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ]; then
+if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ] || [ "$mode" = "--zoo" ]; then
   root="$(cd "$(dirname "$0")/.." && pwd)"
   venv="$root/.venv-oracle"
   reqs="$root/scripts/oracle-requirements.txt"
@@ -60,5 +64,12 @@ if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ]; then
     echo "setup: installing $(grep -c '==' "$reqs") pinned oracle packages into $venv (torch brings several GB)"
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$reqs"
     cp "$reqs" "$stamp"
+  fi
+  zoo="$root/scripts/zoo-requirements.txt"
+  zoo_stamp="$venv/.installed-zoo-requirements"
+  if [ "$mode" = "--zoo" ] && ! cmp -s "$zoo" "$zoo_stamp"; then
+    echo "setup: installing $(grep -c '==' "$zoo") pinned zoo packages into $venv (tensorflow-cpu brings several hundred MB)"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$zoo"
+    cp "$zoo" "$zoo_stamp"
   fi
 fi
