@@ -84,24 +84,25 @@ class OpContext : public RuleContext {
 using OpRule = void (*)(OpContext& ctx);
 
 struct OpRuleEntry {
-  std::string_view domain;   // "" default, "com.microsoft", ...
+  std::string_view domain;   // "" default (also for "ai.onnx"), "com.microsoft", ...
   std::string_view op_type;
   OpRule rule;
 };
 
 // The one registry of ONNX operator rules. Each family file defines a
-// function that adds its entries; registry.cpp calls them all.
+// constant table (ops/families.h); the registry merges them once into one
+// table sorted by (domain, op_type), so building it allocates once and
+// runs no family code, and a lookup is a binary search without a copy.
 class OpRegistry {
  public:
   static const OpRegistry& instance();
   // nullptr when no rule is registered.
   OpRule find(std::string_view domain, std::string_view op_type) const;
   std::vector<std::pair<std::string, std::string>> all() const;  // (domain, op_type)
-  void add(std::string_view domain, std::string_view op_type, OpRule rule);
 
  private:
-  std::vector<OpRuleEntry> entries_;
-  std::unordered_map<std::string, OpRule> by_key_;
+  OpRegistry();
+  std::vector<OpRuleEntry> sorted_;
 };
 
 }  // namespace fakeprop::onnx

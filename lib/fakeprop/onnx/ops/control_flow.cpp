@@ -972,22 +972,25 @@ void optional_get_element_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_control_flow_ops(OpRegistry& r) {
-  r.add("", "If", if_rule);
-  r.add("", "Loop", loop_rule);
-  r.add("", "Scan", scan_rule);
-  r.add("", "SequenceMap", sequence_map_rule);
-  r.add("", "SequenceEmpty", sequence_empty_rule);
-  r.add("", "SequenceConstruct", sequence_construct_rule);
-  r.add("", "SequenceLength", sequence_length_rule);
-  r.add("", "SequenceAt", sequence_at_rule);
-  r.add("", "SequenceInsert", sequence_insert_rule);
-  r.add("", "SequenceErase", sequence_erase_rule);
-  r.add("", "SplitToSequence", split_to_sequence_rule);
-  r.add("", "ConcatFromSequence", concat_from_sequence_rule);
-  r.add("", "Optional", optional_rule);
-  r.add("", "OptionalHasElement", optional_has_element_rule);
-  r.add("", "OptionalGetElement", optional_get_element_rule);
+std::span<const OpRuleEntry> control_flow_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "If", if_rule},
+      {"", "Loop", loop_rule},
+      {"", "Scan", scan_rule},
+      {"", "SequenceMap", sequence_map_rule},
+      {"", "SequenceEmpty", sequence_empty_rule},
+      {"", "SequenceConstruct", sequence_construct_rule},
+      {"", "SequenceLength", sequence_length_rule},
+      {"", "SequenceAt", sequence_at_rule},
+      {"", "SequenceInsert", sequence_insert_rule},
+      {"", "SequenceErase", sequence_erase_rule},
+      {"", "SplitToSequence", split_to_sequence_rule},
+      {"", "ConcatFromSequence", concat_from_sequence_rule},
+      {"", "Optional", optional_rule},
+      {"", "OptionalHasElement", optional_has_element_rule},
+      {"", "OptionalGetElement", optional_get_element_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

@@ -308,14 +308,17 @@ void tfidf_vectorizer_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_data_dependent_ops(OpRegistry& r) {
-  r.add("", "NonZero", nonzero_rule);
-  r.add("", "Unique", unique_rule);
-  r.add("", "Compress", compress_rule);
-  r.add("", "NonMaxSuppression", non_max_suppression_rule);
-  r.add("", "StringNormalizer", string_normalizer_rule);
-  r.add("", "StringSplit", string_split_rule);
-  r.add("", "TfIdfVectorizer", tfidf_vectorizer_rule);
+std::span<const OpRuleEntry> data_dependent_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "NonZero", nonzero_rule},
+      {"", "Unique", unique_rule},
+      {"", "Compress", compress_rule},
+      {"", "NonMaxSuppression", non_max_suppression_rule},
+      {"", "StringNormalizer", string_normalizer_rule},
+      {"", "StringSplit", string_split_rule},
+      {"", "TfIdfVectorizer", tfidf_vectorizer_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

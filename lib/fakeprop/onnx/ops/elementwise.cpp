@@ -830,64 +830,92 @@ void regex_full_match_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_elementwise_ops(OpRegistry& r) {
-  // Arithmetic.
-  r.add("", "Add", binary<add_i, add_f, add_e>);
-  r.add("", "Sub", binary<sub_i, sub_f, sub_e>);
-  r.add("", "Mul", binary<mul_i, mul_f, mul_e>);
-  r.add("", "Div", binary<div_i, div_f, div_e>);
-  r.add("", "Pow", binary<pow_i, pow_f, pow_e>);  // dtype of the base
-  r.add("", "Mod", mod_rule);
-  r.add("", "Sum", variadic<sum_i, sum_f, sum_e>);
-  r.add("", "Mean", variadic<nullptr, mean_f>);
-  r.add("", "Max", variadic<max_i, max_f, max_e>);
-  r.add("", "Min", variadic<min_i, min_f, min_e>);
-  r.add("", "BitShift", bitshift_rule);
-  r.add("", "BitwiseAnd", binary<bitwise_i<BitOp::And>, nullptr>);
-  r.add("", "BitwiseOr", binary<bitwise_i<BitOp::Or>, nullptr>);
-  r.add("", "BitwiseXor", binary<bitwise_i<BitOp::Xor>, nullptr>);
-  r.add("", "And", logical_rule<BitOp::And>);
-  r.add("", "Or", logical_rule<BitOp::Or>);
-  r.add("", "Xor", logical_rule<BitOp::Xor>);
-  r.add("", "Not", not_rule);
-  r.add("", "BitwiseNot", unary<bitwise_not_i, nullptr>);
-  // Comparisons.
-  r.add("", "Equal", compare_rule<Cmp::Eq>);
-  r.add("", "Less", compare_rule<Cmp::Lt>);
-  r.add("", "Greater", compare_rule<Cmp::Gt>);
-  r.add("", "LessOrEqual", compare_rule<Cmp::Le>);
-  r.add("", "GreaterOrEqual", compare_rule<Cmp::Ge>);
-  // Unary math with folds.
-  r.add("", "Neg", unary<neg_i, float_unary<neg_f>, neg_e>);
-  r.add("", "Abs", unary<abs_i, float_unary<abs_f>>);
-  r.add("", "Sign", unary<sign_i, float_unary<sign_f>>);
-  r.add("", "Relu", unary<relu_i, float_unary<relu_f>>);
-  r.add("", "Ceil", unary<nullptr, float_unary<ceil_f>, integral_e<ceil_to_int, ceil_f>>);
-  r.add("", "Floor", unary<nullptr, float_unary<floor_f>, integral_e<floor_to_int, floor_f>>);
-  r.add("", "Round", unary<nullptr, float_unary<round_f>, integral_e<round_to_int, round_f>>);
-  r.add("", "Sqrt", unary<nullptr, float_unary<sqrt_f>, sqrt_e>);
-  r.add("", "Reciprocal", unary<nullptr, float_unary<reciprocal_f>, reciprocal_e>);
-  r.add("", "Exp", unary<nullptr, float_unary<exp_f>>);
-  r.add("", "Log", unary<nullptr, float_unary<log_f>>);
-  // Unary math and activations without folds: same shape and dtype.
-  for (const char* op : {"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Erf", "Sin", "Sinh", "Tan",
-                         "Tanh", "LeakyRelu", "Elu", "Selu", "Celu", "ThresholdedRelu", "HardSigmoid", "HardSwish",
-                         "Sigmoid", "Softplus", "Softsign", "Mish", "Gelu", "Shrink", "Swish"})
-    r.add("", op, float_unary_rule);
-  r.add("", "IsInf", is_inf_nan_rule);
-  r.add("", "IsNaN", is_inf_nan_rule);
-  r.add("", "PRelu", prelu_rule);
-  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) r.add("", op, softmax_rule);
-  r.add("", "Identity", identity_rule);
-  r.add("", "Dropout", dropout_rule);
-  r.add("", "Where", where_rule);
-  r.add("", "Clip", clip_rule);
-  r.add("", "Cast", cast_rule);
-  r.add("", "CastLike", cast_like_rule);
-  r.add("", "BitCast", bit_cast_rule);
-  // Strings.
-  r.add("", "StringConcat", string_concat_rule);
-  r.add("", "RegexFullMatch", regex_full_match_rule);
+std::span<const OpRuleEntry> elementwise_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      // Arithmetic.
+      {"", "Add", binary<add_i, add_f, add_e>},
+      {"", "Sub", binary<sub_i, sub_f, sub_e>},
+      {"", "Mul", binary<mul_i, mul_f, mul_e>},
+      {"", "Div", binary<div_i, div_f, div_e>},
+      {"", "Pow", binary<pow_i, pow_f, pow_e>},  // dtype of the base
+      {"", "Mod", mod_rule},
+      {"", "Sum", variadic<sum_i, sum_f, sum_e>},
+      {"", "Mean", variadic<nullptr, mean_f>},
+      {"", "Max", variadic<max_i, max_f, max_e>},
+      {"", "Min", variadic<min_i, min_f, min_e>},
+      {"", "BitShift", bitshift_rule},
+      {"", "BitwiseAnd", binary<bitwise_i<BitOp::And>, nullptr>},
+      {"", "BitwiseOr", binary<bitwise_i<BitOp::Or>, nullptr>},
+      {"", "BitwiseXor", binary<bitwise_i<BitOp::Xor>, nullptr>},
+      {"", "And", logical_rule<BitOp::And>},
+      {"", "Or", logical_rule<BitOp::Or>},
+      {"", "Xor", logical_rule<BitOp::Xor>},
+      {"", "Not", not_rule},
+      {"", "BitwiseNot", unary<bitwise_not_i, nullptr>},
+      // Comparisons.
+      {"", "Equal", compare_rule<Cmp::Eq>},
+      {"", "Less", compare_rule<Cmp::Lt>},
+      {"", "Greater", compare_rule<Cmp::Gt>},
+      {"", "LessOrEqual", compare_rule<Cmp::Le>},
+      {"", "GreaterOrEqual", compare_rule<Cmp::Ge>},
+      // Unary math with folds.
+      {"", "Neg", unary<neg_i, float_unary<neg_f>, neg_e>},
+      {"", "Abs", unary<abs_i, float_unary<abs_f>>},
+      {"", "Sign", unary<sign_i, float_unary<sign_f>>},
+      {"", "Relu", unary<relu_i, float_unary<relu_f>>},
+      {"", "Ceil", unary<nullptr, float_unary<ceil_f>, integral_e<ceil_to_int, ceil_f>>},
+      {"", "Floor", unary<nullptr, float_unary<floor_f>, integral_e<floor_to_int, floor_f>>},
+      {"", "Round", unary<nullptr, float_unary<round_f>, integral_e<round_to_int, round_f>>},
+      {"", "Sqrt", unary<nullptr, float_unary<sqrt_f>, sqrt_e>},
+      {"", "Reciprocal", unary<nullptr, float_unary<reciprocal_f>, reciprocal_e>},
+      {"", "Exp", unary<nullptr, float_unary<exp_f>>},
+      {"", "Log", unary<nullptr, float_unary<log_f>>},
+      // Unary math and activations without folds: same shape and dtype.
+      {"", "Acos", float_unary_rule},
+      {"", "Acosh", float_unary_rule},
+      {"", "Asin", float_unary_rule},
+      {"", "Asinh", float_unary_rule},
+      {"", "Atan", float_unary_rule},
+      {"", "Atanh", float_unary_rule},
+      {"", "Cos", float_unary_rule},
+      {"", "Cosh", float_unary_rule},
+      {"", "Erf", float_unary_rule},
+      {"", "Sin", float_unary_rule},
+      {"", "Sinh", float_unary_rule},
+      {"", "Tan", float_unary_rule},
+      {"", "Tanh", float_unary_rule},
+      {"", "LeakyRelu", float_unary_rule},
+      {"", "Elu", float_unary_rule},
+      {"", "Selu", float_unary_rule},
+      {"", "Celu", float_unary_rule},
+      {"", "ThresholdedRelu", float_unary_rule},
+      {"", "HardSigmoid", float_unary_rule},
+      {"", "HardSwish", float_unary_rule},
+      {"", "Sigmoid", float_unary_rule},
+      {"", "Softplus", float_unary_rule},
+      {"", "Softsign", float_unary_rule},
+      {"", "Mish", float_unary_rule},
+      {"", "Gelu", float_unary_rule},
+      {"", "Shrink", float_unary_rule},
+      {"", "Swish", float_unary_rule},
+      {"", "IsInf", is_inf_nan_rule},
+      {"", "IsNaN", is_inf_nan_rule},
+      {"", "PRelu", prelu_rule},
+      {"", "Softmax", softmax_rule},
+      {"", "LogSoftmax", softmax_rule},
+      {"", "Hardmax", softmax_rule},
+      {"", "Identity", identity_rule},
+      {"", "Dropout", dropout_rule},
+      {"", "Where", where_rule},
+      {"", "Clip", clip_rule},
+      {"", "Cast", cast_rule},
+      {"", "CastLike", cast_like_rule},
+      {"", "BitCast", bit_cast_rule},
+      // Strings.
+      {"", "StringConcat", string_concat_rule},
+      {"", "RegexFullMatch", regex_full_match_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

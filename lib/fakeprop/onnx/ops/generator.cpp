@@ -229,18 +229,23 @@ void window_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_generator_ops(OpRegistry& r) {
-  r.add("", "Constant", constant_rule);
-  r.add("", "ConstantOfShape", constant_of_shape_rule);
-  r.add("", "Range", range_rule);
-  r.add("", "EyeLike", eye_like_rule);
-  r.add("", "RandomNormal", random_rule);
-  r.add("", "RandomUniform", random_rule);
-  r.add("", "RandomNormalLike", random_like_rule);
-  r.add("", "RandomUniformLike", random_like_rule);
-  r.add("", "Bernoulli", random_like_rule);
-  r.add("", "Multinomial", multinomial_rule);
-  for (const char* op : {"BlackmanWindow", "HannWindow", "HammingWindow"}) r.add("", op, window_rule);
+std::span<const OpRuleEntry> generator_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "Constant", constant_rule},
+      {"", "ConstantOfShape", constant_of_shape_rule},
+      {"", "Range", range_rule},
+      {"", "EyeLike", eye_like_rule},
+      {"", "RandomNormal", random_rule},
+      {"", "RandomUniform", random_rule},
+      {"", "RandomNormalLike", random_like_rule},
+      {"", "RandomUniformLike", random_like_rule},
+      {"", "Bernoulli", random_like_rule},
+      {"", "Multinomial", multinomial_rule},
+      {"", "BlackmanWindow", window_rule},
+      {"", "HannWindow", window_rule},
+      {"", "HammingWindow", window_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

@@ -46,10 +46,13 @@ void det_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_loss_and_linalg_ops(OpRegistry& r) {
-  r.add("", "NegativeLogLikelihoodLoss", nll_loss_rule);
-  r.add("", "SoftmaxCrossEntropyLoss", softmax_cross_entropy_rule);
-  r.add("", "Det", det_rule);
+std::span<const OpRuleEntry> loss_and_linalg_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "NegativeLogLikelihoodLoss", nll_loss_rule},
+      {"", "SoftmaxCrossEntropyLoss", softmax_cross_entropy_rule},
+      {"", "Det", det_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

@@ -361,26 +361,29 @@ void feature_vectorizer(OpContext& ctx) {
 
 }  // namespace
 
-void register_ml_ops(OpRegistry& r) {
-  r.add(kMl, "TreeEnsemble", tree_ensemble);
-  r.add(kMl, "TreeEnsembleRegressor", tree_ensemble_regressor);
-  r.add(kMl, "TreeEnsembleClassifier", tree_ensemble_classifier);
-  r.add(kMl, "Binarizer", same_as_input);
-  r.add(kMl, "Imputer", same_as_input);
-  r.add(kMl, "Scaler", same_shape_float);
-  r.add(kMl, "Normalizer", same_shape_float);
-  r.add(kMl, "LinearRegressor", linear_regressor);
-  r.add(kMl, "LinearClassifier", linear_classifier);
-  r.add(kMl, "ArrayFeatureExtractor", array_feature_extractor);
-  r.add(kMl, "OneHotEncoder", one_hot_encoder);
-  r.add(kMl, "CategoryMapper", category_mapper);
-  r.add(kMl, "LabelEncoder", label_encoder);
-  r.add(kMl, "SVMClassifier", svm_classifier);
-  r.add(kMl, "SVMRegressor", svm_regressor);
-  r.add(kMl, "ZipMap", zip_map);
-  r.add(kMl, "CastMap", cast_map);
-  r.add(kMl, "DictVectorizer", dict_vectorizer);
-  r.add(kMl, "FeatureVectorizer", feature_vectorizer);
+std::span<const OpRuleEntry> ml_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {kMl, "TreeEnsemble", tree_ensemble},
+      {kMl, "TreeEnsembleRegressor", tree_ensemble_regressor},
+      {kMl, "TreeEnsembleClassifier", tree_ensemble_classifier},
+      {kMl, "Binarizer", same_as_input},
+      {kMl, "Imputer", same_as_input},
+      {kMl, "Scaler", same_shape_float},
+      {kMl, "Normalizer", same_shape_float},
+      {kMl, "LinearRegressor", linear_regressor},
+      {kMl, "LinearClassifier", linear_classifier},
+      {kMl, "ArrayFeatureExtractor", array_feature_extractor},
+      {kMl, "OneHotEncoder", one_hot_encoder},
+      {kMl, "CategoryMapper", category_mapper},
+      {kMl, "LabelEncoder", label_encoder},
+      {kMl, "SVMClassifier", svm_classifier},
+      {kMl, "SVMRegressor", svm_regressor},
+      {kMl, "ZipMap", zip_map},
+      {kMl, "CastMap", cast_map},
+      {kMl, "DictVectorizer", dict_vectorizer},
+      {kMl, "FeatureVectorizer", feature_vectorizer},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

@@ -948,45 +948,48 @@ void image_decoder_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_nn_ops(OpRegistry& r) {
-  r.add("", "MatMul", matmul_rule);
-  r.add("", "Gemm", gemm_rule);
-  r.add("", "Einsum", einsum_rule);
-  r.add("", "Conv", conv_rule);
-  r.add("", "ConvTranspose", conv_transpose_rule);
-  r.add("", "DeformConv", deform_conv_rule);
-  r.add("", "MaxPool", max_pool_rule);
-  r.add("", "AveragePool", average_pool_rule);
-  r.add("", "LpPool", lp_pool_rule);
-  r.add("", "GlobalAveragePool", global_pool_rule);
-  r.add("", "GlobalMaxPool", global_pool_rule);
-  r.add("", "GlobalLpPool", global_pool_rule);
-  r.add("", "MaxRoiPool", max_roi_pool_rule);
-  r.add("", "RoiAlign", roi_align_rule);
-  r.add("", "MaxUnpool", max_unpool_rule);
-  r.add("", "BatchNormalization", batch_norm_rule);
-  r.add("", "InstanceNormalization", instance_norm_rule);
-  r.add("", "LayerNormalization", layer_norm_rule);
-  r.add("", "RMSNormalization", rms_norm_rule);
-  r.add("", "RotaryEmbedding", rotary_embedding_rule);
-  r.add("", "SwiGLU", swiglu_rule);
-  r.add("", "TensorScatter", tensor_scatter_rule);
-  r.add("", "Attention", attention_rule);
-  r.add("", "GroupNormalization", group_norm_rule);
-  r.add("", "LRN", same_shape_rule);
-  r.add("", "MeanVarianceNormalization", same_shape_rule);
-  r.add("", "Resize", resize_rule);
-  r.add("", "Upsample", upsample_rule);
-  r.add("", "GridSample", grid_sample_rule);
-  r.add("", "AffineGrid", affine_grid_rule);
-  r.add("", "Col2Im", col2im_rule);
-  r.add("", "RNN", rnn_rule);
-  r.add("", "GRU", gru_rule);
-  r.add("", "LSTM", lstm_rule);
-  r.add("", "DFT", dft_rule);
-  r.add("", "STFT", stft_rule);
-  r.add("", "MelWeightMatrix", mel_weight_matrix_rule);
-  r.add("", "ImageDecoder", image_decoder_rule);
+std::span<const OpRuleEntry> nn_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "MatMul", matmul_rule},
+      {"", "Gemm", gemm_rule},
+      {"", "Einsum", einsum_rule},
+      {"", "Conv", conv_rule},
+      {"", "ConvTranspose", conv_transpose_rule},
+      {"", "DeformConv", deform_conv_rule},
+      {"", "MaxPool", max_pool_rule},
+      {"", "AveragePool", average_pool_rule},
+      {"", "LpPool", lp_pool_rule},
+      {"", "GlobalAveragePool", global_pool_rule},
+      {"", "GlobalMaxPool", global_pool_rule},
+      {"", "GlobalLpPool", global_pool_rule},
+      {"", "MaxRoiPool", max_roi_pool_rule},
+      {"", "RoiAlign", roi_align_rule},
+      {"", "MaxUnpool", max_unpool_rule},
+      {"", "BatchNormalization", batch_norm_rule},
+      {"", "InstanceNormalization", instance_norm_rule},
+      {"", "LayerNormalization", layer_norm_rule},
+      {"", "RMSNormalization", rms_norm_rule},
+      {"", "RotaryEmbedding", rotary_embedding_rule},
+      {"", "SwiGLU", swiglu_rule},
+      {"", "TensorScatter", tensor_scatter_rule},
+      {"", "Attention", attention_rule},
+      {"", "GroupNormalization", group_norm_rule},
+      {"", "LRN", same_shape_rule},
+      {"", "MeanVarianceNormalization", same_shape_rule},
+      {"", "Resize", resize_rule},
+      {"", "Upsample", upsample_rule},
+      {"", "GridSample", grid_sample_rule},
+      {"", "AffineGrid", affine_grid_rule},
+      {"", "Col2Im", col2im_rule},
+      {"", "RNN", rnn_rule},
+      {"", "GRU", gru_rule},
+      {"", "LSTM", lstm_rule},
+      {"", "DFT", dft_rule},
+      {"", "STFT", stft_rule},
+      {"", "MelWeightMatrix", mel_weight_matrix_rule},
+      {"", "ImageDecoder", image_decoder_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

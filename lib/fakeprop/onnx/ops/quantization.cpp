@@ -305,33 +305,36 @@ void matmul_bnb4_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_quantization_ops(OpRegistry& r) {
-  r.add("", "QuantizeLinear", quantize_linear_rule);
-  r.add("", "DequantizeLinear", dequantize_linear_rule);
-  r.add("", "DynamicQuantizeLinear", dynamic_quantize_linear_rule);
-  r.add("", "MatMulInteger", matmul_integer_rule);
-  r.add("", "QLinearMatMul", qlinear_matmul_rule);
-  r.add("", "ConvInteger", conv_integer_rule);
-  r.add("", "QLinearConv", qlinear_conv_rule);
-  r.add(kMs, "QuantizeLinear", ms_quantize_linear_rule);
-  r.add(kMs, "DequantizeLinear", ms_dequantize_linear_rule);
-  r.add(kMs, "MatMulInteger16", matmul_integer16_rule);
-  r.add(kMs, "MatMulIntegerToFloat", matmul_integer_to_float_rule);
-  r.add(kMs, "DynamicQuantizeMatMul", dynamic_quantize_matmul_rule);
-  r.add(kMs, "QLinearAdd", qlinear_binary_rule);
-  r.add(kMs, "QLinearMul", qlinear_binary_rule);
-  r.add(kMs, "QLinearSigmoid", same_as_input_rule);
-  r.add(kMs, "QLinearLeakyRelu", same_as_input_rule);
-  r.add(kMs, "QLinearSoftmax", same_as_input_rule);
-  r.add(kMs, "QLinearWhere", qlinear_where_rule);
-  r.add(kMs, "QLinearConcat", qlinear_concat_rule);
-  r.add(kMs, "QLinearAveragePool", qlinear_average_pool_rule);
-  r.add(kMs, "QLinearGlobalAveragePool", qlinear_global_average_pool_rule);
-  r.add(kMs, "QLinearConv", ms_qlinear_conv_rule);
-  r.add(kMs, "QLinearReduceMean", qlinear_reduce_mean_rule);
-  r.add(kMs, "QGemm", qgemm_rule);
-  r.add(kMs, "GatherBlockQuantized", gather_block_quantized_rule);
-  r.add(kMs, "MatMulBnb4", matmul_bnb4_rule);
+std::span<const OpRuleEntry> quantization_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "QuantizeLinear", quantize_linear_rule},
+      {"", "DequantizeLinear", dequantize_linear_rule},
+      {"", "DynamicQuantizeLinear", dynamic_quantize_linear_rule},
+      {"", "MatMulInteger", matmul_integer_rule},
+      {"", "QLinearMatMul", qlinear_matmul_rule},
+      {"", "ConvInteger", conv_integer_rule},
+      {"", "QLinearConv", qlinear_conv_rule},
+      {kMs, "QuantizeLinear", ms_quantize_linear_rule},
+      {kMs, "DequantizeLinear", ms_dequantize_linear_rule},
+      {kMs, "MatMulInteger16", matmul_integer16_rule},
+      {kMs, "MatMulIntegerToFloat", matmul_integer_to_float_rule},
+      {kMs, "DynamicQuantizeMatMul", dynamic_quantize_matmul_rule},
+      {kMs, "QLinearAdd", qlinear_binary_rule},
+      {kMs, "QLinearMul", qlinear_binary_rule},
+      {kMs, "QLinearSigmoid", same_as_input_rule},
+      {kMs, "QLinearLeakyRelu", same_as_input_rule},
+      {kMs, "QLinearSoftmax", same_as_input_rule},
+      {kMs, "QLinearWhere", qlinear_where_rule},
+      {kMs, "QLinearConcat", qlinear_concat_rule},
+      {kMs, "QLinearAveragePool", qlinear_average_pool_rule},
+      {kMs, "QLinearGlobalAveragePool", qlinear_global_average_pool_rule},
+      {kMs, "QLinearConv", ms_qlinear_conv_rule},
+      {kMs, "QLinearReduceMean", qlinear_reduce_mean_rule},
+      {kMs, "QGemm", qgemm_rule},
+      {kMs, "GatherBlockQuantized", gather_block_quantized_rule},
+      {kMs, "MatMulBnb4", matmul_bnb4_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

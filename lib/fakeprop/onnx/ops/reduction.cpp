@@ -212,19 +212,26 @@ void lp_normalization_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_reduction_ops(OpRegistry& r) {
-  r.add("", "ReduceSum", reduce_rule<Fold::Sum>);
-  r.add("", "ReduceProd", reduce_rule<Fold::Prod>);
-  r.add("", "ReduceMin", reduce_rule<Fold::Min>);
-  r.add("", "ReduceMax", reduce_rule<Fold::Max>);
-  for (const char* op : {"ReduceMean", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
-    r.add("", op, reduce_rule<Fold::None>);
-  r.add("", "ArgMax", arg_rule);
-  r.add("", "ArgMin", arg_rule);
-  r.add("", "TopK", topk_rule);
-  r.add("", "CumSum", cumulative_rule);
-  r.add("", "CumProd", cumulative_rule);
-  r.add("", "LpNormalization", lp_normalization_rule);
+std::span<const OpRuleEntry> reduction_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "ReduceSum", reduce_rule<Fold::Sum>},
+      {"", "ReduceProd", reduce_rule<Fold::Prod>},
+      {"", "ReduceMin", reduce_rule<Fold::Min>},
+      {"", "ReduceMax", reduce_rule<Fold::Max>},
+      {"", "ReduceMean", reduce_rule<Fold::None>},
+      {"", "ReduceL1", reduce_rule<Fold::None>},
+      {"", "ReduceL2", reduce_rule<Fold::None>},
+      {"", "ReduceLogSum", reduce_rule<Fold::None>},
+      {"", "ReduceLogSumExp", reduce_rule<Fold::None>},
+      {"", "ReduceSumSquare", reduce_rule<Fold::None>},
+      {"", "ArgMax", arg_rule},
+      {"", "ArgMin", arg_rule},
+      {"", "TopK", topk_rule},
+      {"", "CumSum", cumulative_rule},
+      {"", "CumProd", cumulative_rule},
+      {"", "LpNormalization", lp_normalization_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

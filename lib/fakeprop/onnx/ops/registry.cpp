@@ -1,50 +1,58 @@
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 #include "fakeprop/onnx/op_context.h"
 #include "fakeprop/onnx/ops/families.h"
 
 namespace fakeprop::onnx {
 
 namespace {
-std::string key(std::string_view domain, std::string_view op_type) {
-  std::string k(domain == "ai.onnx" ? std::string_view() : domain);
-  k += "::";
-  k += op_type;
-  return k;
+// "ai.onnx" and "" name the same default domain; tables use "".
+std::string_view canonical_domain(std::string_view domain) {
+  return domain == "ai.onnx" ? std::string_view() : domain;
+}
+
+bool key_less(const OpRuleEntry& a, const OpRuleEntry& b) {
+  return a.domain != b.domain ? a.domain < b.domain : a.op_type < b.op_type;
 }
 }  // namespace
 
+OpRegistry::OpRegistry() {
+  const std::span<const OpRuleEntry> families[] = {
+      ops::elementwise_rules(),  ops::shape_rules(),        ops::generator_rules(),
+      ops::nn_rules(),           ops::reduction_rules(),    ops::data_dependent_rules(),
+      ops::control_flow_rules(), ops::quantization_rules(), ops::microsoft_rules(),
+      ops::loss_and_linalg_rules(), ops::ml_rules(),        ops::training_rules(),
+  };
+  size_t n = 0;
+  for (auto family : families) n += family.size();
+  sorted_.reserve(n);
+  for (auto family : families) sorted_.insert(sorted_.end(), family.begin(), family.end());
+  std::sort(sorted_.begin(), sorted_.end(), key_less);
+  // Two rules for one op would make the table order decide which runs.
+  const auto dup = std::adjacent_find(sorted_.begin(), sorted_.end(), [](const auto& a, const auto& b) {
+    return !key_less(a, b) && !key_less(b, a);
+  });
+  if (dup != sorted_.end())
+    throw std::logic_error("two ONNX rules for " + std::string(dup->domain) + "::" + std::string(dup->op_type));
+}
+
 const OpRegistry& OpRegistry::instance() {
-  static const OpRegistry registry = [] {
-    OpRegistry r;
-    ops::register_elementwise_ops(r);
-    ops::register_shape_ops(r);
-    ops::register_generator_ops(r);
-    ops::register_nn_ops(r);
-    ops::register_reduction_ops(r);
-    ops::register_data_dependent_ops(r);
-    ops::register_control_flow_ops(r);
-    ops::register_quantization_ops(r);
-    ops::register_microsoft_ops(r);
-    ops::register_loss_and_linalg_ops(r);
-    ops::register_ml_ops(r);
-    ops::register_training_ops(r);
-    return r;
-  }();
+  static const OpRegistry registry;
   return registry;
 }
 
-void OpRegistry::add(std::string_view domain, std::string_view op_type, OpRule rule) {
-  entries_.push_back({domain, op_type, rule});
-  by_key_[key(domain, op_type)] = rule;
-}
-
 OpRule OpRegistry::find(std::string_view domain, std::string_view op_type) const {
-  auto it = by_key_.find(key(domain, op_type));
-  return it == by_key_.end() ? nullptr : it->second;
+  const OpRuleEntry probe{canonical_domain(domain), op_type, nullptr};
+  const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), probe, key_less);
+  return it != sorted_.end() && it->domain == probe.domain && it->op_type == op_type ? it->rule : nullptr;
 }
 
 std::vector<std::pair<std::string, std::string>> OpRegistry::all() const {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& e : entries_) out.emplace_back(std::string(e.domain), std::string(e.op_type));
+  out.reserve(sorted_.size());
+  for (const auto& e : sorted_) out.emplace_back(std::string(e.domain), std::string(e.op_type));
   return out;
 }
 

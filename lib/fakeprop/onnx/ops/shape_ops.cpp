@@ -1170,32 +1170,35 @@ void reverse_sequence_rule(OpContext& ctx) {
 
 }  // namespace
 
-void register_shape_ops(OpRegistry& r) {
-  r.add("", "Shape", shape_rule);
-  r.add("", "Size", size_rule);
-  r.add("", "Reshape", reshape_rule);
-  r.add("", "Flatten", flatten_rule);
-  r.add("", "Squeeze", squeeze_rule);
-  r.add("", "Unsqueeze", unsqueeze_rule);
-  r.add("", "Transpose", transpose_rule);
-  r.add("", "Concat", concat_rule);
-  r.add("", "Split", split_rule);
-  r.add("", "Slice", slice_rule);
-  r.add("", "Gather", gather_rule);
-  r.add("", "GatherElements", gather_elements_rule);
-  r.add("", "GatherND", gather_nd_rule);
-  r.add("", "Scatter", scatter_rule);
-  r.add("", "ScatterElements", scatter_rule);
-  r.add("", "ScatterND", scatter_rule);
-  r.add("", "Expand", expand_rule);
-  r.add("", "Tile", tile_rule);
-  r.add("", "Pad", pad_rule);
-  r.add("", "CenterCropPad", center_crop_pad_rule);
-  r.add("", "DepthToSpace", depth_to_space_rule);
-  r.add("", "SpaceToDepth", space_to_depth_rule);
-  r.add("", "OneHot", one_hot_rule);
-  r.add("", "Trilu", trilu_rule);
-  r.add("", "ReverseSequence", reverse_sequence_rule);
+std::span<const OpRuleEntry> shape_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {"", "Shape", shape_rule},
+      {"", "Size", size_rule},
+      {"", "Reshape", reshape_rule},
+      {"", "Flatten", flatten_rule},
+      {"", "Squeeze", squeeze_rule},
+      {"", "Unsqueeze", unsqueeze_rule},
+      {"", "Transpose", transpose_rule},
+      {"", "Concat", concat_rule},
+      {"", "Split", split_rule},
+      {"", "Slice", slice_rule},
+      {"", "Gather", gather_rule},
+      {"", "GatherElements", gather_elements_rule},
+      {"", "GatherND", gather_nd_rule},
+      {"", "Scatter", scatter_rule},
+      {"", "ScatterElements", scatter_rule},
+      {"", "ScatterND", scatter_rule},
+      {"", "Expand", expand_rule},
+      {"", "Tile", tile_rule},
+      {"", "Pad", pad_rule},
+      {"", "CenterCropPad", center_crop_pad_rule},
+      {"", "DepthToSpace", depth_to_space_rule},
+      {"", "SpaceToDepth", space_to_depth_rule},
+      {"", "OneHot", one_hot_rule},
+      {"", "Trilu", trilu_rule},
+      {"", "ReverseSequence", reverse_sequence_rule},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops

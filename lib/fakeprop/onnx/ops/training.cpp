@@ -98,11 +98,14 @@ void gradient(OpContext& ctx) {
 
 }  // namespace
 
-void register_training_ops(OpRegistry& r) {
-  r.add(kTraining, "Adagrad", adagrad);
-  r.add(kTraining, "Adam", adam);
-  r.add(kTraining, "Momentum", momentum);
-  r.add(kTraining, "Gradient", gradient);
+std::span<const OpRuleEntry> training_rules() {
+  static constexpr OpRuleEntry kRules[] = {
+      {kTraining, "Adagrad", adagrad},
+      {kTraining, "Adam", adam},
+      {kTraining, "Momentum", momentum},
+      {kTraining, "Gradient", gradient},
+  };
+  return kRules;
 }
 
 }  // namespace fakeprop::onnx::ops
