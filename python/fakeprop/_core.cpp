@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <new>
+#include <optional>
 #include <string>
 
 #include "fakeprop/driver/infer.h"
@@ -60,27 +61,25 @@ InferArgs args_from(const py::dict& d) {
   return a;
 }
 
-// The report text and the CLI's exit status of a run over the file `path`,
-// with its annotated model written to args["output"] (-o) and its HTML
-// report to args["html"] (--html) when given. The GIL is released while the
-// run works: it touches no Python object.
+// The report (as Python objects) and the CLI's exit status of a run over
+// the file `path`, with its annotated model written to args["output"] (-o)
+// and its HTML report to args["html"] (--html) when given. The GIL is
+// released while the run works: it touches no Python object.
 template <class Run>
 py::tuple report_of(const std::string& path, const py::dict& args, const Run& run) {
   const InferArgs a = args_from(args);
   const std::string output = string_item(args, "output");
   const std::string html = string_item(args, "html");
-  std::string text;
-  int status = 0;
+  std::optional<RunResult> result;
   {
     py::gil_scoped_release release;
-    const InferOptions options = a.to_options();
-    const RunResult result = run(options);
-    if (!output.empty()) write_annotated(result, path, output);
-    if (!html.empty()) write_html(result, nlohmann::json::object(), path, html);
-    text = report_json(result, nlohmann::json::object(), /*compact=*/true);
-    status = exit_status(result, a.strict);
+    result.emplace(run(a.to_options()));
+    if (!output.empty()) write_annotated(*result, path, output);
+    if (!html.empty()) write_html(*result, nlohmann::json::object(), path, html);
   }
-  return py::make_tuple(py::str(text), status);
+  python::PyDocumentWriter w;
+  write_report(*result, nlohmann::json::object(), w);
+  return py::make_tuple(w.take(), exit_status(*result, a.strict));
 }
 
 // A torch.fx graph read in process (torch_graph.h), ready to run.
@@ -143,7 +142,7 @@ PYBIND11_MODULE(_core, m) {
       [](const std::string& path, const py::dict& args) {
         return report_of(path, args, [&](const InferOptions& o) { return infer_file(path, o); });
       },
-      py::arg("path"), py::arg("args"), "Run one model file: (report JSON text, CLI exit status).");
+      py::arg("path"), py::arg("args"), "Run one model file: (report as Python objects, CLI exit status).");
 
   py::class_<FxProgram>(m, "FxProgram", "A torch.fx graph read into fakeprop (see graph_export.py).")
       .def_property_readonly("input_names",

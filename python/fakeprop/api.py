@@ -1,6 +1,5 @@
 """fakeprop's entry points: :func:`infer` for model files, :func:`propagate` for live programs."""
 import gc
-import json
 import os
 
 from . import errors
@@ -154,8 +153,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
         args["output"] = os.fspath(output)
     if html is not None:
         args["html"] = os.fspath(html)
-    text, status = _core().run_file(path, args)
-    return _finish(json.loads(text), status, path)
+    report, status = _core().run_file(path, args)
+    return _finish(report, status, path)
 
 
 def _dim_mark(source, spec):

@@ -26,6 +26,26 @@ def test_fx_json_report_is_the_cli_json(cli):
     assert report == json.loads(out.stdout)
 
 
+# Models whose reports hold what a JSON text spells specially: exports with dim_params and guards,
+# contrib ops, an If, sequences and optionals, hostile sizes; infer builds its Python objects
+# straight from the report, so each must read as the CLI's JSON does.
+MIXED_MODELS = sorted(
+    [p for p in (TESTDATA / "onnx" / "exports").glob("*.onnx")]
+    + [p for p in (TESTDATA / "onnx" / "contrib_ops").glob("*.onnx")][:12]
+    + [p for p in (TESTDATA / "fuzz_regressions" / "onnx_model").glob("*.onnx")])
+
+
+@pytest.mark.parametrize("model", MIXED_MODELS, ids=lambda p: p.parent.name + "/" + p.stem)
+def test_reports_read_as_the_cli_json(cli, model):
+    out = cli(model, "--json")
+    if out.returncode not in (0, 1):  # an input error: the same text as an exception
+        with pytest.raises(fakeprop.Error) as e:
+            fakeprop.infer(model)
+        assert str(e.value) in out.stderr
+        return
+    assert fakeprop.infer(model) == json.loads(out.stdout)
+
+
 def test_options_reach_the_run():
     static = fakeprop.infer(ADD_RELU)
     dynamic = fakeprop.infer(ADD_RELU, dynamic=["x:0", "y:0"])
