@@ -31,6 +31,16 @@ Expr::Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> ter
   for (ExprRef a : args_) has_symbols_ = has_symbols_ || a->has_symbols();
 }
 
+Expr::~Expr() { delete python_text_.load(std::memory_order_relaxed); }
+
+const Expr::PrintedText* Expr::keep_python_text(PrintedText t) const {
+  auto* mine = new PrintedText(std::move(t));
+  const PrintedText* expected = nullptr;
+  if (python_text_.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
+  delete mine;
+  return expected;
+}
+
 double Expr::float_value() const { return std::bit_cast<double>(value_); }
 
 // ---------------------------------------------------------------------------
@@ -1579,6 +1589,10 @@ std::vector<Term> ordered_add_terms(ExprRef add) {
     bool single_factor = t->kind() != ExprKind::Mul || t->terms().size() == 1;
     if (single_factor) return {{nullptr, constant}, terms[0]};
   }
+  if (terms.size() == 1) {  // nothing to order: skip building sort keys
+    if (constant != 0) terms.emplace_back(nullptr, constant);
+    return terms;
+  }
   std::vector<std::pair<Term, std::vector<std::pair<SortKey, int64_t>>>> keyed;
   for (const auto& t : terms) keyed.emplace_back(t, term_generators(t.first));
   auto before = [](const auto& x, const auto& y) {
@@ -1638,6 +1652,7 @@ std::vector<ExprRef> ordered_args(ExprRef e) {
     SortKey key;
     ExprRef arg;
   };
+  if (e->args().size() == 1) return {e->args().begin(), e->args().end()};
   std::vector<Keyed> keyed;
   for (ExprRef a : e->args()) keyed.push_back({sympy_node_count(a), sort_key(a), a});
   std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
@@ -1650,6 +1665,7 @@ std::vector<ExprRef> ordered_args(ExprRef e) {
 }
 
 std::vector<Term> ordered_factors(ExprRef mul) {
+  if (mul->terms().size() == 1) return {mul->terms().begin(), mul->terms().end()};
   std::vector<std::pair<SortKey, Term>> keyed;
   for (const auto& f : mul->terms()) keyed.emplace_back(factor_key(f.first, f.second), f);
   std::stable_sort(keyed.begin(), keyed.end(),
@@ -1872,6 +1888,19 @@ class PythonPrinter {
 
   // Returns the text and sets `prec` to the precedence of its top operator.
   std::string print(ExprRef e, int& prec) {
+    if (rename_ || e->kind() == ExprKind::Integer || e->kind() == ExprKind::Symbol) return print_node(e, prec);
+    const Expr::PrintedText* kept = e->python_text();
+    if (kept == nullptr) {
+      int p = 0;
+      std::string text = print_node(e, p);
+      kept = e->keep_python_text({std::move(text), p});
+    }
+    prec = kept->prec;
+    return kept->text;
+  }
+
+ private:
+  std::string print_node(ExprRef e, int& prec) {
     switch (e->kind()) {
       case ExprKind::Integer:
         prec = e->value() < 0 ? py::kUnary : py::kAtom;

@@ -34,6 +34,7 @@
 //   Eq Ne Lt Le Gt Ge  relations between two integer expressions
 //   And Or Not         boolean structure; True/False are constants
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -126,6 +127,20 @@ class Expr {
 
   // Internal: construction happens only through the interner.
   Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> terms, std::vector<ExprRef> args);
+  ~Expr();
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+
+  // Internal: to_python_string's text of this node with the default symbol
+  // names, kept once computed (nodes are immutable and live as long as the
+  // process), so a subexpression shared by many sizes prints once.
+  struct PrintedText {
+    std::string text;
+    int prec;
+  };
+  const PrintedText* python_text() const { return python_text_.load(std::memory_order_acquire); }
+  // Stores `t` unless another thread stored first; returns the kept one.
+  const PrintedText* keep_python_text(PrintedText t) const;
   void set_identity(size_t hash, uint64_t id) {
     hash_ = hash;
     id_ = id;
@@ -140,6 +155,7 @@ class Expr {
   std::string name_;
   std::vector<Term> terms_;
   std::vector<ExprRef> args_;
+  mutable std::atomic<const PrintedText*> python_text_{nullptr};
 };
 
 // ---- builders (all return canonical interned nodes) ----

@@ -448,6 +448,23 @@ TEST(ExprPrintNamer, RenamesSymbols) {
   EXPECT_EQ(to_sympy_string(eq(mod(s0(), I(8)), I(0))), "Eq(Mod(s0, 8), 0)");
 }
 
+// A node keeps its default-named text once printed: a namer must still see
+// its own names, and threads printing one node at once agree.
+TEST(ExprPrintNamer, KeptTextDoesNotLeakIntoRenaming) {
+  ExprRef e = le(add(floordiv(s1(), I(2)), I(-3)), mul(s0(), s1()));
+  const std::string plain = to_python_string(e);
+  SymbolNamer namer = [](ExprRef sym) { return "S_" + sym->name(); };
+  EXPECT_EQ(to_python_string(e, namer), "S_s1//2 - 3 <= S_s0*S_s1");
+  EXPECT_EQ(to_python_string(e), plain);
+  EXPECT_EQ(plain, "s1//2 - 3 <= s0*s1");
+  ExprRef shared = mul(add(floordiv(s2(), I(5)), I(7)), s0());
+  std::vector<std::string> texts(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back([t, shared, &texts] { texts[t] = to_python_string(shared); });
+  for (auto& th : threads) th.join();
+  for (const std::string& t : texts) EXPECT_EQ(t, "s0*(s2//5 + 7)");
+}
+
 // ---------------------------------------------------------------------------
 // evaluate, substitute, free symbols, size, rebuild
 // ---------------------------------------------------------------------------
