@@ -16,9 +16,12 @@ For every model that scripts/onnx_zoo.py built (DIR/zoo.json lists them with the
     it evaluates: an input's dim_param stands for that input dim, and the peers' expressions are
     evaluated with sympy; fresh names such as unk__0 are unknown); "wrong" when a dim evaluates
     to another number, or the rank differs, at some size; unknown otherwise.
-  * Time (ms): best of 3, the tool's own work with loading the model from disk (fakeprop: load,
-    propagate and report, from --stats; the peers: in-process, after their imports); fakeprop's
-    "process ms" is its whole process, start-up and JSON output included.
+  * Time (ms): best of 3, the tool's own work with loading the model from disk. The peers and
+    fakeprop's Python package (`fakeprop.infer`, "in-process ms"): in their own worker process,
+    after their imports, as a Python user calls them. fakeprop's CLI: "cli ms" is its load,
+    propagate and report phases from --stats, once per fresh process (its one-time set-up, which
+    the in-process figures pay at import or on the first call, included); "process ms" is the
+    whole process, start-up and JSON output included.
     Memory (MB): each tool's whole-process peak RSS (fakeprop: /usr/bin/time -v; a peer: its worker's
     ru_maxrss, the interpreter and the tool's imports included). results.json also has a peer's
     RSS after its imports (base_rss_kb) and tracemalloc's peak of Python allocations in one call.
@@ -71,7 +74,14 @@ def _graph_shapes(graph, out):
 def peer_worker(peer, path):
     import resource
 
-    if peer == "onnx":
+    if peer == "fakeprop_package":
+        import fakeprop
+
+        fakeprop.infer(path)  # the first call pays the one-time set-up, as an import does for a peer
+
+        def run():
+            return fakeprop.infer(path)
+    elif peer == "onnx":
         def run():
             m = onnx.load(path)
             return onnx.shape_inference.infer_shapes(m, data_prop=True)
@@ -103,7 +113,9 @@ def peer_worker(peer, path):
     run()
     traced = tracemalloc.get_traced_memory()[1] // 1024
     tracemalloc.stop()
-    if peer == "onnx_shape_inference":
+    if peer == "fakeprop_package":
+        shapes = {}
+    elif peer == "onnx_shape_inference":
         shapes = {}
         for node in result.graph.all_nodes():
             for v in node.outputs:
@@ -118,14 +130,14 @@ def peer_worker(peer, path):
                       "shapes": shapes}))
 
 
-def run_peer(peer, path):
+def run_peer(peer, path, env=None):
     # Under /usr/bin/time: a process's ru_maxrss survives exec, so one started straight from this
     # (large) process would report this process's peak.
     # In a scratch folder: symbolic_shape_infer saves sym_shape_infer_temp.onnx (and its external
     # data) in the working directory when its inference is incomplete.
     with tempfile.TemporaryDirectory() as scratch:
         proc = subprocess.run(["/usr/bin/time", "-v", sys.executable, os.path.abspath(__file__), "--peer", peer,
-                               os.path.abspath(path)], capture_output=True, text=True, timeout=600, cwd=scratch)
+                               os.path.abspath(path)], capture_output=True, text=True, timeout=600, cwd=scratch, env=env)
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.strip().splitlines() if not ln.startswith(("\t", "Command exited"))]
         raise RuntimeError((lines or ["exit %d" % proc.returncode])[-1][:300])
@@ -312,6 +324,9 @@ def check_model(name, entry, opts):
     row = {"model": name, "exporter": entry["exporter"]}
     report, fp_shapes, dtypes = run_fakeprop(opts.fakeprop, path)
     row["fakeprop_process_ms"], row["fakeprop_ms"], row["fakeprop_rss_kb"] = timed_fakeprop(opts.fakeprop, path)
+    if opts.package:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [opts.package, os.environ.get("PYTHONPATH")])))
+        row["fakeprop_inproc_ms"] = run_peer("fakeprop_package", path, env)["ms"]
     # fakeprop's input symbols at each size
     truths, envs, fp_envs = [], [], []
     for k in range(count):
@@ -381,7 +396,7 @@ def check_model(name, entry, opts):
 
 
 def table(rows):
-    head = ["model", "exporter", "values", "fakeprop exact/wrong", "ms", "process ms", "MB"]
+    head = ["model", "exporter", "values", "fakeprop exact/wrong", "in-process ms", "cli ms", "process ms", "MB"]
     for p in PEERS:
         head += [p + " exact/wrong", "ms", "MB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -390,15 +405,39 @@ def table(rows):
             lines.append("| %s | %s | error: %s |" % (r["model"], r.get("exporter", ""), r["error"][:80]))
             continue
         cells = [r["model"], r["exporter"], str(r["values"]),
-                 "%d/%d" % (r["fakeprop_exact"], r["fakeprop_wrong"]), "%.1f" % r["fakeprop_ms"], "%.1f" % r["fakeprop_process_ms"],
+                 "%d/%d" % (r["fakeprop_exact"], r["fakeprop_wrong"]),
+                 "%.2f" % r["fakeprop_inproc_ms"] if "fakeprop_inproc_ms" in r else "-",
+                 "%.2f" % r["fakeprop_ms"], "%.1f" % r["fakeprop_process_ms"],
                  "%.1f" % (r["fakeprop_rss_kb"] / 1024)]
         for p in PEERS:
             if p + "_error" in r:
                 cells += ["error", "-", "-"]
             else:
-                cells += ["%d/%d" % (r[p + "_exact"], r[p + "_wrong"]), "%.1f" % r[p + "_ms"],
+                cells += ["%d/%d" % (r[p + "_exact"], r[p + "_wrong"]), "%.2f" % r[p + "_ms"],
                           "%.1f" % (r[p + "_rss_kb"] / 1024)]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary(rows):
+    """Totals per tool and, per timing of fakeprop, on how many models it beats every peer that ran."""
+    ok = [r for r in rows if "error" not in r]
+    lines = ["values: %d in %d models" % (sum(r["values"] for r in ok), len(ok))]
+    for tool in ["fakeprop"] + PEERS:
+        ran = [r for r in ok if tool + "_exact" in r]
+        lines.append("%s: %d exact, %d wrong, errors on %d models" % (
+            tool, sum(r[tool + "_exact"] for r in ran), sum(r[tool + "_wrong"] for r in ran), len(ok) - len(ran)))
+    for key, label in [("fakeprop_inproc_ms", "in process"), ("fakeprop_ms", "cli phases")]:
+        timed = [r for r in ok if key in r]
+        if not timed:
+            continue
+        # the smallest ratio of a peer's time to fakeprop's, per model
+        worst = [(min(r[p + "_ms"] for p in PEERS if p + "_ms" in r) / r[key], r["model"]) for r in timed
+                 if any(p + "_ms" in r for p in PEERS)]
+        slower = sorted(m for ratio, m in worst if ratio <= 1)
+        lines.append("fakeprop %s faster than every peer on %d/%d models (least margin %.1fx on %s)%s" % (
+            label, len(worst) - len(slower), len(worst), min(worst)[0], min(worst)[1],
+            "; not on: " + ", ".join(slower) if slower else ""))
     return "\n".join(lines)
 
 
@@ -407,12 +446,17 @@ def main(argv=None):
     p.add_argument("names", nargs="*")
     p.add_argument("--dir", default="build-models/zoo")
     p.add_argument("--fakeprop", default="build/fakeprop")
+    p.add_argument("--package", default=None,
+                   help="folder holding the fakeprop Python package (default: python/ beside --fakeprop, if built)")
     p.add_argument("--show", type=int, default=5, help="problems to print per model and tool")
     p.add_argument("--peer", nargs=2, metavar=("PEER", "MODEL"), help=argparse.SUPPRESS)
     opts = p.parse_args(argv)
     if opts.peer:
         peer_worker(*opts.peer)
         return 0
+    if opts.package is None:
+        beside = os.path.join(os.path.dirname(os.path.abspath(opts.fakeprop)), "python")
+        opts.package = beside if os.path.isdir(os.path.join(beside, "fakeprop")) else ""
     with open(os.path.join(opts.dir, "zoo.json")) as f:
         zoo = json.load(f)
     rows = []
@@ -425,6 +469,8 @@ def main(argv=None):
         print(table(rows[-1:]).splitlines()[-1], flush=True)
     print()
     print(table(rows))
+    print()
+    print(summary(rows))
     with open(os.path.join(opts.dir, "results.json"), "w") as f:
         json.dump(rows, f, indent=1)
     return 0
