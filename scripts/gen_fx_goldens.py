@@ -1728,6 +1728,37 @@ def composite_cases():
             (am, [D([2, 3]), [3, 2]], {}),
             (am, [D([2, 3])], {"device": torch.device("cuda:0" if dev == "cpu" else "cpu")}),
         ]
+        # einsum: at::einsum's permutes, sums and bmm decide the strides (and
+        # whether the result is a view of the operand)
+        es = "aten.einsum.default"
+        cases += [
+            (es, ["ij,jk->ik", [D([3, 4]), D([4, 5])]], {}),
+            (es, ["bij,bjk->bik", [D([2, 3, 4]), D([2, 4, 5])]], {}),
+            (es, ["bij,bkj->bik", [D([2, 3, 4]), D([2, 5, 4])]], {}),
+            (es, ["ij,kj->jik", [D([4, 5]), D([3, 5])]], {}),
+            (es, ["bhqd,bhkd->bhqk", [D([2, 4, 8, 16]), D([2, 4, 8, 16])]], {}),
+            (es, ["bhqk,bhkd->bhqd", [D([2, 4, 8, 8]), D([2, 4, 8, 16])]], {}),
+            (es, ["bqhd,bkhd->bhqk", [D([2, 8, 4, 16]), D([2, 8, 4, 16])]], {}),
+            (es, ["...ij,...jk->...ik", [D([2, 1, 3, 4]), D([5, 4, 6])]], {}),
+            (es, ["ij,jk", [D([3, 4]), D([4, 5])]], {}),
+            (es, ["i,j->ij", [D([3]), D([5])]], {}),
+            (es, ["i,i->", [D([7]), D([7])]], {}),
+            (es, ["ij,ij->ij", [D([3, 4]), D([3, 4])]], {}),
+            (es, ["ij,jk,kl->il", [D([3, 4]), D([4, 5]), D([5, 6])]], {}),
+            (es, ["ij,jk->ik", [D([3, 1]), D([4, 5])]], {}),
+            (es, ["ij,jk->ik", [D([3, 4], layout=("perm", [1, 0])), D([4, 5])]], {}),
+            (es, ["ij,jk->ik", [D([4, 3]), D([4, 5])]], {}),
+            (es, ["ij->ji", [D([3, 4])]], {}),
+            (es, ["ii->i", [D([4, 4])]], {}),
+            (es, ["ii", [D([4, 4])]], {}),
+            (es, ["ij->", [D([3, 4])]], {}),
+            (es, ["bij->bj", [D([2, 3, 4])]], {}),
+            (es, ["i,j,k->ijk", [D([2]), D([3]), D([4])]], {}),
+            (es, ["ij,jk->ik", [D([3, 4]), D([5, 6])]], {}),
+            (es, ["ij,jk->ik", [D([3, 4]), D([4, 5], dtype=torch.float64)]], {}),
+            (es, ["ij,jk->ik", [D([3, 4])]], {}),
+            (es, ["ij->ik", [D([3, 4])]], {}),
+        ]
         # more composites of real models' default IR
         x4, x4cl = D([2, 3, 6, 8]), D([2, 3, 6, 8], layout="cl")
         cases += [
@@ -1795,7 +1826,9 @@ def composite_cases():
             ("aten.adjoint.default", [D([3, 4], layout=("perm", [1, 0]))], {}),
             ("aten.matrix_H.default", [D([3, 4])], {}),
         ]
-    return [c for c in cases if not (c[1][0].device != "cpu" and c[1][0].requires_grad)]
+    def first_tensor(args):
+        return args[1][0] if isinstance(args[0], str) else args[0]  # einsum: (equation, tensors)
+    return [c for c in cases if not (first_tensor(c[1]).device != "cpu" and first_tensor(c[1]).requires_grad)]
 
 
 FAMILIES = {

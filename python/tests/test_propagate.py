@@ -126,6 +126,34 @@ def test_exported_program_matches_torch():
     assert all(n.meta.get("val") is vals[n.name] for n in ep.graph_module.graph.nodes)
 
 
+class EinsumAttention(torch.nn.Module):
+    """Attention written with einsum, which torch.export's default IR keeps as aten.einsum."""
+
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+
+    def forward(self, x, table):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, c // self.heads).unbind(2)
+        scores = torch.einsum("bqhd,bkhd->bhqk", q, k).softmax(-1)
+        y = torch.einsum("bhqk,bkhd->bqhd", scores, v).reshape(b, t, c)
+        diag = torch.einsum("ii->i", table)  # a view of table
+        outer = torch.einsum("bt,c->btc", y.sum(-1), diag)
+        return y + outer, torch.einsum("btc,btc->bt", y, y), torch.einsum("ij,kj->jik", table, table)
+
+
+def test_einsum_matches_torch():
+    x, table = torch.randn(2, 8, 32), torch.randn(32, 32)
+    shapes = {"x": {0: Dim("batch", max=64), 1: Dim("seq", max=512)}, "table": None}
+    ep = torch.export.export(EinsumAttention().eval(), (x, table), dynamic_shapes=shapes)
+    assert sum(n.target == torch.ops.aten.einsum.default for n in ep.graph.nodes) == 6
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == []
+    assert check_against_torch(ep, report) > 10
+
+
 def test_exported_program_inputs_and_ranges():
     ep = _export_attention()
     report = fakeprop.propagate(ep, dynamic=".*")

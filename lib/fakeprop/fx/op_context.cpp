@@ -149,7 +149,7 @@ bool OpContext::bool_arg(size_t pos, std::string_view name, std::optional<bool> 
 }
 
 std::string OpContext::string_arg(size_t pos, std::string_view name, std::optional<std::string> dflt) const {
-  const Arg* a = raw_arg(node_, pos, name);
+  const Arg* a = node_args_ ? raw_arg(node_, pos, name) : nullptr;
   if (!a || a->is_none()) {
     if (dflt) return *dflt;
     fail(ErrorKind::MissingInput, target() + " needs " + arg_label(pos, name));
@@ -160,7 +160,7 @@ std::string OpContext::string_arg(size_t pos, std::string_view name, std::option
 }
 
 std::optional<DType> OpContext::dtype_arg(size_t pos, std::string_view name) const {
-  const Arg* a = raw_arg(node_, pos, name);
+  const Arg* a = node_args_ ? raw_arg(node_, pos, name) : nullptr;
   if (!a || a->is_none()) return std::nullopt;
   if (a->kind == Arg::Kind::DType) return a->dtype;
   // ScalarType passed as its integer code is not supported: exporters write names.
@@ -168,7 +168,7 @@ std::optional<DType> OpContext::dtype_arg(size_t pos, std::string_view name) con
 }
 
 std::optional<Device> OpContext::device_arg(size_t pos, std::string_view name) const {
-  const Arg* a = raw_arg(node_, pos, name);
+  const Arg* a = node_args_ ? raw_arg(node_, pos, name) : nullptr;
   if (!a || a->is_none()) return std::nullopt;
   if (a->kind == Arg::Kind::Device || a->kind == Arg::Kind::String) {
     auto d = Device::parse(a->s);
@@ -178,7 +178,7 @@ std::optional<Device> OpContext::device_arg(size_t pos, std::string_view name) c
 }
 
 std::optional<MemoryFormat> OpContext::memory_format_arg(size_t pos, std::string_view name) const {
-  const Arg* a = raw_arg(node_, pos, name);
+  const Arg* a = node_args_ ? raw_arg(node_, pos, name) : nullptr;
   if (!a || a->is_none()) return std::nullopt;
   if (a->kind != Arg::Kind::MemoryFormat && a->kind != Arg::Kind::String)
     fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a memory format");

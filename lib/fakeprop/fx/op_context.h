@@ -39,9 +39,14 @@ class OpContext : public RuleContext {
   OpContext(const OpContext& outer, std::span<const Value* const> args,
             std::span<const std::pair<std::string_view, const Value*>> kwargs = {})
       : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_) {}
+  // A call of another op, `target`, inside a composite's rule (einsum's
+  // permutes and bmm): its arguments are `args` alone, never the node's.
+  OpContext(const OpContext& outer, const std::string& target, std::span<const Value* const> args)
+      : RuleContext(outer), node_(outer.node_), args_(args), interp_(outer.interp_), target_(&target),
+        node_args_(false) {}
 
   const Node& node() const { return node_; }
-  const std::string& target() const { return node_.target; }
+  const std::string& target() const { return target_ ? *target_ : node_.target; }
   // The interpreter's state beyond the arguments (the data-dependent memo):
   // a rule that asks for it is never stored in the dispatch cache.
   Interpreter* interpreter();
@@ -86,6 +91,8 @@ class OpContext : public RuleContext {
   std::span<const Value* const> args_;
   std::span<const std::pair<std::string_view, const Value*>> kwargs_;
   Interpreter* interp_;
+  const std::string* target_ = nullptr;  // set in a call of another op
+  bool node_args_ = true;  // string, dtype, device and format arguments come from the node's literals
   Value result_;
 };
 

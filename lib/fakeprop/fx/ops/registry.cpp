@@ -13,6 +13,7 @@ void register_all_aten_ops(OpRegistry& r) {
   ops::register_data_dependent_ops(r);
   ops::register_sym_ops(r);
   ops::register_spectral_ops(r);
+  ops::register_contraction_ops(r);
 }
 
 }  // namespace fakeprop::fx
