@@ -431,9 +431,11 @@ struct ShapeEnvInternals {
   static bool is_float_relation(ExprRef r) { return r->is_relation() && r->arg(0)->is_float(); }
 
   // torch's ShapeEnv.simplify divides exactly where a size is known to
-  // divide (CleanDiv) and no fraction results: c*(p//d) with d | c and p
-  // divisible by d is (c/d)*p, so 4*(s//4) >= 2 of an s divisible by 4 is
-  // s >= 2. Only deciding uses it; shapes keep the floor division, as torch's do.
+  // divide (CleanDiv) and then cancels a CleanDiv against its own divisor in
+  // a product: d*(p//d) of a p divisible by d is p, so 4*(s//4) >= 2 of an s
+  // divisible by 4 is s >= 2; 16*(s//4) stays (no factor 4 to cancel), and
+  // torch asks 16*((s//4)) >= 2. Only deciding uses it; shapes keep the floor
+  // division, as torch's do.
   static ExprRef exact_divisions(const Env& env, ExprRef e) {
     if (!has_free_symbols(e)) return e;
     e = map_children(e, [&](ExprRef c) { return exact_divisions(env, c); });
@@ -451,8 +453,8 @@ struct ShapeEnvInternals {
     auto exact = [&](ExprRef base) -> ExprRef {
       if (base->kind() != ExprKind::FloorDiv) return nullptr;
       auto d = as_integer(base->arg(1));
-      if (!d || *d <= 0 || coeff % *d != 0 || known_divisor(env, base->arg(0), true) % *d != 0) return nullptr;
-      return mul(base->arg(0), coeff / *d);
+      if (!d || *d <= 0 || coeff != *d || known_divisor(env, base->arg(0), true) % *d != 0) return nullptr;
+      return base->arg(0);
     };
     if (!is_mul) return exact(e) ? exact(e) : e;
     for (const auto& [base, exponent] : e->terms()) {

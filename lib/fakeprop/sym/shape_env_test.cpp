@@ -595,7 +595,10 @@ TEST(ShapeEnvGuards, ExactDivisionDecidesMultiplesOfAFloorDivision) {
   EXPECT_FALSE(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(4)), 4), I(2))).has_value());
   EXPECT_TRUE(env.evaluate(B(eq(mod(s0, I(4)), I(0))), "view"));
   EXPECT_EQ(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(4)), 4), I(2))), std::optional<bool>(true));
-  EXPECT_EQ(env.maybe_evaluate_static(lt(add(mul(floordiv(s0, I(4)), 8), I(1)), I(3))), std::optional<bool>(false));
+  // Only d*(s//d) cancels, as torch 2.15's cancel_clean_div: 8*(s//4) + 1 < 3
+  // and 16*(s//4) < 2 stay undecided there (measured with torch 2.15).
+  EXPECT_FALSE(env.maybe_evaluate_static(lt(add(mul(floordiv(s0, I(4)), 8), I(1)), I(3))).has_value());
+  EXPECT_FALSE(env.maybe_evaluate_static(lt(mul(floordiv(s0, I(4)), 16), I(2))).has_value());
   EXPECT_FALSE(env.maybe_evaluate_static(ne(floordiv(s0, I(4)), I(0))).has_value());
   EXPECT_FALSE(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(8)), 8), I(2))).has_value());  // 8 not known to divide
   EXPECT_EQ(env.guards().size(), 1u);
