@@ -604,6 +604,20 @@ TEST(ShapeEnvGuards, ExactDivisionDecidesMultiplesOfAFloorDivision) {
   EXPECT_EQ(env.guards().size(), 1u);
 }
 
+// torch 2.15 decides these statically (its shift of each symbol to a positive
+// dummy plus its lower bound); interval arithmetic alone leaves s1*s0 - s0 open.
+TEST(ShapeEnvGuards, AMonomialTimesAFactorOfAtLeastTwoIsBigger) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(6, kX0).expr();
+  ExprRef s1 = env.create_symbol(8, kX1).expr();
+  EXPECT_EQ(env.maybe_evaluate_static(ne(mul(s0, s1), s0)), std::optional<bool>(true));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(s1, mul(s0, s1))), std::optional<bool>(false));
+  EXPECT_EQ(env.maybe_evaluate_static(lt(s0, mul(s0, s1))), std::optional<bool>(true));
+  EXPECT_EQ(env.maybe_evaluate_static(ge(s0, mul(mul(s0, s1), 3))), std::optional<bool>(false));
+  EXPECT_FALSE(env.maybe_evaluate_static(eq(floordiv(s0, I(4)), mul(floordiv(s0, I(4)), s1))).has_value());  // may be 0
+  EXPECT_TRUE(env.guards().empty());
+}
+
 struct RefineCase {
   const char* what;
   std::function<ExprRef(ExprRef)> cond;  // over s0 with hint 8, decided true
