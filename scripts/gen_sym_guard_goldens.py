@@ -5,7 +5,9 @@ The op-level FX goldens hold static sizes; these cases run ops on backed symboli
 FakeTensorMode with a ShapeEnv, as Dynamo's trace does, and record the guards each op adds (not
 those of the inputs or of the prefix ops that shape them) and its output, beside a fakeprop.fx/1
 graph of the same calls. testdata/sym_guards/test_sym_guards.py compares fakeprop's guards on each
-graph with these, without torch.
+graph with these, without torch. The ops run without the python dispatcher that Dynamo and export
+trace with, so an op whose C++ composite kernel reads sizes() (constant_pad_nd) specializes here
+where real tracing takes its decomposition; known_differences.txt tags those [deliberate].
 
     .venv-oracle/bin/python scripts/gen_sym_guard_goldens.py [-o testdata/sym_guards/cases.json]
 """
