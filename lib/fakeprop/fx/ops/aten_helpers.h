@@ -136,6 +136,22 @@ inline void prim_clone_guards(OpContext& ctx, const TensorMeta& t) {
   if (t.dim() > 1) (void)is_non_overlapping_and_dense_or_false(t, ctx.env());
   storage_size_guards(ctx, t.sizes);
 }
+// prims.convert_element_type (_maybe_convert_to_dtype in the refs): a dense
+// input keeps its strides (is_non_overlapping_and_dense_or_false), then the
+// result is allocated through empty_strided.
+inline void prim_convert_element_type_guards(OpContext& ctx, const TensorMeta& t) {
+  (void)is_non_overlapping_and_dense_or_false(t, ctx.env());
+  storage_size_guards(ctx, t.sizes);
+}
+// get_computation_dtype: the refs compute half precision in float.
+inline DType computation_dtype(DType t) {
+  switch (t) {
+    case DType::Float16:
+    case DType::BFloat16: return DType::Float32;
+    case DType::Complex32: return DType::Complex64;
+    default: return t;
+  }
+}
 // A binary add/sub/mul/div of symbolic sizes inside a decomposition goes
 // through FakeTensor's fast_binary_impl: infer_size, then the layout checks.
 // Returns the result's sizes and strides.

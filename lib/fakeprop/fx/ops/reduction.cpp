@@ -43,12 +43,17 @@ TensorValue reduction_out(OpContext& ctx, const TensorMeta& self, const std::vec
   return empty_tensor(ctx, reduced_shape(self, mask, keepdim), dtype, self.device);
 }
 
-// The reductions torch runs through its refs (_reduction): the prim's output,
-// the reduced dims dropped, is allocated with empty_strided, which asks each
+// The reductions torch runs through its refs (_reduction): self converted to
+// the computation dtype first where it differs (the result's, in float for
+// half precision; a complex self of a real result stays), the prim's output,
+// the reduced dims dropped, allocated with empty_strided, which asks each
 // dim == 0 (storage_size_guards); keepdim then broadcasts it back to self's
 // rank with prims.broadcast_in_dim, which asks each of its dims == 1.
 TensorValue strided_reduction_out(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
                                   DType dtype) {
+  const bool complex_to_real = is_complex(self.dtype) && !is_complex(dtype);
+  if (!complex_to_real && self.dtype != computation_dtype(dtype) && has_symbolic_sizes_strides(self))
+    prim_convert_element_type_guards(ctx, self);
   TensorValue out = reduction_out(ctx, self, mask, keepdim, dtype);
   const SymShape prim = simplified(ctx, reduced_shape(self, mask, false));
   storage_size_guards(ctx, prim);
@@ -131,7 +136,13 @@ void ref_pow_scalar_guards(OpContext& ctx, const TensorMeta& t, double e) {
 // (then it only takes abs), else pow(sum(pow(|x|, ord)), 1 / ord).
 TensorValue vector_norm_ref(OpContext& ctx, const TensorMeta& x, const std::vector<bool>& mask, bool dim_none,
                             bool keepdim, double ord, DType dtype) {
-  if (ord == 0.0) return strided_reduction_out(ctx, x, mask, keepdim, dtype);
+  if (ord == 0.0) {  // sum(ne(x, 0), dtype): the ref's ne broadcasts a number, then prims.ne
+    ref_broadcast_guards(ctx, x.sizes);
+    prim_elementwise_guards(ctx, x);
+    TensorMeta ne = x;
+    ne.dtype = DType::Bool;
+    return strided_reduction_out(ctx, ne, mask, keepdim, dtype);
+  }
   if (std::isinf(ord)) {
     prim_elementwise_guards(ctx, x);  // abs
     TensorValue out = ref_amax(ctx, x, mask, keepdim, ord > 0 ? "amax" : "amin");
@@ -292,10 +303,13 @@ void softmax_internal(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, self.sizes, half_to_float ? DType::Float32 : self.dtype, self.device));
 }
 
-// softmax.int / log_softmax.int(self, dim, dtype=None).
+// softmax.int / log_softmax.int(self, dim, dtype=None): composite, they reach
+// FakeTensor as _softmax / _log_softmax.
 void softmax_public(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  (void)dim_arg(ctx, 1, "dim", self.dim());
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  if (ctx.target() == "aten.log_softmax.int" && has_symbolic_sizes_strides(self))
+    log_softmax_decomposition_guards(ctx, self, dim);
   const DType dtype = ctx.dtype_arg(2, "dtype").value_or(self.dtype);
   set_tensor(ctx, empty_tensor(ctx, self.sizes, dtype, self.device));
 }
