@@ -69,6 +69,17 @@ OPS = [
     ("expand_lead", "aten.expand.default", [{"node": "v1"}, [3, -1, -1]]),
     ("flip", "aten.flip.default", [V, [0]]),
     ("constant_pad", "aten.constant_pad_nd.default", [V, [1, 1]]),
+    # the refs' own questions: keepdim over the other dim, the computation dtype, no identity,
+    # abs and pow of an odd norm, the decompositions over dim 0, unsqueeze at the end
+    ("sum_dim0_keepdim", "aten.sum.dim_IntList", [V, [0], True]),
+    ("mean_dim_keepdim", "aten.mean.dim", [V, [1], True]),
+    ("sum_dim_float64", "aten.sum.dim_IntList", [V, [1]], {"dtype": "float64"}),
+    ("amax_dim0", "aten.amax.default", [V, [0]]),
+    ("vector_norm_1", "aten.linalg_vector_norm.default", [V, 1, [1]]),
+    ("logsumexp_dim0", "aten.logsumexp.default", [V, [0]]),
+    ("log_softmax_dim1", "aten._log_softmax.default", [V, 1, False]),
+    ("cumsum_dim0", "aten.cumsum.default", [V, 0]),
+    ("unsqueeze_last", "aten.unsqueeze.default", [V, -1]),
 ]
 # Extra prefix nodes some ops read.
 EXTRA = {
