@@ -527,7 +527,8 @@ ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
         if (base->kind() == ExprKind::Mod) return true;
       return false;
     };
-    if ((a->is_integer() ? a : b)->value() == 0 && side->kind() == ExprKind::Mul && side->value() != 1 && has_mod(side)) {
+    if ((a->is_integer() ? a : b)->value() == 0 && side->kind() == ExprKind::Mul && side->value() != 1 &&
+        has_mod(side)) {
       auto f = side->terms();
       ExprRef unit = f.size() == 1 && f[0].second == 1 ? f[0].first : make_node(ExprKind::Mul, 1, f);
       return relation(kind, unit, integer(0));

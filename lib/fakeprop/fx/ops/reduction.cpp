@@ -63,7 +63,8 @@ TensorValue strided_reduction_out(OpContext& ctx, const TensorMeta& self, const 
 
 // amax / amin: a reduction without identity. Of symbolic sizes the ref checks
 // every reduced dim > 0 (torch._check); the C++ meta of static sizes names the dim.
-void check_nonempty_ref_reduction(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, const char* op) {
+void check_nonempty_ref_reduction(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask,
+                                  const char* op) {
   if (!has_symbolic_sizes_strides(self)) return check_nonempty_reduction(ctx, self, mask, op);
   if (self.dim() == 0) return;
   SymBool valid = true;
@@ -74,7 +75,8 @@ void check_nonempty_ref_reduction(OpContext& ctx, const TensorMeta& self, const 
 }
 
 // amax / amin through the ref, as the decompositions call it.
-TensorValue ref_amax(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim, const char* op) {
+TensorValue ref_amax(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
+                     const char* op) {
   check_nonempty_ref_reduction(ctx, self, mask, op);
   return strided_reduction_out(ctx, self, mask, keepdim, self.dtype);
 }
@@ -322,7 +324,8 @@ void cumulative_ref_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) 
   const auto d = static_cast<size_t>(dim);
   TensorMeta a = self;  // a.unsqueeze(dim + 1)
   broadcast_in_dim_guards(ctx, a.sizes);
-  const SymInt inner = d + 1 == self.sizes.size() ? SymInt(1) : simplified(ctx, self.sizes[d + 1] * self.strides[d + 1]);
+  const SymInt inner =
+      d + 1 == self.sizes.size() ? SymInt(1) : simplified(ctx, self.sizes[d + 1] * self.strides[d + 1]);
   a.sizes.insert(a.sizes.begin() + dim + 1, SymInt(1));
   a.strides.insert(a.strides.begin() + dim + 1, inner);
   const SymInt n = self.sizes[d];
