@@ -3,8 +3,11 @@
 cases.json (scripts/gen_sym_guard_goldens.py, torch version inside) holds, per case, a fakeprop.fx/1
 graph and the guards torch's ShapeEnv added while the op (node `r`) ran under FakeTensorMode.
 fakeprop runs the graph with `--log +dynamic` and its `eval ... [guard added] at r` lines must be
-the same set. The cases where they differ are listed in known_differences.txt with the reason;
-a listed case that agrees fails too, so the list shrinks as fakeprop catches up. No torch needed.
+the same set. The cases where they differ are listed in known_differences.txt with a tag and
+the reason: [gap] (fakeprop's shortfall), [text] (the same condition printed differently),
+[deliberate] (fakeprop follows torch.compile / torch.export where this op-level run of torch does
+not, e.g. it runs without the python dispatcher that Dynamo and export trace with) or [torch-bug].
+A listed case that agrees fails too, so the list shrinks as fakeprop catches up. No torch needed.
 """
 import json
 import os

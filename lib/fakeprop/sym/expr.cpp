@@ -526,9 +526,19 @@ ExprRef relation(ExprKind kind, ExprRef a, ExprRef b) {
     }
   }
   if ((kind == ExprKind::Eq || kind == ExprKind::Ne) && (a->is_integer() || b->is_integer())) {
-    // k*x == 0 holds exactly when x == 0 (k a nonzero integer): Eq(32*(Mod(s0, 2)), 0) is Eq(Mod(s0, 2), 0).
+    // k*x == 0 holds exactly when x == 0 (k a nonzero integer): the k that
+    // sympy's Mod.eval pulls out of a Mod goes, Eq(32*(Mod(s0, 2)), 0) is
+    // Eq(Mod(s0, 2), 0). Other products keep theirs, as torch's guards do
+    // (Ne(2*((s0//4)), 0)), and as its ShapeEnv decides them: with s0 % 4 == 0
+    // known, Eq(4*((s0//4)), 0) is Eq(s0, 0).
     ExprRef side = a->is_integer() ? b : a;
-    if ((a->is_integer() ? a : b)->value() == 0 && side->kind() == ExprKind::Mul && side->value() != 1) {
+    auto has_mod = [](ExprRef m) {
+      for (const auto& [base, exp] : m->terms())
+        if (base->kind() == ExprKind::Mod) return true;
+      return false;
+    };
+    if ((a->is_integer() ? a : b)->value() == 0 && side->kind() == ExprKind::Mul && side->value() != 1 &&
+        has_mod(side)) {
       auto f = side->terms();
       ExprRef unit = f.size() == 1 && f[0].second == 1 ? f[0].first : make_node(ExprKind::Mul, 1, f);
       return relation(kind, unit, integer(0));

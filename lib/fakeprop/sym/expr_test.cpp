@@ -164,7 +164,10 @@ const SimplifyCase kSimplifyCases[] = {
     {"mod no common factor", [] { return mod(add(mul(s0(), 6), I(3)), I(8)); }, "Mod(6*s0 + 3, 8)"},
     {"eq of a scaled mod and 0", [] { return eq(mod(mul(mul(s0(), s1()), 32), I(64)), I(0)); },
      "Eq(Mod(s0*s1, 2), 0)"},
-    {"ne of a scaled term and 0", [] { return ne(I(0), mul(s0(), -3)); }, "Ne(s0, 0)"},
+    // sympy keeps the factor (torch's guards read Ne(2*((s0//4)), 0)); only the
+    // factor Mod.eval pulls out of a Mod goes.
+    {"ne of a scaled term and 0 keeps the factor", [] { return ne(I(0), mul(s0(), -3)); }, "Ne(-3*s0, 0)"},
+    {"eq of a scaled Mod and 0", [] { return eq(mul(mod(s0(), I(2)), 32), I(0)); }, "Eq(Mod(s0, 2), 0)"},
     {"eq of a scaled term and 2 stays", [] { return eq(mul(s0(), 2), I(2)); }, "Eq(2*s0, 2)"},
     {"mod fold negative dividend", [] { return mod(I(-7), I(2)); }, "1"},
     {"mod fold negative divisor", [] { return mod(I(7), I(-2)); }, "-1"},

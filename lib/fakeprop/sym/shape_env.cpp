@@ -8,6 +8,7 @@
 #include "fakeprop/util/sha256.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cmath>
 #include <numeric>
@@ -417,6 +418,7 @@ struct ShapeEnvInternals {
     // The difference of both sides often bounds better than each side alone.
     ExprRef d = sub(s->arg(0), s->arg(1));
     if (auto v = decide_against_zero(s->kind(), bound_expr(d, rng))) return v;
+    if (auto v = monomial_ratio(s, rng)) return v;
     // c*X + k == 0 is impossible when the divisor of c*X does not divide k.
     if ((s->kind() == ExprKind::Eq || s->kind() == ExprKind::Ne) && d->kind() == ExprKind::Add) {
       ExprRef variable_part = sub(d, integer(d->value()));
@@ -428,12 +430,90 @@ struct ShapeEnvInternals {
     return std::nullopt;
   }
 
+  // torch's _maybe_evaluate_static also decides a relation with each symbol
+  // shifted to a positive dummy plus its lower bound, where sympy sees
+  // s0*s1 - s0 = s0*(s1 - 1) > 0 for s0, s1 >= 2 (measured: Ne(s0*s1, s0)
+  // is statically true in torch 2.15); interval arithmetic alone cannot. Of
+  // two monomials: one side is the other, a positive value, times a factor
+  // whose range is >= 2 (then strictly bigger) or >= 1 (not smaller).
+  static std::optional<bool> monomial_ratio(ExprRef s, const SymbolRanges& rng) {
+    struct ById {  // interning order is canonical order
+      bool operator()(ExprRef x, ExprRef y) const { return x->id() < y->id(); }
+    };
+    struct Monomial {
+      int64_t coeff = 1;
+      std::map<ExprRef, int64_t, ById> powers;
+    };
+    auto split = [](ExprRef e) -> std::optional<Monomial> {
+      Monomial m;
+      if (e->kind() == ExprKind::Integer || e->kind() == ExprKind::Add || e->is_bool()) return std::nullopt;
+      if (e->kind() == ExprKind::Mul) {
+        m.coeff = e->value();
+        for (const auto& [base, exp] : e->terms()) m.powers[base] += exp;
+      } else {
+        m.powers[e] = 1;
+      }
+      return m;
+    };
+    auto quotient = [](const Monomial& x, const Monomial& y) -> std::optional<ExprRef> {
+      if (y.coeff <= 0 || x.coeff <= 0 || x.coeff % y.coeff != 0) return std::nullopt;
+      Monomial q = x;
+      for (const auto& [base, exp] : y.powers) {
+        auto it = q.powers.find(base);
+        if (it == q.powers.end() || it->second < exp) return std::nullopt;
+        it->second -= exp;
+      }
+      ExprRef r = integer(q.coeff / y.coeff);
+      for (const auto& [base, exp] : q.powers)
+        if (exp > 0) r = mul(r, pow(base, exp));
+      return r;
+    };
+    const auto a = split(s->arg(0));
+    const auto b = split(s->arg(1));
+    if (!a || !b) return std::nullopt;
+    // cmp > 0: lhs > rhs; cmp == 0: lhs >= rhs; likewise < for the other way.
+    auto compare = [&](const Monomial& big, const Monomial& small, ExprRef small_e) -> std::optional<int> {
+      const auto q = quotient(big, small);
+      if (!q) return std::nullopt;
+      if (bound_expr(small_e, rng).lo < 1) return std::nullopt;
+      const int64_t lo = bound_expr(*q, rng).lo;
+      if (lo >= 2) return 1;
+      if (lo >= 1) return 0;
+      return std::nullopt;
+    };
+    if (auto c = compare(*a, *b, s->arg(1))) {  // lhs >= rhs, > when *c
+      switch (s->kind()) {
+        case ExprKind::Lt: return false;
+        case ExprKind::Ge: return true;
+        case ExprKind::Eq: return *c ? std::optional<bool>(false) : std::nullopt;
+        case ExprKind::Ne: return *c ? std::optional<bool>(true) : std::nullopt;
+        case ExprKind::Gt: return *c ? std::optional<bool>(true) : std::nullopt;
+        case ExprKind::Le: return *c ? std::optional<bool>(false) : std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+    if (auto c = compare(*b, *a, s->arg(0))) {  // rhs >= lhs, > when *c
+      switch (s->kind()) {
+        case ExprKind::Gt: return false;
+        case ExprKind::Le: return true;
+        case ExprKind::Eq: return *c ? std::optional<bool>(false) : std::nullopt;
+        case ExprKind::Ne: return *c ? std::optional<bool>(true) : std::nullopt;
+        case ExprKind::Lt: return *c ? std::optional<bool>(true) : std::nullopt;
+        case ExprKind::Ge: return *c ? std::optional<bool>(false) : std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
   static bool is_float_relation(ExprRef r) { return r->is_relation() && r->arg(0)->is_float(); }
 
   // torch's ShapeEnv.simplify divides exactly where a size is known to
-  // divide (CleanDiv) and no fraction results: c*(p//d) with d | c and p
-  // divisible by d is (c/d)*p, so 4*(s//4) >= 2 of an s divisible by 4 is
-  // s >= 2. Only deciding uses it; shapes keep the floor division, as torch's do.
+  // divide (CleanDiv) and then cancels a CleanDiv against its own divisor in
+  // a product: d*(p//d) of a p divisible by d is p, so 4*(s//4) >= 2 of an s
+  // divisible by 4 is s >= 2; 16*(s//4) stays (no factor 4 to cancel), and
+  // torch asks 16*((s//4)) >= 2. Only deciding uses it; shapes keep the floor
+  // division, as torch's do.
   static ExprRef exact_divisions(const Env& env, ExprRef e) {
     if (!has_free_symbols(e)) return e;
     e = map_children(e, [&](ExprRef c) { return exact_divisions(env, c); });
@@ -451,8 +531,8 @@ struct ShapeEnvInternals {
     auto exact = [&](ExprRef base) -> ExprRef {
       if (base->kind() != ExprKind::FloorDiv) return nullptr;
       auto d = as_integer(base->arg(1));
-      if (!d || *d <= 0 || coeff % *d != 0 || known_divisor(env, base->arg(0), true) % *d != 0) return nullptr;
-      return mul(base->arg(0), coeff / *d);
+      if (!d || *d <= 0 || coeff != *d || known_divisor(env, base->arg(0), true) % *d != 0) return nullptr;
+      return base->arg(0);
     };
     if (!is_mul) return exact(e) ? exact(e) : e;
     for (const auto& [base, exponent] : e->terms()) {

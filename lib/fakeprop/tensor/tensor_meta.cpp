@@ -336,6 +336,7 @@ SymShape strides_for(std::span<const SymInt> sizes, MemoryFormat format, const S
 }
 
 bool is_contiguous(const TensorMeta& t, ShapeEnv& env) { return contiguous(t, env, Decide::SizeOblivious); }
+bool is_contiguous_or_false(const TensorMeta& t, ShapeEnv& env) { return contiguous(t, env, Decide::OrFalse); }
 
 bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env) {
   return channels_last_contiguous(t, 4, env, Decide::SizeOblivious) ||

@@ -53,6 +53,9 @@ SymShape channels_last_strides(std::span<const SymInt> sizes, const ShapeEnv* en
 SymShape strides_for(std::span<const SymInt> sizes, MemoryFormat format, const ShapeEnv* env = nullptr);
 // The queries may guard (size == 1 checks are size-oblivious, as PyTorch's are).
 bool is_contiguous(const TensorMeta& t, ShapeEnv& env);
+// c10's symbolic contiguity (Tensor.contiguous() of symbolic sizes) and the
+// prims' is_contiguous_or_false: every question a guard_or_false.
+bool is_contiguous_or_false(const TensorMeta& t, ShapeEnv& env);
 bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env);  // 2d (4-D) or 3d (5-D)
 bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env);
 // torch's Python is_non_overlapping_and_dense_or_false (what the prims ask

@@ -3,6 +3,7 @@
 // promotion operands and tuple results. Header-only so that every family
 // file can use it without a new translation unit.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ inline std::string text(const SymShape& s) { return shape_to_string(s); }
 
 // The decision vocabulary (decide, same_size, require, known_true,
 // size_oblivious, guard_or_false, simplified) is runner/rule_context.h's.
+
+// FakeTensor's has_symbolic_sizes_strides: such inputs take the Python refs
+// and decompositions where static ones take the C++ meta kernels.
+inline bool has_symbolic_sizes_strides(const TensorMeta& t) {
+  auto sym = [](const SymInt& x) { return !x.is_static(); };
+  return std::any_of(t.sizes.begin(), t.sizes.end(), sym) || std::any_of(t.strides.begin(), t.strides.end(), sym);
+}
 
 inline SymInt product(const SymShape& s) {
   SymInt p = 1;
@@ -92,6 +100,69 @@ inline TensorValue empty_tensor(OpContext& ctx, SymShape sizes, DType dtype, Dev
 inline void storage_size_guards(OpContext& ctx, const SymShape& sizes) {
   for (const SymInt& d : sizes)
     if (guard_or_false(ctx, sym_eq(d, 0), "computeStorageNbytes")) return;
+}
+// ---- what torch's Python refs ask ----
+// Of symbolic sizes FakeTensor runs many ops through their Python ref or
+// decomposition; these ask fakeprop's ShapeEnv what the prims there ask, so
+// the same guards are recorded (static sizes answer them without asking).
+
+// prims.broadcast_in_dim (keepdim reductions, unsqueeze's expand_dims, the
+// refs' expand) asks of each dim of its operand whether it is 1, to give a
+// broadcast dim stride 0 (guard_or_false).
+inline void broadcast_in_dim_guards(OpContext& ctx, const SymShape& sizes) {
+  for (const SymInt& d : sizes) (void)guard_or_false(ctx, sym_eq(d, 1), "broadcast_in_dim");
+}
+// The refs' _maybe_broadcast of a tensor and Python numbers: _broadcast_shapes
+// starts from a shape of 1s, so each dim is asked whether it is 1.
+inline void ref_broadcast_guards(OpContext& ctx, const SymShape& sizes) {
+  for (const SymInt& d : sizes) (void)guard_or_false(ctx, sym_eq(d, 1), "_broadcast_shapes");
+}
+// A prim's elementwise meta over these operands (broadcast to `shape`) orders
+// the output dims as compute_elementwise_output_logical_to_physical_perm does:
+// from rank 2 each operand is asked is_contiguous_or_false (numel < 2 first),
+// then the strides are compared. Returns the output strides.
+inline SymShape prim_elementwise_strides(OpContext& ctx, std::span<const TensorMeta* const> operands,
+                                         const SymShape& shape) {
+  return elementwise_permuted_strides(operands, shape, ctx.env());
+}
+inline void prim_elementwise_guards(OpContext& ctx, const TensorMeta& t) {
+  const TensorMeta* operands[] = {&t};
+  (void)prim_elementwise_strides(ctx, operands, t.sizes);
+}
+// prims.clone (_clone_meta) of preserve format: compute_elementwise_output_strides
+// keeps a dense input's strides from rank 2 (is_non_overlapping_and_dense_or_false),
+// then empty_strided.
+inline void prim_clone_guards(OpContext& ctx, const TensorMeta& t) {
+  if (t.dim() > 1) (void)is_non_overlapping_and_dense_or_false(t, ctx.env());
+  storage_size_guards(ctx, t.sizes);
+}
+// prims.convert_element_type (_maybe_convert_to_dtype in the refs): a dense
+// input keeps its strides (is_non_overlapping_and_dense_or_false), then the
+// result is allocated through empty_strided.
+inline void prim_convert_element_type_guards(OpContext& ctx, const TensorMeta& t) {
+  (void)is_non_overlapping_and_dense_or_false(t, ctx.env());
+  storage_size_guards(ctx, t.sizes);
+}
+// get_computation_dtype: the refs compute half precision in float.
+inline DType computation_dtype(DType t) {
+  switch (t) {
+    case DType::Float16:
+    case DType::BFloat16: return DType::Float32;
+    case DType::Complex32: return DType::Complex64;
+    default: return t;
+  }
+}
+// A binary add/sub/mul/div of symbolic sizes inside a decomposition goes
+// through FakeTensor's fast_binary_impl: infer_size, then the layout checks.
+// Returns the result's sizes and strides.
+inline TensorMeta fast_binary_meta(OpContext& ctx, const TensorMeta& a, const TensorMeta& b) {
+  TensorMeta out = a;
+  out.sizes = simplified(ctx, broadcast_shapes(a.sizes, b.sizes, ctx.env()));
+  const TensorMeta* operands[] = {&a, &b};
+  std::optional<SymShape> strides = fast_binary_strides(operands, out.sizes, ctx.env());
+  out.strides = strides ? *strides : prim_elementwise_strides(ctx, operands, out.sizes);
+  out.storage_offset = 0;
+  return out;
 }
 inline TensorValue empty_strided(OpContext& ctx, SymShape sizes, SymShape strides, DType dtype, Device device) {
   return ctx.new_tensor(simplified(ctx, std::move(sizes)), dtype, device, simplified(ctx, std::move(strides)));

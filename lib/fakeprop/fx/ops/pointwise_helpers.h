@@ -18,11 +18,6 @@ struct PointwiseOperands {
   bool symbolic = false;  // some tensor has a symbolic size or stride, or some number is a SymInt
 };
 
-inline bool has_symbolic_sizes_strides(const TensorMeta& t) {
-  auto sym = [](const SymInt& x) { return !x.is_static(); };
-  return std::any_of(t.sizes.begin(), t.sizes.end(), sym) || std::any_of(t.strides.begin(), t.strides.end(), sym);
-}
-
 // Collects the arguments at `positions` (schema position, keyword) that are given.
 inline PointwiseOperands pointwise_operands(OpContext& ctx,
                                             std::initializer_list<std::pair<size_t, std::string_view>> args) {

@@ -1,6 +1,9 @@
 // Reductions (sum, mean, amax, argmax, var, any, ...) and the softmax family.
 // Structured reduction kernels allocate contiguous outputs of the reduced
 // shape; the dtype rules differ per op.
+#include <algorithm>
+#include <cmath>
+
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/aten_helpers.h"
 
@@ -40,13 +43,42 @@ TensorValue reduction_out(OpContext& ctx, const TensorMeta& self, const std::vec
   return empty_tensor(ctx, reduced_shape(self, mask, keepdim), dtype, self.device);
 }
 
-// The reductions torch runs through its refs allocate the output with the
-// prims' empty_strided, which asks each dim == 0 (storage_size_guards).
+// The reductions torch runs through its refs (_reduction): self converted to
+// the computation dtype first where it differs (the result's, in float for
+// half precision; a complex self of a real result stays), the prim's output,
+// the reduced dims dropped, allocated with empty_strided, which asks each
+// dim == 0 (storage_size_guards); keepdim then broadcasts it back to self's
+// rank with prims.broadcast_in_dim, which asks each of its dims == 1.
 TensorValue strided_reduction_out(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
                                   DType dtype) {
+  const bool complex_to_real = is_complex(self.dtype) && !is_complex(dtype);
+  if (!complex_to_real && self.dtype != computation_dtype(dtype) && has_symbolic_sizes_strides(self))
+    prim_convert_element_type_guards(ctx, self);
   TensorValue out = reduction_out(ctx, self, mask, keepdim, dtype);
-  storage_size_guards(ctx, out.meta.sizes);
+  const SymShape prim = simplified(ctx, reduced_shape(self, mask, false));
+  storage_size_guards(ctx, prim);
+  if (keepdim) broadcast_in_dim_guards(ctx, prim);
   return out;
+}
+
+// amax / amin: a reduction without identity. Of symbolic sizes the ref checks
+// every reduced dim > 0 (torch._check); the C++ meta of static sizes names the dim.
+void check_nonempty_ref_reduction(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask,
+                                  const char* op) {
+  if (!has_symbolic_sizes_strides(self)) return check_nonempty_reduction(ctx, self, mask, op);
+  if (self.dim() == 0) return;
+  SymBool valid = true;
+  for (size_t d = 0; d < self.sizes.size(); ++d)
+    if (mask[d]) valid = sym_and(valid, sym_gt(self.sizes[d], 0));
+  require(ctx, valid, "_reduction", ErrorKind::InvalidArgument,
+          "reducing over zero-size dimension for reduction operation without identity");
+}
+
+// amax / amin through the ref, as the decompositions call it.
+TensorValue ref_amax(OpContext& ctx, const TensorMeta& self, const std::vector<bool>& mask, bool keepdim,
+                     const char* op) {
+  check_nonempty_ref_reduction(ctx, self, mask, op);
+  return strided_reduction_out(ctx, self, mask, keepdim, self.dtype);
 }
 
 DType sum_dtype(OpContext& ctx, const TensorMeta& self) {
@@ -83,7 +115,57 @@ void mean(OpContext& ctx) {
                  " dtype must be either a floating point or complex dtype. Got: " + dtype_title(dtype));
   const std::vector<bool> mask = has_dims ? dims_mask(ctx, self, 1, "dim") : reduction_mask(ctx, {}, self.dim());
   const bool keepdim = has_dims && ctx.bool_arg(2, "keepdim", false);
-  set_tensor(ctx, strided_reduction_out(ctx, self, mask, keepdim, dtype));
+  TensorValue out = strided_reduction_out(ctx, self, mask, keepdim, dtype);
+  // The ref divides the sum by the count: true_divide(sum, nelem) broadcasts
+  // a number (_maybe_broadcast), then runs prims.div.
+  ref_broadcast_guards(ctx, out.meta.sizes);
+  prim_elementwise_guards(ctx, out.meta);
+  set_tensor(ctx, std::move(out));
+}
+
+// pow(t, e) of a number e in the ref: t is broadcast with the number, then
+// e == 1 clones, e == 2 multiplies t by itself (fast_binary_impl), e == 0.5
+// takes sqrt and other exponents run prims.pow.
+void ref_pow_scalar_guards(OpContext& ctx, const TensorMeta& t, double e) {
+  ref_broadcast_guards(ctx, t.sizes);
+  if (e == 1.0) return prim_clone_guards(ctx, t);
+  if (e == 2.0) return (void)fast_binary_meta(ctx, t, t);
+  prim_elementwise_guards(ctx, t);  // prims.sqrt or prims.pow
+}
+
+// What linalg_vector_norm's ref asks: ord 0 sums a comparison, +-inf takes
+// amax / amin of abs; any other ord tests whether the reduced dims are all 1
+// (then it only takes abs), else pow(sum(pow(|x|, ord)), 1 / ord).
+TensorValue vector_norm_ref(OpContext& ctx, const TensorMeta& x, const std::vector<bool>& mask, bool dim_none,
+                            bool keepdim, double ord, DType dtype) {
+  if (ord == 0.0) {  // sum(ne(x, 0), dtype): the ref's ne broadcasts a number, then prims.ne
+    ref_broadcast_guards(ctx, x.sizes);
+    prim_elementwise_guards(ctx, x);
+    TensorMeta ne = x;
+    ne.dtype = DType::Bool;
+    return strided_reduction_out(ctx, ne, mask, keepdim, dtype);
+  }
+  if (std::isinf(ord)) {
+    prim_elementwise_guards(ctx, x);  // abs
+    TensorValue out = ref_amax(ctx, x, mask, keepdim, ord > 0 ? "amax" : "amin");
+    out.meta.dtype = dtype;
+    return out;
+  }
+  bool trivial = false;
+  if (dim_none) {
+    trivial = guard_or_false(ctx, sym_eq(x.numel(), 1), "vector_norm");
+  } else if (x.dim() > 0) {
+    trivial = true;
+    for (size_t d = 0; d < x.sizes.size() && trivial; ++d)
+      if (mask[d]) trivial = guard_or_false(ctx, sym_eq(x.sizes[d], 1), "vector_norm");
+  }
+  const bool even = std::fmod(ord, 2.0) == 0.0;
+  if (trivial || !(even && is_floating(x.dtype))) prim_elementwise_guards(ctx, x);  // abs
+  if (trivial) return reduction_out(ctx, x, mask, keepdim, dtype);
+  ref_pow_scalar_guards(ctx, x, ord);
+  TensorValue out = strided_reduction_out(ctx, x, mask, keepdim, dtype);
+  ref_pow_scalar_guards(ctx, out.meta, 1.0 / ord);
+  return out;
 }
 
 // linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -96,15 +178,18 @@ void linalg_vector_norm(OpContext& ctx) {
   const std::optional<DType> requested = ctx.dtype_arg(kKw, "dtype");
   const DType dtype = to_real(requested.value_or(self.dtype));
   const std::vector<bool> mask = dims_mask(ctx, self, 2, "dim");
-  set_tensor(ctx, strided_reduction_out(ctx, self, mask, ctx.bool_arg(3, "keepdim", false), dtype));
+  const bool keepdim = ctx.bool_arg(3, "keepdim", false);
+  const double ord = ctx.float_arg(1, "ord", 2.0);
+  const bool dim_none = !ctx.has(2, "dim") || ctx.int_list(2, "dim").empty();
+  set_tensor(ctx, vector_norm_ref(ctx, self, mask, dim_none, keepdim, ord, dtype));
 }
 
 // amax / amin(self, dim=[], keepdim=False).
 void amax(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<bool> mask = dims_mask(ctx, self, 1, "dim");
-  check_nonempty_reduction(ctx, self, mask, ctx.target() == "aten.amin.default" ? "amin" : "amax");
-  set_tensor(ctx, strided_reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), self.dtype));
+  const char* op = ctx.target() == "aten.amin.default" ? "amin" : "amax";
+  set_tensor(ctx, ref_amax(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), op));
 }
 
 // max.dim / min.dim(self, dim, keepdim=False) -> (values, indices).
@@ -177,36 +262,108 @@ void var(OpContext& ctx) {
   set_tensor(ctx, std::move(out));
 }
 
-// logsumexp(self, dim, keepdim): integral inputs give the default float.
+// logsumexp(self, dim, keepdim): integral inputs give the default float. Of
+// symbolic sizes its ref asks: maxes = amax(self, dim, keepdim=True), then
+// maxes.abs() (prims.abs), self - maxes (fast_binary_impl) and the sum.
 void logsumexp(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const std::vector<bool> mask = dims_mask(ctx, self, 1, "dim");
   const DType dtype = is_integral(self.dtype, true) ? DType::Float32 : self.dtype;
+  if (has_symbolic_sizes_strides(self)) {
+    const TensorValue maxes = ref_amax(ctx, self, mask, true, "amax");
+    prim_elementwise_guards(ctx, maxes.meta);
+    (void)fast_binary_meta(ctx, self, maxes.meta);
+  }
   set_tensor(ctx, strided_reduction_out(ctx, self, mask, ctx.bool_arg(2, "keepdim", false), dtype));
+}
+
+// What torch's _log_softmax decomposition asks of symbolic sizes: x.contiguous(),
+// whether the dim is non-empty (guard_or_false), x_max = amax(x, dim,
+// keepdim=True), shifted = x - x_max, the sum of exp(shifted) with keepdim,
+// and shifted minus its log.
+void log_softmax_decomposition_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) {
+  TensorMeta x = self;
+  if (!is_contiguous_or_false(x, ctx.env())) x.strides = contiguous_strides(x.sizes, &ctx.env());
+  const std::vector<bool> mask = reduction_mask(ctx, {dim}, x.dim());
+  TensorMeta x_max;
+  if (x.dim() == 0 || guard_or_false(ctx, sym_gt(x.sizes[static_cast<size_t>(dim)], 0), "_softmax_unbacked_safe_amax"))
+    x_max = ref_amax(ctx, x, mask, true, "amax").meta;
+  else
+    x_max = reduction_out(ctx, x, mask, true, x.dtype).meta;  // amax over x padded with -inf
+  const TensorMeta shifted = fast_binary_meta(ctx, x, x_max);
+  const TensorValue lse = strided_reduction_out(ctx, shifted, mask, true, shifted.dtype);
+  (void)fast_binary_meta(ctx, shifted, lse.meta);
 }
 
 // _softmax / _log_softmax(self, dim, half_to_float): contiguous output.
 void softmax_internal(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  (void)dim_arg(ctx, 1, "dim", self.dim());
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
   const bool half_to_float = ctx.bool_arg(2, "half_to_float", false);
+  if (ctx.target() == "aten._log_softmax.default" && has_symbolic_sizes_strides(self))
+    log_softmax_decomposition_guards(ctx, self, dim);
   set_tensor(ctx, empty_tensor(ctx, self.sizes, half_to_float ? DType::Float32 : self.dtype, self.device));
 }
 
-// softmax.int / log_softmax.int(self, dim, dtype=None).
+// softmax.int / log_softmax.int(self, dim, dtype=None): composite, they reach
+// FakeTensor as _softmax / _log_softmax.
 void softmax_public(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  (void)dim_arg(ctx, 1, "dim", self.dim());
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  if (ctx.target() == "aten.log_softmax.int" && has_symbolic_sizes_strides(self))
+    log_softmax_decomposition_guards(ctx, self, dim);
   const DType dtype = ctx.dtype_arg(2, "dtype").value_or(self.dtype);
   set_tensor(ctx, empty_tensor(ctx, self.sizes, dtype, self.device));
+}
+
+// What torch's cumsum / cumprod ref (_cumsumprod_common) asks of symbolic
+// sizes: a.unsqueeze(dim + 1); a [n, n] mask rg.unsqueeze(1) <= rg of
+// rg = arange(n), n = a.size(dim), unsqueezed to a's rank (prims.le, then
+// broadcast_in_dim); where(mask, a, init) (prims.where); the sum or prod over dim.
+void cumulative_ref_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) {
+  const auto d = static_cast<size_t>(dim);
+  TensorMeta a = self;  // a.unsqueeze(dim + 1)
+  broadcast_in_dim_guards(ctx, a.sizes);
+  const SymInt inner =
+      d + 1 == self.sizes.size() ? SymInt(1) : simplified(ctx, self.sizes[d + 1] * self.strides[d + 1]);
+  a.sizes.insert(a.sizes.begin() + dim + 1, SymInt(1));
+  a.strides.insert(a.strides.begin() + dim + 1, inner);
+  const SymInt n = self.sizes[d];
+  TensorMeta rg;  // arange(n)
+  rg.sizes = {n};
+  rg.strides = {1};
+  rg.device = self.device;
+  broadcast_in_dim_guards(ctx, rg.sizes);  // rg.unsqueeze(1)
+  TensorMeta rg_col = rg;
+  rg_col.sizes = {n, 1};
+  rg_col.strides = {1, 1};
+  TensorMeta mask;  // rg.unsqueeze(1) <= rg
+  mask.device = self.device;
+  mask.dtype = DType::Bool;
+  mask.sizes = broadcast_shapes(rg_col.sizes, rg.sizes, ctx.env());
+  broadcast_in_dim_guards(ctx, rg_col.sizes);
+  const TensorMeta* le_operands[] = {&rg_col, &rg};
+  mask.strides = prim_elementwise_strides(ctx, le_operands, mask.sizes);
+  for (size_t k = d + 1; k < self.sizes.size(); ++k) {  // mask.unsqueeze(-1)
+    broadcast_in_dim_guards(ctx, mask.sizes);
+    mask.sizes.push_back(1);
+    mask.strides.push_back(1);
+  }
+  TensorMeta masked = a;  // where(mask, a, init)
+  masked.sizes = simplified(ctx, broadcast_shapes(mask.sizes, a.sizes, ctx.env()));
+  broadcast_in_dim_guards(ctx, mask.sizes);
+  broadcast_in_dim_guards(ctx, a.sizes);
+  const TensorMeta* where_operands[] = {&mask, &a};
+  masked.strides = prim_elementwise_strides(ctx, where_operands, masked.sizes);
+  (void)strided_reduction_out(ctx, masked, reduction_mask(ctx, {dim}, masked.dim()), false, masked.dtype);
 }
 
 // cumsum / cumprod(self, dim, *, dtype): integral inputs accumulate in int64.
 void cumulative(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  (void)dim_arg(ctx, 1, "dim", self.dim());
+  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  if (self.dim() > 0 && has_symbolic_sizes_strides(self)) cumulative_ref_guards(ctx, self, dim);
   TensorValue out = empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device);
-  storage_size_guards(ctx, out.meta.sizes);  // its ref allocates through empty_strided
   set_tensor(ctx, std::move(out));
 }
 

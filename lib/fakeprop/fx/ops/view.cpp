@@ -416,6 +416,9 @@ void unsqueeze(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim() + 1);
   const auto d = static_cast<size_t>(dim);
+  // Of symbolic sizes the ref's prims.expand_dims is a broadcast_in_dim.
+  if (ctx.target() == "aten.unsqueeze.default" && has_symbolic_sizes_strides(self))
+    broadcast_in_dim_guards(ctx, self.sizes);
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
   const SymInt stride = dim >= self.dim() ? SymInt(1) : simplified(ctx, self.sizes[d] * self.strides[d]);
