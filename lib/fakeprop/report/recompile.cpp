@@ -1,6 +1,7 @@
 #include "fakeprop/report/recompile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <set>
 
@@ -144,6 +145,29 @@ std::string source_of(const std::string& input, size_t dim) {
 }
 
 // Dynamo's first failing check of an entry, or "" when the call passes.
+// A guard as Dynamo states it in a recompile reason: over the frame's local
+// names (x.size()[0]), not its sources (L['x'].size()[0]). A name that is not
+// a Python identifier (an ONNX input such as input.1) keeps its source form.
+std::string over_local_names(const std::string& guard) {
+  std::string out;
+  size_t i = 0;
+  while (i < guard.size()) {
+    const size_t at = guard.find("L['", i);
+    if (at == std::string::npos) break;
+    const size_t end = guard.find("']", at + 3);
+    if (end == std::string::npos) break;
+    const std::string name = guard.substr(at + 3, end - at - 3);
+    const bool ident = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                       std::all_of(name.begin(), name.end(),
+                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    const bool starts_word = at == 0 || !(std::isalnum(static_cast<unsigned char>(guard[at - 1])) || guard[at - 1] == '_');
+    out += guard.substr(i, at - i);
+    out += ident && starts_word ? name : guard.substr(at, end + 2 - at);
+    i = end + 2;
+  }
+  return out + guard.substr(i);
+}
+
 std::string first_failure(const Entry& e, const Call& call) {
   for (const auto& [name, ei] : e.inputs) {
     auto it = call.find(name);
@@ -172,7 +196,8 @@ std::string first_failure(const Entry& e, const Call& call) {
   }
   for (size_t g = 0; g < e.parsed.size(); ++g) {
     auto v = evaluate(e.parsed[g], values);
-    if (v && *v == 0) return e.guards[g].expr + (e.guards[g].node.empty() ? "" : "  # node " + e.guards[g].node);
+    if (v && *v == 0)
+      return over_local_names(e.guards[g].expr) + (e.guards[g].node.empty() ? "" : "  # node " + e.guards[g].node);
   }
   return "";
 }
