@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fakeprop/fx/libzip.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fx {
@@ -760,30 +761,32 @@ class ProgramReader {
 
 // ---- the zip ----
 
+// Closers run only once libzip is loaded (they close what it opened).
 struct ZipCloser {
-  void operator()(zip_t* z) const { zip_discard(z); }
+  void operator()(zip_t* z) const { libzip({}).discard(z); }
 };
 struct ZipFileCloser {
-  void operator()(zip_file_t* f) const { zip_fclose(f); }
+  void operator()(zip_file_t* f) const { libzip({}).fclose(f); }
 };
 
-std::string zip_error_text(int code) {
+std::string zip_error_text(const LibZip& zip, int code) {
   zip_error_t e;
-  zip_error_init_with_code(&e, code);
-  std::string text = zip_error_strerror(&e);
-  zip_error_fini(&e);
+  zip.error_init_with_code(&e, code);
+  std::string text = zip.error_strerror(&e);
+  zip.error_fini(&e);
   return text;
 }
 
 // Reads the program member of an open archive and parses it.
 Graph read_archive(zip_t* z, const std::string& path, size_t max_nodes) {
-  const zip_int64_t count = zip_get_num_entries(z, 0);
+  const LibZip& zip = libzip(path);
+  const zip_int64_t count = zip.get_num_entries(z, 0);
   if (count < 0) throw InputError(path + ": not a readable zip archive");
   // models/<name>.json under the archive's root folder (or at the top).
   std::vector<std::pair<std::string, zip_uint64_t>> programs;
   std::optional<std::pair<std::string, zip_uint64_t>> legacy;
   for (zip_int64_t i = 0; i < count; ++i) {
-    const char* raw = zip_get_name(z, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS);
+    const char* raw = zip.get_name(z, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS);
     if (!raw) continue;
     const std::string name = raw;
     // [root/]models/<name>.json
@@ -818,25 +821,25 @@ Graph read_archive(zip_t* z, const std::string& path, size_t max_nodes) {
   const auto& [member, index] = *chosen;
   const std::string where = path + ": " + member;
   zip_stat_t st;
-  zip_stat_init(&st);
-  if (zip_stat_index(z, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-    throw InputError(where + ": cannot read the member's size: " + zip_strerror(z));
+  zip.stat_init(&st);
+  if (zip.stat_index(z, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+    throw InputError(where + ": cannot read the member's size: " + zip.strerror(z));
   if (st.size > kMaxPt2ProgramBytes)
     throw InputError(where + ": " + std::to_string(st.size) + " bytes, over the 1 GiB limit for a program");
-  std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z, index, 0));
-  if (!f) throw InputError(where + ": cannot open the member: " + zip_strerror(z));
+  std::unique_ptr<zip_file_t, ZipFileCloser> f(zip.fopen_index(z, index, 0));
+  if (!f) throw InputError(where + ": cannot open the member: " + zip.strerror(z));
   std::string text(static_cast<size_t>(st.size), '\0');
   size_t got = 0;
   while (got < text.size()) {
-    const zip_int64_t n = zip_fread(f.get(), text.data() + got, text.size() - got);
-    if (n < 0) throw InputError(where + ": cannot read the member: " + zip_file_strerror(f.get()));
+    const zip_int64_t n = zip.fread(f.get(), text.data() + got, text.size() - got);
+    if (n < 0) throw InputError(where + ": cannot read the member: " + zip.file_strerror(f.get()));
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }
   if (got != text.size())
     throw InputError(where + ": the member ends after " + std::to_string(got) + " of " + std::to_string(text.size()) + " bytes");
   char extra;
-  if (zip_fread(f.get(), &extra, 1) > 0) throw InputError(where + ": the member is longer than its recorded size");
+  if (zip.fread(f.get(), &extra, 1) > 0) throw InputError(where + ": the member is longer than its recorded size");
   Graph g = parse_exported_program(text, where, max_nodes);
   g.path = path;
   return g;
@@ -869,33 +872,35 @@ Graph parse_exported_program(std::string_view json_text, const std::string& wher
 }
 
 Graph parse_pt2_archive(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes) {
+  const LibZip& zip = libzip(path_for_errors);
   zip_error_t error;
-  zip_error_init(&error);
-  zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  zip.error_init(&error);
+  zip_source_t* src = zip.source_buffer_create(bytes.data(), bytes.size(), 0, &error);
   if (!src) {
-    const std::string text = zip_error_strerror(&error);
-    zip_error_fini(&error);
+    const std::string text = zip.error_strerror(&error);
+    zip.error_fini(&error);
     throw InputError(path_for_errors + ": " + text);
   }
-  zip_t* z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  zip_t* z = zip.open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
   if (!z) {
-    zip_source_free(src);
-    const std::string text = zip_error_strerror(&error);
-    zip_error_fini(&error);
+    zip.source_free(src);
+    const std::string text = zip.error_strerror(&error);
+    zip.error_fini(&error);
     throw InputError(path_for_errors + ": not a readable zip archive: " + text);
   }
-  zip_error_fini(&error);
+  zip.error_fini(&error);
   std::unique_ptr<zip_t, ZipCloser> owner(z);
   return read_archive(z, path_for_errors, max_nodes);
 }
 
 Graph load_pt2_archive(const std::string& path, size_t max_nodes) {
+  const LibZip& zip = libzip(path);
   int code = 0;
-  zip_t* z = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  zip_t* z = zip.open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
   if (!z) {
     if (code == ZIP_ER_NOENT) throw InputError(path + ": " + std::strerror(ENOENT));
     if (code == ZIP_ER_OPEN || code == ZIP_ER_READ) throw InputError(path + ": " + std::strerror(errno));
-    throw InputError(path + ": not a readable zip archive: " + zip_error_text(code));
+    throw InputError(path + ": not a readable zip archive: " + zip_error_text(zip, code));
   }
   std::unique_ptr<zip_t, ZipCloser> owner(z);
   return read_archive(z, path, max_nodes);
