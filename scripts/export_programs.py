@@ -175,6 +175,12 @@ BUILDERS = {
     "llama": _hf_causal("LlamaConfig", num_key_value_heads=2, max_position_embeddings=512),
     "mistral": _hf_causal("MistralConfig", num_key_value_heads=2, max_position_embeddings=512),
     "qwen2": _hf_causal("Qwen2Config", num_key_value_heads=2, max_position_embeddings=512),
+    # GPT-J's rotary embedding: repeat_interleave with an int count; OPT, Falcon: other block layouts
+    "gptj": _hf_causal("GPTJConfig", n_embd=_TINY["hidden_size"], n_layer=_TINY["num_hidden_layers"],
+                       n_head=_TINY["num_attention_heads"], rotary_dim=8, n_positions=512),
+    "opt": _hf_causal("OPTConfig", ffn_dim=_TINY["intermediate_size"], word_embed_proj_dim=_TINY["hidden_size"],
+                      max_position_embeddings=512),
+    "falcon": _hf_causal("FalconConfig"),
     "bert": _bert,
     "t5": _t5,
     "vit": _vit_hf,

@@ -1759,6 +1759,18 @@ def composite_cases():
             (es, ["ij,jk->ik", [D([3, 4])]], {}),
             (es, ["ij->ik", [D([3, 4])]], {}),
         ]
+        # repeat_interleave with an int count (GPT-J's rotary embedding): unsqueeze, expand, clone, view
+        ri = "aten.repeat_interleave.self_int"
+        cases += [
+            (ri, [D([3, 4, 5]), 2, 1], {}),
+            (ri, [D([3, 4, 5], layout=("perm", [2, 1, 0])), 3], {}),
+            (ri, [D([3, 4, 5], layout=("perm", [2, 1, 0])), 2, 0], {}),
+            (ri, [D([3, 4, 5]), 2, -1], {"output_size": 10}),
+            (ri, [D([3, 4, 5]), 2, -1], {"output_size": 9}),
+            (ri, [D([3, 4]), 0, 0], {}),
+            (ri, [D([3, 4]), -1, 0], {}),
+            (ri, [D([6]), 4], {}),
+        ]
         # more composites of real models' default IR
         x4, x4cl = D([2, 3, 6, 8]), D([2, 3, 6, 8], layout="cl")
         cases += [

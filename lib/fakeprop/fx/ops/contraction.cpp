@@ -1,63 +1,19 @@
-// Contractions that ATen implements as a composite of other ops (einsum):
-// the rule replays that composite through the rules of the ops it calls, so
-// the result's strides, whether it is a view of an operand, and the guards
-// those ops ask are the ones FakeTensor gets when it runs the composite.
+// Contractions that ATen implements as a composite of other ops (einsum),
+// replayed through the rules of the ops it calls (composite.h).
 #include <algorithm>
 #include <cctype>
 #include <deque>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fakeprop/fx/op_context.h"
 #include "fakeprop/fx/ops/aten_helpers.h"
+#include "fakeprop/fx/ops/composite.h"
 #include "fakeprop/fx/ops/families.h"
 
 namespace fakeprop::fx::ops {
 
 namespace {
-
-// Runs other ops' rules on intermediate tensors of one node.
-class Composite {
- public:
-  explicit Composite(OpContext& ctx) : ctx_(ctx) {}
-
-  TensorValue call(const std::string& target, const ValueList& args) {
-    const OpRule rule = OpRegistry::instance().find(target);
-    if (rule == nullptr) throw std::logic_error("composite calls " + target + ", which has no rule");
-    std::vector<const Value*> ptrs;
-    ptrs.reserve(args.size());
-    for (const Value& a : args) ptrs.push_back(&a);
-    OpContext inner(ctx_, target, ptrs);
-    rule(inner);
-    const Value r = inner.take_result();
-    if (r.kind != Value::Kind::Tensor) throw std::logic_error(target + " returned no tensor inside a composite");
-    return *r.tensor;
-  }
-
-  static Value tensor(const TensorValue& t) { return Value::of_tensor(t); }
-  static Value ints(const std::vector<int64_t>& xs) {
-    ValueList out;
-    for (int64_t x : xs) out.push_back(Value::of_int(SymInt(x)));
-    return Value::of_list(std::move(out));
-  }
-  static Value sizes(const SymShape& xs) {
-    ValueList out;
-    for (const SymInt& x : xs) out.push_back(Value::of_int(x));
-    return Value::of_list(std::move(out));
-  }
-
-  TensorValue permute(const TensorValue& t, const std::vector<int64_t>& perm) {
-    return call(kPermute, {tensor(t), ints(perm)});
-  }
-  TensorValue sum(const TensorValue& t, const std::vector<int64_t>& dims, bool keepdim) {
-    return call(kSum, {tensor(t), ints(dims), Value::of_bool(SymBool(keepdim))});
-  }
-
- private:
-  static inline const std::string kPermute = "aten.permute.default", kSum = "aten.sum.dim_IntList";
-  OpContext& ctx_;
-};
 
 // ---- einsum (at::native::einsum and its sumproduct_pair) ----
 

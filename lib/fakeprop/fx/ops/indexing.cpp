@@ -1,5 +1,6 @@
 // Joining and indexing ops: cat, stack, index_select, gather, scatter,
 // index / index_put, ...
+#include "fakeprop/fx/ops/composite.h"
 #include "fakeprop/fx/ops/data_dependent_helpers.h"
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
@@ -380,6 +381,40 @@ void repeat(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
 }
 
+// repeat_interleave(self, int repeats, dim=None, *, output_size=None), a
+// composite: self (flattened without a dim) gets a new dim after `dim`,
+// expanded to `repeats`, cloned contiguous and viewed back, as ATen does.
+void repeat_interleave_int(OpContext& ctx) {
+  const TensorValue& self = ctx.tensor_value(0, "self");
+  const SymInt repeats = ctx.int_arg(1, "repeats");
+  const std::optional<SymInt> dim_arg = ctx.optional_int(2, "dim");
+  const std::optional<SymInt> output_size = ctx.optional_int(3, "output_size");
+  Composite c(ctx);
+  TensorValue input = self;
+  int64_t dim = 0;
+  if (dim_arg) {
+    dim = canonical_dim(specialize(ctx, *dim_arg, "repeat_interleave dim"), std::max<int64_t>(self.meta.dim(), 1));
+    if (self.meta.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "repeat_interleave: a 0-d tensor has no dim");
+  } else {
+    input = c.call("aten.reshape.default", {Composite::tensor(self), Composite::ints({-1})});
+  }
+  if (!decide(ctx, sym_ge(repeats, 0), "repeat_interleave"))
+    ctx.fail(ErrorKind::InvalidArgument, "Repeats must be non-negative");
+  input = c.call("aten.unsqueeze.default", {Composite::tensor(input), Value::of_int(SymInt(dim + 1))});
+  SymShape expanded = input.meta.sizes;
+  expanded[static_cast<size_t>(dim + 1)] = repeats;
+  input = c.call("aten.expand.default", {Composite::tensor(input), Composite::sizes(expanded)});
+  SymShape final_shape = input.meta.sizes;
+  final_shape[static_cast<size_t>(dim)] = simplified(ctx, final_shape[static_cast<size_t>(dim)] * repeats);
+  final_shape.erase(final_shape.begin() + dim + 1);
+  if (output_size && !same_size(ctx, *output_size, final_shape[static_cast<size_t>(dim)], "repeat_interleave"))
+    ctx.fail(ErrorKind::InvalidArgument, "repeat_interleave: Invalid output_size, expected " +
+                                             text(final_shape[static_cast<size_t>(dim)]) + " but got " +
+                                             text(*output_size));
+  input = empty_like(ctx, input.meta, std::nullopt, MemoryFormat::Contiguous);  // clone(memory_format=contiguous)
+  set_tensor(ctx, c.call("aten.view.default", {Composite::tensor(input), Composite::sizes(final_shape)}));
+}
+
 // flip keeps self's layout (empty_like).
 void flip(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -513,6 +548,7 @@ void register_indexing_ops(OpRegistry& r) {
   r.add_inplace("aten.index_put_.default", index_put<true>);
   r.add("aten._unsafe_index_put.default", index_put<false>);
   r.add("aten.repeat.default", repeat);
+  r.add("aten.repeat_interleave.self_int", repeat_interleave_int);
   r.add("aten.flip.default", flip);
   r.add("aten.roll.default", roll);
   r.add("aten.tril.default", tril);
