@@ -1771,6 +1771,17 @@ def composite_cases():
             (ri, [D([3, 4]), -1, 0], {}),
             (ri, [D([6]), 4], {}),
         ]
+        # ... and with a tensor of counts: sizes known only with output_size
+        rt = "aten.repeat_interleave.self_Tensor"
+        counts = T([4], dtype=torch.int64, device=dev)
+        cases += [
+            (rt, [D([3, 4, 5]), counts, 1], {"output_size": 9}),
+            (rt, [D([3, 4, 5], layout=("perm", [2, 1, 0])), T([], dtype=torch.int64, device=dev), 2],
+             {"output_size": 15}),
+            (rt, [D([3, 4]), T([1], dtype=torch.int64, device=dev)], {"output_size": 24}),
+            (rt, [D([3, 4]), T([5], dtype=torch.int64, device=dev), 1], {"output_size": 7}),
+            (rt, [D([3, 4]), T([2, 2], dtype=torch.int64, device=dev), 1], {"output_size": 7}),
+        ]
         # more composites of real models' default IR
         x4, x4cl = D([2, 3, 6, 8]), D([2, 3, 6, 8], layout="cl")
         cases += [

@@ -398,6 +398,8 @@ _UNBACKED_PROGRAMS = {
     "view_flat": lambda x, m: torch.nonzero(m).view(-1),
     "stack": lambda x, m: torch.stack([x[:_nz(m)], x[:_nz(m)]]),  # cat, then a view that splits dim 0
     "reshape_cols": lambda x, m: torch.nonzero(m.view(2, 5)).t().reshape(-1),  # no view: a copy
+    "repeat_interleave": lambda x, m: x.repeat_interleave(m, dim=0),  # index_select by the counts
+    "repeat_interleave_flat": lambda x, m: torch.repeat_interleave(x.t(), m),
 }
 
 

@@ -41,9 +41,10 @@ class OpContext : public RuleContext {
       : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_) {}
   // A call of another op, `target`, inside a composite's rule (einsum's
   // permutes and bmm): its arguments are `args` alone, never the node's.
-  OpContext(const OpContext& outer, const std::string& target, std::span<const Value* const> args)
-      : RuleContext(outer), node_(outer.node_), args_(args), interp_(outer.interp_), target_(&target),
-        node_args_(false) {}
+  OpContext(const OpContext& outer, const std::string& target, std::span<const Value* const> args,
+            std::span<const std::pair<std::string_view, const Value*>> kwargs = {})
+      : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_),
+        target_(&target), node_args_(false) {}
 
   const Node& node() const { return node_; }
   const std::string& target() const { return target_ ? *target_ : node_.target; }

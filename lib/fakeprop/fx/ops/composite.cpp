@@ -4,13 +4,16 @@
 
 namespace fakeprop::fx::ops {
 
-TensorValue Composite::call(const std::string& target, const ValueList& args) {
+TensorValue Composite::call(const std::string& target, const ValueList& args,
+                            const std::vector<std::pair<std::string_view, Value>>& kwargs) {
   const OpRule rule = OpRegistry::instance().find(target);
   if (rule == nullptr) throw std::logic_error("composite calls " + target + ", which has no rule");
   std::vector<const Value*> ptrs;
   ptrs.reserve(args.size());
   for (const Value& a : args) ptrs.push_back(&a);
-  OpContext inner(ctx_, target, ptrs);
+  std::vector<std::pair<std::string_view, const Value*>> named;
+  for (const auto& [k, v] : kwargs) named.emplace_back(k, &v);
+  OpContext inner(ctx_, target, ptrs, named);
   rule(inner);
   const Value r = inner.take_result();
   if (r.kind != Value::Kind::Tensor) throw std::logic_error(target + " returned no tensor inside a composite");

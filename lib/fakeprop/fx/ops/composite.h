@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fakeprop/fx/op_context.h"
@@ -15,8 +17,9 @@ class Composite {
  public:
   explicit Composite(OpContext& ctx) : ctx_(ctx) {}
 
-  // `target`'s rule on positional `args`; its result must be one tensor.
-  TensorValue call(const std::string& target, const ValueList& args);
+  // `target`'s rule on positional `args` and keyword `kwargs`; its result must be one tensor.
+  TensorValue call(const std::string& target, const ValueList& args,
+                   const std::vector<std::pair<std::string_view, Value>>& kwargs = {});
 
   static Value tensor(const TensorValue& t) { return Value::of_tensor(t); }
   static Value ints(const std::vector<int64_t>& xs);

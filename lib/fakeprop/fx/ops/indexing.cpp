@@ -415,6 +415,41 @@ void repeat_interleave_int(OpContext& ctx) {
   set_tensor(ctx, c.call("aten.view.default", {Composite::tensor(input), Composite::sizes(final_shape)}));
 }
 
+// repeat_interleave(self, Tensor repeats, dim=None, *, output_size=None), a
+// composite: index_select of self (flattened without a dim) with the
+// data-dependent repeat_interleave(repeats), one repeats broadcast first.
+void repeat_interleave_tensor(OpContext& ctx) {
+  const TensorValue& self = ctx.tensor_value(0, "self");
+  const TensorValue& repeats = ctx.tensor_value(1, "repeats");
+  const std::optional<SymInt> dim_arg = ctx.optional_int(2, "dim");
+  const Value& output_size = ctx.value(1000, "output_size");
+  Composite c(ctx);
+  TensorValue input = self;
+  int64_t dim = 0;
+  if (dim_arg)
+    dim = canonical_dim(specialize(ctx, *dim_arg, "repeat_interleave dim"), std::max<int64_t>(self.meta.dim(), 1));
+  else
+    input = c.call("aten.reshape.default", {Composite::tensor(self), Composite::ints({-1})});
+  const SymInt along = input.meta.sizes.at(static_cast<size_t>(dim));
+  TensorValue counts = repeats;
+  if (repeats.meta.dim() == 0 ||
+      (repeats.meta.dim() == 1 && guard_or_false(ctx, sym_eq(repeats.meta.sizes[0], 1), "repeat_interleave"))) {
+    counts = c.call("aten.reshape.default", {Composite::tensor(repeats), Composite::ints({1})});
+    counts = c.call("aten.expand.default", {Composite::tensor(counts), Composite::sizes({along})});
+  } else if (repeats.meta.dim() == 1) {
+    if (!same_size(ctx, repeats.meta.sizes[0], along, "repeat_interleave"))
+      ctx.fail(ErrorKind::ShapeMismatch,
+               "repeats must have the same size as input along dim, but got repeats.size(0) = " +
+                   text(repeats.meta.sizes[0]) + " and input.size(" + std::to_string(dim) + ") = " + text(along));
+  } else {
+    ctx.fail(ErrorKind::InvalidArgument, "repeats must be 0-dim or 1-dim tensor");
+  }
+  const TensorValue index =
+      c.call("aten.repeat_interleave.Tensor", {Composite::tensor(counts)}, {{"output_size", output_size}});
+  set_tensor(ctx, c.call("aten.index_select.default",
+                         {Composite::tensor(input), Value::of_int(SymInt(dim)), Composite::tensor(index)}));
+}
+
 // flip keeps self's layout (empty_like).
 void flip(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -549,6 +584,7 @@ void register_indexing_ops(OpRegistry& r) {
   r.add("aten._unsafe_index_put.default", index_put<false>);
   r.add("aten.repeat.default", repeat);
   r.add("aten.repeat_interleave.self_int", repeat_interleave_int);
+  r.add("aten.repeat_interleave.self_Tensor", repeat_interleave_tensor);
   r.add("aten.flip.default", flip);
   r.add("aten.roll.default", roll);
   r.add("aten.tril.default", tril);
