@@ -693,6 +693,20 @@ ExprRef pow(ExprRef a, int64_t exponent) {
   return from_product(p.coeff, p.factors);
 }
 
+std::optional<ExprRef> monomial_quotient(ExprRef a, ExprRef b) {
+  auto split = [](ExprRef e) { return e->is_integer() ? Product{e->value(), {}} : product_of(e); };
+  Product x = split(a);
+  const Product y = split(b);
+  if (y.coeff == 0 || x.coeff % y.coeff != 0) return std::nullopt;
+  for (const auto& [base, exp] : y.factors) {  // both sorted by id
+    auto it = std::find_if(x.factors.begin(), x.factors.end(), [&](const Term& f) { return f.first == base; });
+    if (it == x.factors.end() || it->second < exp) return std::nullopt;
+    it->second -= exp;
+  }
+  std::erase_if(x.factors, [](const Term& f) { return f.second == 0; });
+  return from_product(x.coeff / y.coeff, x.factors);
+}
+
 namespace {
 
 // p and q over their common factor, as torch's simple_floordiv_gcd finds it:

@@ -171,6 +171,11 @@ ExprRef neg(ExprRef a);
 ExprRef mul(ExprRef a, ExprRef b);
 ExprRef mul(ExprRef a, int64_t c);
 ExprRef pow(ExprRef a, int64_t exponent);  // exponent >= 0
+// a / b when b divides a as a monomial: the coefficients divide and each
+// factor of b is in a to at least its power (6*s0*s1 / (3*s0) = 2*s1); an
+// integer is all coefficient, any other node but a product one factor.
+// nullopt otherwise, and when b is 0.
+std::optional<ExprRef> monomial_quotient(ExprRef a, ExprRef b);
 ExprRef floordiv(ExprRef a, ExprRef b);    // throws Error on division by zero
 ExprRef mod(ExprRef a, ExprRef b);
 ExprRef ceildiv(ExprRef a, ExprRef b);

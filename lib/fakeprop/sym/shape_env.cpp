@@ -437,43 +437,14 @@ struct ShapeEnvInternals {
   // two monomials: one side is the other, a positive value, times a factor
   // whose range is >= 2 (then strictly bigger) or >= 1 (not smaller).
   static std::optional<bool> monomial_ratio(ExprRef s, const SymbolRanges& rng) {
-    struct ById {  // interning order is canonical order
-      bool operator()(ExprRef x, ExprRef y) const { return x->id() < y->id(); }
+    auto monomial = [](ExprRef e) {
+      return !(e->kind() == ExprKind::Integer || e->kind() == ExprKind::Add || e->is_bool()) &&
+             (e->kind() != ExprKind::Mul || e->value() > 0);
     };
-    struct Monomial {
-      int64_t coeff = 1;
-      std::map<ExprRef, int64_t, ById> powers;
-    };
-    auto split = [](ExprRef e) -> std::optional<Monomial> {
-      Monomial m;
-      if (e->kind() == ExprKind::Integer || e->kind() == ExprKind::Add || e->is_bool()) return std::nullopt;
-      if (e->kind() == ExprKind::Mul) {
-        m.coeff = e->value();
-        for (const auto& [base, exp] : e->terms()) m.powers[base] += exp;
-      } else {
-        m.powers[e] = 1;
-      }
-      return m;
-    };
-    auto quotient = [](const Monomial& x, const Monomial& y) -> std::optional<ExprRef> {
-      if (y.coeff <= 0 || x.coeff <= 0 || x.coeff % y.coeff != 0) return std::nullopt;
-      Monomial q = x;
-      for (const auto& [base, exp] : y.powers) {
-        auto it = q.powers.find(base);
-        if (it == q.powers.end() || it->second < exp) return std::nullopt;
-        it->second -= exp;
-      }
-      ExprRef r = integer(q.coeff / y.coeff);
-      for (const auto& [base, exp] : q.powers)
-        if (exp > 0) r = mul(r, pow(base, exp));
-      return r;
-    };
-    const auto a = split(s->arg(0));
-    const auto b = split(s->arg(1));
-    if (!a || !b) return std::nullopt;
+    if (!monomial(s->arg(0)) || !monomial(s->arg(1))) return std::nullopt;
     // cmp > 0: lhs > rhs; cmp == 0: lhs >= rhs; likewise < for the other way.
-    auto compare = [&](const Monomial& big, const Monomial& small, ExprRef small_e) -> std::optional<int> {
-      const auto q = quotient(big, small);
+    auto compare = [&](ExprRef big, ExprRef small_e) -> std::optional<int> {
+      const std::optional<ExprRef> q = monomial_quotient(big, small_e);
       if (!q) return std::nullopt;
       if (bound_expr(small_e, rng).lo < 1) return std::nullopt;
       const int64_t lo = bound_expr(*q, rng).lo;
@@ -481,7 +452,7 @@ struct ShapeEnvInternals {
       if (lo >= 1) return 0;
       return std::nullopt;
     };
-    if (auto c = compare(*a, *b, s->arg(1))) {  // lhs >= rhs, > when *c
+    if (auto c = compare(s->arg(0), s->arg(1))) {  // lhs >= rhs, > when *c
       switch (s->kind()) {
         case ExprKind::Lt: return false;
         case ExprKind::Ge: return true;
@@ -492,7 +463,7 @@ struct ShapeEnvInternals {
         default: return std::nullopt;
       }
     }
-    if (auto c = compare(*b, *a, s->arg(0))) {  // rhs >= lhs, > when *c
+    if (auto c = compare(s->arg(1), s->arg(0))) {  // rhs >= lhs, > when *c
       switch (s->kind()) {
         case ExprKind::Gt: return false;
         case ExprKind::Le: return true;

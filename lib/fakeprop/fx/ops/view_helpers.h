@@ -3,7 +3,6 @@
 // sizes and strides (at::detail::computeStride), both deciding symbolic
 // sizes through the ShapeEnv.
 #pragma once
-#include <map>
 #include <optional>
 
 #include "fakeprop/fx/ops/aten_helpers.h"
@@ -21,41 +20,10 @@ inline std::optional<SymInt> exact_quotient(const SymInt& a, const SymInt& b) {
     if (b.value() == 0 || a.value() % b.value() != 0) return std::nullopt;
     return SymInt(a.value() / b.value());
   }
-  // Bases by id, not by address: the quotient's factors are interned in
-  // this order, and interning order decides canonical order.
-  struct ById {
-    bool operator()(ExprRef a, ExprRef b) const { return a->id() < b->id(); }
-  };
-  struct Monomial {
-    int64_t coeff = 1;
-    std::map<ExprRef, int64_t, ById> powers;
-  };
-  auto split = [](const SymInt& v) {
-    Monomial m;
-    if (v.is_static()) {
-      m.coeff = v.value();
-      return m;
-    }
-    ExprRef e = v.expr();
-    if (e->kind() == ExprKind::Mul) {
-      m.coeff = e->value();
-      for (const auto& [base, exp] : e->terms()) m.powers[base] += exp;
-    } else {
-      m.powers[e] = 1;
-    }
-    return m;
-  };
-  Monomial x = split(a), y = split(b);
-  if (y.coeff == 0 || x.coeff % y.coeff != 0) return std::nullopt;
-  for (const auto& [base, exp] : y.powers) {
-    auto it = x.powers.find(base);
-    if (it == x.powers.end() || it->second < exp) return std::nullopt;
-    it->second -= exp;
-  }
-  ExprRef q = integer(x.coeff / y.coeff);
-  for (const auto& [base, exp] : x.powers)
-    if (exp > 0) q = mul(q, pow(base, exp));
-  return SymInt(q);
+  auto as_expr = [](const SymInt& v) { return v.is_static() ? integer(v.value()) : v.expr(); };
+  const std::optional<ExprRef> q = monomial_quotient(as_expr(a), as_expr(b));
+  if (!q) return std::nullopt;
+  return SymInt(*q);
 }
 
 // torch 2.x's infer_size (_prims_common): a dim is -1 only where that is
