@@ -452,28 +452,20 @@ struct ShapeEnvInternals {
       if (lo >= 1) return 0;
       return std::nullopt;
     };
-    if (auto c = compare(s->arg(0), s->arg(1))) {  // lhs >= rhs, > when *c
-      switch (s->kind()) {
+    // `lhs OP rhs` once lhs >= rhs is known (> when strict); rhs >= lhs is the flipped relation's case.
+    auto decided = [](ExprKind op, bool strict) -> std::optional<bool> {
+      switch (op) {
         case ExprKind::Lt: return false;
         case ExprKind::Ge: return true;
-        case ExprKind::Eq: return *c ? std::optional<bool>(false) : std::nullopt;
-        case ExprKind::Ne: return *c ? std::optional<bool>(true) : std::nullopt;
-        case ExprKind::Gt: return *c ? std::optional<bool>(true) : std::nullopt;
-        case ExprKind::Le: return *c ? std::optional<bool>(false) : std::nullopt;
+        case ExprKind::Eq: return strict ? std::optional<bool>(false) : std::nullopt;
+        case ExprKind::Ne: return strict ? std::optional<bool>(true) : std::nullopt;
+        case ExprKind::Gt: return strict ? std::optional<bool>(true) : std::nullopt;
+        case ExprKind::Le: return strict ? std::optional<bool>(false) : std::nullopt;
         default: return std::nullopt;
       }
-    }
-    if (auto c = compare(s->arg(1), s->arg(0))) {  // rhs >= lhs, > when *c
-      switch (s->kind()) {
-        case ExprKind::Gt: return false;
-        case ExprKind::Le: return true;
-        case ExprKind::Eq: return *c ? std::optional<bool>(false) : std::nullopt;
-        case ExprKind::Ne: return *c ? std::optional<bool>(true) : std::nullopt;
-        case ExprKind::Lt: return *c ? std::optional<bool>(true) : std::nullopt;
-        case ExprKind::Ge: return *c ? std::optional<bool>(false) : std::nullopt;
-        default: return std::nullopt;
-      }
-    }
+    };
+    if (auto c = compare(s->arg(0), s->arg(1))) return decided(s->kind(), *c > 0);
+    if (auto c = compare(s->arg(1), s->arg(0))) return decided(flipped(s->kind()), *c > 0);
     return std::nullopt;
   }
 
