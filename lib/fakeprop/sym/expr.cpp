@@ -698,10 +698,10 @@ std::optional<ExprRef> monomial_quotient(ExprRef a, ExprRef b) {
   Product x = split(a);
   const Product y = split(b);
   if (y.coeff == 0 || x.coeff % y.coeff != 0) return std::nullopt;
-  for (const auto& [base, exp] : y.factors) {  // both sorted by id
-    auto it = std::find_if(x.factors.begin(), x.factors.end(), [&](const Term& f) { return f.first == base; });
-    if (it == x.factors.end() || it->second < exp) return std::nullopt;
-    it->second -= exp;
+  for (const Term& want : y.factors) {
+    auto it = std::find_if(x.factors.begin(), x.factors.end(), [&](const Term& f) { return f.first == want.first; });
+    if (it == x.factors.end() || it->second < want.second) return std::nullopt;
+    it->second -= want.second;
   }
   std::erase_if(x.factors, [](const Term& f) { return f.second == 0; });
   return from_product(x.coeff / y.coeff, x.factors);
