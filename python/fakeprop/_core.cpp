@@ -9,6 +9,9 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
 
 #include "fakeprop/driver/infer.h"
 #include "fakeprop/options/infer_args.h"
@@ -22,42 +25,55 @@ namespace py = pybind11;
 namespace fakeprop {
 namespace {
 
-std::vector<std::string> string_list(const py::dict& d, const char* key) {
-  if (!d.contains(key)) return {};
-  return d[key].cast<std::vector<std::string>>();
+std::string string_item(const py::dict& d, const char* key) {
+  PyObject* v = PyDict_GetItemString(d.ptr(), key);  // borrowed; no error set
+  return v ? py::handle(v).cast<std::string>() : std::string();
 }
 
-std::string string_item(const py::dict& d, const char* key, std::string fallback = "") {
-  return d.contains(key) ? d[key].cast<std::string>() : fallback;
-}
-
-bool bool_item(const py::dict& d, const char* key) { return d.contains(key) && d[key].cast<bool>(); }
-
+// One pass over the entries the package set (api.py's _args leaves out the
+// defaults), so a call with no options costs no lookups.
 InferArgs args_from(const py::dict& d) {
+  using Strings = std::vector<std::string> InferArgs::*;
+  using Flag = bool InferArgs::*;
+  using Text = std::string InferArgs::*;
+  static const std::unordered_map<std::string_view, std::variant<Strings, Flag, Text>> fields = {
+      {"dynamic", &InferArgs::dynamic},
+      {"unbacked", &InferArgs::unbacked},
+      {"static", &InferArgs::static_},
+      {"marks", &InferArgs::marks},
+      {"inputs", &InferArgs::inputs},
+      {"device", &InferArgs::device},
+      {"log", &InferArgs::log},
+      {"no_specialize_zero_one", &InferArgs::no_specialize_zero_one},
+      {"no_duck_shape", &InferArgs::no_duck_shape},
+      {"backed_size_oblivious", &InferArgs::backed_size_oblivious},
+      {"no_assume_static_by_default", &InferArgs::no_assume_static_by_default},
+      {"strict", &InferArgs::strict},
+      {"explain_guard", &InferArgs::explain_guard},
+      {"explain_symbol", &InferArgs::explain_symbol},
+      {"op_rules", &InferArgs::op_rules},
+      {"unbacked_values", &InferArgs::unbacked_values},
+      {"real_inputs", &InferArgs::real_inputs},
+      {"real_run", &InferArgs::real_run},
+  };
   InferArgs a;
-  a.dynamic = string_list(d, "dynamic");
-  a.unbacked = string_list(d, "unbacked");
-  a.static_ = string_list(d, "static");
-  a.marks = string_list(d, "marks");
-  a.inputs = string_list(d, "inputs");
-  a.device = string_item(d, "device", "cpu");
-  a.log = string_item(d, "log");
-  a.no_specialize_zero_one = bool_item(d, "no_specialize_zero_one");
-  a.no_duck_shape = bool_item(d, "no_duck_shape");
-  a.backed_size_oblivious = bool_item(d, "backed_size_oblivious");
-  a.no_assume_static_by_default = bool_item(d, "no_assume_static_by_default");
-  a.strict = bool_item(d, "strict");
-  a.explain_guard = string_item(d, "explain_guard");
-  a.explain_symbol = string_item(d, "explain_symbol");
-  a.op_rules = string_list(d, "op_rules");
-  a.unbacked_values = string_list(d, "unbacked_values");
-  a.real_inputs = string_list(d, "real_inputs");
-  a.real_run = bool_item(d, "real_run");
-  if (d.contains("real_input_arrays"))
-    for (auto item : d["real_input_arrays"].cast<py::list>()) {
-      auto pair = item.cast<py::tuple>();
-      a.real_input_arrays.emplace_back(pair[0].cast<std::string>(), pair[1].cast<std::string>());
+  for (const auto& entry : d) {
+    const py::handle key = entry.first, value = entry.second;
+    const std::string name = key.cast<std::string>();
+    if (name == "real_input_arrays") {
+      for (auto item : value.cast<py::list>()) {
+        auto pair = item.cast<py::tuple>();
+        a.real_input_arrays.emplace_back(pair[0].cast<std::string>(), pair[1].cast<std::string>());
+      }
+      continue;
     }
+    if (name == "output" || name == "html") continue;  // report_of's
+    auto it = fields.find(name);
+    if (it == fields.end()) throw py::key_error("fakeprop._core: unknown option " + name);
+    std::visit(
+        [&](auto member) { a.*member = value.cast<std::remove_reference_t<decltype(a.*member)>>(); },
+        it->second);
+  }
   return a;
 }
 

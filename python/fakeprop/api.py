@@ -76,29 +76,33 @@ def _real_input_args(real_inputs):
 def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
           backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules=None,
           unbacked_values=None, real_inputs=None):
-    if isinstance(explain_symbol, (list, tuple)):
-        explain_symbol = ",".join(explain_symbol)
-    real_specs, real_arrays = _real_input_args(real_inputs)
-    return {
-        "dynamic": _spec_list("dynamic", dynamic),
-        "unbacked": _spec_list("unbacked", unbacked),
-        "static": _spec_list("static", static),
-        "marks": _spec_list("marks", marks),
-        "inputs": _input_list(inputs),
-        "device": str(device),
-        "log": log or "",
-        "no_specialize_zero_one": not specialize_zero_one,
-        "no_duck_shape": not duck_shape,
-        "backed_size_oblivious": bool(backed_size_oblivious),
-        "no_assume_static_by_default": not assume_static_by_default,
-        "strict": bool(strict),
-        "explain_guard": explain_guard or "",
-        "explain_symbol": explain_symbol or "",
-        "op_rules": [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules or [])],
-        "unbacked_values": ["%s=%s" % (k, v) for k, v in (unbacked_values or {}).items()],
-        "real_inputs": real_specs,
-        "real_input_arrays": real_arrays,
-    }
+    # The extension reads only what is set: a left-out key is the CLI's default.
+    args = {}
+    for key, value in (("dynamic", dynamic), ("unbacked", unbacked), ("static", static), ("marks", marks)):
+        if value is not None:
+            args[key] = _spec_list(key, value)
+    if inputs is not None:
+        args["inputs"] = _input_list(inputs)
+    if device != "cpu":
+        args["device"] = str(device)
+    if log:
+        args["log"] = log
+    for key, flag in (("no_specialize_zero_one", not specialize_zero_one), ("no_duck_shape", not duck_shape),
+                      ("backed_size_oblivious", backed_size_oblivious),
+                      ("no_assume_static_by_default", not assume_static_by_default), ("strict", strict)):
+        if flag:
+            args[key] = True
+    if explain_guard:
+        args["explain_guard"] = explain_guard
+    if explain_symbol:
+        args["explain_symbol"] = ",".join(explain_symbol) if isinstance(explain_symbol, (list, tuple)) else explain_symbol
+    if op_rules:
+        args["op_rules"] = [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules)]
+    if unbacked_values:
+        args["unbacked_values"] = ["%s=%s" % (k, v) for k, v in unbacked_values.items()]
+    if real_inputs is not None:
+        args["real_inputs"], args["real_input_arrays"] = _real_input_args(real_inputs)
+    return args
 
 
 def _finish(report, status, where):

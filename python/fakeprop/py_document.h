@@ -55,7 +55,7 @@ class PyDocumentWriter final : public DocumentWriter {
     PyObject* str = nullptr;
     std::string_view utf8;  // str's own UTF-8 form, which it keeps
   };
-  std::vector<Slot> strings_ = std::vector<Slot>(1024);
+  std::vector<Slot> strings_ = std::vector<Slot>(256);
   size_t string_count_ = 0;
   int gc_was_enabled_ = PyGC_Disable();  // building many containers would run collections
 };

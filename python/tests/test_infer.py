@@ -78,6 +78,26 @@ def test_missing_file_is_input_error_with_cli_text(cli, tmp_path):
     assert "nope.onnx" in str(e.value)
 
 
+def test_directory_is_input_error_with_cli_text(cli, tmp_path):
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.infer(tmp_path)
+    assert str(e.value) == _cli_error_line(cli, tmp_path)
+    assert str(e.value) == "%s: Is a directory" % tmp_path
+
+
+def test_every_option_key_is_one_the_extension_knows():
+    # api.py sends only the options that differ from the CLI's defaults; a key
+    # the extension does not know would be a typo that silently did nothing.
+    from fakeprop import _core
+    with pytest.raises(KeyError, match="unknown option no_such_option"):
+        _core.run_file(str(ADD_RELU), {"no_such_option": True})
+    everything = fakeprop.api._args(["x:0"], ["y:0"], [], ["x:1=static"], {"x": [2, 8], "y": [2, 8]}, "cuda",
+                                    None, False, False, True, False, True, "Eq", ["s0"], [], {"u0": 3}, None)
+    report, _ = _core.run_file(str(ADD_RELU), everything)
+    assert report["device"] == "cuda:0"
+    assert any(s["name"].startswith("u") for s in report["symbols"])  # unbacked=["y:0"] reached the run
+
+
 def test_garbage_model_is_input_error_with_cli_text(cli, tmp_path):
     bad = tmp_path / "garbage.onnx"
     bad.write_bytes(b"\x08\x07\x12\x04junk\xff\xff\xff")

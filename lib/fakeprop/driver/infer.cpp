@@ -1,5 +1,8 @@
 #include "fakeprop/driver/infer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -22,11 +25,18 @@
 namespace fakeprop {
 
 ModelFormat detect_format(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": " + std::strerror(errno));
+  // POSIX calls, not a stream: this runs before every load, and a stream's
+  // buffer and locale cost more than the 256 bytes it reads.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
   char head[256];
-  in.read(head, sizeof head);
-  const std::string_view bytes(head, static_cast<size_t>(in.gcount()));
+  ssize_t got;
+  do got = ::read(fd, head, sizeof head);
+  while (got < 0 && errno == EINTR);
+  const int read_error = got < 0 ? errno : 0;
+  ::close(fd);
+  if (read_error != 0) throw InputError(path + ": " + std::strerror(read_error));
+  const std::string_view bytes(head, static_cast<size_t>(got));
   size_t i = 0;
   while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t')) ++i;
   if (i < bytes.size() && bytes[i] == '{') return ModelFormat::FxJson;

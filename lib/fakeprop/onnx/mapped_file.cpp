@@ -44,12 +44,29 @@ uint64_t regular_file_size(const Descriptor& fd, const std::string& path) {
 
 }  // namespace
 
+// Below this size one read() costs less than mmap, its page faults, madvise and munmap.
+constexpr uint64_t kReadBelowBytes = 64 * 1024;
+
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   Descriptor fd(path);
   const uint64_t size = regular_file_size(fd, path);
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->path_ = path;
   if (size == 0) return file;  // mmap rejects empty ranges
+  if (size < kReadBelowBytes) {
+    file->contents_.resize(static_cast<size_t>(size));
+    size_t done = 0;
+    while (done < size) {
+      const ssize_t got = ::read(fd.get(), file->contents_.data() + done, static_cast<size_t>(size) - done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) fail_errno(path, errno);
+      if (got == 0) break;  // the file shrank meanwhile
+      done += static_cast<size_t>(got);
+    }
+    file->contents_.resize(done);
+    file->bytes_ = file->contents_;
+    return file;
+  }
   void* mapping = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (mapping == MAP_FAILED) fail_errno(path, errno);
   file->mapping_ = mapping;

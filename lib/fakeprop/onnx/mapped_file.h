@@ -1,6 +1,7 @@
-// A read-only memory mapping of a whole file (internal to the ONNX loader).
-// Tensor views handed out by the loader point into it, so it lives as long
-// as the Model holding it.
+// A whole file's bytes, read-only (internal to the ONNX loader): mapped, or
+// read into memory when small, where mapping costs more system calls and page
+// faults than the copy. Tensor views handed out by the loader point into it,
+// so it lives as long as the Model holding it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,7 +12,7 @@ namespace fakeprop::onnx {
 
 class MappedFile {
  public:
-  // Maps `path` read-only. Throws InputError "<path>: <reason>" (for example
+  // Maps `path` read-only (reads it when small). Throws InputError "<path>: <reason>" (for example
   // "No such file or directory") when it cannot.
   static std::shared_ptr<MappedFile> open(const std::string& path);
   // Wraps bytes owned elsewhere (parse_model); nothing is unmapped.
@@ -38,8 +39,10 @@ class MappedFile {
 
   std::string_view bytes_;
   std::string path_;
-  void* mapping_ = nullptr;  // nullptr for borrowed or empty files
+  void* mapping_ = nullptr;  // nullptr for borrowed, read or empty files
   size_t mapping_size_ = 0;
+  std::string contents_;  // a small file's bytes, read
+
 };
 
 // Reads `length` bytes at `offset` of the file at `path` (external tensor

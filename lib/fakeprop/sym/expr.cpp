@@ -31,12 +31,23 @@ Expr::Expr(ExprKind kind, int64_t value, std::string name, std::vector<Term> ter
   for (ExprRef a : args_) has_symbols_ = has_symbols_ || a->has_symbols();
 }
 
-Expr::~Expr() { delete python_text_.load(std::memory_order_relaxed); }
+Expr::~Expr() {
+  delete python_text_.load(std::memory_order_relaxed);
+  delete free_symbols_.load(std::memory_order_relaxed);
+}
 
 const Expr::PrintedText* Expr::keep_python_text(PrintedText t) const {
   auto* mine = new PrintedText(std::move(t));
   const PrintedText* expected = nullptr;
   if (python_text_.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
+  delete mine;
+  return expected;
+}
+
+const std::vector<ExprRef>* Expr::keep_free_symbols(std::vector<ExprRef> symbols) const {
+  auto* mine = new std::vector<ExprRef>(std::move(symbols));
+  const std::vector<ExprRef>* expected = nullptr;
+  if (free_symbols_.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
   delete mine;
   return expected;
 }
@@ -1199,6 +1210,9 @@ void for_each_child(ExprRef e, Visit&& visit) {
 }  // namespace
 
 std::vector<ExprRef> free_symbols(ExprRef e) {
+  if (!e->has_symbols()) return {};
+  if (e->is_symbol()) return {e};
+  if (const std::vector<ExprRef>* kept = e->kept_free_symbols()) return *kept;
   std::vector<ExprRef> out;
   std::unordered_set<ExprRef> seen;
   std::vector<ExprRef> stack{e};
@@ -1210,7 +1224,7 @@ std::vector<ExprRef> free_symbols(ExprRef e) {
     for_each_child(x, [&](ExprRef c) { stack.push_back(c); });
   }
   std::sort(out.begin(), out.end(), [](ExprRef a, ExprRef b) { return a->name() < b->name(); });
-  return out;
+  return *e->keep_free_symbols(std::move(out));
 }
 
 bool has_free_symbols(ExprRef e) { return e->has_symbols(); }

@@ -141,6 +141,10 @@ class Expr {
   const PrintedText* python_text() const { return python_text_.load(std::memory_order_acquire); }
   // Stores `t` unless another thread stored first; returns the kept one.
   const PrintedText* keep_python_text(PrintedText t) const;
+  // Internal: free_symbols' answer for this node, kept the same way (the
+  // report and every guard ask it again for the same expressions).
+  const std::vector<ExprRef>* kept_free_symbols() const { return free_symbols_.load(std::memory_order_acquire); }
+  const std::vector<ExprRef>* keep_free_symbols(std::vector<ExprRef> symbols) const;
   void set_identity(size_t hash, uint64_t id) {
     hash_ = hash;
     id_ = id;
@@ -156,6 +160,7 @@ class Expr {
   std::vector<Term> terms_;
   std::vector<ExprRef> args_;
   mutable std::atomic<const PrintedText*> python_text_{nullptr};
+  mutable std::atomic<const std::vector<ExprRef>*> free_symbols_{nullptr};
 };
 
 // ---- builders (all return canonical interned nodes) ----

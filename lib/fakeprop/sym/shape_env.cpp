@@ -123,14 +123,21 @@ ExprRef map_children(ExprRef e, F&& f) {
     case ExprKind::Symbol:
     case ExprKind::BoolConst:
       return e;
-    case ExprKind::Add: {
-      ExprRef out = integer(e->value());
-      for (const auto& [term, coeff] : e->terms()) out = add(out, mul(f(term), coeff));
-      return out;
-    }
+    case ExprKind::Add:
     case ExprKind::Mul: {
+      // Most calls change nothing: keep e then, rather than sum or multiply it up again.
+      std::vector<ExprRef> mapped;
+      mapped.reserve(e->terms().size());
+      bool changed = false;
+      for (const auto& t : e->terms()) {
+        mapped.push_back(f(t.first));
+        changed = changed || mapped.back() != t.first;
+      }
+      if (!changed) return e;
       ExprRef out = integer(e->value());
-      for (const auto& [base, exponent] : e->terms()) out = mul(out, pow(f(base), exponent));
+      size_t i = 0;
+      for (const auto& [child, n] : e->terms())
+        out = e->kind() == ExprKind::Add ? add(out, mul(mapped[i++], n)) : mul(out, pow(mapped[i++], n));
       return out;
     }
     default: {
@@ -308,6 +315,20 @@ struct ShapeEnvInternals {
   }
 
   static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious, bool use_facts) {
+    switch (e->kind()) {
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::CeilDiv:
+      case ExprKind::FloorToInt:
+      case ExprKind::CeilToInt:
+      case ExprKind::TruncToInt:
+      case ExprKind::RoundToInt:
+      case ExprKind::Max:
+      case ExprKind::Min:
+        break;
+      default:
+        return e;  // nothing to rewrite: no ranges needed
+    }
     auto rng = ranges(env, size_oblivious);
     switch (e->kind()) {
       case ExprKind::Mod:
@@ -342,6 +363,12 @@ struct ShapeEnvInternals {
   // Max drops an argument that never exceeds another one; Min one never below another.
   static ExprRef prune_dominated(ExprRef e, const SymbolRanges& rng) {
     bool is_max = e->kind() == ExprKind::Max;
+    if (e->args().size() == 2) {  // the common max(1, s): no vectors
+      const ValueRange a = bound_expr(e->arg(0), rng), b = bound_expr(e->arg(1), rng);
+      if (is_max ? a.hi <= b.lo : a.lo >= b.hi) return e->arg(1);
+      if (is_max ? b.hi <= a.lo : b.lo >= a.hi) return e->arg(0);
+      return e;
+    }
     std::vector<ExprRef> args(e->args().begin(), e->args().end());
     std::vector<ValueRange> bounds;
     for (ExprRef a : args) bounds.push_back(bound_expr(a, rng));
@@ -376,6 +403,12 @@ struct ShapeEnvInternals {
   static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious, bool use_facts = true) {
     if (!has_free_symbols(e)) return e;
     e = apply_replacements(env, e);
+    if (use_facts) {
+      // After the replacements no replaced symbol is left, so a subexpression's
+      // cleanup is its simplification: share the ShapeEnv's table of them.
+      env.refresh_memos();
+      return cleanup(env, e, size_oblivious, use_facts, env.simplify_memo_[size_oblivious]);
+    }
     std::unordered_map<ExprRef, ExprRef> memo;
     return cleanup(env, e, size_oblivious, use_facts, memo);
   }
@@ -579,6 +612,14 @@ struct ShapeEnvInternals {
     if (!inserted) it->second = checked_lcm(it->second, d).value_or(it->second);
   }
 
+  // What a refinement rests on: the decided expression (its text made only
+  // when a specialization records it) or a text given as is.
+  struct Cause {
+    ExprRef decided = nullptr;
+    std::string given;
+    std::string text(const Env& env) const { return decided ? cause_of(env, decided) : given; }
+  };
+
   // ---- ranges ----
   // Intersect a symbol's range with `r`; false when nothing changed.
   static bool narrow_range(Env& env, ExprRef sym, ValueRange r) {
@@ -601,7 +642,7 @@ struct ShapeEnvInternals {
 
   // Narrow ranges from `rel` (a relation, simplified), as _refine_ranges does for
   // every symbol that enters it linearly.
-  static void refine_ranges(Env& env, ExprRef rel, const std::string& cause) {
+  static void refine_ranges(Env& env, ExprRef rel, const Cause& cause) {
     ExprRef d = sub(rel->arg(0), rel->arg(1));
     for (ExprRef x : free_symbols(d)) {
       const SymbolInfo* info = find(env, x);
@@ -639,7 +680,7 @@ struct ShapeEnvInternals {
   // ---- replacements ----
   // Replace `x` by `target` everywhere (PyTorch's _set_replacement); false when
   // skipped because the target's bound would lose x's range.
-  static bool set_replacement(Env& env, ExprRef x, ExprRef target, const char* reason, const std::string& cause) {
+  static bool set_replacement(Env& env, ExprRef x, ExprRef target, const char* reason, const Cause& cause) {
     if (!find(env, x)) return false;
     target = simplify(env, target, false);
     if (target == x || mentions(target, x)) return false;
@@ -697,8 +738,10 @@ struct ShapeEnvInternals {
     FP_LOG_INFO(env.log(), "set_replacement " + x->name() + " = " + to_sympy_string(target) + " (" + reason +
                                ") VR" + tgt_bound.to_string());
     commit_replacement(env, x, target);
-    if (auto value = as_integer(target))
-      env.specializations_.push_back({x, *value, env.current_node_, cause.empty() ? reason : cause});
+    if (auto value = as_integer(target)) {
+      std::string why = cause.text(env);
+      env.specializations_.push_back({x, *value, env.current_node_, why.empty() ? reason : std::move(why)});
+    }
     return true;
   }
 
@@ -731,7 +774,7 @@ struct ShapeEnvInternals {
   // fact (_maybe_guard_rel). Unbacked symbols first, the newest first; then
   // backed ones in PyTorch's order: the largest hint, then the name that sorts
   // last (s77 before s17: which symbol stays depends on the hashed names).
-  static void solve_equality(Env& env, ExprRef eq_rel, const std::string& cause) {
+  static void solve_equality(Env& env, ExprRef eq_rel, const Cause& cause) {
     ExprRef lhs = eq_rel->arg(0);
     ExprRef rhs = eq_rel->arg(1);
     for (auto [m, other] : {std::pair{lhs, rhs}, std::pair{rhs, lhs}}) {
@@ -780,7 +823,7 @@ struct ShapeEnvInternals {
   }
 
   // What a decided condition teaches: ranges, replacements, divisibility.
-  static void refine(Env& env, ExprRef decided, const std::string& cause) {
+  static void refine(Env& env, ExprRef decided, const Cause& cause) {
     ExprRef e = simplify(env, decided, false);
     if (e->kind() == ExprKind::And) {
       for (ExprRef a : e->args()) refine(env, a, cause);
@@ -999,7 +1042,7 @@ void ShapeEnv::constrain_symbol_range(ExprRef sym, ValueRange range, const std::
   const ValueRange& now = info(target).range;
   FP_LOG_INFO(*log_, "constrain_symbol_range " + target->name() + " " + now.to_string());
   if (now.is_singleton())
-    In::set_replacement(*this, target, integer(now.lo), "range_refined_to_singleton", reason);
+    In::set_replacement(*this, target, integer(now.lo), "range_refined_to_singleton", In::Cause{nullptr, reason});
 }
 
 void ShapeEnv::add_source(ExprRef sym, const std::string& source) {
@@ -1171,15 +1214,15 @@ void ShapeEnv::record_guard(ExprRef decided, const char* rule) {
 }
 
 void ShapeEnv::maybe_refine(ExprRef decided, const char* /*rule*/, bool /*is_runtime_assert*/) {
-  In::refine(*this, decided, In::cause_of(*this, decided));
+  In::refine(*this, decided, In::Cause{decided, {}});
 }
 
 void ShapeEnv::set_replacement(ExprRef sym, ExprRef target, const char* reason) {
-  In::set_replacement(*this, sym, target, reason, "");
+  In::set_replacement(*this, sym, target, reason, In::Cause{});
 }
 
 void ShapeEnv::specialize(ExprRef sym, int64_t value, const char* reason) {
-  In::set_replacement(*this, sym, integer(value), reason, "");
+  In::set_replacement(*this, sym, integer(value), reason, In::Cause{});
 }
 
 

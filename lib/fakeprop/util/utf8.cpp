@@ -1,6 +1,7 @@
 #include "fakeprop/util/utf8.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace fakeprop {
 
@@ -31,7 +32,13 @@ size_t utf8_sequence_at(std::string_view text, size_t i) {
 }
 
 size_t invalid_utf8_at(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
+  size_t i = 0;
+  // ASCII, eight bytes at a time: names and attributes are nearly all ASCII.
+  for (uint64_t word; i + sizeof word <= text.size(); i += sizeof word) {
+    std::memcpy(&word, text.data() + i, sizeof word);
+    if (word & 0x8080808080808080ULL) break;
+  }
+  while (i < text.size()) {
     const size_t n = utf8_sequence_at(text, i);
     if (n == 0) return i;
     i += n;
