@@ -7,6 +7,7 @@ namespace {
 // Initializers up to this many elements are keyed by their elements, larger
 // ones by identity.
 constexpr int64_t kMaxKeyedInitializerElements = 512;
+constexpr int64_t kMaxKeyedFloatInitializerElements = 16;
 
 // Constant tensors in attributes up to this size are part of the key; larger
 // ones make the node uncacheable (hashing them would cost more than the rule).
@@ -106,11 +107,14 @@ std::optional<BypassReason> write_dispatch_key(CacheKey& key, const Node& node, 
         // value carries none (OpContext::ints): key what they would read. A
         // small one (a shape constant, repeated per block) by its elements; a
         // large one (a weight) by the initializer itself: decoding every
-        // weight to key it costs more than the rules.
+        // weight to key it costs more than the rules. Float elements matter to
+        // rules only in a few scales and sizes, so past those a float one is
+        // keyed by itself too.
         const TensorRef* found = t.data ? nullptr : init.find(node.inputs[i]);
         if (!found) {
           key.data(t.data ? &*t.data : nullptr);
-        } else if (found->numel() <= kMaxKeyedInitializerElements) {
+        } else if (found->numel() <= (is_floating(found->dtype()) ? kMaxKeyedFloatInitializerElements
+                                                                   : kMaxKeyedInitializerElements)) {
           key.data(init.data(node.inputs[i]));
         } else {
           key.tag('i');

@@ -544,7 +544,7 @@ struct ShapeEnvInternals {
 
   // ---- facts ----
   static void insert_relation(Env& env, ExprRef r) {
-    if (r->is_relation() && env.known_true_.insert(r).second) env.facts_changed();
+    if (r->is_relation() && env.known_true_.insert(r).second) env.fact_added();
   }
 
   // Record `fact` as known true, with the relations it implies (get_implications).
@@ -554,7 +554,7 @@ struct ShapeEnvInternals {
       return;
     }
     if (as_bool(fact)) return;
-    if (env.known_true_.insert(fact).second) env.facts_changed();
+    if (env.known_true_.insert(fact).second) env.fact_added();
     if (!fact->is_relation() || is_float_relation(fact)) return;
     ExprRef a = fact->arg(0);
     ExprRef b = fact->arg(1);
@@ -623,12 +623,13 @@ struct ShapeEnvInternals {
   // ---- ranges ----
   // Intersect a symbol's range with `r`; false when nothing changed.
   static bool narrow_range(Env& env, ExprRef sym, ValueRange r) {
-    SymbolInfo& info = env.mutable_info(sym);
+    const SymbolInfo& current = env.info(sym);
     // A size-like symbol never learns it is below 2 (size-oblivious tests would
     // contradict it), as _update_var_to_range does.
-    if (info.size_like && r.hi < 2) r.hi = 2;
-    ValueRange next = info.range.intersect(r);
-    if (next == info.range) return false;
+    if (current.size_like && r.hi < 2) r.hi = 2;
+    ValueRange next = current.range.intersect(r);
+    if (next == current.range) return false;
+    SymbolInfo& info = env.mutable_info(sym);
     if (next.is_empty())
       throw Error("range of " + sym->name() + " " + info.range.to_string() + " cannot also be in " +
                   r.to_string());
@@ -1121,7 +1122,10 @@ std::vector<ExprRef> ShapeEnv::take_new_unbacked() {
 
 void ShapeEnv::refresh_memos() const {
   if (memo_version_ == facts_version_) return;
-  for (auto& m : simplify_memo_) m.clear();
+  if (simplify_memo_version_ != rewrite_version_) {
+    for (auto& m : simplify_memo_) m.clear();
+    simplify_memo_version_ = rewrite_version_;
+  }
   for (auto& m : static_memo_) m.clear();
   memo_version_ = facts_version_;
 }

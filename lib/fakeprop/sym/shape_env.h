@@ -315,11 +315,20 @@ class ShapeEnv {
   // facts_version_ stays what it was when they were filled. Every change to
   // what static reasoning reads (facts, divisibility, replacements, a
   // symbol's info, a new symbol) bumps it.
+  // Simplification reads no decided fact (known_true_), only replacements,
+  // divisibility and symbol info: its table lives on while facts are only
+  // added, by rewrite_version_.
   uint64_t facts_version_ = 0;
+  uint64_t rewrite_version_ = 0;
   mutable uint64_t memo_version_ = 0;
+  mutable uint64_t simplify_memo_version_ = 0;
   mutable std::unordered_map<ExprRef, ExprRef> simplify_memo_[2];
   mutable std::unordered_map<ExprRef, uint8_t> static_memo_[2];
-  void facts_changed() { ++facts_version_; }
+  void facts_changed() {
+    ++facts_version_;
+    ++rewrite_version_;
+  }
+  void fact_added() { ++facts_version_; }
   void refresh_memos() const;
   ExprRef simplified(ExprRef e, bool size_oblivious) const;
   struct Branch {
