@@ -37,18 +37,16 @@ std::optional<std::vector<Out>> fold_elems(OpContext& ctx, const std::vector<siz
                                            Fn fn) {
   auto out = static_shape(out_shape);
   if (!out) return std::nullopt;
-  int64_t total = 1;
-  for (int64_t d : *out) total *= d;
-  if (total > ctx.fold_limit()) return std::nullopt;
+  const auto count = numel_within(*out, ctx.fold_limit());
+  if (!count) return std::nullopt;
+  const int64_t total = *count;
   std::vector<std::vector<In>> data;
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i : inputs) {
     auto xs = known<In>(ctx, i);
     auto s = static_shape(ctx.shape(i));
     if (!xs || !s) return std::nullopt;
-    int64_t n = 1;
-    for (int64_t d : *s) n *= d;
-    if (static_cast<int64_t>(xs->size()) != n) return std::nullopt;
+    if (numel_within(*s, static_cast<int64_t>(xs->size())) != static_cast<int64_t>(xs->size())) return std::nullopt;
     data.push_back(std::move(*xs));
     shapes.push_back(std::move(*s));
   }
@@ -613,9 +611,8 @@ void where_rule(OpContext& ctx) {
   auto out_static = static_shape(out);
   auto s0 = static_shape(ctx.shape(0)), s1 = static_shape(ctx.shape(1)), s2 = static_shape(ctx.shape(2));
   if (cond && out_static && s0 && s1 && s2) {
-    int64_t total = 1;
-    for (int64_t d : *out_static) total *= d;
-    if (total <= ctx.fold_limit()) {
+    if (const auto count = numel_within(*out_static, ctx.fold_limit())) {
+      const int64_t total = *count;
       const bool floats = is_floating(dt);
       auto xi = floats ? std::nullopt : ctx.ints(1), yi = floats ? std::nullopt : ctx.ints(2);
       auto xf = floats ? ctx.floats(1) : std::nullopt, yf = floats ? ctx.floats(2) : std::nullopt;

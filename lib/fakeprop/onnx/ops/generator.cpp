@@ -119,9 +119,8 @@ void constant_of_shape_rule(OpContext& ctx) {
   }
   auto n = static_shape(out);
   if (fill && n) {
-    int64_t total = 1;
-    for (int64_t d : *n) total *= d;
-    if (total <= ctx.fold_limit()) {
+    if (const auto count = numel_within(*n, ctx.fold_limit())) {
+      const int64_t total = *count;
       KnownData data = *fill;
       if (data.is_float)
         data.floats.assign(static_cast<size_t>(total), fill->floats[0]);

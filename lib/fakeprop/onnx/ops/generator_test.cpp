@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "fakeprop/onnx/ops/helpers.h"
 #include "fakeprop/onnx/ops/rule_case_test_util.h"
 
 namespace fakeprop::onnx {
@@ -349,6 +350,26 @@ TEST(GeneratorRules, ConstantOfShapeUnknownDataNotesPrecisionLoss) {
     if (w.node == "cos" && w.kind == ErrorKind::PrecisionLost) ++notes;
   EXPECT_EQ(notes, 3u);
   EXPECT_EQ(shape_of(r, "y").size(), 3u);
+}
+
+// A static shape whose element count does not fit in int64 is a node error,
+// never an overflowing fold (a fuzz finding under UBSan).
+TEST(GeneratorRules, ConstantOfShapeOverflowingCountIsANodeError) {
+  ModelBuilder b(9);
+  b.initializer_ints("dims", {3}, {int64_t(1) << 32, int64_t(1) << 32, 4});
+  b.node("ConstantOfShape", {"dims"}, {"y"}, "cos");
+  RunResult r = run(b);
+  EXPECT_EQ(error_kinds(r), Strings{"overflow"});
+}
+
+TEST(OnnxHelpers, NumelWithinNeverOverflows) {
+  const int64_t big = int64_t(1) << 32;
+  EXPECT_EQ(ops::numel_within(std::vector<int64_t>{2, 3}, 6), 6);
+  EXPECT_EQ(ops::numel_within(std::vector<int64_t>{2, 3}, 5), std::nullopt);
+  EXPECT_EQ(ops::numel_within(std::vector<int64_t>{}, 1), 1);
+  EXPECT_EQ(ops::numel_within(std::vector<int64_t>{big, big, 4}, INT64_MAX), std::nullopt);
+  EXPECT_EQ(ops::numel_within(std::vector<int64_t>{big, big, 0}, 10), 0);  // a zero anywhere wins
+  EXPECT_EQ(ops::numel_within(std::vector<int64_t>{3, -1}, 10), std::nullopt);
 }
 
 }  // namespace

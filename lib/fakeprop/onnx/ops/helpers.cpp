@@ -212,6 +212,17 @@ std::optional<std::vector<int64_t>> static_shape(std::span<const SymInt> shape) 
   return out;
 }
 
+std::optional<int64_t> numel_within(std::span<const int64_t> dims, int64_t cap) {
+  for (int64_t d : dims) {
+    if (d < 0) return std::nullopt;
+    if (d == 0) return 0;  // before any overflow a later dim could cause
+  }
+  int64_t total = 1;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(total, d, &total) || total > cap) return std::nullopt;
+  return total;
+}
+
 namespace {
 
 template <class T, class Get>
@@ -219,9 +230,9 @@ std::optional<std::vector<T>> fold(const OpContext& ctx, std::initializer_list<s
                                    Get get, const std::function<T(std::span<const T>)>& fn, int64_t cap) {
   auto out = static_shape(out_shape);
   if (!out) return std::nullopt;
-  int64_t total = 1;
-  for (int64_t d : *out) total *= d;
-  if (total > cap) return std::nullopt;
+  const auto count = numel_within(*out, cap);
+  if (!count) return std::nullopt;
+  const int64_t total = *count;
   std::vector<std::vector<T>> data;
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i : inputs) {

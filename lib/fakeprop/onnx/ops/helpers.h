@@ -57,6 +57,11 @@ std::optional<KnownData> fold_floats(const OpContext& ctx, std::initializer_list
 // A static shape as int64s, nullopt when any dim is symbolic.
 std::optional<std::vector<int64_t>> static_shape(std::span<const SymInt> shape);
 
+// The element count of static `dims` when it is at most `cap`, nullopt when
+// larger (or a dim is negative). Never overflows: fuzzed models carry dims
+// whose product does not fit in int64.
+std::optional<int64_t> numel_within(std::span<const int64_t> dims, int64_t cap);
+
 // Shape of a 1-D known-int input read as dims (e.g. Reshape's shape, Expand's shape).
 std::optional<SymShape> shape_from_input(const OpContext& ctx, size_t i);
 

@@ -22,15 +22,16 @@ template <class T, class Combine>
 std::optional<std::vector<std::optional<T>>> reduce_elems(const OpContext& ctx, const std::vector<int64_t>& in,
                                                           const std::vector<T>& xs, const std::vector<bool>& reduced,
                                                           bool needs_one, Combine combine) {
-  int64_t total = 1, out_total = 1, reduced_count = 1;
-  for (size_t k = 0; k < in.size(); ++k) {
-    total *= in[k];
-    (reduced[k] ? reduced_count : out_total) *= in[k];
-  }
-  if (static_cast<int64_t>(xs.size()) != total || total > ctx.fold_limit()) return std::nullopt;
-  if (reduced_count == 0 && needs_one) return std::nullopt;  // Min/Max of nothing has no identity
-  std::vector<std::optional<T>> acc(static_cast<size_t>(out_total));
-  for (int64_t f = 0; f < total; ++f) {
+  std::vector<int64_t> kept, dropped;
+  for (size_t k = 0; k < in.size(); ++k) (reduced[k] ? dropped : kept).push_back(in[k]);
+  // Each part is bounded on its own: with a zero dim elsewhere the whole is 0
+  // while the kept dims alone may not fit in int64.
+  const auto total = numel_within(in, ctx.fold_limit()), out_total = numel_within(kept, ctx.fold_limit()),
+             reduced_count = numel_within(dropped, ctx.fold_limit());
+  if (!total || !out_total || !reduced_count || static_cast<int64_t>(xs.size()) != *total) return std::nullopt;
+  if (*reduced_count == 0 && needs_one) return std::nullopt;  // Min/Max of nothing has no identity
+  std::vector<std::optional<T>> acc(static_cast<size_t>(*out_total));
+  for (int64_t f = 0; f < *total; ++f) {
     // Output index: the input coordinates with reduced axes dropped.
     int64_t rest = f, out_idx = 0, out_stride = 1;
     for (size_t k = in.size(); k-- > 0;) {
