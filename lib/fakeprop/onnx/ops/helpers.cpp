@@ -223,40 +223,6 @@ std::optional<int64_t> numel_within(std::span<const int64_t> dims, int64_t cap) 
   return total;
 }
 
-namespace {
-
-template <class T, class Get>
-std::optional<std::vector<T>> fold(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
-                                   Get get, const std::function<T(std::span<const T>)>& fn, int64_t cap) {
-  auto out = static_shape(out_shape);
-  if (!out) return std::nullopt;
-  const auto count = numel_within(*out, cap);
-  if (!count) return std::nullopt;
-  const int64_t total = *count;
-  std::vector<std::vector<T>> data;
-  std::vector<std::vector<int64_t>> shapes;
-  for (size_t i : inputs) {
-    auto xs = get(i);
-    auto s = static_shape(ctx.shape(i));
-    if (!xs || !s) return std::nullopt;
-    data.push_back(std::move(*xs));
-    shapes.push_back(std::move(*s));
-  }
-  std::vector<T> result(static_cast<size_t>(total));
-  std::vector<T> args(data.size());
-  for (int64_t f = 0; f < total; ++f) {
-    for (size_t k = 0; k < data.size(); ++k) {
-      const int64_t src = broadcast_source_index(f, *out, shapes[k]);
-      if (src < 0 || static_cast<size_t>(src) >= data[k].size()) return std::nullopt;
-      args[k] = data[k][static_cast<size_t>(src)];
-    }
-    result[static_cast<size_t>(f)] = fn(args);
-  }
-  return result;
-}
-
-}  // namespace
-
 int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
   int64_t idx = 0, stride = 1;
   const size_t offset = out.size() - in.size();
@@ -270,20 +236,6 @@ int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, co
     }
   }
   return idx;
-}
-
-std::optional<KnownData> fold_ints(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
-                                   const std::function<SymInt(std::span<const SymInt>)>& fn) {
-  auto r = fold<SymInt>(ctx, inputs, out_shape, [&](size_t i) { return ctx.ints(i); }, fn, ctx.fold_limit());
-  if (!r) return std::nullopt;
-  return int_data(std::move(*r));
-}
-
-std::optional<KnownData> fold_floats(const OpContext& ctx, std::initializer_list<size_t> inputs,
-                                     const SymShape& out_shape, const std::function<double(std::span<const double>)>& fn) {
-  auto r = fold<double>(ctx, inputs, out_shape, [&](size_t i) { return ctx.floats(i); }, fn, ctx.fold_limit());
-  if (!r) return std::nullopt;
-  return float_data(std::move(*r));
 }
 
 std::optional<SymShape> shape_from_input(const OpContext& ctx, size_t i) {

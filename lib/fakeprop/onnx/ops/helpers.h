@@ -47,13 +47,6 @@ ExprRef round_float_expr(DType dt, ExprRef e);
 // max and min of floats of integers are the float of their max and min.
 // Other forms stay as they are (exact, only longer).
 ExprRef settle_float_sizes(OpContext& ctx, ExprRef e);
-// Elementwise fold of known integer inputs under broadcasting to `out_shape`
-// (which must be static); nullopt when an input's data is unknown.
-std::optional<KnownData> fold_ints(const OpContext& ctx, std::initializer_list<size_t> inputs, const SymShape& out_shape,
-                                   const std::function<SymInt(std::span<const SymInt>)>& fn);
-std::optional<KnownData> fold_floats(const OpContext& ctx, std::initializer_list<size_t> inputs,
-                                     const SymShape& out_shape, const std::function<double(std::span<const double>)>& fn);
-
 // A static shape as int64s, nullopt when any dim is symbolic.
 std::optional<std::vector<int64_t>> static_shape(std::span<const SymInt> shape);
 
