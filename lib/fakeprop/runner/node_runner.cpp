@@ -3,6 +3,9 @@
 #include "fakeprop/custom_ops/op_rules.h"
 
 #include <algorithm>
+#include <exception>
+#include <new>
+#include <string>
 
 #include "fakeprop/runner/expr_cap.h"
 #include "fakeprop/runner/real_values.h"
@@ -92,6 +95,13 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
   } catch (const Error& err) {
     result_.errors.push_back({name.str(), ErrorKind::Error, err.what()});
     failure = "error at node '" + name + "': " + err.what();
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& err) {
+    // A rule's bug (a standard library check that fired): the node fails,
+    // named, instead of the whole run. The fuzz targets count these as findings.
+    result_.errors.push_back({name.str(), ErrorKind::Internal, err.what()});
+    failure = "internal error at node '" + name + "'";
   }
   if (!failure.empty()) {
     outputs.clear();

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <new>
+#include <vector>
 
 namespace fakeprop {
 namespace {
@@ -92,6 +94,8 @@ TEST(NodeRunner, EachFailureKindBecomesAnErrorOnTheNodeAndTheFallback) {
       {[] { throw DataDependentError("could not guard on u0 == 1", nullptr, {"torch._check(u0 == 1)"}); },
        ErrorKind::DataDependent, "data-dependent decision at node 'n'"},
       {[] { throw Error("something else"); }, ErrorKind::Error, "error at node 'n': something else"},
+      // A rule's bug: a standard library check (vector::at) fails the node, not the run.
+      {[] { (void)std::vector<int>{1}.at(1); }, ErrorKind::Internal, "internal error at node 'n'"},
   };
   for (const Case& c : cases) {
     Fixture f;
@@ -120,6 +124,9 @@ TEST(NodeRunner, InputErrorsAndFailuresOfUnrecoverableStepsEndTheRun) {
   leaf.recoverable = false;
   leaf.rule = [](std::vector<Value>&) { throw OverflowError("overflow"); };
   EXPECT_THROW(f.run("x", leaf), OverflowError);
+  TestStep hungry;  // out of memory is no node's failure
+  hungry.rule = [](std::vector<Value>&) { throw std::bad_alloc(); };
+  EXPECT_THROW(f.run("m", hungry), std::bad_alloc);
   EXPECT_TRUE(f.result.errors.empty());
 }
 

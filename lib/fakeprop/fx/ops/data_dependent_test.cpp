@@ -201,6 +201,19 @@ TEST(FxDataDependent, ArgwhereAndRepeatInterleave) {
   EXPECT_EQ(r.tensor("b").dtype, DType::Int64);
 }
 
+// input.size(dim) of a 0-d input, as ATen asks it (a fuzz finding: the rule
+// wrapped the dim as for a 1-d tensor and read a dim that is not there).
+TEST(FxDataDependent, RepeatInterleaveAlongADimOfAScalarIsAnIndexError) {
+  GraphText g;
+  g.input("x", tensor(json::array(), "float32"))
+      .input("r", tensor({1}, "int64"))
+      .call("a", "aten.repeat_interleave.self_Tensor", {node("x"), node("r"), 0})
+      .call("b", "aten.repeat_interleave.self_Tensor", {node("x"), node("r")});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("a"), "index_error: Dimension specified as 0 but tensor has no dimensions");
+  EXPECT_EQ(r.error("b"), "");  // flattened first: dim 0 of a 1-element tensor
+}
+
 TEST(FxDataDependent, OneHotWithoutAClassCountIsUnbacked) {
   GraphText g;
   g.input("x", tensor({2, 3}, "int64"))

@@ -426,11 +426,11 @@ void repeat_interleave_tensor(OpContext& ctx) {
   Composite c(ctx);
   TensorValue input = self;
   int64_t dim = 0;
-  if (dim_arg)
-    dim = canonical_dim(specialize(ctx, *dim_arg, "repeat_interleave dim"), std::max<int64_t>(self.meta.dim(), 1));
+  if (dim_arg)  // input.size(dim): a 0-d input has no dim 0
+    dim = canonical_dim(specialize(ctx, *dim_arg, "repeat_interleave dim"), self.meta.dim(), /*wrap_scalar=*/false);
   else
     input = c.call("aten.reshape.default", {Composite::tensor(self), Composite::ints({-1})});
-  const SymInt along = input.meta.sizes.at(static_cast<size_t>(dim));
+  const SymInt along = input.meta.sizes[static_cast<size_t>(dim)];
   TensorValue counts = repeats;
   if (repeats.meta.dim() == 0 ||
       (repeats.meta.dim() == 1 && guard_or_false(ctx, sym_eq(repeats.meta.sizes[0], 1), "repeat_interleave"))) {

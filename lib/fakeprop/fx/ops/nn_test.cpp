@@ -64,6 +64,17 @@ TEST(FxNn, BatchNormInEvalModeNeedsRunningStatistics) {
   EXPECT_NE(run(g).error("bn").find("running_mean and running_var must not be None in eval mode"), std::string::npos);
 }
 
+// A 1-D input has no channel dim: the decomposition asserts its rank
+// (a fuzz finding: the rule read dim 1 of it).
+TEST(FxNn, BatchNormBackwardNeedsAChannelDim) {
+  GraphText g;
+  g.input("v", tensor({8}))
+      .call("bnb", "aten.native_batch_norm_backward.default",
+            {node("v"), node("v"), node("v"), node("v"), node("v"), node("v"), node("v"), true, 1e-5,
+             json::array({true, false, false})});
+  EXPECT_EQ(run(g).error("bnb"), "invalid_argument: rank of the input must be at least 2, got 1");
+}
+
 TEST(FxNn, LayerNormStatisticsDtypeDependsOnDevice) {
   for (const char* device : {"cpu", "cuda:0"}) {
     GraphText g;
