@@ -10,9 +10,12 @@
 #   scripts/fuzz.sh 3600       the longer local run (an hour per target)
 #   TARGETS="fx_graph" scripts/fuzz.sh 600    one target
 #   FUZZ_RUNS=20000 scripts/fuzz.sh  a fixed number of inputs per target from a
-#                      fixed seed (FUZZ_SEED, default 1) and a fresh corpus:
-#                      the same inputs on every machine, as CI runs it, so a
-#                      CI failure is a reproducible regression, not luck
+#                      fixed seed (FUZZ_SEED, default 1) and a fresh corpus, as
+#                      CI runs it. The seeds are listed in a fixed order (a
+#                      directory would give them in the file system's order),
+#                      but a run still varies between processes on one
+#                      machine, so a finding is also printed whole (base64):
+#                      CI's log alone then carries it here.
 # The corpus grows in build-asan/corpus/<target> and is reused by later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,10 +93,13 @@ for t in $targets; do
   corpus=$build/corpus/$t
   artifacts=$build/artifacts/$t
   if [ -n "${FUZZ_RUNS:-}" ]; then
-    rm -rf "$corpus"  # deterministic: start from the seeds only
-    bound=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}")
+    rm -rf "$corpus"  # start from the seeds only, in the order of their names
+    find "$seeds/$t" -type f | LC_ALL=C sort | paste -sd, > "$build/seeds_$t.list"
+    bound=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}" -seed_inputs=@"$build/seeds_$t.list")
+    inputs=("$corpus")
   else
     bound=(-max_total_time="$seconds")
+    inputs=("$corpus" "$seeds/$t")
   fi
   rm -rf "$artifacts"  # findings of earlier runs are in testdata/fuzz_regressions already
   mkdir -p "$corpus" "$artifacts"
@@ -101,7 +107,7 @@ for t in $targets; do
   echo "fuzz: $t: ${bound[*]} (log: $log)"
   set +e
   "$build/fuzz/fuzz_$t" "${bound[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$t" > "$log" 2>&1
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "${inputs[@]}" > "$log" 2>&1
   rc=$?
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -114,8 +120,11 @@ for t in $targets; do
       [ -f "$f" ] || continue
       cp "$f" "testdata/fuzz_regressions/$t/$(basename "$f")"
       echo "fuzz: $t: finding $(basename "$f") copied to testdata/fuzz_regressions/$t/"
+      if [ "$(stat -c %s "$f")" -le 8192 ]; then
+        echo "fuzz: $t: $(basename "$f") as base64 (base64 -d > FILE): $(base64 -w0 "$f")"
+      fi
     done
-    grep -E "ERROR|SUMMARY|timeout|out-of-memory|deadly" "$log" | head -20 || true
+    grep -E "ERROR|SUMMARY|timeout|out-of-memory|deadly|terminate called|what\(\)|internal error" "$log" | head -20 || true
   fi
 done
 printf 'fuzz: %s\n' "${summary[@]}"
