@@ -1,6 +1,7 @@
 #include "torch_graph.h"
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -135,14 +136,26 @@ class TorchGraphReader {
     return out;
   }
 
-  // The text of an object that prints as "torch.NAME" (dtype, memory format,
-  // layout) or as a device, asked once per object in this read.
-  const std::string& printed(py::handle o, bool strip_torch) {
+  // NAME for an object that prints as "torch.NAME" (dtype, memory format,
+  // layout: singletons), asked once per object in this read.
+  const std::string& printed(py::handle o) {
     if (auto it = printed_.find(o.ptr()); it != printed_.end()) return it->second;
     std::string s(text(py::str(o)));
-    if (strip_torch && s.rfind("torch.", 0) == 0) s.erase(0, 6);
+    if (s.rfind("torch.", 0) == 0) s.erase(0, 6);
     keep_.push_back(py::reinterpret_borrow<py::object>(o));
     return printed_.emplace(o.ptr(), std::move(s)).first->second;
+  }
+
+  // A device's text. Every fake tensor holds a torch.device object of its
+  // own, so devices are matched by equality (a C comparison) rather than by
+  // object, which would print each one.
+  const std::string& device_text(py::handle o) {
+    for (const auto& [device, text] : devices_) {
+      const int equal = PyObject_RichCompareBool(o.ptr(), device.ptr(), Py_EQ);
+      if (equal == 1) return text;
+      if (equal < 0) throw py::error_already_set();
+    }
+    return devices_.emplace_back(py::reinterpret_borrow<py::object>(o), std::string(text(py::str(o)))).second;
   }
 
   fx::ExampleValue example(py::handle v) {
@@ -155,7 +168,7 @@ class TorchGraphReader {
       t.shape = dims(attr(v, k.shape));
       t.stride = dims(call_method(v, k.stride));
       t.storage_offset = dim(call_method(v, k.storage_offset));
-      const std::string& dtype = printed(attr(v, k.dtype), true);
+      const std::string& dtype = printed(attr(v, k.dtype));
       const auto dt = dtype_from_name(dtype);
       if (!dt) builder_.fail("unknown dtype '" + dtype + "'");
       t.dtype = *dt;
@@ -163,7 +176,7 @@ class TorchGraphReader {
       PyObject* fake_device = PyObject_GetAttr(v.ptr(), k.fake_device_field.ptr());
       if (!fake_device) PyErr_Clear();
       const std::string& device =
-          printed(fake_device ? py::reinterpret_steal<py::object>(fake_device) : attr(v, k.device), false);
+          device_text(fake_device ? py::reinterpret_steal<py::object>(fake_device) : attr(v, k.device));
       t.device = Device::parse(device);
       if (!t.device) builder_.fail("unknown device '" + device + "'");
       // An ExportedProgram's recorded values are detached (make_fx's
@@ -219,10 +232,10 @@ class TorchGraphReader {
       for (Py_ssize_t i = 0; i < n; ++i) out.list.push_back(arg(PySequence_Fast_GET_ITEM(p, i), depth + 1));
       return out;
     }
-    if (PyObject_IsInstance(p, dtype_type_.ptr()) == 1) return builder_.tagged("dtype", printed(a, true));
-    if (PyObject_IsInstance(p, device_type_.ptr()) == 1) return builder_.tagged("device", printed(a, false));
-    if (PyObject_IsInstance(p, memory_format_type_.ptr()) == 1) return builder_.tagged("memory_format", printed(a, true));
-    if (PyObject_IsInstance(p, layout_type_.ptr()) == 1) return builder_.tagged("layout", printed(a, true));
+    if (PyObject_IsInstance(p, dtype_type_.ptr()) == 1) return builder_.tagged("dtype", printed(a));
+    if (PyObject_IsInstance(p, device_type_.ptr()) == 1) return builder_.tagged("device", device_text(a));
+    if (PyObject_IsInstance(p, memory_format_type_.ptr()) == 1) return builder_.tagged("memory_format", printed(a));
+    if (PyObject_IsInstance(p, layout_type_.ptr()) == 1) return builder_.tagged("layout", printed(a));
     builder_.fail("cannot encode an argument of type " + std::string(Py_TYPE(p)->tp_name));
   }
 
@@ -353,6 +366,7 @@ class TorchGraphReader {
   std::unordered_map<PyObject*, uint32_t> positions_;  // the torch.fx nodes read so far (kept alive by the list)
   std::unordered_map<PyObject*, std::string> printed_;
   std::vector<py::object> keep_;  // the objects printed_ is keyed by
+  std::deque<std::pair<py::object, std::string>> devices_;  // the devices met, each with its text
 };
 
 }  // namespace
