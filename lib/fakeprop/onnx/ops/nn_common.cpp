@@ -6,6 +6,7 @@
 #include "fakeprop/onnx/ops/helpers.h"
 #include "fakeprop/sym/python_float.h"
 #include "fakeprop/tensor/shape_functions.h"
+#include "fakeprop/util/error.h"
 
 namespace fakeprop::onnx::ops {
 
@@ -178,7 +179,11 @@ void keep_aspect_ratio(OpContext& ctx, bool not_larger, const std::vector<int64_
   if (known) {
     for (int64_t a : axes) {
       SymInt& d = out[static_cast<size_t>(a)];
-      d = SymInt(static_cast<int64_t>(std::round(scale * static_cast<double>(d.value()))));
+      const double size = std::round(scale * static_cast<double>(d.value()));
+      if (!(size >= -0x1p63 && size < 0x1p63))  // also NaN: the conversion would be undefined
+        throw OverflowError(ctx.op_type() + ": keep_aspect_ratio_policy gives axis " + std::to_string(a) +
+                            " the size " + scale_text(size) + ", which overflows int64");
+      d = SymInt(static_cast<int64_t>(size));
     }
     return;
   }

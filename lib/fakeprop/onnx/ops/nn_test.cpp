@@ -493,6 +493,16 @@ const std::vector<Case>& cases() {
            },
            all({ints("axes", {2, 3}), str("keep_aspect_ratio_policy", "not_smaller")})),
        {{"y", {"1", "1", "2", "3"}}}},
+      // The scale 2^62 of axis 2 takes axis 3 (4) past int64 (a fuzz finding: the double was
+      // converted unchecked).
+      {"resize_not_smaller_overflow_18", 18,
+       raw("Resize", {"x", "", "", "sz"}, {"y"},
+           [](ModelBuilder& b) {
+             b.input("x", kFloat, {1, 1, 1, 4});
+             b.initializer_ints("sz", {2}, {int64_t{1} << 62, 1});
+           },
+           all({ints("axes", {2, 3}), str("keep_aspect_ratio_policy", "not_smaller")})),
+       {}, "overflow"},
       {"resize_scales_and_sizes", 13,
        raw("Resize", {"x", "", "sc", "sz"}, {"y"},
            [](ModelBuilder& b) {
