@@ -15,7 +15,10 @@ graph. Measured, best of N:
   - FakeTensorProp: FakeTensorProp(gm).propagate(*real inputs) over the
     program's graph module (parameters, buffers and the example inputs,
     converted to fake tensors: static sizes, the peer's cheaper case), and
-    the walk alone over inputs already fake (propagate_dont_convert_inputs).
+    the walk alone over inputs already fake (propagate_dont_convert_inputs);
+  - fakeprop's phases (fakeprop_phases_ms), each best of N on its own:
+    reading the program, the C++ run building the report's objects, and
+    setting node.meta on top.
 With --fakeprop BIN, each program is also saved (torch.export.save) under
 --pt2-dir, and two whole processes are timed, best of N: `BIN NAME.pt2 --json`
 (start, reading the archive's program, propagation, the report) against a
@@ -24,6 +27,7 @@ FakeTensorProp over it as above.
 Prints one JSON line per graph.
 """
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -70,12 +74,35 @@ def _real_args(ep, example):
 
 
 def _best(n, fn):
+    """The best and every time of n calls of fn. A call's result is freed after its time is taken,
+    for either tool: dropping the report (or FakeTensorProp's outputs) is the caller's cost, later."""
     times = []
     for _ in range(n):
         t = time.perf_counter()
-        fn()
+        result = fn()
         times.append((time.perf_counter() - t) * 1e3)
+        del result
     return min(times), times
+
+
+def _phases(ep, repeat):
+    """Where propagate's time goes, each phase best of N on its own: reading the program into the
+    core (graph_export.read_program), the C++ run with the report's Python objects, and setting
+    node.meta['fakeprop'] on top of that."""
+    from fakeprop import graph_export
+
+    gc_was = gc.isenabled()
+    gc.disable()  # as propagate runs these phases
+    try:
+        read_ms, _ = _best(repeat, lambda: graph_export.read_program(ep, path="<ExportedProgram>"))
+        graph = graph_export.read_program(ep, path="<ExportedProgram>")
+        args = {"marks": [], "real_run": False}  # what propagate passes without options
+        run_ms, _ = _best(repeat, lambda: graph.run(args, False))
+        attach_ms, _ = _best(repeat, lambda: graph.run(args, True))
+    finally:
+        if gc_was:
+            gc.enable()
+    return {"read": read_ms, "run_and_report": run_ms, "attach": max(0.0, attach_ms - run_ms)}
 
 
 # The torch side of the .pt2 comparison, as a fresh process: argv[1] the archive, argv[2] "hf" when
@@ -111,6 +138,7 @@ def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
     report = fakeprop.propagate(ep)
     errors = len(report["errors"])
     fp_ms, fp_runs = _best(repeat, lambda: fakeprop.propagate(ep))
+    phases = _phases(ep, repeat)
     path = None
     if fakeprop_bin:  # saved before FakeTensorProp, which overwrites meta['val'] with static fake values
         os.makedirs(pt2_dir, exist_ok=True)
@@ -122,12 +150,13 @@ def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
     fakes = [mode.from_tensor(a) for a in args]
 
     def walk():
-        FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
+        return FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
 
     walk_ms, _ = _best(max(1, repeat // 2), walk)
     row = {"model": name, "nodes": nodes, "fakeprop_errors": errors, "fakeprop_ms": fp_ms,
            "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
-           "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "torch": torch.__version__}
+           "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "fakeprop_phases_ms": phases,
+           "torch": torch.__version__}
     if fakeprop_bin:
         row["pt2_bytes"] = os.path.getsize(path)
         row["pt2_fakeprop_ms"] = _process_ms([fakeprop_bin, path, "--json"], repeat)
