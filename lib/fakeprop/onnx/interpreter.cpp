@@ -177,10 +177,21 @@ class Interpreter::Step final : public NodeStep {
     outputs = ctx.outputs();
     for (const auto& note : ctx.precision_notes())
       in_.result_.warnings.push_back({record_name_.str(), ErrorKind::PrecisionLost, note});
+    // An output past every one the rule gave is the node's (it names more
+    // outputs than the operator has: ORT rejects such a model); a gap
+    // before one it gave is the rule's.
+    size_t given = 0;
     for (size_t k = 0; k < outputs.size(); ++k)
-      if (outputs[k].is_none() && ctx.wants_output(k))
-        throw OpError(ErrorKind::Internal, "rule for " + qualified_op(node_, in_.result_.names) +
-                                      " produced no value for output '" + node_.outputs[k] + "'");
+      if (!outputs[k].is_none()) given = k + 1;
+    for (size_t k = 0; k < outputs.size(); ++k)
+      if (outputs[k].is_none() && ctx.wants_output(k)) {
+        const std::string op(qualified_op(node_, in_.result_.names).str());
+        if (k >= given)
+          throw OpError(ErrorKind::OutputCount, op + " gives " + std::to_string(given) + " output(s); the node names " +
+                                                    std::to_string(outputs.size()) + " (output '" + node_.outputs[k] +
+                                                    "' has no value)");
+        throw OpError(ErrorKind::Internal, "rule for " + op + " produced no value for output '" + node_.outputs[k] + "'");
+      }
     if (cache) cache->store(visit, inputs_, outputs, ctx.precision_notes().empty(), e, in_.storage_);
   }
 

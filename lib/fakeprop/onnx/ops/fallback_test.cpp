@@ -47,5 +47,25 @@ TEST(OnnxFallback, DeclaredDimParamsNameOneSizeAcrossTheModel) {
   EXPECT_EQ(lost, 3u);
 }
 
+// A node that names more outputs than its operator has fails on the node
+// (output_count, as ORT rejects it), in any domain; the run goes on (a fuzz
+// finding: it was an internal error, as if the rule had a gap).
+TEST(OnnxFallback, ANodeNamingMoreOutputsThanItsOperatorHasIsAnOutputCountError) {
+  ModelBuilder b(17);
+  b.opset("com.microsoft", 1);
+  b.input("x", kFloat, {2, 3});
+  b.node("Relu", {"x"}, {"y", "extra"}, "relu");
+  b.node("FastGelu", {"x"}, {"g", "more"}, "gelu", "com.microsoft");
+  b.node("Neg", {"x"}, {"n"}, "neg");
+  b.output("g").output("n");
+  const RunResult r = run(b);
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_EQ(r.errors[0].node, "relu");
+  EXPECT_EQ(r.errors[0].kind, ErrorKind::OutputCount);
+  EXPECT_EQ(r.errors[0].message, "Relu gives 1 output(s); the node names 2 (output 'extra' has no value)");
+  EXPECT_EQ(r.errors[1].kind, ErrorKind::OutputCount);
+  EXPECT_EQ(shape_of(r, "n"), (Strings{"2", "3"}));
+}
+
 }  // namespace
 }  // namespace fakeprop::onnx
