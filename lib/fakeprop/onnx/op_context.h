@@ -24,6 +24,9 @@ class OpContext : public RuleContext {
             std::vector<const Value*> inputs, Interpreter* interp);
 
   const Node& node() const { return node_; }
+  // Input i's name for a message: "" when the node has no input i (an
+  // omitted trailing input, or one the model left out).
+  std::string input_name(size_t i) const { return i < node_.inputs.size() ? node_.inputs[i].str() : std::string(); }
   Name op_type() const { return node_.op_type; }
   int64_t opset() const { return opset_; }  // of the node's domain
   Interpreter* interpreter() { return interp_; }

@@ -660,9 +660,9 @@ const Value& sequence_input(OpContext& ctx, size_t i) {
   const Value& v = ctx.input(i);
   if (!is_sequence(v)) {
     if (v.kind == Value::Kind::Opaque)
-      ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is unknown (" +
+      ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.input_name(i) + "' is unknown (" +
                                             v.opaque_text() + ")");
-    ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' is not a sequence");
+    ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": input '" + ctx.input_name(i) + "' is not a sequence");
   }
   return v;
 }
@@ -960,9 +960,9 @@ void optional_has_element_rule(OpContext& ctx) {
 void optional_get_element_rule(OpContext& ctx) {
   const Value& v = ctx.input(0);
   if (v.is_empty_optional())
-    ctx.fail(ErrorKind::EmptyOptional, "OptionalGetElement: the optional '" + ctx.node().inputs[0] + "' is empty");
+    ctx.fail(ErrorKind::EmptyOptional, "OptionalGetElement: the optional '" + ctx.input_name(0) + "' is empty");
   if (!v.is_tensor() && !is_sequence(v))
-    ctx.fail(ErrorKind::UnknownInput, "OptionalGetElement: input '" + ctx.node().inputs[0] + "' is unknown (" +
+    ctx.fail(ErrorKind::UnknownInput, "OptionalGetElement: input '" + ctx.input_name(0) + "' is unknown (" +
                                           describe_kind(v) + ")");
   Value out = fresh_copy(ctx, v);
   out.maybe_none = false;  // reading it requires the element, as ONNX does

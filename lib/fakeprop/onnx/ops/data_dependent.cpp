@@ -68,7 +68,7 @@ std::vector<SymInt> as_symints(const std::vector<int64_t>& xs) { return std::vec
 // NonZero: [rank, u] int64 indices of the non-zero elements, u in [0, numel].
 void nonzero_rule(OpContext& ctx) {
   if (ctx.unranked(0)) {  // [rank, count]: still 2-D
-    const SymInt rank = ctx.unknown_size("NonZero of '" + ctx.node().inputs[0] + "', whose rank is unknown");
+    const SymInt rank = ctx.unknown_size("NonZero of '" + ctx.input_name(0) + "', whose rank is unknown");
     ctx.set_tensor(0, DType::Int64, {rank, ctx.new_unbacked_size({0, kIntOo})});
     return;
   }

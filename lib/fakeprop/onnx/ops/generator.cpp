@@ -112,9 +112,9 @@ void constant_of_shape_rule(OpContext& ctx) {
   } else {
     auto len = static_shape(ctx.shape(0));
     if (!len)
-      ctx.fail(ErrorKind::UnknownInput, "ConstantOfShape input '" + ctx.node().inputs[0] + "' has unknown length");
+      ctx.fail(ErrorKind::UnknownInput, "ConstantOfShape input '" + ctx.input_name(0) + "' has unknown length");
     for (int64_t i = 0; i < (*len)[0]; ++i)
-      out.push_back(ctx.unknown_size("ConstantOfShape shape '" + ctx.node().inputs[0] + "' is not known"));
+      out.push_back(ctx.unknown_size("ConstantOfShape shape '" + ctx.input_name(0) + "' is not known"));
     return ctx.set_tensor(0, dt, std::move(out));
   }
   auto n = static_shape(out);
@@ -139,7 +139,7 @@ void range_rule(OpContext& ctx) {
   const DType dt = ctx.dtype(0);
   for (size_t i = 0; i < 3; ++i)
     if (ctx.rank(i) != 0 && !(ctx.rank(i) == 1 && ctx.shape(i)[0].is_static() && ctx.shape(i)[0].value() == 1))
-      ctx.fail(ErrorKind::InvalidShape, "Range input '" + ctx.node().inputs[i] + "' must be a scalar, got shape " +
+      ctx.fail(ErrorKind::InvalidShape, "Range input '" + ctx.input_name(i) + "' must be a scalar, got shape " +
                                             shape_to_string(ctx.shape(i)));
   if (is_floating(dt)) {
     auto start = ctx.floats(0), limit = ctx.floats(1), delta = ctx.floats(2);

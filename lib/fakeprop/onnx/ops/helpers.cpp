@@ -240,7 +240,7 @@ int64_t broadcast_source_index(int64_t flat, const std::vector<int64_t>& out, co
 
 std::optional<SymShape> shape_from_input(const OpContext& ctx, size_t i) {
   if (!ctx.has_input(i)) return std::nullopt;
-  if (ctx.rank(i) != 1) ctx.fail(ErrorKind::InvalidShape, "shape input '" + ctx.node().inputs[i] + "' must be 1-D");
+  if (ctx.rank(i) != 1) ctx.fail(ErrorKind::InvalidShape, "shape input '" + ctx.input_name(i) + "' must be 1-D");
   auto xs = ctx.ints(i);
   if (!xs) return std::nullopt;
   return SymShape(xs->begin(), xs->end());

@@ -187,7 +187,7 @@ void group_query_attention_rule(OpContext& ctx) {
   auto total = [&]() -> SymInt {
     return total_length ? *total_length
                         : ctx.unknown_size("GroupQueryAttention total_sequence_length '" +
-                                           (ctx.num_inputs() > 6 ? ctx.node().inputs[6].str() : std::string()) +
+                                           ctx.input_name(6) +
                                            "' is not known");
   };
   if (ctx.wants_output(1) || ctx.wants_output(2)) {
@@ -373,7 +373,7 @@ void relative_position_bias_rule(OpContext& ctx) {
   require_rank(ctx, 0, {2}, "bias_table");
   auto length = [&](size_t i) {
     if (auto v = ctx.scalar_int(i)) return *v;
-    return ctx.unknown_size("RelativePositionBias " + ctx.node().inputs[i].str() + " is not known");
+    return ctx.unknown_size("RelativePositionBias " + ctx.input_name(i) + " is not known");
   };
   ctx.set_tensor(0, ctx.dtype(0), {1, ctx.shape(0)[1], length(1), length(2)});
 }
@@ -703,7 +703,7 @@ void dequantize_with_order_rule(OpContext& ctx) {
 // its value is not.
 SymInt generation_int(OpContext& ctx, size_t i, const char* what) {
   if (auto v = ctx.scalar_int(i)) return *v;
-  return ctx.unknown_size(ctx.op_type() + " " + what + " '" + ctx.node().inputs[i].str() + "' is not known");
+  return ctx.unknown_size(ctx.op_type() + " " + what + " '" + ctx.input_name(i) + "' is not known");
 }
 
 // The vocabulary: the vocab_size attribute, else the last dim the decoder

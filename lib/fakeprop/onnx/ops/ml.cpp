@@ -71,9 +71,9 @@ const Value& map_input(OpContext& ctx, size_t i) {
   const Value& v = ctx.input(i);
   if (v.kind == Value::Kind::Opaque)
     ctx.fail(ErrorKind::UnknownInput,
-             "input '" + ctx.node().inputs[i] + "' has no known type (" + v.opaque_text() + ")");
+             "input '" + ctx.input_name(i) + "' has no known type (" + v.opaque_text() + ")");
   if (!v.is_map() || !v.map_value().is_tensor())
-    ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": input '" + ctx.node().inputs[i] + "' must be a map" +
+    ctx.fail(ErrorKind::TypeError, ctx.op_type() + ": input '" + ctx.input_name(i) + "' must be a map" +
                                        (v.is_map() ? " of numbers or strings" : ""));
   return v;
 }

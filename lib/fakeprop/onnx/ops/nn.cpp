@@ -363,7 +363,7 @@ void max_unpool_rule(OpContext& ctx) {
       auto n = static_shape(ctx.shape(2));
       if (!n || n->size() != 1) ctx.fail(ErrorKind::UnknownInput, "MaxUnpool output_shape has unknown length");
       for (int64_t i = 0; i < (*n)[0]; ++i)
-        out.push_back(ctx.unknown_size("MaxUnpool output_shape '" + ctx.node().inputs[2] + "' is not known"));
+        out.push_back(ctx.unknown_size("MaxUnpool output_shape '" + ctx.input_name(2) + "' is not known"));
     }
     if (out.size() != x.size())
       ctx.fail(ErrorKind::InvalidShape, "MaxUnpool output_shape " + shape_to_string(out) + " must have rank " +
@@ -397,7 +397,7 @@ void batch_norm_rule(OpContext& ctx) {
     // The statistics still have C entries: the first of them whose rank is known says C.
     size_t known = 1;
     while (known <= 4 && ctx.unranked(known)) ++known;
-    if (!spatial || known > 4) ctx.fail(ErrorKind::UnknownRank, "input '" + ctx.node().inputs[0] + "' has unknown rank");
+    if (!spatial || known > 4) ctx.fail(ErrorKind::UnknownRank, "input '" + ctx.input_name(0) + "' has unknown rank");
     stats = ctx.shape(known);
     if (stats.size() != 1)
       ctx.fail(ErrorKind::InvalidRank, "BatchNormalization statistics must be 1-D, got " + shape_to_string(stats));
@@ -417,7 +417,7 @@ void batch_norm_rule(OpContext& ctx) {
     for (size_t d = 0; d < s.size(); ++d) require_equal(ctx, s[d], stats[d], "BatchNormalization: statistics shape");
   }
   if (x_unranked) {
-    const std::string why = "input '" + ctx.node().inputs[0] + "' has unknown rank";
+    const std::string why = "input '" + ctx.input_name(0) + "' has unknown rank";
     ctx.note_precision("Y's shape not computed: " + why);
     ctx.set_output(0, Value::of_unranked(elem(0), ctx.device(), why));
   } else {
@@ -681,7 +681,7 @@ void resize_rule(OpContext& ctx) {
       keep_aspect_ratio(ctx, policy == "not_larger", axes, *sizes, out);
     }
   } else {
-    const std::string why = "Resize sizes '" + ctx.node().inputs[3] + "' are not known";
+    const std::string why = "Resize sizes '" + ctx.input_name(3) + "' are not known";
     for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
   }
   for (const SymInt& d : out)
@@ -740,7 +740,7 @@ void affine_grid_rule(OpContext& ctx) {
     size = *known;
   } else {
     for (int64_t i = 0; i < spatial + 2; ++i)
-      size.push_back(ctx.unknown_size("AffineGrid size '" + ctx.node().inputs[1] + "' is not known"));
+      size.push_back(ctx.unknown_size("AffineGrid size '" + ctx.input_name(1) + "' is not known"));
   }
   require_equal(ctx, size[0], theta[0], "AffineGrid: batch sizes agree");
   SymShape out = {theta[0]};
@@ -764,7 +764,7 @@ void col2im_rule(OpContext& ctx) {
     image = *known;
   } else {
     for (int64_t i = 0; i < spatial; ++i)
-      image.push_back(ctx.unknown_size("Col2Im image_shape '" + ctx.node().inputs[1] + "' is not known"));
+      image.push_back(ctx.unknown_size("Col2Im image_shape '" + ctx.input_name(1) + "' is not known"));
   }
   SymShape out = {x[0]};
   auto block = ctx.static_ints(2);
@@ -778,7 +778,7 @@ void col2im_rule(OpContext& ctx) {
     const SymShape positions = window_output_sizes(ctx, image, attrs);
     require_equal(ctx, x[2], numel(positions), "Col2Im: L equals the number of blocks");
   } else {
-    out.push_back(ctx.unknown_size("Col2Im block_shape '" + ctx.node().inputs[2] + "' is not known"));
+    out.push_back(ctx.unknown_size("Col2Im block_shape '" + ctx.input_name(2) + "' is not known"));
   }
   out.insert(out.end(), image.begin(), image.end());
   simplify_all(ctx, out);
@@ -872,7 +872,7 @@ void dft_rule(OpContext& ctx) {
   SymInt length = onesided && inverse ? (x[a] - 1) * 2 : x[a];
   if (ctx.has_input(1)) {
     auto n = ctx.scalar_int(1);
-    length = n ? *n : ctx.unknown_size("DFT dft_length '" + ctx.node().inputs[1] + "' is not known");
+    length = n ? *n : ctx.unknown_size("DFT dft_length '" + ctx.input_name(1) + "' is not known");
     if (!ctx.expect(sym_ge(length, 1), "DFT: dft_length >= 1"))
       ctx.fail(ErrorKind::InvalidShape, "DFT dft_length must be positive, got " + length.to_python());
   }
@@ -890,7 +890,7 @@ void stft_rule(OpContext& ctx) {
   std::optional<SymInt> frame_length;
   if (ctx.has_input(3)) {
     auto n = ctx.scalar_int(3);
-    frame_length = n ? *n : ctx.unknown_size("STFT frame_length '" + ctx.node().inputs[3] + "' is not known");
+    frame_length = n ? *n : ctx.unknown_size("STFT frame_length '" + ctx.input_name(3) + "' is not known");
   }
   if (ctx.has_input(2)) {
     const SymShape& window = ctx.shape(2);
@@ -910,7 +910,7 @@ void stft_rule(OpContext& ctx) {
                                             " is shorter than the frame length " + frame_length->to_python());
     frames = floordiv(signal[1] - *frame_length, *step) + 1;
   } else {
-    frames = ctx.unknown_size("STFT frame_step '" + ctx.node().inputs[1] + "' is not known");
+    frames = ctx.unknown_size("STFT frame_step '" + ctx.input_name(1) + "' is not known");
   }
   const SymInt bins = onesided ? floordiv(*frame_length, 2) + 1 : *frame_length;
   SymShape out = {signal[0], frames, bins, 2};
@@ -924,8 +924,8 @@ void mel_weight_matrix_rule(OpContext& ctx) {
   auto bins = ctx.scalar_int(0);
   auto dft_length = ctx.scalar_int(1);
   SymShape out = {dft_length ? floordiv(*dft_length, 2) + 1
-                             : ctx.unknown_size("MelWeightMatrix dft_length '" + ctx.node().inputs[1] + "' is not known"),
-                  bins ? *bins : ctx.unknown_size("MelWeightMatrix num_mel_bins '" + ctx.node().inputs[0] + "' is not known")};
+                             : ctx.unknown_size("MelWeightMatrix dft_length '" + ctx.input_name(1) + "' is not known"),
+                  bins ? *bins : ctx.unknown_size("MelWeightMatrix num_mel_bins '" + ctx.input_name(0) + "' is not known")};
   for (const SymInt& d : out)
     if (!ctx.expect(sym_ge(d, 0), "MelWeightMatrix: sizes are not negative"))
       ctx.fail(ErrorKind::InvalidShape, "MelWeightMatrix output size " + d.to_python() + " is negative");

@@ -161,7 +161,7 @@ void resize_by_scales(OpContext& ctx, size_t i, const std::vector<int64_t>& axes
   if (n && n->size() == 1 && static_cast<size_t>((*n)[0]) != axes.size())
     ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " has " + std::to_string((*n)[0]) + " scales for " +
                                           std::to_string(axes.size()) + " axes");
-  const std::string why = ctx.op_type() + " scales '" + ctx.node().inputs[i] + "' are not known";
+  const std::string why = ctx.op_type() + " scales '" + ctx.input_name(i) + "' are not known";
   for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size(why);
 }
 

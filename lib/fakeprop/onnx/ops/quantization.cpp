@@ -21,7 +21,7 @@ void check_quant_param(OpContext& ctx, size_t x, size_t param) {
   if (!ctx.has_input(param)) return;
   const SymShape& xs = ctx.shape(x);
   const SymShape& ps = ctx.shape(param);
-  const std::string name = "'" + ctx.node().inputs[param] + "'";
+  const std::string name = "'" + ctx.input_name(param) + "'";
   const int64_t block = ctx.opset() >= 21 ? ctx.attr_int("block_size", 0) : 0;
   if (block < 0) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " block_size is negative");
   if (ps.empty() || (ps.size() == 1 && ps[0].is_static() && ps[0].value() == 1 && block == 0)) return;

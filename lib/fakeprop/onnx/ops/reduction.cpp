@@ -98,7 +98,7 @@ void reduce_rule(OpContext& ctx) {
       axes = ctx.static_ints(1);
       if (!axes) {
         // Axes not known: the rank is known only when every axis keeps its dim.
-        const std::string why = ctx.op_type() + " axes '" + ctx.node().inputs[1] + "' are not known";
+        const std::string why = ctx.op_type() + " axes '" + ctx.input_name(1) + "' are not known";
         auto n_axes = static_shape(ctx.shape(1));
         SymShape out;
         if (keepdims) {

@@ -164,7 +164,7 @@ std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const cha
     if (!ctx.has_input(input)) return std::nullopt;
     auto xs = ctx.static_ints(input);
     if (!xs)
-      ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.node().inputs[input] + "' is not known");
+      ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.input_name(input) + "' is not known");
     return xs;
   }
   return ctx.attr_ints(attr);
@@ -176,7 +176,7 @@ std::optional<int64_t> unknown_axes_count(OpContext& ctx) {
   if (ctx.opset() < 13 || !ctx.has_input(1) || ctx.static_ints(1)) return std::nullopt;
   auto n = static_shape(ctx.shape(1));
   if (!n || n->size() > 1)
-    ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": axes '" + ctx.node().inputs[1] + "' are not known");
+    ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": axes '" + ctx.input_name(1) + "' are not known");
   return n->empty() ? 1 : (*n)[0];
 }
 
@@ -185,7 +185,7 @@ std::optional<int64_t> unknown_axes_count(OpContext& ctx) {
 
 void shape_rule(OpContext& ctx) {
   if (ctx.unranked(0)) {  // a 1-D int64 all the same, of unknown length
-    ctx.set_tensor(0, DType::Int64, {ctx.unknown_size("Shape of '" + ctx.node().inputs[0] + "', whose rank is unknown")});
+    ctx.set_tensor(0, DType::Int64, {ctx.unknown_size("Shape of '" + ctx.input_name(0) + "', whose rank is unknown")});
     return;
   }
   const SymShape& in = ctx.shape(0);
@@ -279,11 +279,11 @@ void reshape_rule(OpContext& ctx) {
   if (ctx.unranked(0)) {
     // Only the target can say the rank, and only its positive entries a size.
     auto target = shape_from_input(ctx, 1);
-    if (!target) ctx.fail(ErrorKind::UnknownRank, "input '" + ctx.node().inputs[0] + "' has unknown rank");
+    if (!target) ctx.fail(ErrorKind::UnknownRank, "input '" + ctx.input_name(0) + "' has unknown rank");
     SymShape out;
     for (const SymInt& d : *target)
       out.push_back(d.is_static() && d.value() > 0 ? d
-                                                   : ctx.unknown_size("Reshape of '" + ctx.node().inputs[0] +
+                                                   : ctx.unknown_size("Reshape of '" + ctx.input_name(0) +
                                                                       "', whose rank is unknown"));
     ctx.set_tensor(0, ctx.input(0).tensor->meta.dtype, std::move(out));
     return;
@@ -293,10 +293,10 @@ void reshape_rule(OpContext& ctx) {
   if (!target) {
     auto n = ctx.unranked(1) ? std::nullopt : static_shape(ctx.shape(1));
     if (!n || n->size() != 1)
-      ctx.fail(ErrorKind::UnknownRank, "Reshape's shape input '" + ctx.node().inputs[1] + "' has unknown length");
+      ctx.fail(ErrorKind::UnknownRank, "Reshape's shape input '" + ctx.input_name(1) + "' has unknown length");
     SymShape out;
     for (int64_t i = 0; i < (*n)[0]; ++i)
-      out.push_back(ctx.unknown_size("Reshape target shape '" + ctx.node().inputs[1] + "' is not known"));
+      out.push_back(ctx.unknown_size("Reshape target shape '" + ctx.input_name(1) + "' is not known"));
     ctx.set_tensor(0, ctx.dtype(0), std::move(out));
     return;
   }
@@ -389,7 +389,7 @@ void squeeze_rule(OpContext& ctx) {
     if (static_cast<int64_t>(out.size()) != kept) {
       out.clear();
       for (int64_t i = 0; i < kept; ++i)
-        out.push_back(ctx.unknown_size("Squeeze axes '" + ctx.node().inputs[1] + "' are not known"));
+        out.push_back(ctx.unknown_size("Squeeze axes '" + ctx.input_name(1) + "' are not known"));
     }
     set_reshaped(ctx, std::move(out));
     return;
@@ -434,7 +434,7 @@ void unsqueeze_rule(OpContext& ctx) {
     const bool ones = std::all_of(in.begin(), in.end(), [](const SymInt& d) { return d.is_static() && d.value() == 1; });
     SymShape out;
     for (size_t i = 0; i < in.size() + static_cast<size_t>(*k); ++i)
-      out.push_back(ones ? SymInt(1) : ctx.unknown_size("Unsqueeze axes '" + ctx.node().inputs[1] + "' are not known"));
+      out.push_back(ones ? SymInt(1) : ctx.unknown_size("Unsqueeze axes '" + ctx.input_name(1) + "' are not known"));
     set_reshaped(ctx, std::move(out));
     return;
   }
@@ -589,7 +589,7 @@ void split_rule(OpContext& ctx) {
   if (split_unknown) {
     for (int64_t k = 0; k < n_out; ++k) {
       SymShape out = in;
-      out[static_cast<size_t>(axis)] = ctx.unknown_size("Split sizes '" + ctx.node().inputs[1] + "' are not known");
+      out[static_cast<size_t>(axis)] = ctx.unknown_size("Split sizes '" + ctx.input_name(1) + "' are not known");
       ctx.set_tensor(static_cast<size_t>(k), ctx.dtype(0), std::move(out));
     }
     return;
@@ -920,7 +920,7 @@ void expand_rule(OpContext& ctx) {
       if (k >= offset && known_true(ctx, sym_ne(in[k - offset], 1)))
         out.push_back(in[k - offset]);
       else
-        out.push_back(ctx.unknown_size("Expand target shape '" + ctx.node().inputs[1] + "' is not known"));
+        out.push_back(ctx.unknown_size("Expand target shape '" + ctx.input_name(1) + "' is not known"));
     }
   }
   simplify_all(ctx, out);
@@ -938,13 +938,14 @@ void expand_rule(OpContext& ctx) {
 }
 
 void tile_rule(OpContext& ctx) {
+  if (!ctx.has_input(1)) ctx.fail(ErrorKind::MissingInput, "Tile needs input 1 (repeats)");
   const SymShape& in = ctx.shape(0);
   SymShape out = in;
   auto repeats = ctx.ints(1);
   if (!repeats) {
     for (SymInt& d : out)
       if (!(d.is_static() && d.value() == 0))
-        d = ctx.unknown_size("Tile repeats '" + ctx.node().inputs[1] + "' are not known");
+        d = ctx.unknown_size("Tile repeats '" + ctx.input_name(1) + "' are not known");
     ctx.set_tensor(0, ctx.dtype(0), std::move(out));
     return;
   }
@@ -1004,7 +1005,7 @@ void pad_rule(OpContext& ctx) {
     auto a = ctx.static_ints(3);
     if (!a) {
       SymShape out = in;
-      for (SymInt& d : out) d = ctx.unknown_size("Pad axes '" + ctx.node().inputs[3] + "' are not known");
+      for (SymInt& d : out) d = ctx.unknown_size("Pad axes '" + ctx.input_name(3) + "' are not known");
       ctx.set_tensor(0, ctx.dtype(0), std::move(out));
       return;
     }
@@ -1014,7 +1015,7 @@ void pad_rule(OpContext& ctx) {
   }
   SymShape out = in;
   if (!pads) {
-    for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size("Pad pads '" + ctx.node().inputs[1] + "' are not known");
+    for (int64_t a : axes) out[static_cast<size_t>(a)] = ctx.unknown_size("Pad pads '" + ctx.input_name(1) + "' are not known");
     ctx.set_tensor(0, ctx.dtype(0), std::move(out));
     return;
   }
@@ -1072,7 +1073,7 @@ void center_crop_pad_rule(OpContext& ctx) {
   for (size_t i = 0; i < axes.size(); ++i) {
     SymInt& d = out[static_cast<size_t>(axes[i])];
     if (!sizes) {
-      d = ctx.unknown_size("CenterCropPad shape '" + ctx.node().inputs[1] + "' is not known");
+      d = ctx.unknown_size("CenterCropPad shape '" + ctx.input_name(1) + "' is not known");
       continue;
     }
     d = simplified(ctx, (*sizes)[i]);
@@ -1140,7 +1141,7 @@ void one_hot_rule(OpContext& ctx) {
     // 4 (ONNX's Python reference, numpy.arange(depth), would give 5).
     depth = static_cast<int64_t>(std::trunc((*f)[0]));
   } else {
-    depth = ctx.unknown_size("OneHot depth '" + ctx.node().inputs[1] + "' is not known");
+    depth = ctx.unknown_size("OneHot depth '" + ctx.input_name(1) + "' is not known");
   }
   require(ctx, sym_ge(depth, 1), "OneHot: depth is positive", ErrorKind::InvalidShape,
           "OneHot: depth " + str(depth) + " must be positive");

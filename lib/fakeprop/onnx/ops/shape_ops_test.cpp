@@ -210,6 +210,15 @@ const std::vector<Case>& cases() {
          b.node("Pad", {"x", "pads"}, {"y"});
        },
        {{"pads", {"4"}, Strings{"0", "1", "0", "seq"}}, {"y", {"batch", "2*seq + 1"}}}},
+      // Tile's repeats are required (a fuzz finding: the rule named the absent input in its
+      // message, reading past the node's inputs).
+      {"TileWithoutRepeats", 13,
+       [](ModelBuilder& b) {
+         b.input("x", kFloat, {2, 3, 1});
+         b.node("Tile", {"x"}, {"y"});
+       },
+       {},
+       "missing_input"},
       {"IdiomExpandKeepsDimForOne", 17,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch", 1, "seq"});
