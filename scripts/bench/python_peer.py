@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fakeprop.propagate in process against torch's FakeTensorProp, on the same ATen graphs.
 
-    PYTHONPATH=build-rel/python .venv-oracle/bin/python scripts/bench/python_peer.py [--repeat N] [NAME ...]
+    PYTHONPATH=build/python .venv-oracle/bin/python scripts/bench/python_peer.py [--repeat N] [NAME ...]
 
 Runs in the oracle environment (current torch) with the package built by
 CMake (or pip-installed). NAMEs: resnet50, vit_b_16 (torchvision, random
