@@ -65,7 +65,7 @@ def test_one_compile_shows_its_guard_and_guard_set(fakeprop, tlparse, tmp_path):
     assert "Eq(Mod(batch*seq, 2), 0)" in metrics  # the Guards added fast table
     assert "pair_tokens" in metrics  # the node, as the guard's user frame
     guards = _page(out, "-_0_0_0", "dynamo_guards")
-    assert "(L['x'].size()[0]*L['x'].size()[1]) % 2 == 0" in guards
+    assert "((L['x'].size()[0]*L['x'].size()[1]) % 2) == 0" in guards
 
 
 def test_recompiles_are_compiles_with_their_reasons(fakeprop, tlparse, tmp_path):

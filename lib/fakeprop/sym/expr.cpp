@@ -1922,11 +1922,12 @@ constexpr int kOr = 1, kAnd = 2, kNot = 3, kCompare = 4, kAdd = 5, kMul = 6, kUn
 
 class PythonPrinter {
  public:
-  explicit PythonPrinter(const SymbolNamer& rename) : rename_(rename) {}
+  PythonPrinter(const SymbolNamer& rename, bool torch_guard) : rename_(rename), torch_guard_(torch_guard) {}
 
   // Returns the text and sets `prec` to the precedence of its top operator.
   std::string print(ExprRef e, int& prec) {
-    if (rename_ || e->kind() == ExprKind::Integer || e->kind() == ExprKind::Symbol) return print_node(e, prec);
+    if (rename_ || torch_guard_ || e->kind() == ExprKind::Integer || e->kind() == ExprKind::Symbol)
+      return print_node(e, prec);
     const Expr::PrintedText* kept = e->python_text();
     if (kept == nullptr) {
       int p = 0;
@@ -1951,8 +1952,14 @@ class PythonPrinter {
         return e->value() ? "True" : "False";
       case ExprKind::Add: prec = py::kAdd; return print_add(e);
       case ExprKind::Mul: return print_scaled(e, magnitude(e->value()), e->value() < 0, prec);
-      case ExprKind::FloorDiv: prec = py::kMul; return operand(e->arg(0)) + "//" + operand(e->arg(1));
-      case ExprKind::Mod: prec = py::kMul; return operand(e->arg(0)) + " % " + operand(e->arg(1));
+      case ExprKind::FloorDiv:
+        if (torch_guard_) return torch_division(e, " // ", prec);
+        prec = py::kMul;
+        return operand(e->arg(0)) + "//" + operand(e->arg(1));
+      case ExprKind::Mod:
+        if (torch_guard_) return torch_division(e, " % ", prec);
+        prec = py::kMul;
+        return operand(e->arg(0)) + " % " + operand(e->arg(1));
       case ExprKind::CeilDiv:
         prec = py::kUnary;
         return "-((-" + operand(e->arg(0)) + ")//" + operand(e->arg(1)) + ")";
@@ -2030,6 +2037,19 @@ class PythonPrinter {
   // Operands of //, %, ceildiv and factors: anything but an atom or power is wrapped.
   std::string operand(ExprRef e) { return paren(e, py::kUnary); }
 
+  // torch's PythonPrinter: FloorDiv and PythonMod take sympy's relational
+  // precedence (below +), and wrap every operand but a symbol and a
+  // non-negative integer.
+  std::string torch_division(ExprRef e, const char* op, int& prec) {
+    auto arg = [&](ExprRef a) {
+      int p;
+      std::string s = print(a, p);
+      return a->is_symbol() || (a->is_integer() && a->value() >= 0) ? s : "(" + s + ")";
+    };
+    prec = py::kCompare;
+    return arg(e->arg(0)) + op + arg(e->arg(1));
+  }
+
   std::string call(const char* fn, ExprRef arg, int& prec) {
     int inner;
     std::string text = std::string(fn) + "(" + print(arg, inner) + ")";
@@ -2093,7 +2113,8 @@ class PythonPrinter {
         // minus (ceildiv) is wrapped after any sign.
         bool starts_negative = !text.empty() && text[0] == '-';
         bool divides = t->kind() == ExprKind::FloorDiv || t->kind() == ExprKind::Mod;
-        if (starts_negative || (first && negative && divides && magnitude(c) == 1)) text = "(" + text + ")";
+        if (starts_negative || (first && negative && divides && magnitude(c) == 1) || p < py::kAdd)
+          text = "(" + text + ")";
       }
       if (first) {
         out += negative ? "-" : "";
@@ -2123,6 +2144,7 @@ class PythonPrinter {
   }
 
   const SymbolNamer& rename_;
+  const bool torch_guard_;  // to_guard_string
 };
 
 }  // namespace
@@ -2135,7 +2157,13 @@ std::string to_sympy_string(ExprRef e) {
 std::string to_python_string(ExprRef e, const SymbolNamer& rename) {
   if (e == nullptr) return "<null>";
   int prec;
-  return PythonPrinter(rename).print(e, prec);
+  return PythonPrinter(rename, false).print(e, prec);
+}
+
+std::string to_guard_string(ExprRef e, const SymbolNamer& rename) {
+  if (e == nullptr) return "<null>";
+  int prec;
+  return PythonPrinter(rename, true).print(e, prec);
 }
 
 }  // namespace fakeprop

@@ -266,6 +266,11 @@ std::string to_sympy_string(ExprRef e);
 // `rename` (optional) maps a symbol to the text printed for it (e.g. a source).
 using SymbolNamer = std::function<std::string(ExprRef)>;
 std::string to_python_string(ExprRef e, const SymbolNamer& rename = nullptr);
+// As torch's produce_guards prints a guard (its PythonPrinter): // and % bind
+// below +, so they are wrapped inside a sum, a product or a comparison, and
+// their operands are wrapped unless a symbol or a non-negative integer:
+// (L['x'].size()[0] // 4) != 1, ((s1*s0) % 2) == 0.
+std::string to_guard_string(ExprRef e, const SymbolNamer& rename);
 
 // ---- checked 64-bit arithmetic (throws OverflowError) ----
 int64_t checked_add(int64_t a, int64_t b);

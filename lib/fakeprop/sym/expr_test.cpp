@@ -451,6 +451,25 @@ TEST(ExprPrintNamer, RenamesSymbols) {
   EXPECT_EQ(to_sympy_string(eq(mod(s0(), I(8)), I(0))), "Eq(Mod(s0, 8), 0)");
 }
 
+// torch's produce_guards texts (torch 2.15's PythonPrinter, as Dynamo's
+// [__guards] lines and torch.export's constraint violations print them).
+TEST(ExprPrintNamer, GuardStringFollowsTorchsPrecedenceForDivision) {
+  SymbolNamer namer = [](ExprRef sym) {
+    return sym->name() == "s0" ? std::string("L['x'].size()[0]") : std::string("L['x'].size()[1]");
+  };
+  const std::string x0 = "L['x'].size()[0]", x1 = "L['x'].size()[1]";
+  EXPECT_EQ(to_guard_string(eq(mod(s0(), I(8)), I(0)), namer), "(" + x0 + " % 8) == 0");
+  EXPECT_EQ(to_guard_string(ne(floordiv(s0(), I(4)), I(1)), namer), "(" + x0 + " // 4) != 1");
+  const std::string product = to_guard_string(mul(s0(), s1()), namer);
+  EXPECT_EQ(to_guard_string(eq(mod(mul(s0(), s1()), I(2)), I(0)), namer), "((" + product + ") % 2) == 0");
+  EXPECT_EQ(to_guard_string(add(floordiv(s0(), I(4)), I(1)), namer), "(" + x0 + " // 4) + 1");
+  EXPECT_EQ(to_guard_string(mul(floordiv(s0(), I(4)), I(2)), namer), "2*(" + x0 + " // 4)");
+  EXPECT_EQ(to_guard_string(floordiv(add(s0(), I(1)), I(2)), namer), "(" + x0 + " + 1) // 2");
+  // Without division it is to_python_string's text; dims keep theirs.
+  EXPECT_EQ(to_guard_string(le(I(2), s0()), namer), "2 <= " + x0);
+  EXPECT_EQ(to_python_string(floordiv(s0(), I(4))), "s0//4");
+}
+
 // A node keeps its default-named text once printed: a namer must still see
 // its own names, and threads printing one node at once agree.
 TEST(ExprPrintNamer, KeptTextDoesNotLeakIntoRenaming) {

@@ -1498,7 +1498,7 @@ std::string ShapeEnv::source_of(ExprRef sym) const {
 }
 
 std::string ShapeEnv::print_over_sources(ExprRef e) const {
-  return to_python_string(e, [this](ExprRef sym) { return source_of(sym); });
+  return to_guard_string(e, [this](ExprRef sym) { return source_of(sym); });
 }
 
 std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
@@ -1522,7 +1522,7 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     if (now->is_symbol() && first_source.try_emplace(now, &i.sources.front()).second) by_first_source.push_back(now);
   }
   auto over_sources = [&](ExprRef e) {
-    return to_python_string(e, [&](ExprRef sym) {
+    return to_guard_string(e, [&](ExprRef sym) {
       auto it = first_source.find(sym);
       return it != first_source.end() ? *it->second : source_of(sym);
     });

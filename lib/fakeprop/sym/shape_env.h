@@ -267,7 +267,7 @@ class ShapeEnv {
   std::vector<ProducedGuard> produce_guards() const;
   // The canonical source of a symbol ("L['x'].size()[0]"), or its name.
   std::string source_of(ExprRef sym) const;
-  // Python text over sources / over symbols.
+  // Python text over sources, as produce_guards prints a guard (to_guard_string).
   std::string print_over_sources(ExprRef e) const;
   // Constraint-violation text for marked-dynamic symbols, "" when none.
   std::string constraint_violations() const;
