@@ -189,3 +189,61 @@ def test_aspect(golden_path, aspect, known):
         return
     pytest.fail("%s %s differs\n  torch:    %s\n  fakeprop: %s\n  command:  %s" % (
         golden["scenario"], aspect, json.dumps(theirs), json.dumps(ours), " ".join(run["cmd"])))
+
+
+def _spec_text(golden):
+    """The fakeprop arguments of a scenario as README's table shows them: `--call`s counted."""
+    args, env = golden["fakeprop"]["args"], golden["fakeprop"]["env"]
+    calls = args.count("--call")
+    rest, i = [], 0
+    while i < len(args):
+        if args[i] == "--call":
+            i += 2
+            continue
+        rest.append(args[i])
+        i += 1
+    parts = ["%s=%s" % kv for kv in sorted(env.items())] + ([" ".join(rest)] if rest else [])
+    text = ["`%s`" % " ".join(parts)] if parts else []
+    if calls:
+        text.insert(0, "%d × `--call`" % calls)
+    return ", ".join(text) or "(none)"
+
+
+def tables():
+    """README's two tables (per scenario, per aspect) as Markdown, from the goldens and the known list:
+    the replay's tests keep that list exact, so what it names is what disagrees."""
+    known = _known()
+    rows = ["| scenario | exercises | fakeprop spec | agree | listed differences |",
+            "| --- | --- | --- | ---: | --- |"]
+    by_aspect = {}
+    for g in GOLDENS:
+        golden = _load(g)
+        name, names = golden["scenario"], aspects(golden)
+        listed = [a for a in names if (name, a) in known]
+        rows.append("| `%s` | %s | %s | %d / %d | %s |" % (name, golden["what"], _spec_text(golden),
+                                                          len(names) - len(listed), len(names),
+                                                          ", ".join(listed) or "all agree"))
+        for a in names:
+            counts = by_aspect.setdefault(a.split("@")[0], [0, 0])
+            counts[0] += (name, a) not in known
+            counts[1] += 1
+    agree = sum(c[0] for c in by_aspect.values())
+    total = sum(c[1] for c in by_aspect.values())
+    aspect_rows = ["| aspect | agree | compared |", "| --- | ---: | ---: |"]
+    order = ["symbols", "unbacked", "guards_added", "runtime_asserts", "replacements", "guards", "error",
+             "recompiles", "recompile_limit", "log_frames"]
+    aspect_rows += ["| %s | %d | %d |" % (a, c[0], c[1])
+                    for a, c in sorted(by_aspect.items(), key=lambda kv: order.index(kv[0]))]
+    aspect_rows.append("| all | %d | %d |" % (agree, total))
+    return "\n".join(rows), "\n".join(aspect_rows)
+
+
+def test_readme_tables_are_current():
+    readme = (HERE / "README.md").read_text()
+    for table in tables():
+        assert table in readme, "README.md's tables are stale: print them with python3 %s" % pathlib.Path(__file__).name
+
+
+if __name__ == "__main__":  # print README's tables
+    for table in tables():
+        print(table + "\n")
