@@ -15,10 +15,16 @@ graph. Measured, best of N:
   - FakeTensorProp: FakeTensorProp(gm).propagate(*real inputs) over the
     program's graph module (parameters, buffers and the example inputs,
     converted to fake tensors: static sizes, the peer's cheaper case), and
-    the walk alone over inputs already fake (propagate_dont_convert_inputs);
+    the walk alone over inputs already fake (propagate_dont_convert_inputs),
+    and that walk over the program's own symbolic fake inputs (its
+    placeholders' meta['val'] in export's fake mode and ShapeEnv), which
+    computes symbolic shapes as fakeprop does;
   - fakeprop's phases (fakeprop_phases_ms), each best of N on its own:
     reading the program, the C++ run building the report's objects, and
     setting node.meta on top.
+Between timed calls, untimed, each tool's node.meta is put back as a user's
+first call finds it (no 'fakeprop' entry; the traced 'val' that
+FakeTensorProp replaces), so no call pays for freeing the last one's values.
 With --fakeprop BIN, each program is also saved (torch.export.save) under
 --pt2-dir, and two whole processes are timed, best of N: `BIN NAME.pt2 --json`
 (start, reading the archive's program, propagation, the report) against a
@@ -37,6 +43,7 @@ import time
 import torch
 from torch.export import Dim
 from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+from torch._guards import detect_fake_mode
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import fakeprop
@@ -73,19 +80,41 @@ def _real_args(ep, example):
     return args
 
 
-def _best(n, fn):
+def _best(n, fn, reset=None):
     """The best and every time of n calls of fn. A call's result is freed after its time is taken,
-    for either tool: dropping the report (or FakeTensorProp's outputs) is the caller's cost, later."""
+    for either tool: dropping the report (or FakeTensorProp's outputs) is the caller's cost, later.
+    `reset`, untimed after each call, puts the graph's node.meta back as it was, so that no call pays
+    for freeing what the previous one left there (a user's first call does not)."""
     times = []
     for _ in range(n):
         t = time.perf_counter()
         result = fn()
         times.append((time.perf_counter() - t) * 1e3)
         del result
+        if reset is not None:
+            reset()
     return min(times), times
 
 
-def _phases(ep, repeat):
+def _meta_resets(gm):
+    """(drop node.meta['fakeprop'], restore node.meta['val']) for the nodes of gm: fakeprop adds its
+    entry where there was none; FakeTensorProp replaces the traced 'val', which stays alive here, so
+    neither frees the last call's values inside the next timed call."""
+    nodes = list(gm.graph.nodes)
+    vals = [(n, n.meta.get("val")) for n in nodes]
+
+    def drop_fakeprop():
+        for n in nodes:
+            n.meta.pop("fakeprop", None)
+
+    def restore_val():
+        for n, v in vals:
+            n.meta["val"] = v
+
+    return drop_fakeprop, restore_val
+
+
+def _phases(ep, repeat, drop_fakeprop):
     """Where propagate's time goes, each phase best of N on its own: reading the program into the
     core (graph_export.read_program), the C++ run with the report's Python objects, and setting
     node.meta['fakeprop'] on top of that."""
@@ -98,7 +127,7 @@ def _phases(ep, repeat):
         graph = graph_export.read_program(ep, path="<ExportedProgram>")
         args = {"marks": [], "real_run": False}  # what propagate passes without options
         run_ms, _ = _best(repeat, lambda: graph.run(args, False))
-        attach_ms, _ = _best(repeat, lambda: graph.run(args, True))
+        attach_ms, _ = _best(repeat, lambda: graph.run(args, True), drop_fakeprop)
     finally:
         if gc_was:
             gc.enable()
@@ -135,27 +164,41 @@ def measure(name, repeat, fakeprop_bin=None, pt2_dir=None):
         ep = torch.export.export(model, example, dynamic_shapes=shapes, strict=False).run_decompositions()
     gm = ep.graph_module
     nodes = len(gm.graph.nodes)
+    drop_fakeprop, restore_val = _meta_resets(gm)
     report = fakeprop.propagate(ep)
     errors = len(report["errors"])
-    fp_ms, fp_runs = _best(repeat, lambda: fakeprop.propagate(ep))
-    phases = _phases(ep, repeat)
+    drop_fakeprop()
+    fp_ms, fp_runs = _best(repeat, lambda: fakeprop.propagate(ep), drop_fakeprop)
+    phases = _phases(ep, repeat, drop_fakeprop)
     path = None
     if fakeprop_bin:  # saved before FakeTensorProp, which overwrites meta['val'] with static fake values
         os.makedirs(pt2_dir, exist_ok=True)
         path = os.path.join(pt2_dir, name + ".pt2")
         torch.export.save(ep, path)
     args = _real_args(ep, example)
-    ftp_ms, ftp_runs = _best(max(1, repeat // 2), lambda: FakeTensorProp(gm, FakeTensorMode()).propagate(*args))
+    ftp_ms, ftp_runs = _best(max(1, repeat // 2), lambda: FakeTensorProp(gm, FakeTensorMode()).propagate(*args),
+                             restore_val)
     mode = FakeTensorMode(allow_non_fake_inputs=True)
     fakes = [mode.from_tensor(a) for a in args]
 
     def walk():
         return FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
 
-    walk_ms, _ = _best(max(1, repeat // 2), walk)
+    walk_ms, _ = _best(max(1, repeat // 2), walk, restore_val)
+    # The like-for-like walk: over the program's own fake inputs (its placeholders' symbolic values, in
+    # the fake mode and ShapeEnv torch.export traced with), so torch computes symbolic shapes too.
+    sym_inputs = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+    sym_mode = detect_fake_mode(sym_inputs)
+
+    def symbolic_walk():
+        return FakeTensorProp(gm, sym_mode).propagate_dont_convert_inputs(*sym_inputs)
+
+    sym_walk_ms, _ = _best(max(1, repeat // 2), symbolic_walk, restore_val)
     row = {"model": name, "nodes": nodes, "fakeprop_errors": errors, "fakeprop_ms": fp_ms,
            "fakeprop_runs_ms": fp_runs, "ftp_ms": ftp_ms, "ftp_runs_ms": ftp_runs, "ftp_walk_ms": walk_ms,
-           "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms, "fakeprop_phases_ms": phases,
+           "ftp_symbolic_walk_ms": sym_walk_ms,
+           "ratio": ftp_ms / fp_ms, "walk_ratio": walk_ms / fp_ms,
+           "symbolic_walk_ratio": sym_walk_ms / fp_ms, "fakeprop_phases_ms": phases,
            "torch": torch.__version__}
     if fakeprop_bin:
         row["pt2_bytes"] = os.path.getsize(path)
