@@ -477,10 +477,7 @@ BINARY = [
     ("xlogy", "Tensor", None), ("rsub", "Tensor", "Scalar"), ("clamp_min", "Tensor", None),
     ("clamp_max", "Tensor", None),
 ]
-# floor_divide_ is left out: torch 1.13's fake floor_divide_ skipped the
-# in-place checks (broadcast into self, float into int) that current PyTorch
-# (div_ with rounding_mode="floor") makes.
-INPLACE_FORMS = {"mul": "Tensor", "div": "Tensor", "remainder": "Tensor", "fmod": "Tensor",
+INPLACE_FORMS = {"mul": "Tensor", "div": "Tensor", "remainder": "Tensor", "fmod": "Tensor", "floor_divide": "Tensor",
                  "bitwise_and": "Tensor", "pow": "Tensor", "eq": "Tensor", "lt": "Tensor",
                  "atan2": "default", "clamp_min": "Tensor"}
 
@@ -788,6 +785,8 @@ def view_cases():
         ("aten.resize_.default", [T([2, 3]), [2, 3, 4, 5]], {"memory_format": torch.channels_last}),
         ("aten.resize_as_.default", [T([6]), cl], {}),
         ("aten.resize_as_.default", [T([6]), cl], {"memory_format": torch.preserve_format}),
+        ("aten.squeeze_.dims", [T([2, 1, 3, 1]), [1, 3]], {}),
+        ("aten.squeeze_.dims", [T([2, 1, 3], layout=("perm", [2, 1, 0])), [0, 1, -1]], {}),
     ]
 
 
@@ -894,6 +893,9 @@ def factory_cases():
         ("aten.random_.to", [T([3], dtype=torch.int64), 5], {}),
         ("aten.exponential_.default", [cl], {}),
         ("aten.bernoulli_.float", [tr, 0.5], {}),
+        ("aten.multinomial.default", [T([3, 5]), 4, True], {}),
+        ("aten.multinomial.default", [T([5], dtype=torch.float64), 2], {}),
+        ("aten.multinomial.default", [T([3, 5], layout=("perm", [1, 0])), 1], {}),
     ]
 
 
@@ -1245,6 +1247,57 @@ def nn_cases():
         ("aten.avg_pool3d.default", [T([2, 3, 5, 8, 8]), [2, 2, 2], [1, 2, 2]], {}),
         ("aten.avg_pool3d.default", [T([3, 5, 8, 8]), [3, 3, 3], [], [1, 1, 1], True], {}),
     ]
+    return cases + norm_and_attention_cases()
+
+
+def norm_and_attention_cases():
+    """Batch norm as torch.export's IR spells it (_native_batch_norm_legit*), the backends'
+    attention kernels, and nn.MultiheadAttention's fast path."""
+    f16 = torch.float16
+    cases = []
+    for dev in ["cpu", "cuda:0"]:
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+        x, xcl, c = D([2, 3, 4, 4]), D([2, 3, 4, 4], layout="cl"), D([3])
+        cases += [
+            ("aten._native_batch_norm_legit.default", [x, c, c, D([3]), D([3]), True, 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit.default", [xcl, None, None, D([3]), D([3]), False, 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit.default", [D([2, 3, 4, 4], dtype=f16), c, c, D([3]), D([3]), True, 0.1,
+                                                       1e-5], {}),
+            ("aten._native_batch_norm_legit.no_stats", [x, c, c, True, 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit.no_stats", [D([2, 3, 5]), None, None, True, 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit_no_training.default", [D([2, 3, 5]), c, c, D([3]), D([3]), 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit_no_training.default", [xcl, None, None, D([3]), D([3]), 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit_functional.default", [x, c, c, D([3]), D([3]), True, 0.1, 1e-5], {}),
+            ("aten._native_batch_norm_legit_functional.default", [xcl, c, c, D([3]), D([3]), False, 0.1, 1e-5], {}),
+        ]
+    q, k = T([2, 4, 8, 16]), T([2, 4, 6, 16])
+    cases += [
+        ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q, q, q], {}),
+        ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q, k, k, 0.0, True], {}),
+        ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q, k, T([2, 4, 6, 12])], {"scale": 0.5}),
+        ("aten._scaled_dot_product_flash_attention_for_cpu.default",
+         [T([2, 4, 8, 16], layout=("perm", [0, 2, 1, 3])), k, k], {}),
+    ]
+    hq, hk = cuda([2, 4, 8, 16], dtype=f16), cuda([2, 4, 6, 16], dtype=f16)
+    cases += [
+        ("aten._scaled_dot_product_flash_attention.default", [hq, hq, hq], {}),
+        ("aten._scaled_dot_product_flash_attention.default", [hq, hk, hk, 0.0, True, True], {}),
+        ("aten._scaled_dot_product_efficient_attention.default", [cuda([2, 4, 8, 16]), cuda([2, 4, 6, 16]),
+                                                                  cuda([2, 4, 6, 16]), None, True], {}),
+        ("aten._scaled_dot_product_efficient_attention.default", [hq, hk, hk, cuda([2, 4, 8, 6], dtype=f16), False],
+         {}),
+        ("aten._scaled_dot_product_cudnn_attention.default", [hq, hq, hq, None, True], {}),
+        ("aten._scaled_dot_product_cudnn_attention.default", [hq, hk, hk, None, False, 0.0, True], {}),
+    ]
+    mha = "aten._native_multi_head_attention.default"
+    x3, w, b, pw, pb = T([2, 5, 8]), T([24, 8]), T([24]), T([8, 8]), T([8])
+    cases += [
+        (mha, [x3, x3, x3, 8, 2, w, b, pw, pb], {}),
+        (mha, [x3, x3, x3, 8, 2, w, b, pw, pb, None, False], {}),
+        (mha, [x3, x3, x3, 8, 2, w, b, pw, pb, None, True, False], {}),
+        (mha, [x3, T([2, 7, 8]), T([2, 7, 8]), 8, 4, w, b, pw, pb], {}),
+    ]
     return cases
 
 
@@ -1349,6 +1402,13 @@ def indexing_cases():
         ("aten.argsort.default", [cl, 1], {}),
         ("aten.argsort.stable", [T([4, 5])], {"stable": True, "dim": 1}),
         ("aten.argsort.default", [T([4, 5], layout=("perm", [1, 0])), 0, True], {}),
+        ("aten._unsafe_index.Tensor", [T([2, 3, 8, 8]), [None, None, T([16], dtype=torch.int64)]], {}),
+        ("aten._unsafe_index.Tensor", [T([2, 3, 8, 8], layout="cl"),
+                                       [None, None, T([16, 1], dtype=torch.int64), T([16], dtype=torch.int64)]], {}),
+        ("aten._unsafe_index.Tensor", [T([4, 5]), [T([2, 3], dtype=torch.int64)]], {}),
+        # With output_size the size is known; without it, it depends on the data (data_dependent_test.cpp).
+        ("aten.repeat_interleave.Tensor", [T([3], dtype=torch.int64)], {"output_size": 7}),
+        ("aten.repeat_interleave.Tensor", [T([3], dtype=torch.int32)], {"output_size": 0}),
     ]
 
 
@@ -1366,6 +1426,11 @@ def sym_cases():
         ("aten.sym_numel.default", [x], {}),
         ("aten.sym_storage_offset.default", [x], {}),
         ("aten.sym_stride.default", [tr], {}),
+        ("aten.sym_size.default", [x], {}),
+        ("aten.sym_size.default", [T([])], {}),
+        ("aten.sym_is_contiguous.default", [x], {}),
+        ("aten.sym_is_contiguous.default", [tr], {}),
+        ("aten.sym_is_contiguous.default", [T([2, 3, 4, 5], layout="cl")], {}),
     ]
 
 
@@ -1488,12 +1553,21 @@ def core_cases():
             ("aten.bucketize.Tensor", [D([2, 3]), D([4])], {"out_int32": True}),
             ("aten.nll_loss2d_forward.default", [D([2, 5, 3, 3]), D([2, 3, 3], dtype=torch.int64), None, 0, -100], {}),
             ("aten.nll_loss2d_forward.default", [D([2, 5, 3, 3]), D([2, 3, 3], dtype=torch.int64), None, 1, -100], {}),
+            ("aten.lift_fresh.default", [D([2, 3], layout=("perm", [1, 0]))], {}),
+            ("aten._assert_async.default", [D([], dtype=torch.bool)], {}),
+            ("aten._assert_async.msg", [D([], dtype=torch.bool), "x must be positive"], {}),
         ]
     # No meta kernel in torch 1.13 for these: fake cuda tensors reach the
     # CPU-only build's CUDA kernel and fail, so they are traced on cpu only.
     cpu_only = {"aten._pdist_forward.default", "aten.histc.default", "aten.bucketize.Tensor",
                 "aten.nll_loss2d_forward.default"}
     cases = [c for c in cases if c[1][0].device == "cpu" or c[0] not in cpu_only]
+    cases += [  # on ints: each gives None
+        ("aten._assert_scalar.default", [True, "u0 >= 0"], {}),
+        ("aten.sym_constrain_range.default", [3], {"min": 0, "max": 5}),
+        ("aten.sym_constrain_range_for_size.default", [3], {}),
+        ("aten.sym_constrain_range_for_size.default", [3], {"min": 2}),
+    ]
     return cases + fft_and_embedding_bag_cases()
 
 
@@ -1611,6 +1685,19 @@ def composite_cases():
             ("aten.conv_transpose2d.input", [D([2, 8, 5, 5]), D([8, 2, 3, 3]), None, [2, 2], [0, 0], [0, 0], 2], {}),
             ("aten.conv_transpose1d.default", [D([2, 8, 5]), D([8, 3, 3]), D([3]), [2]], {}),
             ("aten.conv_transpose3d.input", [D([2, 8, 3, 5, 5]), D([8, 3, 3, 3, 3])], {}),
+        ]
+        cases += [
+            ("aten.matmul.default", [D([2, 3, 4]), D([4, 5])], {}),
+            ("aten.matmul.default", [D([4]), D([2, 4, 5])], {}),
+            ("aten.matmul.default", [D([4]), D([4])], {}),
+            ("aten.matmul.default", [D([3, 4]), D([4])], {}),
+            ("aten.matmul.default", [D([2, 1, 3, 4]), D([5, 4, 6])], {}),
+            ("aten.matmul.default", [D([2, 3, 4], layout=("perm", [0, 2, 1])), D([2, 4, 5])], {}),
+            ("aten.matmul.default", [D([2, 3, 4]), D([5, 6])], {}),
+            ("aten.linear.default", [D([2, 3, 4]), D([5, 4]), D([5])], {}),
+            ("aten.linear.default", [D([4]), D([5, 4])], {}),
+            ("aten.linear.default", [D([2, 3, 4], layout=("perm", [1, 0, 2])), D([5, 4])], {}),
+            ("aten.linear.default", [D([2, 4]), D([5, 3])], {}),
         ]
         ln = "aten.layer_norm.default"
         cases += [

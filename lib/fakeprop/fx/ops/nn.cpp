@@ -1012,8 +1012,10 @@ void check_sdpa_inputs(OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
     ctx.fail(ErrorKind::TypeError, "Expected query, key, and value to have the same dtype");
 }
 
-TensorValue meta_scalar(OpContext& ctx, SymShape shape, DType dtype) {
-  return empty_tensor(ctx, std::move(shape), dtype, Device::meta());
+// The philox seed and offset: the meta kernels make them on "meta", and fake
+// mode puts every output on the inputs' device (torch 2.15: cuda:0).
+TensorValue rng_state(OpContext& ctx, SymShape shape, DType dtype, const Device& device) {
+  return empty_tensor(ctx, std::move(shape), dtype, device);
 }
 
 // _scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, return_debug_mask, scale)
@@ -1030,8 +1032,8 @@ void sdpa_flash(OpContext& ctx) {
   outs.push_back(Value::none());
   outs.push_back(Value::of_int(lq));
   outs.push_back(Value::of_int(lk));
-  outs.push_back(Value::of_tensor(meta_scalar(ctx, {SymInt(2)}, DType::UInt64)));
-  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::UInt64)));
+  outs.push_back(Value::of_tensor(rng_state(ctx, {SymInt(2)}, DType::UInt64, q.device)));
+  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::UInt64, q.device)));
   if (ctx.bool_arg(5, "return_debug_mask", false)) {
     SymInt max_k;
     if (decide(ctx, sym_le(lk, 128), "flash debug mask")) max_k = 128;
@@ -1059,8 +1061,8 @@ void sdpa_efficient(OpContext& ctx) {
   ValueList outs;
   outs.push_back(Value::of_tensor(std::move(res)));
   outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lse_len}, DType::Float32, q.device)));
-  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
-  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
+  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
+  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
   ctx.set_result(Value::of_list(std::move(outs)));
 }
 
@@ -1096,8 +1098,8 @@ void sdpa_cudnn(OpContext& ctx) {
   outs.push_back(Value::none());
   outs.push_back(Value::of_int(sq));
   outs.push_back(Value::of_int(skv));
-  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
-  outs.push_back(Value::of_tensor(meta_scalar(ctx, {}, DType::Int64)));
+  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
+  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
   outs.push_back(Value::none());
   ctx.set_result(Value::of_list(std::move(outs)));
 }
