@@ -787,6 +787,23 @@ def view_cases():
         ("aten.resize_as_.default", [T([6]), cl], {"memory_format": torch.preserve_format}),
         ("aten.squeeze_.dims", [T([2, 1, 3, 1]), [1, 3]], {}),
         ("aten.squeeze_.dims", [T([2, 1, 3], layout=("perm", [2, 1, 0])), [0, 1, -1]], {}),
+        ("aten.tensor_split.sections", [T([7, 4]), 3], {}),
+        ("aten.tensor_split.sections", [T([2, 3, 4], layout=("perm", [2, 0, 1])), 5, -1], {}),
+        ("aten.tensor_split.sections", [T([7, 4]), 0], {}),
+        ("aten.tensor_split.sections", [T([]), 2], {}),
+        ("aten.tensor_split.indices", [T([7, 4]), [1, 5]], {}),
+        ("aten.tensor_split.indices", [T([7, 4], offset=3), [-2, 9, 1], 0], {}),
+        ("aten.tensor_split.indices", [T([3, 6]), [], 1], {}),
+        ("aten.hsplit.int", [T([2, 6, 3]), 3], {}),
+        ("aten.hsplit.int", [T([6]), 2], {}),
+        ("aten.hsplit.int", [T([2, 5]), 2], {}),
+        ("aten.hsplit.array", [T([2, 6, 3]), [1, 4]], {}),
+        ("aten.vsplit.int", [T([4, 3], layout=("perm", [1, 0])), 2], {}),
+        ("aten.vsplit.int", [T([4]), 2], {}),
+        ("aten.vsplit.array", [T([4, 3]), [3]], {}),
+        ("aten.dsplit.int", [T([2, 3, 4]), 2], {}),
+        ("aten.dsplit.array", [T([2, 3, 4]), [1, 1]], {}),
+        ("aten.dsplit.int", [T([2, 3]), 1], {}),
     ]
 
 
@@ -1698,6 +1715,14 @@ def composite_cases():
             ("aten.linear.default", [D([4]), D([5, 4])], {}),
             ("aten.linear.default", [D([2, 3, 4], layout=("perm", [1, 0, 2])), D([5, 4])], {}),
             ("aten.linear.default", [D([2, 4]), D([5, 3])], {}),
+        ]
+        cases += [
+            ("aten.adaptive_avg_pool3d.default", [D([2, 3, 4, 6, 6]), [1, 1, 1]], {}),
+            ("aten.adaptive_avg_pool3d.default", [D([2, 3, 4, 6, 6], layout="cl"), [1, 1, 1]], {}),
+            ("aten.adaptive_avg_pool3d.default", [D([3, 4, 6, 6]), [2, 3, 3]], {}),
+            ("aten.adaptive_avg_pool3d.default", [D([2, 3, 4, 6, 6], layout="cl"), [2, 3, 3]], {}),
+            ("aten.adaptive_avg_pool3d.default", [D([2, 3, 4, 6, 6], dtype=torch.int64), [1, 1, 1]], {}),
+            ("aten.adaptive_avg_pool3d.default", [D([2, 3, 4, 6, 6]), [1, 1]], {}),
         ]
         ln = "aten.layer_norm.default"
         cases += [

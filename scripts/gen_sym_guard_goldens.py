@@ -80,6 +80,9 @@ OPS = [
     ("log_softmax_dim1", "aten._log_softmax.default", [V, 1, False]),
     ("cumsum_dim0", "aten.cumsum.default", [V, 0]),
     ("unsqueeze_last", "aten.unsqueeze.default", [V, -1]),
+    ("tensor_split_sections", "aten.tensor_split.sections", [V, 3]),
+    ("tensor_split_indices", "aten.tensor_split.indices", [V, [1, -2]]),
+    ("hsplit", "aten.hsplit.int", [V, 2]),
 ]
 # Extra prefix nodes some ops read.
 EXTRA = {

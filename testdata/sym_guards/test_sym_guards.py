@@ -7,7 +7,8 @@ the same set. The cases where they differ are listed in known_differences.txt wi
 the reason: [gap] (fakeprop's shortfall), [text] (the same condition printed differently),
 [deliberate] (fakeprop follows torch.compile / torch.export where this op-level run of torch does
 not, e.g. it runs without the python dispatcher that Dynamo and export trace with) or [torch-bug].
-A listed case that agrees fails too, so the list shrinks as fakeprop catches up. No torch needed.
+A listed case that agrees fails too, so the list shrinks as fakeprop catches up. Each case's
+output sizes must also equal torch's (`out`) wherever torch's guards hold. No torch needed.
 """
 import json
 import os
@@ -69,3 +70,48 @@ def test_guards(case):
         assert ours != theirs, "listed as differing (%s) but agrees now: remove it" % known
     else:
         assert ours == theirs
+
+
+# The names torch's and fakeprop's size texts use, as Python functions.
+_FUNCS = {"Mod": lambda a, b: a % b, "FloorDiv": lambda a, b: a // b, "Max": max, "Min": min,
+          "CeilDiv": lambda a, b: -(-a // b)}
+
+
+def _at(dim, point):
+    return dim if isinstance(dim, int) else eval(dim, dict(_FUNCS), dict(point))  # noqa: S307 - our own goldens
+
+
+def _points(case):
+    """The hints, and their multiples by 2 and 3 and the hints plus 4, where torch's guards hold."""
+    hints = {k: v["hint"] for k, v in case["graph"]["symbols"].items()}
+    points = []
+    for f in (lambda h: h, lambda h: 2 * h, lambda h: 3 * h, lambda h: h + 4):
+        p = {k: f(v) for k, v in hints.items()}
+        if all(_at(g.replace("Eq(", "_eq(").replace("Ne(", "_ne("), dict(p, _eq=lambda a, b: a == b,
+                                                                             _ne=lambda a, b: a != b))
+               for g in case["guards"]):
+            points.append(p)
+    return points
+
+
+def _shapes(out):
+    if out is None:
+        return []
+    if isinstance(out, dict):
+        return [out["shape"]]
+    return [s for o in out for s in _shapes(o)]
+
+
+@pytest.mark.parametrize("case", [c for c in _cases() if c["error"] is None], ids=lambda c: c["case"])
+def test_output_sizes(case):
+    """fakeprop's output sizes equal torch's wherever torch's guards hold (at least the hints)."""
+    _, report = fakeprop_guards(case["graph"])
+    rec = next(n for n in report["nodes"] if n["name"] == "r")
+    val = rec["outputs"][0]["val"]
+    ours = _shapes(val if isinstance(val, dict) else [v for v in val]) if val is not None else []
+    theirs = _shapes(case["out"])
+    assert len(ours) == len(theirs)
+    points = _points(case)
+    assert points, "torch's guards fail at its own hints"
+    for p in points:
+        assert [[_at(d, p) for d in s] for s in ours] == [[_at(d, p) for d in s] for s in theirs], p

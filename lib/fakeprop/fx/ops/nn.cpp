@@ -694,25 +694,29 @@ void adaptive_avg_pool(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, format));
 }
 
-// adaptive_avg_pool2d (CompositeImplicit): an output size of 1x1 is a mean
-// over the last two dims with keepdim (contiguous), made contiguous in
-// channels_last when the input suggests it; else _adaptive_avg_pool2d.
-void adaptive_avg_pool2d_composite(OpContext& ctx) {
+// adaptive_avg_pool2d / 3d (CompositeImplicit): an output size of all ones
+// is a mean over the spatial dims with keepdim (contiguous), restrided
+// channels-last when the input suggests it; else _adaptive_avg_pool2d / 3d.
+template <int Spatial>
+void adaptive_avg_pool_composite(OpContext& ctx) {
+  const std::string op = "adaptive_avg_pool" + std::to_string(Spatial) + "d";
   const TensorMeta& input = ctx.tensor(0, "self");
   const std::vector<SymInt> size = ctx.int_list(1, "output_size");
-  if (size.size() != 2)
-    ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool2d: output_size must be 2");
-  const bool one_by_one = same_size(ctx, size[0], 1, "adaptive_avg_pool2d") &&
-                          same_size(ctx, size[1], 1, "adaptive_avg_pool2d");
-  if (!one_by_one || input.dim() < 2) return adaptive_avg_pool<2>(ctx);
+  if (size.size() != Spatial)
+    ctx.fail(ErrorKind::InvalidArgument, op + ": output_size must be " + std::to_string(Spatial));
+  bool all_ones = true;
+  for (const SymInt& s : size) all_ones = all_ones && same_size(ctx, s, 1, op.c_str());
+  if (!all_ones || input.dim() < Spatial) return adaptive_avg_pool<Spatial>(ctx);
   if (!is_floating(input.dtype) && !is_complex(input.dtype))
     ctx.fail(ErrorKind::TypeError, "mean(): could not infer output dtype. Input dtype must be either a floating "
                                    "point or complex dtype. Got: " + dtype_title(input.dtype));
-  SymShape out(input.sizes.begin(), input.sizes.end() - 2);
-  out.push_back(1);
-  out.push_back(1);
-  const MemoryFormat format = suggests_channels_last(ctx, input) ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
-  set_tensor(ctx, empty_tensor(ctx, std::move(out), input.dtype, input.device, format));
+  SymShape out(input.sizes.begin(), input.sizes.end() - Spatial);
+  out.insert(out.end(), Spatial, SymInt(1));
+  const MemoryFormat channels_last = Spatial == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  const bool restrided = Spatial == 2 ? suggests_channels_last(ctx, input)
+                                      : suggest_memory_format(input, ctx.env()) == MemoryFormat::ChannelsLast3d;
+  set_tensor(ctx, empty_tensor(ctx, std::move(out), input.dtype, input.device,
+                               restrided ? channels_last : MemoryFormat::Contiguous));
 }
 
 // adaptive_max_pool2d(self, output_size) -> (out, indices), suggested memory format.
@@ -1930,7 +1934,8 @@ void register_nn_ops(OpRegistry& r) {
   for (const char* name : {"aten.dropout_.default", "aten.feature_dropout_.default", "aten.alpha_dropout_.default",
                            "aten.feature_alpha_dropout_.default"})
     r.add_inplace(name, dropout_inplace);
-  r.add("aten.adaptive_avg_pool2d.default", adaptive_avg_pool2d_composite);
+  r.add("aten.adaptive_avg_pool2d.default", adaptive_avg_pool_composite<2>);
+  r.add("aten.adaptive_avg_pool3d.default", adaptive_avg_pool_composite<3>);
   r.add("aten.max_pool2d.default", max_pool2d);
   r.add("aten.max_pool1d.default", max_pool1d);
   r.add("aten.max_pool3d.default", max_pool3d);

@@ -225,18 +225,57 @@ void expand_as(OpContext& ctx) {
 // bound it cannot place is nullopt instead of a data-dependent error.
 // (Python code: `int <= SymInt` is the SymInt's reflected >=, so an int
 // index compared with a symbolic size reads size >= index in the guards.)
+// Whether sympy's assumptions alone prove e >= 0, as when torch builds a
+// relation: backed sizes are positive symbols, and sums and products of
+// nonnegative parts with positive coefficients, FloorDiv of two, Mod, a Max
+// of one and a Min of all nonnegative arguments are nonnegative. No ranges.
+bool assumed_nonnegative(const ShapeEnv& env, ExprRef e) {
+  auto all_args = [&](ExprRef x) {
+    for (ExprRef a : x->args())
+      if (!assumed_nonnegative(env, a)) return false;
+    return true;
+  };
+  switch (e->kind()) {
+    case ExprKind::Integer: return e->value() >= 0;
+    case ExprKind::Symbol: return !e->is_float() && !env.info(e).unbacked;
+    case ExprKind::Add:
+      if (e->value() < 0) return false;
+      for (const auto& [term, coeff] : e->terms())
+        if (coeff <= 0 || !assumed_nonnegative(env, term)) return false;
+      return true;
+    case ExprKind::Mul:
+      if (e->value() <= 0) return false;
+      for (const auto& [base, exp] : e->terms())
+        if (!assumed_nonnegative(env, base)) return false;
+      return true;
+    case ExprKind::FloorDiv:
+    case ExprKind::Min: return all_args(e);
+    case ExprKind::Mod: return true;  // torch's Mod is defined on nonnegative arguments only
+    case ExprKind::Max:
+      for (ExprRef a : e->args())
+        if (assumed_nonnegative(env, a)) return true;
+      return false;
+    default: return false;
+  }
+}
+
 std::optional<SymInt> slice_index(OpContext& ctx, const SymInt& size, const SymInt& index, const char* why) {
   const bool reflected = index.is_static() && !size.is_static();
+  // sympy folds index >= 0 (and index < 0) as it builds them when its
+  // assumptions settle them, so that half leaves torch's guard text.
+  const bool nonnegative = index.is_static() ? index.value() >= 0 : assumed_nonnegative(ctx.env(), index.expr());
+  const SymBool at_least_zero = nonnegative ? SymBool(true) : sym_ge(index, 0);
+  const SymBool below_zero = nonnegative ? SymBool(false) : sym_lt(index, 0);
   auto le = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_ge(b, a) : sym_le(a, b); };
   auto ge = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_le(b, a) : sym_ge(a, b); };
   auto lt = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_gt(b, a) : sym_lt(a, b); };
   auto gt = [&](const SymInt& a, const SymInt& b) { return reflected ? sym_lt(b, a) : sym_gt(a, b); };
-  if (guard_or_false(ctx, sym_and(sym_ge(index, 0), le(index, size)), why)) return index;
-  if (guard_or_false(ctx, sym_and(sym_lt(index, 0), ge(index, -size)), why)) return index + size;
+  if (guard_or_false(ctx, sym_and(at_least_zero, le(index, size)), why)) return index;
+  if (guard_or_false(ctx, sym_and(below_zero, ge(index, -size)), why)) return index + size;
   if (guard_or_false(ctx, lt(index, -size), why)) return SymInt(0);
   if (guard_or_false(ctx, gt(index, size), why)) return size;
-  if (guard_or_false(ctx, sym_ge(index, 0), why)) return sym_min(index, size);
-  if (guard_or_false(ctx, sym_lt(index, 0), why)) return sym_max(index + size, 0);
+  if (guard_or_false(ctx, at_least_zero, why)) return sym_min(index, size);
+  if (guard_or_false(ctx, below_zero, why)) return sym_max(index + size, 0);
   return std::nullopt;
 }
 
@@ -395,6 +434,88 @@ void chunk(OpContext& ctx) {
   }
   set_equal_pieces(ctx, self, dim, split_size, "chunk");
 }
+
+// tensor_split (CompositeImplicit): each piece is at::slice of self along
+// dim, so Python slice bounds apply (clamped, negative from the end).
+void set_slices(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::vector<SymInt>& bounds) {
+  std::vector<TensorValue> pieces;
+  SymInt start = 0;
+  for (const SymInt& end : bounds) {
+    pieces.push_back(slice_of(ctx, self, dim, start, end, 1));
+    start = end;
+  }
+  pieces.push_back(slice_of(ctx, self, dim, start, self.sizes[static_cast<size_t>(dim)], 1));
+  set_tuple(ctx, std::move(pieces));
+}
+
+void require_split_rank(OpContext& ctx, const TensorMeta& self, const char* op, int64_t rank) {
+  if (self.dim() < rank)
+    ctx.fail(ErrorKind::InvalidArgument,
+             std::string(op) + (rank == 1 && std::string_view(op) == "tensor_split"
+                                    ? " expected at least a 1-dimensional tensor, but got a tensor with " +
+                                          std::to_string(self.dim()) + " dims"
+                                    : " requires a tensor with at least " + std::to_string(rank) +
+                                          " dimension, but got a tensor with " + std::to_string(self.dim()) +
+                                          " dimensions!"));
+}
+
+void tensor_split_indices(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  require_split_rank(ctx, self, "tensor_split", 1);
+  set_slices(ctx, self, dim_arg(ctx, 2, "dim", self.dim(), 0), ctx.int_list(1, "indices"));
+}
+
+// `sections` pieces, the first size % sections of them one longer, each
+// sliced from its start to its start plus its length (as ATen's loop does,
+// the last one too).
+void split_into_sections(OpContext& ctx, const TensorMeta& self, int64_t dim, const SymInt& sections_arg) {
+  const int64_t sections = specialize(ctx, sections_arg, "tensor_split sections");  // the tuple's length
+  if (sections <= 0)
+    ctx.fail(ErrorKind::InvalidArgument, "number of sections must be larger than 0, got " + std::to_string(sections));
+  const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  const SymInt least = simplified(ctx, floordiv(size, sections));
+  const SymInt extra = simplified(ctx, mod(size, sections));
+  std::vector<TensorValue> pieces;
+  SymInt start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const SymInt end = simplified(ctx, start + (decide(ctx, sym_gt(extra, i), "tensor_split") ? least + 1 : least));
+    pieces.push_back(slice_of(ctx, self, dim, start, end, 1));
+    start = end;
+  }
+  set_tuple(ctx, std::move(pieces));
+}
+
+void tensor_split_sections(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  require_split_rank(ctx, self, "tensor_split", 1);
+  split_into_sections(ctx, self, dim_arg(ctx, 2, "dim", self.dim(), 0), ctx.int_arg(1, "sections"));
+}
+
+// hsplit / vsplit / dsplit: tensor_split along dim 1 (0 for a 1-D hsplit), 0
+// or 2; a count of sections must divide that dim.
+template <int Rank>
+struct DirectionalSplit {
+  static constexpr const char* op = Rank == 1 ? "torch.hsplit" : Rank == 2 ? "torch.vsplit" : "torch.dsplit";
+  static int64_t dim(OpContext& ctx, const TensorMeta& self) {
+    require_split_rank(ctx, self, op, Rank);
+    return Rank == 1 ? (self.dim() == 1 ? 0 : 1) : Rank == 2 ? 0 : 2;
+  }
+  static void indices(OpContext& ctx) {
+    const TensorMeta& self = ctx.tensor(0, "self");
+    set_slices(ctx, self, dim(ctx, self), ctx.int_list(1, "indices"));
+  }
+  static void sections(OpContext& ctx) {
+    const TensorMeta& self = ctx.tensor(0, "self");
+    const int64_t d = dim(ctx, self);
+    const SymInt count = ctx.int_arg(1, "sections");
+    const SymInt& size = self.sizes[static_cast<size_t>(d)];
+    if (decide(ctx, sym_eq(count, 0), op) || !decide(ctx, sym_eq(mod(size, count), 0), op))
+      ctx.fail(ErrorKind::InvalidArgument, std::string(op) + " attempted to split along dimension " +
+                                               std::to_string(d) + ", but the size of the dimension " + text(size) +
+                                               " is not divisible by the split_size " + text(count) + "!");
+    split_into_sections(ctx, self, d, count);
+  }
+};
 
 void unbind(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -678,6 +799,14 @@ void register_view_ops(OpRegistry& r) {
   for (const char* name : {"aten.mT.default", "aten.mH.default", "aten.adjoint.default", "aten.matrix_H.default"})
     r.add(name, matrix_transpose);
   r.add("aten.chunk.default", chunk);
+  r.add("aten.tensor_split.indices", tensor_split_indices);
+  r.add("aten.tensor_split.sections", tensor_split_sections);
+  r.add("aten.hsplit.int", DirectionalSplit<1>::sections);
+  r.add("aten.hsplit.array", DirectionalSplit<1>::indices);
+  r.add("aten.vsplit.int", DirectionalSplit<2>::sections);
+  r.add("aten.vsplit.array", DirectionalSplit<2>::indices);
+  r.add("aten.dsplit.int", DirectionalSplit<3>::sections);
+  r.add("aten.dsplit.array", DirectionalSplit<3>::indices);
   r.add("aten.unbind.int", unbind);
   r.add("aten.unsqueeze.default", unsqueeze);
   r.add("aten.squeeze.dim", squeeze);
