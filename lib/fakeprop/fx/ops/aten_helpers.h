@@ -205,6 +205,16 @@ inline TensorValue clone_preserve_strides(OpContext& ctx, const TensorMeta& t) {
 inline TensorValue same_view(OpContext& ctx, const TensorMeta& t) {
   return ctx.view_of(t, t.sizes, t.strides, t.storage_offset);
 }
+// A count of pieces or steps that a rule makes one at a time, taken from a
+// size or an argument: past the known-data limit the node fails rather than
+// loop billions of times.
+inline int64_t bounded_count(OpContext& ctx, int64_t n, const char* what) {
+  if (n > ctx.fold_limit())
+    ctx.fail(ErrorKind::NotImplemented, std::string(what) + ": " + std::to_string(n) + " is more than the " +
+                                            std::to_string(ctx.fold_limit()) +
+                                            " that fakeprop makes one at a time (its known-data limit)");
+  return n;
+}
 inline void set_tensor(OpContext& ctx, TensorValue t) { ctx.set_result(Value::of_tensor(std::move(t))); }
 inline void set_tuple(OpContext& ctx, std::vector<TensorValue> ts) {
   ValueList xs;

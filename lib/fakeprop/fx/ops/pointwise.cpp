@@ -369,7 +369,8 @@ void diff(OpContext& ctx) {
     cur.storage_offset = 0;
   }
   const SymInt len = cur.sizes[dim];
-  const int64_t steps = decide(ctx, sym_gt(SymInt(n), len), "diff order") ? specialize(ctx, len, "diff order") : n;
+  const int64_t steps = bounded_count(
+      ctx, decide(ctx, sym_gt(SymInt(n), len), "diff order") ? specialize(ctx, len, "diff order") : n, "diff");
   const bool is_bool = cur.dtype == DType::Bool;
   for (int64_t i = 0; i < steps; ++i) {
     TensorMeta part = cur;

@@ -371,7 +371,7 @@ void set_equal_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const
   const SymInt& size = self.sizes[static_cast<size_t>(dim)];
   // (size + split_size - 1) // split_size, as the split decomposition writes it (guard_int).
   const int64_t count =
-      std::max<int64_t>(specialize(ctx, simplified(ctx, floordiv(size + split_size - 1, split_size)), why), 1);
+      bounded_count(ctx, std::max<int64_t>(specialize(ctx, simplified(ctx, floordiv(size + split_size - 1, split_size)), why), 1), why);
   std::vector<SymInt> lens;
   for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
   lens.push_back(simplified(ctx, size - split_size * (count - 1)));
@@ -428,7 +428,7 @@ void chunk(OpContext& ctx) {
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   const SymInt split_size = simplified(ctx, ceildiv(size, chunks));
   if (decide(ctx, sym_eq(split_size, 0), "chunk") && decide(ctx, sym_eq(size, 0), "chunk")) {
-    std::vector<SymInt> lens(static_cast<size_t>(chunks), split_size);
+    std::vector<SymInt> lens(static_cast<size_t>(bounded_count(ctx, chunks, "chunk")), split_size);
     set_pieces(ctx, self, dim, lens);
     return;
   }
@@ -469,7 +469,7 @@ void tensor_split_indices(OpContext& ctx) {
 // sliced from its start to its start plus its length (as ATen's loop does,
 // the last one too).
 void split_into_sections(OpContext& ctx, const TensorMeta& self, int64_t dim, const SymInt& sections_arg) {
-  const int64_t sections = specialize(ctx, sections_arg, "tensor_split sections");  // the tuple's length
+  const int64_t sections = bounded_count(ctx, specialize(ctx, sections_arg, "tensor_split sections"), "tensor_split");
   if (sections <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "number of sections must be larger than 0, got " + std::to_string(sections));
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
@@ -522,7 +522,7 @@ void unbind(OpContext& ctx) {
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "Dimension specified as 0 but tensor has no dimensions");
   const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
   const auto d = static_cast<size_t>(dim);
-  const int64_t count = specialize(ctx, self.sizes[d], "unbind");
+  const int64_t count = bounded_count(ctx, specialize(ctx, self.sizes[d], "unbind"), "unbind");
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
   sizes.erase(sizes.begin() + dim);

@@ -187,5 +187,45 @@ TEST(FxView, ViewKeepsTheStridesOfSizeOneDims) {
   EXPECT_EQ(strs(r.tensor("y").strides), (Strs{"38416", "49", "2401", "49", "1"}));
 }
 
+// A split into more pieces than the known-data limit fails the node in
+// constant time; a count of chunks larger than the dim is still fine.
+TEST(FxView, PieceCountsPastTheFoldLimitFailTheNode) {
+  GraphText g;
+  g.input("x", tensor({1000000000, 4}))
+      .call("a", "aten.tensor_split.sections", {node("x"), int64_t{5000000000}})
+      .call("b", "aten.unbind.int", {node("x")})
+      .call("c", "aten.split.Tensor", {node("x"), 1})
+      .call("d", "aten.chunk.default", {node("x"), int64_t{1} << 40, 1})
+      .call("e", "aten.hsplit.int", {node("x"), 4});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("a"), "not_implemented: tensor_split: 5000000000 is more than the 65536 that fakeprop makes "
+                          "one at a time (its known-data limit)");
+  EXPECT_NE(r.error("b").find("unbind: 1000000000 is more than"), std::string::npos);
+  EXPECT_NE(r.error("c").find("split: 1000000000 is more than"), std::string::npos);
+  EXPECT_EQ(r.error("d"), "");
+  ASSERT_EQ(r.value("d").list->size(), 4u);
+  EXPECT_EQ(r.error("e"), "");
+}
+
+// tensor_split by sections on a symbolic size: the first size % n pieces are
+// one longer, each decided by a guard, and the last piece ends at its start
+// plus its length, as ATen's loop slices it.
+TEST(FxView, TensorSplitSectionsOnASymbolicSize) {
+  GraphText g;
+  g.symbol("s0", 7)
+      .input("x", tensor({"s0", 2}))
+      .call("a", "aten.tensor_split.sections", {node("x"), 3})
+      .call("b", "aten.tensor_split.indices", {node("x"), {2, -1}});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("a"), "");
+  EXPECT_EQ(strs(r.tensor("a", 0).sizes), (Strs{"s0//3 + 1", "2"}));
+  EXPECT_EQ(strs(r.tensor("a", 2).sizes), (Strs{"s0//3", "2"}));
+  EXPECT_EQ(str(r.tensor("a", 2).storage_offset), "4*(s0//3) + 2");
+  // Each piece's length is decided before it is sliced, as in ATen's loop.
+  EXPECT_EQ(r.guards(), (Strs{"s0 % 3 > 0", "s0//3 + 1 <= s0", "s0 % 3 <= 1", "2*(s0//3) + 1 <= s0",
+                              "3*(s0//3) + 1 <= s0", "s0 - 1 >= 2"}));
+  EXPECT_EQ(strs(r.tensor("b", 1).sizes), (Strs{"s0 - 3", "2"}));
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
