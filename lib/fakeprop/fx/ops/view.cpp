@@ -220,11 +220,6 @@ void expand_as(OpContext& ctx) {
   set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
 }
 
-// Where a slice bound lands on a dim of `size`, as torch 2.x's fake slice
-// (fake_impls._compute_slice_index) asks it: guard_or_false, so an unbacked
-// bound it cannot place is nullopt instead of a data-dependent error.
-// (Python code: `int <= SymInt` is the SymInt's reflected >=, so an int
-// index compared with a symbolic size reads size >= index in the guards.)
 // Whether sympy's assumptions alone prove e >= 0, as when torch builds a
 // relation: backed sizes are positive symbols, and sums and products of
 // nonnegative parts with positive coefficients, FloorDiv of two, Mod, a Max
@@ -259,6 +254,11 @@ bool assumed_nonnegative(const ShapeEnv& env, ExprRef e) {
   }
 }
 
+// Where a slice bound lands on a dim of `size`, as torch 2.x's fake slice
+// (fake_impls._compute_slice_index) asks it: guard_or_false, so an unbacked
+// bound it cannot place is nullopt instead of a data-dependent error.
+// (Python code: `int <= SymInt` is the SymInt's reflected >=, so an int
+// index compared with a symbolic size reads size >= index in the guards.)
 std::optional<SymInt> slice_index(OpContext& ctx, const SymInt& size, const SymInt& index, const char* why) {
   const bool reflected = index.is_static() && !size.is_static();
   // sympy folds index >= 0 (and index < 0) as it builds them when its
@@ -370,8 +370,9 @@ void set_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::
 void set_equal_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const SymInt& split_size, const char* why) {
   const SymInt& size = self.sizes[static_cast<size_t>(dim)];
   // (size + split_size - 1) // split_size, as the split decomposition writes it (guard_int).
-  const int64_t count =
-      bounded_count(ctx, std::max<int64_t>(specialize(ctx, simplified(ctx, floordiv(size + split_size - 1, split_size)), why), 1), why);
+  const int64_t count = bounded_count(
+      ctx, std::max<int64_t>(specialize(ctx, simplified(ctx, floordiv(size + split_size - 1, split_size)), why), 1),
+      why);
   std::vector<SymInt> lens;
   for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
   lens.push_back(simplified(ctx, size - split_size * (count - 1)));
@@ -448,20 +449,15 @@ void set_slices(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::
   set_tuple(ctx, std::move(pieces));
 }
 
-void require_split_rank(OpContext& ctx, const TensorMeta& self, const char* op, int64_t rank) {
-  if (self.dim() < rank)
+void require_nonzero_rank(OpContext& ctx, const TensorMeta& self) {
+  if (self.dim() == 0)
     ctx.fail(ErrorKind::InvalidArgument,
-             std::string(op) + (rank == 1 && std::string_view(op) == "tensor_split"
-                                    ? " expected at least a 1-dimensional tensor, but got a tensor with " +
-                                          std::to_string(self.dim()) + " dims"
-                                    : " requires a tensor with at least " + std::to_string(rank) +
-                                          " dimension, but got a tensor with " + std::to_string(self.dim()) +
-                                          " dimensions!"));
+             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
 }
 
 void tensor_split_indices(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  require_split_rank(ctx, self, "tensor_split", 1);
+  require_nonzero_rank(ctx, self);
   set_slices(ctx, self, dim_arg(ctx, 2, "dim", self.dim(), 0), ctx.int_list(1, "indices"));
 }
 
@@ -487,7 +483,7 @@ void split_into_sections(OpContext& ctx, const TensorMeta& self, int64_t dim, co
 
 void tensor_split_sections(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  require_split_rank(ctx, self, "tensor_split", 1);
+  require_nonzero_rank(ctx, self);
   split_into_sections(ctx, self, dim_arg(ctx, 2, "dim", self.dim(), 0), ctx.int_arg(1, "sections"));
 }
 
@@ -497,7 +493,10 @@ template <int Rank>
 struct DirectionalSplit {
   static constexpr const char* op = Rank == 1 ? "torch.hsplit" : Rank == 2 ? "torch.vsplit" : "torch.dsplit";
   static int64_t dim(OpContext& ctx, const TensorMeta& self) {
-    require_split_rank(ctx, self, op, Rank);
+    if (self.dim() < Rank)
+      ctx.fail(ErrorKind::InvalidArgument, std::string(op) + " requires a tensor with at least " + std::to_string(Rank) +
+                                               " dimension, but got a tensor with " + std::to_string(self.dim()) +
+                                               " dimensions!");
     return Rank == 1 ? (self.dim() == 1 ? 0 : 1) : Rank == 2 ? 0 : 2;
   }
   static void indices(OpContext& ctx) {
