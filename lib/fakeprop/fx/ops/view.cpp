@@ -232,7 +232,14 @@ bool assumed_nonnegative(const ShapeEnv& env, ExprRef e) {
   };
   switch (e->kind()) {
     case ExprKind::Integer: return e->value() >= 0;
-    case ExprKind::Symbol: return !e->is_float() && !env.info(e).unbacked;
+    case ExprKind::Symbol:
+      if (e->is_float()) return false;
+      try {  // a backed size (torch makes those positive symbols); unbacked ones carry no sign
+        const SymbolInfo& s = env.info(e);
+        return !s.unbacked && s.range.lo >= 0;
+      } catch (const Error&) {
+        return false;
+      }
     case ExprKind::Add:
       if (e->value() < 0) return false;
       for (const auto& [term, coeff] : e->terms())
