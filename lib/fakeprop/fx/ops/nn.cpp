@@ -713,8 +713,7 @@ void adaptive_avg_pool_composite(OpContext& ctx) {
   SymShape out(input.sizes.begin(), input.sizes.end() - Spatial);
   out.insert(out.end(), Spatial, SymInt(1));
   const MemoryFormat channels_last = Spatial == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
-  const bool restrided = Spatial == 2 ? suggests_channels_last(ctx, input)
-                                      : suggest_memory_format(input, ctx.env()) == MemoryFormat::ChannelsLast3d;
+  const bool restrided = suggest_memory_format(input, ctx.env()) == channels_last;  // 4-D or 5-D only
   set_tensor(ctx, empty_tensor(ctx, std::move(out), input.dtype, input.device,
                                restrided ? channels_last : MemoryFormat::Contiguous));
 }
@@ -1016,12 +1015,6 @@ void check_sdpa_inputs(OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
     ctx.fail(ErrorKind::TypeError, "Expected query, key, and value to have the same dtype");
 }
 
-// The philox seed and offset: the meta kernels make them on "meta", and fake
-// mode puts every output on the inputs' device (torch 2.15: cuda:0).
-TensorValue rng_state(OpContext& ctx, SymShape shape, DType dtype, const Device& device) {
-  return empty_tensor(ctx, std::move(shape), dtype, device);
-}
-
 // _scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, return_debug_mask, scale)
 void sdpa_flash(OpContext& ctx) {
   const TensorMeta& q = ctx.tensor(0, "query");
@@ -1036,8 +1029,10 @@ void sdpa_flash(OpContext& ctx) {
   outs.push_back(Value::none());
   outs.push_back(Value::of_int(lq));
   outs.push_back(Value::of_int(lk));
-  outs.push_back(Value::of_tensor(rng_state(ctx, {SymInt(2)}, DType::UInt64, q.device)));
-  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::UInt64, q.device)));
+  // The philox seed and offset: the meta kernel makes them on "meta", and fake
+  // mode puts every output on the inputs' device (so do the kernels below).
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {SymInt(2)}, DType::UInt64, q.device)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {}, DType::UInt64, q.device)));
   if (ctx.bool_arg(5, "return_debug_mask", false)) {
     SymInt max_k;
     if (decide(ctx, sym_le(lk, 128), "flash debug mask")) max_k = 128;
@@ -1065,8 +1060,8 @@ void sdpa_efficient(OpContext& ctx) {
   ValueList outs;
   outs.push_back(Value::of_tensor(std::move(res)));
   outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lse_len}, DType::Float32, q.device)));
-  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
-  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {}, DType::Int64, q.device)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {}, DType::Int64, q.device)));
   ctx.set_result(Value::of_list(std::move(outs)));
 }
 
@@ -1102,8 +1097,8 @@ void sdpa_cudnn(OpContext& ctx) {
   outs.push_back(Value::none());
   outs.push_back(Value::of_int(sq));
   outs.push_back(Value::of_int(skv));
-  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
-  outs.push_back(Value::of_tensor(rng_state(ctx, {}, DType::Int64, q.device)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {}, DType::Int64, q.device)));
+  outs.push_back(Value::of_tensor(empty_tensor(ctx, {}, DType::Int64, q.device)));
   outs.push_back(Value::none());
   ctx.set_result(Value::of_list(std::move(outs)));
 }
