@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -10,7 +9,8 @@
 #include "cli.h"
 #include "fakeprop/driver/infer.h"
 #include "fakeprop/report/baseline.h"
-#include "fakeprop/util/atomic_file.h"
+#include "fakeprop/util/input_file.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop::cli {
 
@@ -84,15 +84,19 @@ ModelOutcome check_one(const std::string& model, const CheckCommand& cmd, const 
     nlohmann::json now = make_baseline(r, cmd.nodes);
     now["model"] = fs::path(model).filename().string();
     if (cmd.update) {
-      write_file_atomically(out.baseline_path, now.dump(2) + "\n", model);
+      write_output_file(out.baseline_path, now.dump(2) + "\n", r.input_files);
       out.updated = true;
       return out;
     }
-    std::ifstream in(out.baseline_path);
-    if (!in) throw InputError(out.baseline_path + ": no baseline (create it with --update)");
+    std::string text;
+    try {
+      text = read_input_file(out.baseline_path);
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (no baseline: create it with --update)");
+    }
     nlohmann::json before;
     try {
-      before = nlohmann::json::parse(in);
+      before = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
       throw InputError(out.baseline_path + ": not a fakeprop baseline: " + e.what());
     }

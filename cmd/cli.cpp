@@ -2,13 +2,64 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <streambuf>
+
+#include <unistd.h>
 
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::cli {
 
+namespace {
+
+// std::cout's buffer, written to file descriptor 1 with the first write
+// error kept: a report lost on a full disk or a closed pipe is an error
+// (exit 2), not exit 0, and the message says why.
+class StdoutBuffer : public std::streambuf {
+ public:
+  StdoutBuffer() { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* at = pbase();
+    while (at < pptr() && error_ == 0) {
+      const ssize_t n = ::write(STDOUT_FILENO, at, static_cast<size_t>(pptr() - at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) error_ = n < 0 ? errno : ENOSPC;
+      else at += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);  // on an error the rest is dropped: the run fails anyway
+    return error_ == 0;
+  }
+
+  char buffer_[1 << 16];
+  int error_ = 0;
+};
+
+int flushed(int status, const StdoutBuffer& out) {
+  std::cout.flush();
+  if (out.error() == 0) return status;
+  std::cerr << "fakeprop: error: standard output: " << std::strerror(out.error()) << "\n";
+  return 2;
+}
+
+}  // namespace
 
 void InferFlags::add_to(CLI::App& app) {
   app.add_option("--dynamic", args.dynamic, "Mark sources dynamic (backed, a symbol each); comma-separated SPEC, repeatable")
@@ -54,6 +105,18 @@ void InferFlags::add_to(CLI::App& app) {
                  "the fake values, so unbacked sizes learn their real values (propagate_real_tensors); repeatable")
       ->type_name("[NAME=]FILE");
   app.add_flag("--strict", args.strict, "Exit 1 on a data-dependent error or an unsupported operator");
+  app.add_option("--max-nodes", args.max_nodes, "Refuse a model of more nodes, subgraphs and functions included (default 10000000)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+  app.add_option("--max-program-bytes", args.max_program_bytes,
+                 "Refuse a JSON FX graph, or a .pt2 archive's program once inflated, of more bytes (default 1073741824)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+  app.add_option("--max-compression-ratio", args.max_compression_ratio,
+                 "Refuse a .pt2 program that inflates to more than R bytes per compressed byte past its first 16 MiB "
+                 "(default 50)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("R");
 }
 
 int run(int argc, char** argv) {
@@ -72,6 +135,14 @@ int run(int argc, char** argv) {
       args[0] != "--version")
     args.insert(args.begin(), "infer");
   std::reverse(args.begin(), args.end());
+  StdoutBuffer out;
+  struct Restore {
+    std::streambuf* saved;
+    ~Restore() {
+      std::cout.flush();
+      std::cout.rdbuf(saved);
+    }
+  } restore{std::cout.rdbuf(&out)};
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
@@ -83,8 +154,8 @@ int run(int argc, char** argv) {
     return 2;
   }
   try {
-    if (infer_app->parsed()) return run_infer(infer);
-    if (check_app->parsed()) return run_check(check);
+    if (infer_app->parsed()) return flushed(run_infer(infer), out);
+    if (check_app->parsed()) return flushed(run_check(check), out);
     std::cout << app.help();
     return 2;
   } catch (const InputError& e) {

@@ -1,7 +1,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -10,7 +9,8 @@
 #include "fakeprop/report/recompile.h"
 #include "fakeprop/report/report.h"
 #include "fakeprop/report/torch_trace.h"
-#include "fakeprop/util/atomic_file.h"
+#include "fakeprop/util/input_file.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop::cli {
 
@@ -116,20 +116,19 @@ int run_infer(const InferCommand& cmd) {
   const double infer_ms = ms_since(infer_start);
   const auto report_start = std::chrono::steady_clock::now();
   const bool want_json = cmd.json || !cmd.report_path.empty();
-  if (!cmd.output_path.empty()) write_annotated(result, cmd.model, cmd.output_path);
   std::vector<Call> calls;
   for (const auto& c : cmd.calls) calls.push_back(parse_call(c));
   if (!cmd.workload_path.empty()) {
-    std::ifstream in(cmd.workload_path);
-    if (!in) throw InputError(cmd.workload_path + ": cannot read the workload");
+    result.input_files.push_back({cmd.workload_path, "the workload"});
     nlohmann::json doc;
     try {
-      doc = nlohmann::json::parse(in);
+      doc = nlohmann::json::parse(read_input_file(cmd.workload_path));
     } catch (const nlohmann::json::exception& e) {
       throw InputError(cmd.workload_path + ": invalid JSON: " + e.what());
     }
     for (auto& c : parse_workload(doc, cmd.workload_path)) calls.push_back(std::move(c));
   }
+  if (!cmd.output_path.empty()) write_annotated(result, cmd.model, cmd.output_path);
   // Members of the JSON report computed here rather than from the run.
   nlohmann::json extra = nlohmann::json::object();
   std::optional<RecompileReport> recompiles;
@@ -163,8 +162,8 @@ int run_infer(const InferCommand& cmd) {
   if (want_json) {
     // Streamed in chunks to the file and/or stdout: a million-node report is
     // hundreds of megabytes, never held whole.
-    std::optional<AtomicFile> file;
-    if (!cmd.report_path.empty()) file.emplace(cmd.report_path, cmd.model);
+    std::optional<OutputFile> file;
+    if (!cmd.report_path.empty()) file.emplace(cmd.report_path, result.input_files);
     stream_report_json(result, extra, [&](std::string_view chunk) {
       if (file) file->write(chunk);
       if (cmd.json) std::cout.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-2}
-targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse op_rules real_inputs"}
+targets=${TARGETS:-"onnx_model fx_graph pt2_archive source_spec expr_parse op_rules real_inputs output_file pt2_limits"}
 
 source scripts/sanitizer_build.sh
 configure_sanitizer_build "$build"
@@ -31,7 +31,7 @@ for t in $targets; do cmake --build "$build" -j"$jobs" --target "fuzz_$t"; done
 # ---- seeds from testdata ----
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse,op_rules,real_inputs}
+mkdir -p "$seeds"/{onnx_model,fx_graph,pt2_archive,source_spec,expr_parse,op_rules,real_inputs,output_file,pt2_limits}
 # real_inputs: a format byte (even .npy, odd TensorProto), then the file.
 for f in $(find testdata -name '*.npy' -size -64k) $(find testdata -path '*test_data_set_*' -name '*.pb' -size -64k); do
   case $f in *.npy) prefix='\000' ;; *) prefix='\001' ;; esac
@@ -40,6 +40,16 @@ done
 find testdata -name '*.rules' -exec cp {} "$seeds/op_rules/" \;
 find testdata -name '*.onnx' -size -64k -exec cp {} "$seeds/onnx_model/" \;
 find testdata/pt2 testdata/fuzz_regressions/pt2_archive -type f -size -64k ! -name '*.json' -exec cp {} "$seeds/pt2_archive/" \;
+# pt2_limits: three limit bytes (a 16 KiB program limit, ratio 4), then an archive.
+for f in $(find testdata/pt2 -type f -size -64k ! -name '*.json'); do
+  { printf '\017\000\003'; cat "$f"; } > "$seeds/pt2_limits/$(basename "$f")"
+done
+# output_file: layouts of a file, a link to it, a dangling link, a FIFO and a folder, each target.
+for layout in '\005\000\000\000\002\001\000\002\002\005\003\003\000\001\004\000\001' '\002\002\000\001\000\001\001'; do
+  for target in 0 1 2 3 4 5 6; do
+    printf "${layout}\\00${target}\\00${target}payload" > "$seeds/output_file/l$(echo "$layout" | md5sum | cut -c1-6)_$target"
+  done
+done
 /usr/bin/python3 - "$seeds" <<'PY'
 import glob, json, os, re, sys
 seeds = sys.argv[1]
@@ -89,6 +99,8 @@ for t in $targets; do
     expr_parse) max_len=1024 ;;
     op_rules) max_len=4096 ;;
     real_inputs) max_len=4096 ;;
+    output_file) max_len=256 ;;
+    pt2_limits) max_len=65536 ;;
   esac
   corpus=$build/corpus/$t
   artifacts=$build/artifacts/$t

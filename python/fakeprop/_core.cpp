@@ -36,7 +36,8 @@ InferArgs args_from(const py::dict& d) {
   using Strings = std::vector<std::string> InferArgs::*;
   using Flag = bool InferArgs::*;
   using Text = std::string InferArgs::*;
-  static const std::unordered_map<std::string_view, std::variant<Strings, Flag, Text>> fields = {
+  using Count = uint64_t InferArgs::*;
+  static const std::unordered_map<std::string_view, std::variant<Strings, Flag, Text, Count>> fields = {
       {"dynamic", &InferArgs::dynamic},
       {"unbacked", &InferArgs::unbacked},
       {"static", &InferArgs::static_},
@@ -55,6 +56,9 @@ InferArgs args_from(const py::dict& d) {
       {"unbacked_values", &InferArgs::unbacked_values},
       {"real_inputs", &InferArgs::real_inputs},
       {"real_run", &InferArgs::real_run},
+      {"max_nodes", &InferArgs::max_nodes},
+      {"max_program_bytes", &InferArgs::max_program_bytes},
+      {"max_compression_ratio", &InferArgs::max_compression_ratio},
   };
   InferArgs a;
   for (const auto& entry : d) {
@@ -129,8 +133,10 @@ PYBIND11_MODULE(_core, m) {
   m.attr("version") = FAKEPROP_VERSION;
 
   // Errors become the classes of fakeprop.errors, with the text the CLI
-  // prints after "fakeprop: error: ".
-  py::register_exception_translator([](std::exception_ptr p) {
+  // prints after "fakeprop: error: ". Local to this module: a global
+  // translator would also catch what other extensions sharing pybind11's
+  // internals (torch's) throw, and turn their errors into fakeprop's.
+  py::register_local_exception_translator([](std::exception_ptr p) {
     if (!p) return;
     auto raise = [](const char* cls, const std::string& text) {
       py::object type = py::module_::import("fakeprop.errors").attr(cls);

@@ -120,7 +120,8 @@ def _finish(report, status, where):
 def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu",
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
-          html=None, op_rules=None, unbacked_values=None, real_inputs=None):
+          html=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
+          max_program_bytes=None, max_compression_ratio=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -141,7 +142,11 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     ``output`` writes the annotated model there, as ``-o`` does (ONNX with
     ``value_info``; a JSON FX graph or ``.pt2`` program as a JSON FX graph
     with ``meta.val`` on every node); ``html`` writes the self-contained
-    HTML report there, as ``--html`` does.
+    HTML report there, as ``--html`` does. Outputs never replace the model,
+    its external data or another input of the run, and a symbolic link is
+    written through to its file. ``max_nodes``, ``max_program_bytes`` and
+    ``max_compression_ratio`` are the ``--max-*`` limits on what the model
+    file may hold (positive ints; ``None`` keeps the CLI's default).
 
     Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
     :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
@@ -157,6 +162,12 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
         args["output"] = os.fspath(output)
     if html is not None:
         args["html"] = os.fspath(html)
+    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
+                       ("max_compression_ratio", max_compression_ratio)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
+            args[key] = value
     report, status = _core().run_file(path, args)
     return _finish(report, status, path)
 

@@ -82,7 +82,7 @@ def test_directory_is_input_error_with_cli_text(cli, tmp_path):
     with pytest.raises(fakeprop.InputError) as e:
         fakeprop.infer(tmp_path)
     assert str(e.value) == _cli_error_line(cli, tmp_path)
-    assert str(e.value) == "%s: Is a directory" % tmp_path
+    assert str(e.value) == "%s: is a directory, not a regular file; fakeprop reads only regular files" % tmp_path
 
 
 def test_every_option_key_is_one_the_extension_knows():

@@ -21,6 +21,8 @@ int source_spec(const uint8_t* data, size_t size);
 int expr_parse(const uint8_t* data, size_t size);
 int op_rules(const uint8_t* data, size_t size);
 int real_inputs(const uint8_t* data, size_t size);
+int output_file(const uint8_t* data, size_t size);
+int pt2_limits(const uint8_t* data, size_t size);
 }  // namespace fakeprop::fuzz
 
 namespace {
@@ -40,6 +42,8 @@ const Target kTargets[] = {
     {"expr_parse", fakeprop::fuzz::expr_parse},
     {"op_rules", fakeprop::fuzz::op_rules},
     {"real_inputs", fakeprop::fuzz::real_inputs},
+    {"output_file", fakeprop::fuzz::output_file},
+    {"pt2_limits", fakeprop::fuzz::pt2_limits},
 };
 
 const Target* find_target(const std::string& name) {

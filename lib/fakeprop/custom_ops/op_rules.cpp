@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "fakeprop/util/input_file.h"
 #include "fakeprop/util/md5.h"
 
 namespace fakeprop::custom_ops {
@@ -303,11 +302,13 @@ void OpRuleSet::add(std::string_view text, const std::string& path) {
 std::shared_ptr<const OpRuleSet> OpRuleSet::load(const std::vector<std::string>& paths) {
   auto set = std::make_shared<OpRuleSet>();
   for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read the op rules file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    set->add(text.str(), path);
+    std::string text;
+    try {
+      text = read_input_file(path);
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (cannot read the op rules file)");
+    }
+    set->add(text, path);
   }
   return set;
 }

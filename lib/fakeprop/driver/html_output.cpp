@@ -8,7 +8,7 @@
 #include "fakeprop/onnx/model.h"
 #include "fakeprop/report/html_report.h"
 #include "fakeprop/report/report.h"
-#include "fakeprop/util/atomic_file.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop {
 
@@ -67,7 +67,7 @@ void write_html(const RunResult& result, const nlohmann::json& extra, const std:
   else
     inputs_of = fx_inputs_of(fx::load_graph(model_path));
   members["graph"] = {{"inputs_of", std::move(inputs_of)}};
-  write_file_atomically(out_path, html_report(report_json(result, members, /*compact=*/true)), model_path);
+  write_output_file(out_path, html_report(report_json(result, members, /*compact=*/true)), result.input_files);
 }
 
 }  // namespace fakeprop

@@ -20,24 +20,22 @@
 #include "fakeprop/onnx/interpreter.h"
 #include "fakeprop/onnx/writer.h"
 #include "fakeprop/report/report.h"
-#include "fakeprop/util/atomic_file.h"
+#include "fakeprop/util/input_file.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop {
 
 ModelFormat detect_format(const std::string& path) {
   // POSIX calls, not a stream: this runs before every load, and a stream's
   // buffer and locale cost more than the 256 bytes it reads.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
+  const InputFile file = InputFile::open(path);
   char head[256];
   ssize_t got;
-  do got = ::read(fd, head, sizeof head);
+  do got = ::pread(file.fd(), head, sizeof head, 0);
   while (got < 0 && errno == EINTR);
-  const int read_error = got < 0 ? errno : 0;
-  ::close(fd);
-  if (read_error != 0) throw InputError(path + ": " + std::strerror(read_error));
+  if (got < 0) throw InputError(path + ": " + std::strerror(errno));
   const std::string_view bytes(head, static_cast<size_t>(got));
-  size_t i = 0;
+  size_t i = bytes.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // a UTF-8 byte order mark
   while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t')) ++i;
   if (i < bytes.size() && bytes[i] == '{') return ModelFormat::FxJson;
   if (fx::looks_like_zip(bytes)) return ModelFormat::Pt2;
@@ -47,12 +45,17 @@ ModelFormat detect_format(const std::string& path) {
 
 namespace {
 
-RunResult run_once(const std::string& path, const InferOptions& options) {
+// `external`: the external data files the model names (ONNX), set by the run.
+RunResult run_once(const std::string& path, const InferOptions& options, std::vector<std::string>& external) {
   switch (detect_format(path)) {
-    case ModelFormat::Onnx: return onnx::run_model(onnx::load_model(path, options.max_nodes), options);
-    case ModelFormat::FxJson: return fx::run_graph(fx::load_graph(path, options.max_nodes), options);
+    case ModelFormat::Onnx: {
+      onnx::Model model = onnx::load_model(path, options.max_nodes);
+      external = model.external_files;
+      return onnx::run_model(std::move(model), options);
+    }
+    case ModelFormat::FxJson: return fx::run_graph(fx::load_graph(path, options.max_nodes, options.file_limits), options);
     case ModelFormat::Pt2: {
-      RunResult r = fx::run_graph(fx::load_pt2_archive(path, options.max_nodes), options);
+      RunResult r = fx::run_graph(fx::load_pt2_archive(path, options.max_nodes, options.file_limits), options);
       r.model_kind = "pt2";
       return r;
     }
@@ -110,14 +113,22 @@ RunResult infer_with_specializations(const std::string& where, const RunOnce& ru
 }  // namespace
 
 RunResult infer_file(const std::string& path, const InferOptions& options) {
-  return infer_with_specializations(path, [&](const InferOptions& o) { return run_once(path, o); }, options);
+  std::vector<std::string> external;
+  RunResult result =
+      infer_with_specializations(path, [&](const InferOptions& o) { return run_once(path, o, external); }, options);
+  result.input_files = options.input_files;
+  result.input_files.push_back({path, "the input model"});
+  for (std::string& data : external) result.input_files.push_back({std::move(data), "the model's external data"});
+  return result;
 }
 
 RunResult infer_fx_graph(const fx::Graph& graph, const InferOptions& options) {
   if (graph.nodes.size() > options.max_nodes)
     throw InputError(graph.path + ": more than " + std::to_string(options.max_nodes) + " nodes (the node-count limit)");
-  return infer_with_specializations(graph.path, [&](const InferOptions& o) { return fx::run_graph(graph, o); },
-                                    options);
+  RunResult result = infer_with_specializations(
+      graph.path, [&](const InferOptions& o) { return fx::run_graph(graph, o); }, options);
+  result.input_files = options.input_files;
+  return result;
 }
 
 int exit_status(const RunResult& result, bool strict) {
@@ -223,16 +234,13 @@ namespace {
 void write_annotated_graph(const RunResult& result, const std::string& model_path, const std::string& out_path) {
   if (out_path.ends_with(".onnx") || out_path.ends_with(".pt2"))
     throw InputError(out_path + ": -o writes a JSON FX graph for this model; name the file .json");
-  std::string graph_text;
-  if (result.model_kind == "pt2") {
-    graph_text = fx::graph_json(fx::load_pt2_archive(model_path));
-  } else {
-    std::ifstream in(model_path, std::ios::binary);
-    if (!in) throw InputError(model_path + ": " + std::strerror(errno));
-    graph_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  // Refused before the model is read again.
+  OutputFile out(out_path, result.input_files);
+  const std::string graph_text = result.model_kind == "pt2" ? fx::graph_json(fx::load_pt2_archive(model_path))
+                                                            : read_input_file(model_path);
   const nlohmann::json report = nlohmann::json::parse(report_json(result, nlohmann::json::object(), true));
-  write_file_atomically(out_path, annotate_fx_graph(graph_text, report, model_path) + "\n", model_path);
+  out.write(annotate_fx_graph(graph_text, report, model_path) + "\n");
+  out.commit();
 }
 
 }  // namespace
@@ -286,7 +294,7 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
       }
     }
   }
-  onnx::write_annotated_model(model, infos, out_path);
+  onnx::write_annotated_model(model, infos, out_path, result.input_files);
 }
 
 }  // namespace fakeprop

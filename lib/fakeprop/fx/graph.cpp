@@ -11,6 +11,7 @@
 
 #include "fakeprop/fx/json_document.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/input_file.h"
 
 namespace fakeprop::fx {
 
@@ -372,11 +373,15 @@ class GraphReader {
 // limit is passed there first).
 JsonDocument parse_document(const std::string& json_text, const std::string& path_for_errors,
                             const JsonDocument::Hooks& hooks) {
+  // A UTF-8 byte order mark (Windows editors write one) is not JSON, but
+  // says nothing against the text after it.
+  const std::string_view text =
+      std::string_view(json_text).starts_with("\xEF\xBB\xBF") ? std::string_view(json_text).substr(3) : json_text;
   try {
-    return JsonDocument::parse(json_text, hooks);
+    return JsonDocument::parse(text, hooks);
   } catch (const JsonDocument::SyntaxError& e) {
     try {
-      const nlohmann::json accepted = nlohmann::json::parse(json_text);
+      const nlohmann::json accepted = nlohmann::json::parse(text);
       (void)accepted;
     } catch (const nlohmann::json::exception& nl) {
       // parse_error, or out_of_range for a number too large for a double
@@ -424,35 +429,8 @@ std::map<std::string, SymbolDecl> parse_symbols(const std::string& json_text, co
   return std::move(builder.graph().symbols);
 }
 
-Graph load_graph(const std::string& path, size_t max_nodes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": " + std::strerror(errno));
-  // One read into a string of the file's size when it has one; a pipe or
-  // other stream without a size is read to its end.
-  std::string text;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size > 0 && in) {
-    text.resize(static_cast<size_t>(size));
-    in.read(text.data(), size);
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (in.gcount() == size) {
-      char extra = 0;
-      if (in.get(extra)) {  // grew since the size was taken: read the rest too
-        text += extra;
-        std::ostringstream rest;
-        rest << in.rdbuf();
-        text += rest.str();
-      }
-    }
-  } else {
-    in.clear();
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
-  return parse_graph(text, path, max_nodes);
+Graph load_graph(const std::string& path, size_t max_nodes, const FileLimits& limits) {
+  return parse_graph(InputFile::open(path).read_all(limits.max_program_bytes, "--max-program-bytes"), path, max_nodes);
 }
 
 }  // namespace fakeprop::fx

@@ -157,7 +157,7 @@ std::string graph_json(const Graph& g);
 // Throws InputError naming the file and node for anything malformed.
 // More than `max_nodes` nodes, or JSON nested deeper than 100 levels, is an
 // InputError too.
-Graph load_graph(const std::string& path, size_t max_nodes = kDefaultMaxNodes);
+Graph load_graph(const std::string& path, size_t max_nodes = kDefaultMaxNodes, const FileLimits& limits = {});
 Graph parse_graph(const std::string& json_text, const std::string& path_for_errors, size_t max_nodes = kDefaultMaxNodes);
 
 }  // namespace fakeprop::fx

@@ -14,6 +14,7 @@
 
 #include "fakeprop/fx/libzip.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/mapped_file.h"
 
 namespace fakeprop::fx {
 
@@ -769,16 +770,9 @@ struct ZipFileCloser {
   void operator()(zip_file_t* f) const { libzip({}).fclose(f); }
 };
 
-std::string zip_error_text(const LibZip& zip, int code) {
-  zip_error_t e;
-  zip.error_init_with_code(&e, code);
-  std::string text = zip.error_strerror(&e);
-  zip.error_fini(&e);
-  return text;
-}
-
 // Reads the program member of an open archive and parses it.
-Graph read_archive(zip_t* z, const std::string& path, size_t max_nodes) {
+Graph read_archive(zip_t* z, const std::string& path, uint64_t archive_bytes, size_t max_nodes,
+                   const FileLimits& limits) {
   const LibZip& zip = libzip(path);
   const zip_int64_t count = zip.get_num_entries(z, 0);
   if (count < 0) throw InputError(path + ": not a readable zip archive");
@@ -824,22 +818,41 @@ Graph read_archive(zip_t* z, const std::string& path, size_t max_nodes) {
   zip.stat_init(&st);
   if (zip.stat_index(z, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
     throw InputError(where + ": cannot read the member's size: " + zip.strerror(z));
-  if (st.size > kMaxPt2ProgramBytes)
-    throw InputError(where + ": " + std::to_string(st.size) + " bytes, over the 1 GiB limit for a program");
+  if (st.size > limits.max_program_bytes)
+    throw InputError(where + ": records " + std::to_string(st.size) + " bytes, over the limit of " +
+                     std::to_string(limits.max_program_bytes) + " for a program (--max-program-bytes)");
+  // What the member may inflate to: the program limit, and a ratio to the
+  // bytes it really occupies in the archive (a zip bomb stops there).
+  uint64_t compressed = archive_bytes;
+  if ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_size < compressed) compressed = st.comp_size;
+  const uint64_t by_ratio = compressed > (UINT64_MAX - FileLimits::kRatioFreeBytes) / limits.max_compression_ratio
+                                ? UINT64_MAX
+                                : FileLimits::kRatioFreeBytes + compressed * limits.max_compression_ratio;
+  const bool ratio_binds = by_ratio < limits.max_program_bytes;
+  const uint64_t cap = ratio_binds ? by_ratio : limits.max_program_bytes;
   std::unique_ptr<zip_file_t, ZipFileCloser> f(zip.fopen_index(z, index, 0));
   if (!f) throw InputError(where + ": cannot open the member: " + zip.strerror(z));
-  std::string text(static_cast<size_t>(st.size), '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    const zip_int64_t n = zip.fread(f.get(), text.data() + got, text.size() - got);
+  // Filled as bytes arrive: the recorded size is not trusted, but an honest
+  // one (within the cap) is reserved, so the text is never copied to grow.
+  constexpr size_t kChunk = size_t{1} << 20;
+  std::string text;
+  text.reserve(static_cast<size_t>(std::min<uint64_t>(st.size, cap)) + kChunk);
+  for (;;) {
+    const size_t at = text.size();
+    text.resize(at + kChunk);
+    const zip_int64_t n = zip.fread(f.get(), text.data() + at, kChunk);
     if (n < 0) throw InputError(where + ": cannot read the member: " + zip.file_strerror(f.get()));
+    text.resize(at + static_cast<size_t>(n));
+    if (text.size() > cap)
+      throw InputError(where + ": inflates past " + std::to_string(cap) + " bytes" +
+                       (ratio_binds ? " from " + std::to_string(compressed) + " compressed (--max-compression-ratio " +
+                                          std::to_string(limits.max_compression_ratio) + ")"
+                                    : " (--max-program-bytes)"));
     if (n == 0) break;
-    got += static_cast<size_t>(n);
   }
-  if (got != text.size())
-    throw InputError(where + ": the member ends after " + std::to_string(got) + " of " + std::to_string(text.size()) + " bytes");
-  char extra;
-  if (zip.fread(f.get(), &extra, 1) > 0) throw InputError(where + ": the member is longer than its recorded size");
+  if (text.size() < st.size)
+    throw InputError(where + ": the member ends after " + std::to_string(text.size()) + " of " + std::to_string(st.size) + " bytes");
+  if (text.size() > st.size) throw InputError(where + ": the member is longer than its recorded size");
   Graph g = parse_exported_program(text, where, max_nodes);
   g.path = path;
   return g;
@@ -871,7 +884,8 @@ Graph parse_exported_program(std::string_view json_text, const std::string& wher
   return ProgramReader(root, where, max_nodes).read();
 }
 
-Graph parse_pt2_archive(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes) {
+Graph parse_pt2_archive(std::string_view bytes, const std::string& path_for_errors, size_t max_nodes,
+                        const FileLimits& limits) {
   const LibZip& zip = libzip(path_for_errors);
   zip_error_t error;
   zip.error_init(&error);
@@ -890,20 +904,14 @@ Graph parse_pt2_archive(std::string_view bytes, const std::string& path_for_erro
   }
   zip.error_fini(&error);
   std::unique_ptr<zip_t, ZipCloser> owner(z);
-  return read_archive(z, path_for_errors, max_nodes);
+  return read_archive(z, path_for_errors, bytes.size(), max_nodes, limits);
 }
 
-Graph load_pt2_archive(const std::string& path, size_t max_nodes) {
-  const LibZip& zip = libzip(path);
-  int code = 0;
-  zip_t* z = zip.open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
-  if (!z) {
-    if (code == ZIP_ER_NOENT) throw InputError(path + ": " + std::strerror(ENOENT));
-    if (code == ZIP_ER_OPEN || code == ZIP_ER_READ) throw InputError(path + ": " + std::strerror(errno));
-    throw InputError(path + ": not a readable zip archive: " + zip_error_text(zip, code));
-  }
-  std::unique_ptr<zip_t, ZipCloser> owner(z);
-  return read_archive(z, path, max_nodes);
+Graph load_pt2_archive(const std::string& path, size_t max_nodes, const FileLimits& limits) {
+  // Mapped, not opened by libzip: the file is opened as every input is
+  // (regular files only, util/input_file.h), and pages are read on demand.
+  const std::shared_ptr<MappedFile> file = MappedFile::open(path);
+  return parse_pt2_archive(file->bytes(), path, max_nodes, limits);
 }
 
 }  // namespace fakeprop::fx

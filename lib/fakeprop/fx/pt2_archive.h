@@ -28,14 +28,13 @@
 #include <string_view>
 
 #include "fakeprop/fx/graph.h"
+#include "fakeprop/options/limits.h"
 
 namespace fakeprop::fx {
 
 // The schema major version fakeprop reads (torch 2.15 writes 8.20); torch
 // itself loads only its own major (and the unversioned 0.0).
 inline constexpr int kPt2SchemaMajor = 8;
-// Program JSON members larger than this are refused before they are read.
-inline constexpr size_t kMaxPt2ProgramBytes = size_t{1} << 30;
 
 // True when `head` starts with a zip local file header ("PK\x03\x04").
 bool looks_like_zip(std::string_view head);
@@ -43,10 +42,11 @@ bool looks_like_zip(std::string_view head);
 // The archive at `path`, or the one in `bytes` (tests, fuzzing). The program
 // read is `models/model.json` (torch.export.load's default), else the
 // archive's only `models/*.json`; archives of torch before 2.6
-// (`serialized_exported_program.json`) are read too.
-Graph load_pt2_archive(const std::string& path, size_t max_nodes = kDefaultMaxNodes);
+// (`serialized_exported_program.json`) are read too. The program member is
+// inflated within `limits` (options/limits.h) whatever sizes it records.
+Graph load_pt2_archive(const std::string& path, size_t max_nodes = kDefaultMaxNodes, const FileLimits& limits = {});
 Graph parse_pt2_archive(std::string_view bytes, const std::string& path_for_errors,
-                        size_t max_nodes = kDefaultMaxNodes);
+                        size_t max_nodes = kDefaultMaxNodes, const FileLimits& limits = {});
 // One serialized ExportedProgram (the member's JSON text); `where` names it in
 // messages ("model.pt2: model/models/model.json").
 Graph parse_exported_program(std::string_view json_text, const std::string& where,

@@ -406,6 +406,7 @@ namespace {
 RunResult run(const Model& model, Graph* release_as_run, const InferOptions& options, const RunControl& control) {
   RunResult result = begin_run("onnx", model.path, options);
   result.borrowed_names.push_back(model.names);  // records point at the model's node and value names
+  for (const LoadWarning& w : model.warnings) result.warnings.push_back({w.node, w.kind, w.message});
   const auto start = std::chrono::steady_clock::now();
   Interpreter interp(model, options, result, control);
   if (release_as_run) interp.release_nodes_as_run(*release_as_run);

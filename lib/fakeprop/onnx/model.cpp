@@ -8,11 +8,12 @@
 #include <unordered_set>
 #include <utility>
 
-#include "fakeprop/onnx/mapped_file.h"
+#include "fakeprop/util/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
 #include "fakeprop/util/byte_arena.h"
 #include "fakeprop/util/string_ids.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/input_file.h"
 #include "fakeprop/util/utf8.h"
 
 namespace fakeprop::onnx {
@@ -244,13 +245,14 @@ void for_each_element(const TensorRef& tensor, const ElementLayout& layout, Emit
   std::string_view bytes = tensor.bytes;
   const uint64_t needed = raw_byte_size(numel, layout.bits);
   if (tensor.storage == TensorRef::Storage::External) {
-    const std::string file = (std::filesystem::path(tensor.base_dir) / tensor.external_location).string();
     if (tensor.external_length >= 0 && static_cast<uint64_t>(tensor.external_length) < needed) {
+      const std::string file = (std::filesystem::path(tensor.base_dir) / tensor.external_location).string();
       throw InputError(file + ": external data of tensor '" + tensor.name + "' has length " +
                        std::to_string(tensor.external_length) + ", needs " + std::to_string(needed) + " bytes");
     }
     try {
-      external_bytes = read_file_range(file, static_cast<uint64_t>(tensor.external_offset), needed);
+      external_bytes = InputFile::open_beneath(tensor.base_dir, tensor.external_location)
+                           .read_range(static_cast<uint64_t>(tensor.external_offset), needed);
     } catch (const InputError& e) {
       throw InputError(std::string(e.what()) + " (external data of tensor '" + tensor.name + "')");
     }
@@ -318,6 +320,19 @@ class Parser {
     }
     if (!has_graph) throw InputError(path_ + ": not an ONNX model (ModelProto has no graph)");
     model.keepalive.push_back(small_payloads_);
+    model.external_files.assign(external_files_.begin(), external_files_.end());
+    for (const auto& [domain, version] : model.opset_imports)
+      if ((domain.empty() || domain == "ai.onnx") && version > kNewestOnnxOpset)
+        warnings_.push_back({ErrorKind::UnknownOpset, "",
+                             "opset_import: ai.onnx version " + std::to_string(version) +
+                                 " is newer than the newest opset fakeprop knows (" + std::to_string(kNewestOnnxOpset) +
+                                 "); its rules for " + std::to_string(kNewestOnnxOpset) + " apply"});
+    std::unordered_set<std::string_view> input_names;
+    for (const ValueInfo& vi : model.graph.inputs)
+      if (!input_names.insert(vi.name).second)
+        warnings_.push_back({ErrorKind::DuplicateInput, vi.name,
+                             "graph input '" + vi.name + "' is declared more than once; the last declaration defines it"});
+    model.warnings = std::move(warnings_);
     names_->release_index();  // every name is in; runs intern new ones in their own pool
     model.names = names_;
     return model;
@@ -660,6 +675,7 @@ class Parser {
       }
       if (!has_location) throw InputError(path_ + ": tensor '" + tensor->name + "': external data has no location");
       check_external_location(tensor->external_location, tensor->name);
+      external_files_.insert((std::filesystem::path(base_dir_) / tensor->external_location).string());
     } else if (raw) {
       tensor->storage = TensorRef::Storage::Raw;
       tensor->bytes = raw->size() <= copy_limit ? small_payloads_->copy(*raw) : *raw;
@@ -725,7 +741,15 @@ class Parser {
     Field field;
     while (reader.next(field)) {
       if (field.number == 1) info.name = string_of(field, "ValueInfoProto.name");
-      if (field.number == 2) info.type = parse_type(payload_of(field, "ValueInfoProto.type"));
+      if (field.number == 2) {
+        negative_dims_.clear();
+        info.type = parse_type(payload_of(field, "ValueInfoProto.type"));
+        for (int64_t d : negative_dims_)
+          warnings_.push_back({ErrorKind::NegativeDim, info.name,
+                               "value '" + info.name + "': dim_value " + std::to_string(d) +
+                                   " is no size; read as an unknown size"});
+        negative_dims_.clear();
+      }
     }
     return info;
   }
@@ -806,6 +830,7 @@ class Parser {
           const int64_t value = wire::as_int64(expect(dim_field, WireType::Varint, "Dimension.dim_value"));
           // Some exporters write -1 for "unknown"; it is no size.
           dim = value >= 0 ? Dim{Dim::Kind::Value, value, {}} : Dim{};
+          if (value < 0 && negative_dims_.size() < 16) negative_dims_.push_back(value);
         } else if (dim_field.number == 2) {
           std::string param = string_of(dim_field, "Dimension.dim_param");
           dim = param.empty() ? Dim{} : Dim{Dim::Kind::Param, 0, std::move(param)};
@@ -878,6 +903,9 @@ class Parser {
   std::string_view file_;
   std::string path_;
   std::string base_dir_;
+  std::set<std::string> external_files_;
+  std::vector<LoadWarning> warnings_;
+  std::vector<int64_t> negative_dims_;  // in the type being read (a few: one warning each)
   int depth_ = 0;
   size_t max_nodes_;
   size_t node_count_ = 0;

@@ -15,11 +15,14 @@
 #include "fakeprop/tensor/dtype.h"
 #include "fakeprop/util/boxed.h"
 #include "fakeprop/util/chunked_vector.h"
+#include "fakeprop/util/error_kind.h"
 #include "fakeprop/util/name_pool.h"
 
-namespace fakeprop::onnx {
+namespace fakeprop {
+class MappedFile;  // read-only mmap of the model (util/mapped_file.h); owned by Model
+}  // namespace fakeprop
 
-class MappedFile;  // read-only mmap of the model; owned by OnnxModel
+namespace fakeprop::onnx {
 
 // A TensorProto whose contents are decoded lazily.
 struct TensorRef {
@@ -143,6 +146,19 @@ struct Function {
   std::map<std::string, int64_t> opset_imports;
 };
 
+// The newest ai.onnx opset of the onnx release the rules follow (the
+// op-version cases, testdata/onnx/op_versions/expected.json, record it; a
+// unit test keeps the two equal).
+inline constexpr int64_t kNewestOnnxOpset = 28;
+
+// What the loader read although ONNX's checker rejects it: a warning of
+// the run (`node` names the value or is empty).
+struct LoadWarning {
+  ErrorKind kind;
+  std::string node;
+  std::string message;
+};
+
 struct Model {
   int64_t ir_version = 0;
   std::string producer_name;
@@ -152,6 +168,8 @@ struct Model {
   std::vector<Function> functions;
   std::string path;
   std::shared_ptr<MappedFile> file;  // keeps every TensorRef::bytes alive
+  std::vector<std::string> external_files;  // every external data file named, joined to the model's folder
+  std::vector<LoadWarning> warnings;
   std::vector<std::shared_ptr<const void>> keepalive;  // tensor bytes held in memory (small payloads, ModelBuilder)
   std::shared_ptr<NamePool> names = std::make_shared<NamePool>();  // every Node's names
 

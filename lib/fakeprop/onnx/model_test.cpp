@@ -8,13 +8,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
 
 #include "fakeprop/onnx/loader_test_util.h"
-#include "fakeprop/onnx/mapped_file.h"
+#include "fakeprop/util/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
 #include "fakeprop/util/error.h"
 
@@ -707,7 +708,8 @@ TEST(OnnxLoader, ErrorMessages) {
   const std::string negative_dim = Proto().varint(1, 8).msg(7, Proto().msg(5, Proto().varint(1, -3).str(8, "neg"))).bytes();
   EXPECT_EQ(input_error_of([&] { parse_model(negative_dim, "d.onnx"); }), "d.onnx: tensor 'neg' has negative dimension -3");
   TempDir dir;
-  EXPECT_EQ(input_error_of([&] { load_model(dir.path().string()); }), dir.path().string() + ": Is a directory");
+  EXPECT_EQ(input_error_of([&] { load_model(dir.path().string()); }),
+            dir.path().string() + ": is a directory, not a regular file; fakeprop reads only regular files");
 }
 
 TEST(OnnxLoader, LooksLikeOnnx) {
@@ -835,3 +837,13 @@ TEST(OnnxLoader, ModelLargerThan4GB) { expect_big_model_loads(4500ull << 20); }
 
 }  // namespace
 }  // namespace fakeprop::onnx
+
+// The opset the rules follow is the newest one the op-version cases were recorded at.
+TEST(OnnxLoader, NewestOpsetIsTheOpVersionCasesNewest) {
+  std::ifstream in(std::string(FAKEPROP_TESTDATA) + "/onnx/op_versions/expected.json");
+  ASSERT_TRUE(in);
+  const nlohmann::json expected = nlohmann::json::parse(in);
+  int64_t newest = 0;
+  for (const auto& [name, c] : expected["cases"].items()) newest = std::max<int64_t>(newest, c["opset"].get<int64_t>());
+  EXPECT_EQ(newest, fakeprop::onnx::kNewestOnnxOpset);
+}

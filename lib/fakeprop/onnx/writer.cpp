@@ -1,18 +1,13 @@
 #include "fakeprop/onnx/writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <unordered_map>
 
-#include "fakeprop/onnx/mapped_file.h"
+#include "fakeprop/util/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop::onnx {
 
@@ -156,43 +151,14 @@ void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_i
   }
 }
 
-[[noreturn]] void fail_errno(const std::string& path, int error) { throw InputError(path + ": " + std::strerror(error)); }
-
-void write_all(int fd, std::string_view bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
-    if (wrote < 0) {
-      if (errno == EINTR) continue;
-      fail_errno(path, errno);
-    }
-    bytes.remove_prefix(static_cast<size_t>(wrote));
-  }
-}
-
-// A new file beside `out_path`, created exclusively so nothing else is clobbered.
-std::pair<int, std::string> create_temporary(const std::string& out_path) {
-  static std::atomic<unsigned> counter{0};
-  const std::filesystem::path target(out_path);
-  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(counter.fetch_add(1));
-    const std::string path = (dir / name).string();
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) return {fd, path};
-    if (errno != EEXIST) fail_errno(out_path, errno);
-  }
-  throw InputError(out_path + ": could not create a temporary file beside it");
-}
-
 }  // namespace
 
 void write_annotated_model(const Model& model, const std::vector<OutputValueInfo>& value_info,
-                           const std::string& out_path) {
-  std::error_code same_error;
-  if (std::filesystem::equivalent(out_path, model.path, same_error)) {
-    throw InputError(out_path + ": is the input model itself; refusing to overwrite it");
-  }
+                           const std::string& out_path, std::span<const ProtectedFile> inputs) {
+  std::vector<ProtectedFile> protected_files(inputs.begin(), inputs.end());
+  protected_files.push_back({model.path, "the input model"});
+  for (const std::string& data : model.external_files) protected_files.push_back({data, "the model's external data"});
+  OutputFile out(out_path, protected_files);
   const std::shared_ptr<MappedFile> file = model.file ? model.file : MappedFile::open(model.path);
   Pieces pieces;
   try {
@@ -201,20 +167,8 @@ void write_annotated_model(const Model& model, const std::vector<OutputValueInfo
     throw InputError(model.path + ": invalid ONNX protobuf: " + e.what() + " (at byte offset " +
                      std::to_string(e.offset()) + ")");
   }
-
-  auto [fd, temporary] = create_temporary(out_path);
-  try {
-    for (std::string_view part : pieces.parts) write_all(fd, part, out_path);
-    if (::fsync(fd) != 0) fail_errno(out_path, errno);
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0) fail_errno(out_path, errno);
-    if (::rename(temporary.c_str(), out_path.c_str()) != 0) fail_errno(out_path, errno);
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(temporary.c_str());
-    throw;
-  }
+  for (std::string_view part : pieces.parts) out.write(part);
+  out.commit();
 }
 
 }  // namespace fakeprop::onnx

@@ -2,11 +2,13 @@
 // unchanged (weights included), with the graph's value_info replaced by one
 // entry per value. Written atomically (temporary file, then rename).
 #pragma once
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "fakeprop/onnx/model.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop::onnx {
 
@@ -26,9 +28,10 @@ struct OutputValueInfo {
 
 // Writes the model with `value_info` as its main graph's value_info: each
 // entry replaces the model's own entry of that name, the model's other
-// entries stay. Throws InputError when out_path equals the model's own path
-// or cannot be written.
+// entries stay, written through an OutputFile (util/output_file.h) that
+// refuses the model, its external data and `inputs` as targets. Throws
+// InputError when out_path is refused or cannot be written.
 void write_annotated_model(const Model& model, const std::vector<OutputValueInfo>& value_info,
-                           const std::string& out_path);
+                           const std::string& out_path, std::span<const ProtectedFile> inputs = {});
 
 }  // namespace fakeprop::onnx

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "fakeprop/onnx/loader_test_util.h"
-#include "fakeprop/onnx/mapped_file.h"
+#include "fakeprop/util/mapped_file.h"
 #include "fakeprop/onnx/wire.h"
 #include "fakeprop/util/error.h"
 
@@ -261,7 +261,7 @@ TEST(OnnxWriter, UnwritableDestination) {
   const Model model = load_model(loader_testdata("add_conv.onnx"));
   const std::string missing_dir = dir.file("no/such/dir/out.onnx");
   const std::string message = input_error_of([&] { write_annotated_model(model, {}, missing_dir); });
-  EXPECT_EQ(message, missing_dir + ": No such file or directory");
+  EXPECT_EQ(message, missing_dir + ": cannot write: No such file or directory");
   // A directory in the way: the rename fails and the temporary goes away.
   std::filesystem::create_directory(dir.file("taken"));
   std::filesystem::create_directory(dir.file("taken/inner"));

@@ -75,6 +75,7 @@ InferOptions InferArgs::to_options() const {
   o.log_level = parse_torch_logs(logs);
   if (!log.empty() && o.log_level == LogLevel::Off) throw InputError("--log " + log + ": expected dynamic or +dynamic");
   if (!op_rules.empty()) o.op_rules = custom_ops::OpRuleSet::load(op_rules);
+  for (const std::string& path : op_rules) o.input_files.push_back({path, "an --op-rules file"});
   for (const auto& uv : unbacked_values) {
     const size_t eq = uv.find('=');
     const std::string name = eq == std::string::npos ? "" : uv.substr(0, eq);
@@ -90,6 +91,11 @@ InferOptions InferArgs::to_options() const {
   }
   o.real_inputs = read_real_inputs(real_inputs, real_input_arrays, o.max_fold_elements);
   o.real_run = real_run || !o.real_inputs.empty();
+  if (max_nodes) o.max_nodes = static_cast<size_t>(max_nodes);
+  if (max_program_bytes) o.file_limits.max_program_bytes = max_program_bytes;
+  if (max_compression_ratio) o.file_limits.max_compression_ratio = max_compression_ratio;
+  for (const auto& [name, t] : o.real_inputs)
+    if (!t.file.empty()) o.input_files.push_back({t.file, "a --real-input file"});
   for (const auto& [name, t] : o.real_inputs) {
     const auto given = o.input_hints.find(name);
     if (given != o.input_hints.end() && given->second != t.sizes)

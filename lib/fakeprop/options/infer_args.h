@@ -2,6 +2,7 @@
 // package's keyword arguments both fill one InferArgs, and to_options() is
 // the one place that turns that text into InferOptions.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct InferArgs {
   std::vector<std::string> real_inputs;      // --real-input [NAME=]FILE.pb|FILE.npy|DIR
   std::vector<std::pair<std::string, std::string>> real_input_arrays;  // the package's arrays: NAME, .npy bytes
   bool real_run = false;  // the package ran the program on real inputs (propagate(real_inputs=...))
+  // Limits on what a model file may hold (options/limits.h); 0 keeps the default.
+  uint64_t max_nodes = 0;
+  uint64_t max_program_bytes = 0;
+  uint64_t max_compression_ratio = 0;
 
   // Throws InputError naming the option (as the CLI spells it) for a malformed
   // value, or FILE:LINE:COL for an --op-rules file that does not parse.

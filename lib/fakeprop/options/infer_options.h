@@ -12,6 +12,7 @@
 #include "fakeprop/options/source_spec.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/tensor/device.h"
+#include "fakeprop/util/output_file.h"
 
 namespace fakeprop {
 
@@ -37,6 +38,7 @@ struct InferOptions {
   size_t max_subgraph_depth = 32;
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (options/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
+  FileLimits file_limits;  // sizes a model file may hold (options/limits.h)
   // --unbacked-value: unbacked symbols' values from a real run, by name
   // (ShapeEnv::set_real_values: propagate_real_tensors).
   std::map<std::string, int64_t> unbacked_values;
@@ -48,6 +50,9 @@ struct InferOptions {
   bool real_run = false;
   // --op-rules: the user's rules for custom operators (custom_ops/op_rules.h); null when none.
   std::shared_ptr<const custom_ops::OpRuleSet> op_rules;
+  // The files read for these options (rules, real inputs), kept from being
+  // overwritten by the run's outputs.
+  std::vector<ProtectedFile> input_files;
 };
 
 }  // namespace fakeprop

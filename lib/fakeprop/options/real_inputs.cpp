@@ -6,22 +6,22 @@
 #include <limits>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "fakeprop/onnx/model.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/input_file.h"
 
 namespace fakeprop {
 
 namespace {
 
 std::string read_file(const std::string& path, const std::string& option) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(option + " " + path + ": cannot read the file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return read_input_file(path);
+  } catch (const InputError& e) {
+    throw InputError(option + " " + e.what());
+  }
 }
 
 // The value of `key` in the header dict: "'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }".
@@ -188,12 +188,14 @@ std::map<std::string, RealTensor> read_real_inputs(const std::vector<std::string
       std::vector<std::string> files;
       for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
         const std::string f = entry.path().filename().string();
-        if (f.starts_with("input_") && f.ends_with(".pb")) files.push_back(entry.path().string());
+        if (f.starts_with("input_") && f.ends_with(".pb")) files.push_back(f);
       }
       if (files.empty()) throw InputError("--real-input " + spec + ": the directory holds no input_<N>.pb files");
       std::sort(files.begin(), files.end());
       for (const std::string& f : files) {
-        RealTensor t = read_one(f, spec);
+        // Named by the directory, not by the user: read below it, no links followed.
+        const InputFile file = InputFile::open_beneath(path, f);
+        RealTensor t = onnx::parse_tensor_proto(file.read_all(), file.path(), max_elements);
         const std::string own = t.name;
         add(own, std::move(t), spec);
       }

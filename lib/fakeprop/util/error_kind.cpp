@@ -92,9 +92,20 @@ constexpr std::array kTable = {
     ErrorKindInfo{K::SpecializedInput, "specialized_input",
                   "A dynamic input dim of size 0 or 1 was specialized to that constant, as PyTorch does.",
                   kPassesStrict, kWarning},
+    ErrorKindInfo{K::NegativeDim, "negative_dim",
+                  "A declared dim_value is negative (some exporters write -1 for unknown); it is read as an unknown "
+                  "size.",
+                  kPassesStrict, kWarning},
+    ErrorKindInfo{K::UnknownOpset, "unknown_opset",
+                  "The model imports an ai.onnx opset newer than any ONNX release fakeprop's rules follow; the "
+                  "newest known opset's rules apply.",
+                  kPassesStrict, kWarning},
+    ErrorKindInfo{K::DuplicateInput, "duplicate_input",
+                  "Two graph inputs have one name; the value is defined by the last of them.",
+                  kPassesStrict, kWarning},
 };
 
-static_assert(indexed_by_enum(kTable, [](const ErrorKindInfo& e) { return e.kind; }, ErrorKind::SpecializedInput),
+static_assert(indexed_by_enum(kTable, [](const ErrorKindInfo& e) { return e.kind; }, ErrorKind::DuplicateInput),
               "kTable is indexed by ErrorKind and lists every kind");
 
 }  // namespace

@@ -51,6 +51,10 @@ enum class ErrorKind : uint8_t {
   PrecisionLost,
   ExpressionTooLarge,
   SpecializedInput,
+  // What a model file holds that ONNX's checker rejects, read anyway.
+  NegativeDim,
+  UnknownOpset,
+  DuplicateInput,
 };
 
 struct ErrorKindInfo {

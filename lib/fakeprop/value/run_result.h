@@ -15,6 +15,7 @@
 #include "fakeprop/util/error_kind.h"
 #include "fakeprop/util/index_iterator.h"
 #include "fakeprop/util/name_pool.h"
+#include "fakeprop/util/output_file.h"
 #include "fakeprop/util/thin_vector.h"
 
 namespace fakeprop {
@@ -142,6 +143,9 @@ struct OpRuleUse {
 
 struct RunResult {
   std::string model_path;
+  // Every file the run read (the model, its external data, rules and
+  // real-input files): no output of the run may replace one (util/output_file.h).
+  std::vector<ProtectedFile> input_files;
   std::string model_kind;  // "onnx" | "fx" | "pt2" (a torch.export archive, run as FX)
   Device device;
   std::vector<InputRecord> inputs;

@@ -1,4 +1,4 @@
-// A whole file's bytes, read-only (internal to the ONNX loader): mapped, or
+// A whole file's bytes, read-only (the ONNX loader's and the .pt2 reader's): mapped, or
 // read into memory when small, where mapping costs more system calls and page
 // faults than the copy. Tensor views handed out by the loader point into it,
 // so it lives as long as the Model holding it.
@@ -8,12 +8,13 @@
 #include <string>
 #include <string_view>
 
-namespace fakeprop::onnx {
+namespace fakeprop {
 
 class MappedFile {
  public:
-  // Maps `path` read-only (reads it when small). Throws InputError "<path>: <reason>" (for example
-  // "No such file or directory") when it cannot.
+  // Maps `path` read-only (reads it when small), opened as InputFile::open
+  // does (regular files only). Throws InputError "<path>: <reason>" (for
+  // example "No such file or directory") when it cannot.
   static std::shared_ptr<MappedFile> open(const std::string& path);
   // Wraps bytes owned elsewhere (parse_model); nothing is unmapped.
   static std::shared_ptr<MappedFile> borrow(std::string_view bytes, std::string path);
@@ -45,9 +46,4 @@ class MappedFile {
 
 };
 
-// Reads `length` bytes at `offset` of the file at `path` (external tensor
-// data). Throws InputError "<path>: <reason>" when the file is missing or
-// shorter than offset + length.
-std::string read_file_range(const std::string& path, uint64_t offset, uint64_t length);
-
-}  // namespace fakeprop::onnx
+}  // namespace fakeprop
