@@ -310,9 +310,12 @@ def all_cases(c, root):
     relu_model("opset.onnx", [x], opset=10 ** 9)
     relu_model("negative.onnx", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-1, 3])])
     relu_model("duplicate.onnx", [x, helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])])
+    graph = helper.make_graph([helper.make_node("Relu", ["x", "x", "x"], ["y"], name="relu")], "g", [x], [y])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), os.path.join(d, "extra.onnx"))
     for name, kind, text in (("opset.onnx", "unknown_opset", "ai.onnx version 1000000000 is newer"),
                              ("negative.onnx", "negative_dim", "value 'x': dim_value -1 is no size"),
-                             ("duplicate.onnx", "duplicate_input", "graph input 'x' is declared more than once")):
+                             ("duplicate.onnx", "duplicate_input", "graph input 'x' is declared more than once"),
+                             ("extra.onnx", "extra_inputs", "Relu (opset 17) takes at most 1 input(s); the node names 3")):
         r = c.cli(name, "--json", cwd=d)
         c.expect("warning_" + kind, r, 0)
         try:

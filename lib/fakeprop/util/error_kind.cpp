@@ -103,9 +103,13 @@ constexpr std::array kTable = {
     ErrorKindInfo{K::DuplicateInput, "duplicate_input",
                   "Two graph inputs have one name; the value is defined by the last of them.",
                   kPassesStrict, kWarning},
+    ErrorKindInfo{K::ExtraInputs, "extra_inputs",
+                  "A node names more inputs than its operator's schema allows at the model's opset; the rest are "
+                  "not read.",
+                  kPassesStrict, kWarning},
 };
 
-static_assert(indexed_by_enum(kTable, [](const ErrorKindInfo& e) { return e.kind; }, ErrorKind::DuplicateInput),
+static_assert(indexed_by_enum(kTable, [](const ErrorKindInfo& e) { return e.kind; }, ErrorKind::ExtraInputs),
               "kTable is indexed by ErrorKind and lists every kind");
 
 }  // namespace

@@ -55,6 +55,7 @@ enum class ErrorKind : uint8_t {
   NegativeDim,
   UnknownOpset,
   DuplicateInput,
+  ExtraInputs,
 };
 
 struct ErrorKindInfo {

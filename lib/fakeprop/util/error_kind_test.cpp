@@ -54,7 +54,7 @@ TEST(ErrorKind, StrictPolicyAndWarnings) {
   EXPECT_EQ(strict, (std::set<std::string_view>{"constraint_violation", "data_dependent", "unsupported_op"}));
   EXPECT_EQ(warnings, (std::set<std::string_view>{"expression_too_large", "precision_lost", "specialized_input",
                                                  "unknown_rank", "negative_dim", "unknown_opset",
-                                                 "duplicate_input"}));
+                                                 "duplicate_input", "extra_inputs"}));
 }
 
 // The schema's problem kinds are the table's, with the same descriptions.
