@@ -197,6 +197,25 @@ void to_copy(OpContext& ctx) {
   set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), f));
 }
 
+// prims.convert_element_type(a, dtype) (AOTAutograd's decompositions emit
+// it): _convert_element_type_meta keeps a's strides when a is dense
+// (is_non_overlapping_and_dense_or_false), else compute_elementwise_output_strides;
+// TensorMeta then allocates through empty_strided.
+void convert_element_type(OpContext& ctx) {
+  const TensorMeta& a = ctx.tensor(0, "a");
+  const std::optional<DType> dtype = ctx.dtype_arg(1, "dtype");
+  if (!dtype) ctx.fail(ErrorKind::InvalidArgument, "convert_element_type expects a dtype");
+  SymShape strides;
+  if (is_non_overlapping_and_dense_or_false(a, ctx.env())) {
+    strides = a.strides;
+  } else {
+    const TensorMeta* operands[] = {&a};
+    strides = prim_elementwise_strides(ctx, operands, a.sizes);
+  }
+  storage_size_guards(ctx, a.sizes);
+  set_tensor(ctx, ctx.new_tensor(a.sizes, *dtype, a.device, std::move(strides)));
+}
+
 // copy_(self, src): src broadcasts into self; the result is self.
 void copy_inplace(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -333,6 +352,7 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.lift_fresh_copy.default", lift_fresh_copy);
   r.add("aten.contiguous.default", contiguous);
   r.add("aten._to_copy.default", to_copy);
+  r.add("prims.convert_element_type.default", convert_element_type);
   r.add_inplace("aten.copy_.default", copy_inplace);
   r.add("aten.fill.Scalar", fill);
   r.add("aten.fill.Tensor", fill);
