@@ -102,11 +102,14 @@ void arange(OpContext& ctx) {
   if (all_int) {
     auto as_int = [](const Value& v) { return v.kind == Value::Kind::Int ? v.i : SymInt(v.b.value() ? 1 : 0); };
     const SymInt start = as_int(start_v), end = as_int(end_v), step = as_int(step_v);
-    if (step.is_static() && step.value() == 0) ctx.fail(ErrorKind::InvalidArgument, "step must be nonzero");
-    const bool up = !step.is_static() || step.value() > 0;
-    if (!decide(ctx, up ? sym_ge(end, start) : sym_le(end, start), "arange"))
-      ctx.fail(ErrorKind::InvalidArgument, "upper bound and larger bound inconsistent with step sign");
-    length = simplified(ctx, ceildiv(end - start, step));
+    // torch._refs.arange: torch._check(step != 0), `if step > 0` (a guard),
+    // then torch._check of the bounds (a runtime assert on an unbacked one:
+    // arange(u0) asserts u0 >= 0), and (end - start + step - sgn) // step.
+    require(ctx, sym_ne(step, 0), "arange", ErrorKind::InvalidArgument, "step must be nonzero");
+    const bool up = decide(ctx, sym_gt(step, 0), "arange");
+    require(ctx, up ? sym_ge(end, start) : sym_le(end, start), "arange", ErrorKind::InvalidArgument,
+            "upper bound and larger bound inconsistent with step sign");
+    length = simplified(ctx, floordiv(end - start + step - (up ? 1 : -1), step));
   } else {
     // torch._refs.arange: math.ceil((end - start) / step) in Python's
     // arithmetic, so a float bound over sizes stays an expression.
