@@ -129,6 +129,25 @@ TEST(FxView, ExpandOfAnUnbackedSizeAssertsInsteadOfGuarding) {
   EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"1", "0"}));
 }
 
+// torch's _view_unbacked_meta asks is_contiguous_or_false: numel < 2 and
+// size == 1 of an item() size are assumed False, not a data-dependent error.
+TEST(FxView, ViewOfAnUnbackedOnesAssumesItContiguous) {
+  GraphText g;
+  g.input("a", tensor(json::array(), "int64"))
+      .input("b", tensor(json::array(), "int64"))
+      .call("n", "aten._local_scalar_dense.default", {node("a")})
+      .call("m", "aten._local_scalar_dense.default", {node("b")})
+      .call("o", "aten.ones.default", {json::array({node("n")})})
+      .call("v", "aten.view.default", {node("o"), json::array({node("m"), -1})});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("v"), "");
+  EXPECT_EQ(strs(r.tensor("v").sizes), (Strs{"u1", "u0//u1"}));
+  // make_contiguous_strides_for: sym_max(l, 1), and u0//u1 may be 0.
+  EXPECT_EQ(strs(r.tensor("v").strides), (Strs{"max(1, u0//u1)", "1"}));
+  EXPECT_EQ(r.tensor("v").storage, r.tensor("o").storage);
+  EXPECT_TRUE(r.guards().empty());
+}
+
 TEST(FxView, SqueezeOfASizeLikeUnbackedDimKeepsIt) {
   // Size-oblivious: u0 == 1 is taken as false, so the dim stays.
   GraphText g;
