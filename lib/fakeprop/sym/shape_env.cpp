@@ -642,8 +642,10 @@ struct ShapeEnvInternals {
   }
 
   // Narrow ranges from `rel` (a relation, simplified), as _refine_ranges does for
-  // every symbol that enters it linearly.
+  // every symbol that enters it linearly. Ne narrows nothing: _maybe_guard_rel
+  // returns before _refine_ranges for it (u1 != 0 keeps u1 in [0, int_oo]).
   static void refine_ranges(Env& env, ExprRef rel, const Cause& cause) {
+    if (rel->kind() == ExprKind::Ne) return;
     ExprRef d = sub(rel->arg(0), rel->arg(1));
     for (ExprRef x : free_symbols(d)) {
       const SymbolInfo* info = find(env, x);
@@ -665,14 +667,6 @@ struct ShapeEnvInternals {
         next.hi = upper_end(floor_div(-static_cast<Wide>(rb.lo) - (strict ? 1 : 0), c));
       if ((op == ExprKind::Eq || op == ExprKind::Gt || op == ExprKind::Ge) && !rb.hi_infinite())
         next.lo = lower_end(ceil_div(-static_cast<Wide>(rb.hi) + (strict ? 1 : 0), c));
-      if (op == ExprKind::Ne && rb.is_singleton() && !rb.lo_infinite()) {
-        Wide k = -static_cast<Wide>(rb.lo);
-        if (k % c == 0) {  // x != k/c narrows only an end of the range
-          Wide v = k / c;
-          if (v == info->range.lo) next.lo = lower_end(v + 1);
-          if (v == info->range.hi) next.hi = upper_end(v - 1);
-        }
-      }
       if (narrow_range(env, x, next) && find(env, x)->range.is_singleton())
         set_replacement(env, x, integer(find(env, x)->range.lo), "range_refined_to_singleton", cause);
     }

@@ -652,15 +652,25 @@ INSTANTIATE_TEST_SUITE_P(
                    "2 <= L['x'].size()[0] <= 16"},
         RefineCase{"-s0 < -5", [](ExprRef s) { return lt(neg(s), I(-5)); }, {6, kIntOo}, "6 <= L['x'].size()[0]"}));
 
-TEST(ShapeEnvGuards, NotEqualNarrowsOnlyAnEnd) {
+// torch's _maybe_guard_rel returns for Ne before _refine_ranges: a guard or a
+// runtime assert x != 0 narrows no range, even at its end; it is a fact all
+// the same (x == 0 is then known false).
+TEST(ShapeEnvGuards, NotEqualNarrowsNoRange) {
   ShapeEnvSettings settings;
   settings.specialize_zero_one = false;
   ShapeEnv env(settings);
   ExprRef s0 = env.create_symbol(8, kX0).expr();  // [0, int_oo]
   EXPECT_FALSE(env.evaluate(B(eq(s0, I(0))), "test"));
-  EXPECT_EQ(env.info(s0).range, (ValueRange{1, kIntOo}));
-  EXPECT_FALSE(env.evaluate(B(eq(s0, I(5))), "test"));  // 5 is inside: no change
-  EXPECT_EQ(env.info(s0).range, (ValueRange{1, kIntOo}));
+  EXPECT_EQ(env.info(s0).range, (ValueRange{0, kIntOo}));
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(5))), "test"));
+  EXPECT_EQ(env.info(s0).range, (ValueRange{0, kIntOo}));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(s0, I(0))), std::optional<bool>(false));
+
+  ExprRef u1 = env.create_unbacked_symint(true);  // [0, int_oo]
+  env.defer_runtime_assert(B(ne(u1, I(0))), "test");
+  ASSERT_EQ(env.runtime_asserts().size(), 1u);
+  EXPECT_EQ(env.info(u1).range, (ValueRange{0, kIntOo}));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(u1, I(0))), std::optional<bool>(false));
 }
 
 TEST(ShapeEnvGuards, RangeRefinedToSingletonSpecializes) {
