@@ -342,7 +342,10 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
                                     const InferOptions& base, const std::vector<Call>& calls,
                                     const RecompileOptions& options) {
   RecompileReport rep;
-  std::vector<Entry> entries;  // oldest first; lookups go newest first, as Dynamo's cache does
+  std::vector<Entry> entries;  // oldest first (ids 0/0, 0/1, ...)
+  // Lookup order, most recently used first, as Dynamo's cache entry list: a
+  // new entry goes to the front, and so does one a call hits (move_to_front).
+  std::vector<size_t> order;
   std::map<std::string, std::vector<int64_t>> first_sizes;  // automatic dynamic's frame state
   std::set<std::string> dynamic_sources;
   bool limit_hit = false;
@@ -354,15 +357,17 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     out.call = static_cast<int>(ci);
     std::vector<std::string> failures;
     bool hit = false;
-    for (size_t k = entries.size(); k-- > 0;) {
-      const std::string why = first_failure(entries[k], call);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Entry& e = entries[order[i]];
+      const std::string why = first_failure(e, call);
       if (why.empty()) {
         hit = true;
         out.status = CallStatus::Hit;
-        out.entry = entries[k].id;
+        out.entry = e.id;
+        std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         break;
       }
-      failures.push_back(entries[k].id + ": " + why);
+      failures.push_back(e.id + ": " + why);
     }
     if (hit) {
       ++rep.hits;
@@ -451,6 +456,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     out.entry = e.id;
     rep.compiled.push_back({e.id, std::make_shared<const RunResult>(std::move(r)), failures});
     if (out.zero_one_specialized) rep.zero_one_recompiles.push_back(e.id);
+    order.insert(order.begin(), entries.size());
     entries.push_back(std::move(e));
     ++rep.compiles;
     rep.calls.push_back(std::move(out));
