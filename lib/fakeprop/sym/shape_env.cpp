@@ -1566,6 +1566,19 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   return out;
 }
 
+// _render_range_for_constraint_violation: the ends of the user's range that
+// say more than the default range ([2, int_oo], [0, int_oo] without 0/1
+// specialization), " 4 <= x <= 16", " x <= 16" or " 4 <= x"; "" for neither.
+static std::string range_for_violation(const std::string& name, const ValueRange& r, bool specialize_zero_one) {
+  const int64_t default_lo = specialize_zero_one ? 2 : 0;
+  const bool lo = !r.lo_infinite() && r.lo > default_lo;
+  const bool hi = !r.hi_infinite();
+  if (lo && hi) return " " + std::to_string(r.lo) + " <= " + name + " <= " + std::to_string(r.hi);
+  if (hi) return " " + name + " <= " + std::to_string(r.hi);
+  if (lo) return " " + std::to_string(r.lo) + " <= " + name;
+  return "";
+}
+
 std::string ShapeEnv::constraint_violations() const {
   std::set<std::string> names;
   std::vector<std::string> lines;
@@ -1623,8 +1636,9 @@ std::string ShapeEnv::constraint_violations() const {
       }
       if (!fails) continue;
       names.insert(src);
-      lines.push_back("  - Not all values of " + src + " = " + src +
-                      " in the specified range satisfy the generated guard " + print_over_sources(g.expr) + ".");
+      lines.push_back("  - Not all values of " + src + " = " + src + " in the specified range" +
+                      range_for_violation(src, wanted, settings_.specialize_zero_one) + " satisfy the generated guard " +
+                      print_over_sources(g.expr) + ".");
     }
   }
   if (lines.empty()) return "";
