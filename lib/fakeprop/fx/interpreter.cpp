@@ -12,6 +12,7 @@
 #include "fakeprop/fx/op_context.h"
 #include "fakeprop/fx/scalar_ops.h"
 #include "fakeprop/sym/parse.h"
+#include "fakeprop/tensor/example_strides.h"
 #include "fakeprop/value/describe_value.h"
 
 namespace fakeprop::fx {
@@ -259,9 +260,33 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
     if (auto v = plain_integer(text)) return SymInt(*v);
     return SymInt(parse_expr(text, [&](std::string_view s) { return symbol_for(s, "", std::nullopt); }));
   };
-  if (ex.stride) {
-    tv.meta.strides.reserve(ex.stride->size());
-    for (const std::string& text : *ex.stride) tv.meta.strides.push_back(unbound_expr(text));
+  // A call's strides (given, or its example's layout at the call's sizes)
+  // replace the example's: those of other sizes are stale.
+  std::optional<std::vector<int64_t>> call_strides;
+  if (is_input) {
+    if (auto it = options_.input_strides.find(name); it != options_.input_strides.end()) {
+      if (it->second.size() != ex.shape.size())
+        throw InputError("--call " + name + ": " + std::to_string(it->second.size()) +
+                         " strides given, the graph says rank " + std::to_string(ex.shape.size()));
+      call_strides = it->second;
+    } else if (hints && ex.stride && ex.stride->size() == ex.shape.size()) {
+      std::vector<int64_t> ex_sizes, ex_strides;
+      for (size_t d = 0; d < ex.shape.size(); ++d) {
+        auto size = plain_integer(ex.shape[d]);
+        auto stride = plain_integer((*ex.stride)[d]);
+        if (!size || !stride) break;
+        ex_sizes.push_back(*size);
+        ex_strides.push_back(*stride);
+      }
+      if (ex_sizes.size() == ex.shape.size()) call_strides = dense_strides_like(ex_sizes, ex_strides, *hints);
+    }
+  }
+  if (ex.stride || call_strides) {
+    tv.meta.strides.reserve(ex.shape.size());
+    if (call_strides)
+      for (int64_t v : *call_strides) tv.meta.strides.push_back(SymInt(v));
+    else
+      for (const std::string& text : *ex.stride) tv.meta.strides.push_back(unbound_expr(text));
     // Integer example strides of an input whose sizes became symbols follow
     // the sizes, as Dynamo fakifies such a tensor (it needs each size's example).
     std::vector<int64_t> ex_sizes, ex_strides;

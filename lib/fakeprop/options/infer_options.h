@@ -26,6 +26,10 @@ struct InferOptions {
   // A --call's dtypes, by input name: a JSON FX graph's input takes it (an
   // ONNX model's input types are the model's).
   std::map<std::string, DType> input_dtypes;
+  // A --call's strides, by input name (`:stride=[...]`): a JSON FX graph's
+  // input takes them; without them an input whose sizes a hint changed gets
+  // dense strides in its example's memory order.
+  std::map<std::string, std::vector<int64_t>> input_strides;
   SourceSpecs specs;
   DimMarks marks;                        // --mark: per-dim kinds and options
   bool assume_static_by_default = true;  // false: every dim the model fixes is dynamic too

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fakeprop/sym/parse.h"
+#include "fakeprop/tensor/example_strides.h"
 #include "fakeprop/util/enum_table.h"
 
 namespace fakeprop {
@@ -104,40 +105,126 @@ std::vector<Call> parse_workload(const json& doc, const std::string& path) {
 
 namespace {
 
-// One input dim as an entry sees it: a constant, or dynamic (checked by guards).
+// One input as an entry sees it: each dim and stride a constant, or dynamic
+// (checked by guards), and the example sizes and strides it was compiled at.
 struct EntryInput {
   DType dtype = DType::Float32;
-  std::vector<std::optional<int64_t>> dims;  // nullopt: dynamic
+  std::vector<std::optional<int64_t>> dims;     // nullopt: dynamic
+  std::vector<std::optional<int64_t>> strides;  // nullopt: symbolic
+  std::vector<int64_t> hint_sizes, hint_strides;  // empty when a hint is missing
 };
 
 struct Entry {
   std::string id;
   std::map<std::string, EntryInput> inputs;
   std::vector<ProducedGuard> guards;
-  std::vector<ExprRef> parsed;  // guards over source variables
+  std::vector<ExprRef> parsed;  // guards over source variables; null when unreadable
   std::map<std::string, ExprRef> source_vars;  // "L['x'].size()[0]" -> symbol __src_k
 };
 
-// Guards print over sources such as L['x'].size()[0]; rename them to variables to parse.
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The end of a bracket group opened at text[i] ('['), quotes skipped; npos when unclosed.
+size_t bracket_end(const std::string& text, size_t i) {
+  char quote = 0;
+  for (size_t k = i + 1; k < text.size(); ++k) {
+    const char c = text[k];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == ']') {
+      return k;
+    }
+  }
+  return std::string::npos;
+}
+
+// The end of a source starting at text[i] (L[...] or G[...] and its chain of
+// .attr, .method() and [k]), or i when none starts there.
+size_t source_end(const std::string& text, size_t i) {
+  if (i + 1 >= text.size() || (text[i] != 'L' && text[i] != 'G') || text[i + 1] != '[') return i;
+  if (i > 0 && is_ident_char(text[i - 1])) return i;
+  size_t k = bracket_end(text, i + 1);
+  if (k == std::string::npos) return i;
+  ++k;
+  while (k < text.size()) {
+    if (text[k] == '[') {
+      const size_t close = bracket_end(text, k);
+      if (close == std::string::npos) break;
+      k = close + 1;
+    } else if (text[k] == '.' && k + 1 < text.size() && is_ident_char(text[k + 1])) {
+      size_t j = k + 1;
+      while (j < text.size() && is_ident_char(text[j])) ++j;
+      if (text.compare(j, 2, "()") == 0) j += 2;
+      k = j;
+    } else {
+      break;
+    }
+  }
+  return k;
+}
+
+// Guards print over sources such as L['x'].size()[0] and L['x'].stride()[0];
+// rename them to variables to parse. Null when the text still does not parse.
 ExprRef parse_over_sources(const std::string& text, std::map<std::string, ExprRef>& vars) {
   std::string rewritten;
   size_t i = 0;
   while (i < text.size()) {
-    if (text.compare(i, 3, "L['") == 0) {
-      size_t q = text.find("']", i + 3);
-      size_t end = q == std::string::npos ? std::string::npos : text.find(']', text.find('[', q + 2) + 1);
-      if (q != std::string::npos && text.compare(q + 2, 8, ".size()[") == 0 && end != std::string::npos) {
-        const std::string src = text.substr(i, end + 1 - i);
-        auto it = vars.find(src);
-        if (it == vars.end()) it = vars.emplace(src, symbol("__src" + std::to_string(vars.size()))).first;
-        rewritten += it->second->name();
-        i = end + 1;
-        continue;
-      }
+    const size_t end = source_end(text, i);
+    if (end > i) {
+      const std::string src = text.substr(i, end - i);
+      auto it = vars.find(src);
+      if (it == vars.end()) it = vars.emplace(src, symbol("__src" + std::to_string(vars.size()))).first;
+      rewritten += it->second->name();
+      i = end;
+      continue;
     }
     rewritten += text[i++];
   }
-  return parse_expr(rewritten, [](std::string_view n) { return symbol(n); });
+  try {
+    return parse_expr(rewritten, [](std::string_view n) { return symbol(n); });
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
+// A size or stride source of a graph input: L['x'].size()[1] -> {"x", true, 1}.
+struct DimSource {
+  std::string input;
+  bool is_size = true;
+  size_t dim = 0;
+};
+std::optional<DimSource> dim_source(const std::string& src) {
+  if (src.compare(0, 3, "L['") != 0) return std::nullopt;
+  const size_t q = src.find("']", 3);
+  if (q == std::string::npos) return std::nullopt;
+  DimSource out;
+  out.input = src.substr(3, q - 3);
+  std::string rest = src.substr(q + 2);
+  if (rest.compare(0, 8, ".size()[") == 0) {
+    rest = rest.substr(8);
+  } else if (rest.compare(0, 10, ".stride()[") == 0) {
+    out.is_size = false;
+    rest = rest.substr(10);
+  } else {
+    return std::nullopt;
+  }
+  if (rest.size() < 2 || rest.back() != ']') return std::nullopt;
+  rest.pop_back();
+  if (rest.empty() || rest.size() > 9 ||
+      !std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  out.dim = static_cast<size_t>(std::stoull(rest));
+  return out;
+}
+
+// The strides a call's tensor has: given, or dense in the memory order of
+// the example the entry was compiled at; nullopt when neither says.
+std::optional<std::vector<int64_t>> call_strides(const EntryInput& ei, const CallInput& in) {
+  if (in.strides) return in.strides;
+  if (ei.hint_sizes.empty()) return std::nullopt;
+  return dense_strides_like(ei.hint_sizes, ei.hint_strides, in.sizes);
 }
 
 std::string source_of(const std::string& input, size_t dim) {
@@ -184,17 +271,29 @@ std::string first_failure(const Entry& e, const Call& call) {
       if (ei.dims[d] && *ei.dims[d] != in.sizes[d])
         return "tensor '" + name + "' size mismatch at index " + std::to_string(d) + ". expected " +
                std::to_string(*ei.dims[d]) + ", actual " + std::to_string(in.sizes[d]);
+    if (auto strides = call_strides(ei, in); strides && strides->size() == ei.strides.size())
+      for (size_t d = 0; d < ei.strides.size(); ++d)
+        if (ei.strides[d] && *ei.strides[d] != (*strides)[d])
+          return "tensor '" + name + "' stride mismatch at index " + std::to_string(d) + ". expected " +
+                 std::to_string(*ei.strides[d]) + ", actual " + std::to_string((*strides)[d]);
   }
   Assignment values;
   for (const auto& [src, var] : e.source_vars) {
-    // src = L['name'].size()[d]
-    const size_t q = src.find("']");
-    const std::string name = src.substr(3, q - 3);
-    const int64_t d = std::stoll(src.substr(src.rfind('[') + 1));
-    auto it = call.find(name);
-    if (it != call.end() && d < static_cast<int64_t>(it->second.sizes.size())) values[var] = it->second.sizes[d];
+    const auto ds = dim_source(src);
+    if (!ds) continue;
+    auto it = call.find(ds->input);
+    if (it == call.end()) continue;
+    if (ds->is_size) {
+      if (ds->dim < it->second.sizes.size()) values[var] = it->second.sizes[ds->dim];
+      continue;
+    }
+    auto ei = e.inputs.find(ds->input);
+    if (ei == e.inputs.end()) continue;
+    if (auto strides = call_strides(ei->second, it->second); strides && ds->dim < strides->size())
+      values[var] = (*strides)[ds->dim];
   }
   for (size_t g = 0; g < e.parsed.size(); ++g) {
+    if (!e.parsed[g]) continue;  // a guard this model cannot read is not checked
     auto v = evaluate(e.parsed[g], values);
     if (v && *v == 0)
       return over_local_names(e.guards[g].expr) + (e.guards[g].node.empty() ? "" : "  # node " + e.guards[g].node);
@@ -243,7 +342,10 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
                                     const InferOptions& base, const std::vector<Call>& calls,
                                     const RecompileOptions& options) {
   RecompileReport rep;
-  std::vector<Entry> entries;  // oldest first; lookups go newest first, as Dynamo's cache does
+  std::vector<Entry> entries;  // oldest first (ids 0/0, 0/1, ...)
+  // Lookup order, most recently used first, as Dynamo's cache entry list: a
+  // new entry goes to the front, and so does one a call hits (move_to_front).
+  std::vector<size_t> order;
   std::map<std::string, std::vector<int64_t>> first_sizes;  // automatic dynamic's frame state
   std::set<std::string> dynamic_sources;
   bool limit_hit = false;
@@ -255,15 +357,17 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     out.call = static_cast<int>(ci);
     std::vector<std::string> failures;
     bool hit = false;
-    for (size_t k = entries.size(); k-- > 0;) {
-      const std::string why = first_failure(entries[k], call);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Entry& e = entries[order[i]];
+      const std::string why = first_failure(e, call);
       if (why.empty()) {
         hit = true;
         out.status = CallStatus::Hit;
-        out.entry = entries[k].id;
+        out.entry = e.id;
+        std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         break;
       }
-      failures.push_back(entries[k].id + ": " + why);
+      failures.push_back(e.id + ": " + why);
     }
     if (hit) {
       ++rep.hits;
@@ -299,6 +403,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     for (const auto& [name, in] : call) {
       opts.input_hints[name] = in.sizes;
       if (in.dtype) opts.input_dtypes[name] = *in.dtype;
+      if (in.strides) opts.input_strides[name] = *in.strides;
     }
     for (const auto& src : dynamic_sources) {
       const std::string tensor = src.substr(0, src.find(".size()"));
@@ -323,11 +428,26 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
       ei.dtype = in.val.tensor->meta.dtype;
       auto it = call.find(in.name);
       if (it != call.end() && it->second.dtype) ei.dtype = *it->second.dtype;
-      for (size_t d = 0; d < in.val.tensor->meta.sizes.size(); ++d) {
-        SymInt s = r.env->simplify(in.val.tensor->meta.sizes[d]);
+      const TensorMeta& meta = in.val.tensor->meta;
+      bool hinted = meta.strides.size() == meta.sizes.size();
+      for (size_t d = 0; d < meta.sizes.size(); ++d) {
+        SymInt s = r.env->simplify(meta.sizes[d]);
         ei.dims.push_back(s.maybe_value());
         if (s.is_static() && dynamic_sources.count(source_of(in.name, d)) && s.value() <= 1) out.zero_one_specialized = true;
+        const auto size_hint = r.env->hint(meta.sizes[d]);
+        const auto stride_hint = hinted ? r.env->hint(meta.strides[d]) : std::nullopt;
+        hinted = size_hint && stride_hint;
+        if (hinted) {
+          ei.hint_sizes.push_back(*size_hint);
+          ei.hint_strides.push_back(*stride_hint);
+        }
       }
+      if (!hinted) ei.hint_sizes.clear(), ei.hint_strides.clear();
+      // A front end that takes no strides (ONNX) compiled other ones than the
+      // call gave: checking them would miss every time.
+      const bool took_strides = !(it != call.end() && it->second.strides && *it->second.strides != ei.hint_strides);
+      if (took_strides && meta.strides.size() == meta.sizes.size())
+        for (const SymInt& st : meta.strides) ei.strides.push_back(r.env->simplify(st).maybe_value());
       e.inputs[in.name] = std::move(ei);
     }
     e.guards = r.env->produce_guards();
@@ -336,6 +456,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
     out.entry = e.id;
     rep.compiled.push_back({e.id, std::make_shared<const RunResult>(std::move(r)), failures});
     if (out.zero_one_specialized) rep.zero_one_recompiles.push_back(e.id);
+    order.insert(order.begin(), entries.size());
     entries.push_back(std::move(e));
     ++rep.compiles;
     rep.calls.push_back(std::move(out));

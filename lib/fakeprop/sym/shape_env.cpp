@@ -642,8 +642,10 @@ struct ShapeEnvInternals {
   }
 
   // Narrow ranges from `rel` (a relation, simplified), as _refine_ranges does for
-  // every symbol that enters it linearly.
+  // every symbol that enters it linearly. Ne narrows nothing: _maybe_guard_rel
+  // returns before _refine_ranges for it (u1 != 0 keeps u1 in [0, int_oo]).
   static void refine_ranges(Env& env, ExprRef rel, const Cause& cause) {
+    if (rel->kind() == ExprKind::Ne) return;
     ExprRef d = sub(rel->arg(0), rel->arg(1));
     for (ExprRef x : free_symbols(d)) {
       const SymbolInfo* info = find(env, x);
@@ -665,14 +667,6 @@ struct ShapeEnvInternals {
         next.hi = upper_end(floor_div(-static_cast<Wide>(rb.lo) - (strict ? 1 : 0), c));
       if ((op == ExprKind::Eq || op == ExprKind::Gt || op == ExprKind::Ge) && !rb.hi_infinite())
         next.lo = lower_end(ceil_div(-static_cast<Wide>(rb.hi) + (strict ? 1 : 0), c));
-      if (op == ExprKind::Ne && rb.is_singleton() && !rb.lo_infinite()) {
-        Wide k = -static_cast<Wide>(rb.lo);
-        if (k % c == 0) {  // x != k/c narrows only an end of the range
-          Wide v = k / c;
-          if (v == info->range.lo) next.lo = lower_end(v + 1);
-          if (v == info->range.hi) next.hi = upper_end(v - 1);
-        }
-      }
       if (narrow_range(env, x, next) && find(env, x)->range.is_singleton())
         set_replacement(env, x, integer(find(env, x)->range.lo), "range_refined_to_singleton", cause);
     }
@@ -1572,6 +1566,19 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   return out;
 }
 
+// _render_range_for_constraint_violation: the ends of the user's range that
+// say more than the default range ([2, int_oo], [0, int_oo] without 0/1
+// specialization), " 4 <= x <= 16", " x <= 16" or " 4 <= x"; "" for neither.
+static std::string range_for_violation(const std::string& name, const ValueRange& r, bool specialize_zero_one) {
+  const int64_t default_lo = specialize_zero_one ? 2 : 0;
+  const bool lo = !r.lo_infinite() && r.lo > default_lo;
+  const bool hi = !r.hi_infinite();
+  if (lo && hi) return " " + std::to_string(r.lo) + " <= " + name + " <= " + std::to_string(r.hi);
+  if (hi) return " " + name + " <= " + std::to_string(r.hi);
+  if (lo) return " " + std::to_string(r.lo) + " <= " + name;
+  return "";
+}
+
 std::string ShapeEnv::constraint_violations() const {
   std::set<std::string> names;
   std::vector<std::string> lines;
@@ -1629,8 +1636,9 @@ std::string ShapeEnv::constraint_violations() const {
       }
       if (!fails) continue;
       names.insert(src);
-      lines.push_back("  - Not all values of " + src + " = " + src +
-                      " in the specified range satisfy the generated guard " + print_over_sources(g.expr) + ".");
+      lines.push_back("  - Not all values of " + src + " = " + src + " in the specified range" +
+                      range_for_violation(src, wanted, settings_.specialize_zero_one) + " satisfy the generated guard " +
+                      print_over_sources(g.expr) + ".");
     }
   }
   if (lines.empty()) return "";

@@ -652,15 +652,25 @@ INSTANTIATE_TEST_SUITE_P(
                    "2 <= L['x'].size()[0] <= 16"},
         RefineCase{"-s0 < -5", [](ExprRef s) { return lt(neg(s), I(-5)); }, {6, kIntOo}, "6 <= L['x'].size()[0]"}));
 
-TEST(ShapeEnvGuards, NotEqualNarrowsOnlyAnEnd) {
+// torch's _maybe_guard_rel returns for Ne before _refine_ranges: a guard or a
+// runtime assert x != 0 narrows no range, even at its end; it is a fact all
+// the same (x == 0 is then known false).
+TEST(ShapeEnvGuards, NotEqualNarrowsNoRange) {
   ShapeEnvSettings settings;
   settings.specialize_zero_one = false;
   ShapeEnv env(settings);
   ExprRef s0 = env.create_symbol(8, kX0).expr();  // [0, int_oo]
   EXPECT_FALSE(env.evaluate(B(eq(s0, I(0))), "test"));
-  EXPECT_EQ(env.info(s0).range, (ValueRange{1, kIntOo}));
-  EXPECT_FALSE(env.evaluate(B(eq(s0, I(5))), "test"));  // 5 is inside: no change
-  EXPECT_EQ(env.info(s0).range, (ValueRange{1, kIntOo}));
+  EXPECT_EQ(env.info(s0).range, (ValueRange{0, kIntOo}));
+  EXPECT_FALSE(env.evaluate(B(eq(s0, I(5))), "test"));
+  EXPECT_EQ(env.info(s0).range, (ValueRange{0, kIntOo}));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(s0, I(0))), std::optional<bool>(false));
+
+  ExprRef u1 = env.create_unbacked_symint(true);  // [0, int_oo]
+  env.defer_runtime_assert(B(ne(u1, I(0))), "test");
+  ASSERT_EQ(env.runtime_asserts().size(), 1u);
+  EXPECT_EQ(env.info(u1).range, (ValueRange{0, kIntOo}));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(u1, I(0))), std::optional<bool>(false));
 }
 
 TEST(ShapeEnvGuards, RangeRefinedToSingletonSpecializes) {
@@ -1045,8 +1055,30 @@ TEST(ShapeEnvResults, ViolationWhenGuardExcludesPartOfMarkedRange) {
   env.evaluate(B(gt(s0, I(5))), "rule");
   EXPECT_EQ(env.constraint_violations(),
             "Constraints violated (L['x'].size()[0])! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
-            "  - Not all values of L['x'].size()[0] = L['x'].size()[0] in the specified range satisfy the "
-            "generated guard L['x'].size()[0] > 5.");
+            "  - Not all values of L['x'].size()[0] = L['x'].size()[0] in the specified range "
+            "3 <= L['x'].size()[0] <= 8 satisfy the generated guard L['x'].size()[0] > 5.");
+}
+
+// torch's _render_range_for_constraint_violation: an end shows when it says
+// more than the default range [2, int_oo] ([0, int_oo] without 0/1
+// specialization).
+TEST(ShapeEnvResults, ViolationTextShowsTheEndsOfTheMarkedRange) {
+  auto line = [](ShapeEnvSettings settings, ValueRange marked, int64_t hint, ExprRef (*guard)(ExprRef)) {
+    ShapeEnv env(settings);
+    ExprRef s0 = env.create_symbol(hint, kX0).expr();
+    env.mark_dynamic(s0, marked);
+    env.evaluate(B(guard(s0)), "rule");
+    const std::string v = env.constraint_violations();
+    const size_t at = v.find("in the specified range");
+    return at == std::string::npos ? v : v.substr(at, v.find(" satisfy") - at);
+  };
+  auto gt5 = [](ExprRef s) { return gt(s, I(5)); };
+  auto lt9 = [](ExprRef s) { return lt(s, I(9)); };
+  EXPECT_EQ(line({}, ValueRange{2, 64}, 7, gt5), "in the specified range L['x'].size()[0] <= 64");
+  EXPECT_EQ(line({}, ValueRange{4, kIntOo}, 7, lt9), "in the specified range 4 <= L['x'].size()[0]");
+  EXPECT_EQ(line({}, ValueRange{2, kIntOo}, 7, lt9), "in the specified range");
+  EXPECT_EQ(line({.specialize_zero_one = false}, ValueRange{1, 16}, 7, gt5),
+            "in the specified range 1 <= L['x'].size()[0] <= 16");
 }
 
 TEST(ShapeEnvResults, ViolationWhenMarkedSizesAreUnified) {

@@ -139,6 +139,27 @@ TEST(FxDataDependent, ArangeToAnUnbackedFloatHasAFloatExpressionSize) {
   EXPECT_EQ(asserts, (std::vector<std::string>{"zuf0 >= 0.0", "CeilToInt(zuf0) >= 0"}));
 }
 
+// arange(u0) of an int item(): torch._refs.arange's torch._check(end >=
+// start) is a runtime assert (it was a data-dependent error), and the length
+// is u0, now known nonnegative.
+TEST(FxDataDependent, ArangeToAnUnbackedIntAssertsItsBound) {
+  GraphText g;
+  g.input("t", tensor(json::array(), "int64"))
+      .call("n", "aten._local_scalar_dense.default", {node("t")})
+      .call("r", "aten.arange.default", {node("n")})
+      .call("q", "aten.arange.start_step", {0, node("n"), 2});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("r"), "");
+  ASSERT_EQ(r.error("q"), "");
+  EXPECT_EQ(strs(r.tensor("r").sizes), (Strs{"u0"}));
+  EXPECT_EQ(r.tensor("r").dtype, DType::Int64);
+  EXPECT_EQ(strs(r.tensor("q").sizes), (Strs{"(u0 + 1)//2"}));
+  std::vector<std::string> asserts;
+  for (const GuardRecord& a : r.result.env->runtime_asserts()) asserts.push_back(to_sympy_string(a.expr));
+  EXPECT_EQ(asserts, (std::vector<std::string>{"u0 >= 0"}));
+  EXPECT_EQ(r.result.env->info(symbol("u0")).range.to_string(), "[0, int_oo]");
+}
+
 // An upsample scale from item() must be decided (is it integral?), which
 // raises torch's data-dependent error.
 TEST(FxDataDependent, AnUnbackedFloatScaleIsADataDependentError) {

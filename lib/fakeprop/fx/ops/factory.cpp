@@ -102,11 +102,14 @@ void arange(OpContext& ctx) {
   if (all_int) {
     auto as_int = [](const Value& v) { return v.kind == Value::Kind::Int ? v.i : SymInt(v.b.value() ? 1 : 0); };
     const SymInt start = as_int(start_v), end = as_int(end_v), step = as_int(step_v);
-    if (step.is_static() && step.value() == 0) ctx.fail(ErrorKind::InvalidArgument, "step must be nonzero");
-    const bool up = !step.is_static() || step.value() > 0;
-    if (!decide(ctx, up ? sym_ge(end, start) : sym_le(end, start), "arange"))
-      ctx.fail(ErrorKind::InvalidArgument, "upper bound and larger bound inconsistent with step sign");
-    length = simplified(ctx, ceildiv(end - start, step));
+    // torch._refs.arange: torch._check(step != 0), `if step > 0` (a guard),
+    // then torch._check of the bounds (a runtime assert on an unbacked one:
+    // arange(u0) asserts u0 >= 0), and (end - start + step - sgn) // step.
+    require(ctx, sym_ne(step, 0), "arange", ErrorKind::InvalidArgument, "step must be nonzero");
+    const bool up = decide(ctx, sym_gt(step, 0), "arange");
+    require(ctx, up ? sym_ge(end, start) : sym_le(end, start), "arange", ErrorKind::InvalidArgument,
+            "upper bound and larger bound inconsistent with step sign");
+    length = simplified(ctx, floordiv(end - start + step - (up ? 1 : -1), step));
   } else {
     // torch._refs.arange: math.ceil((end - start) / step) in Python's
     // arithmetic, so a float bound over sizes stays an expression.
@@ -195,6 +198,25 @@ void to_copy(OpContext& ctx) {
   if (f.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve)
     return set_tensor(ctx, preserved_copy(ctx, base, ctx.dtype_arg(kKw, "dtype")));
   set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), f));
+}
+
+// prims.convert_element_type(a, dtype) (AOTAutograd's decompositions emit
+// it): _convert_element_type_meta keeps a's strides when a is dense
+// (is_non_overlapping_and_dense_or_false), else compute_elementwise_output_strides;
+// TensorMeta then allocates through empty_strided.
+void convert_element_type(OpContext& ctx) {
+  const TensorMeta& a = ctx.tensor(0, "a");
+  const std::optional<DType> dtype = ctx.dtype_arg(1, "dtype");
+  if (!dtype) ctx.fail(ErrorKind::InvalidArgument, "convert_element_type expects a dtype");
+  SymShape strides;
+  if (is_non_overlapping_and_dense_or_false(a, ctx.env())) {
+    strides = a.strides;
+  } else {
+    const TensorMeta* operands[] = {&a};
+    strides = prim_elementwise_strides(ctx, operands, a.sizes);
+  }
+  storage_size_guards(ctx, a.sizes);
+  set_tensor(ctx, ctx.new_tensor(a.sizes, *dtype, a.device, std::move(strides)));
 }
 
 // copy_(self, src): src broadcasts into self; the result is self.
@@ -333,6 +355,7 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.lift_fresh_copy.default", lift_fresh_copy);
   r.add("aten.contiguous.default", contiguous);
   r.add("aten._to_copy.default", to_copy);
+  r.add("prims.convert_element_type.default", convert_element_type);
   r.add_inplace("aten.copy_.default", copy_inplace);
   r.add("aten.fill.Scalar", fill);
   r.add("aten.fill.Tensor", fill);

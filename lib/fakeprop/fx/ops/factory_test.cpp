@@ -29,6 +29,28 @@ TEST(FxFactory, SymbolicSizesAndArange) {
   EXPECT_EQ(r.tensor("f").dtype, DType::Float16);
 }
 
+// prims.convert_element_type: a dense input keeps its strides (a transpose
+// too), another gets dense strides in its own order; the dtype is the new one.
+TEST(FxFactory, PrimsConvertElementType) {
+  GraphText g;
+  g.symbol("s0", 6)
+      .input("x", tensor({"s0", 4}))
+      .call("t", "aten.t.default", {node("x")})
+      .call("a", "prims.convert_element_type.default", {node("t"), dtype("float16")})
+      .call("s", "aten.slice.Tensor", {node("x"), 1, 0, 4, 2})
+      .call("b", "prims.convert_element_type.default", {node("s"), dtype("int64")});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("a"), "");
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"4", "s0"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"1", "4"}));
+  EXPECT_EQ(r.tensor("a").dtype, DType::Float16);
+  EXPECT_NE(r.tensor("a").storage, r.tensor("x").storage);
+  ASSERT_EQ(r.error("b"), "");
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"s0", "2"}));
+  EXPECT_EQ(strs(r.tensor("b").strides), (Strs{"2", "1"}));
+  EXPECT_EQ(r.tensor("b").dtype, DType::Int64);
+}
+
 TEST(FxFactory, ArangeOfFloatsIsTheDefaultFloat) {
   // torch 1.13's arange meta rounded a float end up and returned int64.
   GraphText g;

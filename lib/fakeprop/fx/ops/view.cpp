@@ -357,6 +357,15 @@ void select(OpContext& ctx) {
   set_tensor(ctx, ctx.view_of(self, sizes, strides, offset));
 }
 
+// torch._check(split_sizes[i] >= 0) of the split_with_sizes decomposition,
+// each piece in turn (a guard on backed sizes, a runtime assert on unbacked).
+void require_nonnegative_pieces(OpContext& ctx, const std::vector<SymInt>& lens) {
+  for (const SymInt& l : lens)
+    require(ctx, sym_ge(l, 0), "split_with_sizes", ErrorKind::InvalidArgument, [&] {
+      return "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=" + text(lens);
+    });
+}
+
 // Slices of `sizes` along dim, as split / split_with_sizes / chunk produce.
 void set_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const std::vector<SymInt>& sizes) {
   std::vector<TensorValue> pieces;
@@ -383,6 +392,10 @@ void set_equal_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const
   std::vector<SymInt> lens;
   for (int64_t i = 0; i + 1 < count; ++i) lens.push_back(split_size);
   lens.push_back(simplified(ctx, size - split_size * (count - 1)));
+  // The decomposition goes on through split_with_sizes: the last piece,
+  // split_size - (split_size * count - size), may be negative for sizes the
+  // count guard admits (chunk(4) at 5: s - 3*((s + 3)//4) >= 0).
+  require_nonnegative_pieces(ctx, lens);
   set_pieces(ctx, self, dim, lens);
 }
 
@@ -411,18 +424,15 @@ void split_with_sizes(OpContext& ctx) {
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
   const std::vector<SymInt> lens = ctx.int_list(1, "split_sizes");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
+  // Every piece >= 0 first, then the sum, as the decomposition checks them.
+  require_nonnegative_pieces(ctx, lens);
   SymInt total = 0;
-  for (const SymInt& l : lens) {
-    if (l.is_static() && l.value() < 0)
-      ctx.fail(ErrorKind::InvalidArgument,
-               "split_with_sizes expects split_sizes have only non-negative entries, but got "
-               "split_sizes=" + text(lens));
-    total = total + l;
-  }
-  if (!same_size(ctx, total, size, "split_with_sizes"))
-    ctx.fail(ErrorKind::ShapeMismatch, "split_with_sizes expects split_sizes to sum exactly to " + text(size) +
-                                           " (input tensor's size at dimension " + std::to_string(dim) +
-                                           "), but got split_sizes=" + text(lens));
+  for (const SymInt& l : lens) total = total + l;
+  if (!total.same(size))
+    require(ctx, sym_eq(total, size), "split_with_sizes", ErrorKind::ShapeMismatch, [&] {
+      return "split_with_sizes expects split_sizes to sum exactly to " + text(size) + " (input tensor's size at dimension " +
+             std::to_string(dim) + "), but got split_sizes=" + text(lens);
+    });
   set_pieces(ctx, self, dim, lens);
 }
 
@@ -434,7 +444,8 @@ void chunk(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
-  const SymInt split_size = simplified(ctx, ceildiv(size, chunks));
+  // (dim_size + chunks - 1) / chunks, as ATen's chunk writes it: torch prints ((s + 3)//4).
+  const SymInt split_size = simplified(ctx, floordiv(size + (chunks - 1), chunks));
   if (decide(ctx, sym_eq(split_size, 0), "chunk") && decide(ctx, sym_eq(size, 0), "chunk")) {
     std::vector<SymInt> lens(static_cast<size_t>(bounded_count(ctx, chunks, "chunk")), split_size);
     set_pieces(ctx, self, dim, lens);

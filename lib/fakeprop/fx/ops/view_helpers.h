@@ -128,10 +128,11 @@ inline bool view_has_unbacked(OpContext& ctx, const SymShape& sizes, const SymSh
 }
 
 // The strides of fake_impls._view_unbacked_meta's first pass: the same shape
-// keeps its strides, a tensor contiguous as far as size-oblivious reasoning
-// tells gets contiguous ones, else computeStride size-obliviously; nullopt
-// when none gives a view (torch then tries again, deciding, as the callers
-// do).
+// keeps its strides, a tensor is_contiguous_or_false says is contiguous gets
+// contiguous ones (its numel < 2 and size == 1 questions assumed False where
+// undecided: ones(u0).view(u1, -1) compiles), else computeStride
+// size-obliviously; nullopt when none gives a view (torch then tries again,
+// deciding, as the callers do).
 inline std::optional<SymShape> unbacked_view_strides(OpContext& ctx, const SymShape& sizes, const SymShape& strides,
                                                      const SymShape& shape) {
   if (sizes.size() == shape.size()) {
@@ -143,7 +144,7 @@ inline std::optional<SymShape> unbacked_view_strides(OpContext& ctx, const SymSh
   TensorMeta probe;
   probe.sizes = sizes;
   probe.strides = strides;
-  if (is_contiguous(probe, ctx.env())) return contiguous_strides(shape, &ctx.env());
+  if (is_contiguous_or_false(probe, ctx.env())) return contiguous_strides(shape, &ctx.env());
   return view_strides(ctx, sizes, strides, shape, /*oblivious=*/true);
 }
 

@@ -86,7 +86,38 @@ TEST(FxView, SplitOfASymbolicDimGuardsItsPieceCount) {
   ASSERT_EQ(r.value("p").list->size(), 3u);  // ceil(10 / 4) at the hint
   EXPECT_EQ(strs(r.tensor("p", 2).sizes), (Strs{"s0 - 8", "2"}));
   EXPECT_EQ(str(r.tensor("p", 2).storage_offset), "16");
-  EXPECT_EQ(r.guards().size(), 1u);
+  EXPECT_EQ(r.guards(), (Strs{"(s0 + 3)//4 == 3", "s0 - 8 >= 0"}));  // the count, then the last piece
+}
+
+// The split decomposition goes through split_with_sizes, whose
+// torch._check(split_sizes[i] >= 0) guards the last piece: the count guard
+// alone admits s0 = 5 for chunk(4) (count 4 at 8, and at 5: pieces 2, 2, 2, -1).
+TEST(FxView, ChunkAndSplitGuardTheirLastPieceNonnegative) {
+  GraphText g;
+  g.symbol("s0", 8)
+      .input("x", tensor({"s0", 2}))
+      .call("c", "aten.chunk.default", {node("x"), 4})
+      .call("p", "aten.split.Tensor", {node("x"), 3});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("c", 3).sizes), (Strs{"s0 - 3*((s0 + 3)//4)", "2"}));
+  EXPECT_EQ(r.guards(), (Strs{"(s0 + (s0 + 3)//4 - 1)//((s0 + 3)//4) == 4", "s0 - 3*((s0 + 3)//4) >= 0",
+                              "(s0 + 2)//3 == 3", "s0 - 6 >= 0"}));
+}
+
+// Each piece >= 0, then the sum: torch._checks, so runtime asserts of an
+// item() piece (the sum was a data-dependent error).
+TEST(FxView, SplitWithSizesChecksEachPieceThenTheSum) {
+  GraphText g;
+  g.input("t", tensor(json::array(), "int64"))
+      .input("x", tensor({5, 3}))
+      .call("n", "aten._local_scalar_dense.default", {node("t")})
+      .call("w", "aten.split_with_sizes.default", {node("x"), json::array({2, node("n")})});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("w"), "");
+  const auto& asserts = r.result.env->runtime_asserts();
+  ASSERT_EQ(asserts.size(), 2u);
+  EXPECT_EQ(to_python_string(asserts[0].expr), "u0 >= 0");
+  EXPECT_EQ(strs(r.tensor("w", 1).sizes), (Strs{"3", "3"}));
 }
 
 TEST(FxView, ExpandOfAnUnbackedSizeAssertsInsteadOfGuarding) {
@@ -96,6 +127,25 @@ TEST(FxView, ExpandOfAnUnbackedSizeAssertsInsteadOfGuarding) {
   EXPECT_EQ(r.error("e"), "");
   EXPECT_EQ(strs(r.tensor("e").sizes), (Strs{"u0", "5"}));
   EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"1", "0"}));
+}
+
+// torch's _view_unbacked_meta asks is_contiguous_or_false: numel < 2 and
+// size == 1 of an item() size are assumed False, not a data-dependent error.
+TEST(FxView, ViewOfAnUnbackedOnesAssumesItContiguous) {
+  GraphText g;
+  g.input("a", tensor(json::array(), "int64"))
+      .input("b", tensor(json::array(), "int64"))
+      .call("n", "aten._local_scalar_dense.default", {node("a")})
+      .call("m", "aten._local_scalar_dense.default", {node("b")})
+      .call("o", "aten.ones.default", {json::array({node("n")})})
+      .call("v", "aten.view.default", {node("o"), json::array({node("m"), -1})});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("v"), "");
+  EXPECT_EQ(strs(r.tensor("v").sizes), (Strs{"u1", "u0//u1"}));
+  // make_contiguous_strides_for: sym_max(l, 1), and u0//u1 may be 0.
+  EXPECT_EQ(strs(r.tensor("v").strides), (Strs{"max(1, u0//u1)", "1"}));
+  EXPECT_EQ(r.tensor("v").storage, r.tensor("o").storage);
+  EXPECT_TRUE(r.guards().empty());
 }
 
 TEST(FxView, SqueezeOfASizeLikeUnbackedDimKeepsIt) {
