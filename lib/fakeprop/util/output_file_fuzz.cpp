@@ -37,7 +37,7 @@ std::string contents(const fs::path& p) {
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    const std::string name = fs::relative(e.path(), dir).string();
+    const std::string name = e.path().lexically_relative(dir).string();  // links not followed: they may loop
     if (e.is_symlink()) out[name] = "link:" + fs::read_symlink(e.path()).string();
     else if (e.is_directory()) out[name] = "dir";
     else if (e.is_fifo()) out[name] = "fifo";
@@ -100,11 +100,11 @@ int output_file(const uint8_t* data, size_t size) {
     struct stat info {};
     require(::stat(target.c_str(), &info) == 0);
     if (S_ISREG(info.st_mode)) require(contents(target) == payload);
-    final_name = fs::relative(fs::canonical(target), fs::canonical(dir)).string();
+    final_name = fs::canonical(target).lexically_relative(fs::canonical(dir)).string();
   }
   for (const auto& [name, what] : after) {
-    require(name.find(".fakeprop-") == std::string::npos || before.count(name));  // no temporary left
     if (name == final_name) continue;
+    require(name.find(".fakeprop-") == std::string::npos || before.count(name));  // no temporary left
     // Nothing new but the target, nothing else changed (a hard link to the
     // target keeps the old bytes: the rename replaced the target's entry).
     const auto it = before.find(name);
@@ -113,7 +113,7 @@ int output_file(const uint8_t* data, size_t size) {
   for (const auto& [name, what] : before)
     if (name != final_name) require(after.count(name));
   for (const ProtectedFile& p : inputs) {
-    const std::string name = fs::relative(p.path, dir).string();
+    const std::string name = fs::path(p.path).lexically_relative(dir).string();
     if (before.count(name) && after.count(name)) require(before.at(name) == after.at(name));
   }
   fs::remove_all(dir, ec);
