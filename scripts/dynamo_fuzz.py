@@ -626,18 +626,21 @@ def _text_equal(aspect, theirs, ours):
 
 _EVAL_LINE = re.compile(r"^\w \S+\] \[(\d+/\d+)\] (eval|runtime_assert) (?:\[guard suppressed\] )?(.+?) \[guard added\](.*)$")
 _LAMBDA_LINE = re.compile(r"^\w \S+\] \[(\d+/\d+)\] \[__guards\] \+- LAMBDA_GUARD: (.+?)(?:  +# (.*))?$")
+# Where torch reads a tensor's metadata rather than running an op: Dynamo's TensorVariable of an op's
+# output and AOTAutograd's output-metadata extraction ask for contiguity (issue 39, item 11).
+_METADATA_FN = re.compile(r"\(\S+ in (check_contiguous_sizes_strides|is_contiguous)\)\s*$")
 
 
 def outside_graph_texts(golden):
-    """{frame: set of texts} of torch's guards, asserts and installed guards made with no user frame
-    (AOTAutograd's output-metadata checks and the like: no op of the ATen graph)."""
+    """{frame: set of texts} of torch's guards, asserts and installed guards made outside the ops of
+    the ATen graph: with no user frame, or in a tensor-metadata check (contiguity of an output)."""
     out = {}
     for line in golden["torch"]["log"]:
         m = _EVAL_LINE.match(line)
-        if m and "program.py" not in m.group(4):
+        if m and ("program.py" not in m.group(4) or _METADATA_FN.search(m.group(4))):
             out.setdefault(m.group(1), set()).add(canon(m.group(3)))
         m = _LAMBDA_LINE.match(line)
-        if m and "program.py" not in (m.group(3) or ""):
+        if m and ("program.py" not in (m.group(3) or "") or _METADATA_FN.search(m.group(3) or "")):
             out.setdefault(m.group(1), set()).add(canon(m.group(2)))
     return out
 
@@ -645,7 +648,34 @@ def outside_graph_texts(golden):
 _SRC = re.compile(r"L\['\w+'\]\.(?:size|stride)\(\)\[\d+\]")
 
 
-def classify(golden, aspect, theirs, ours):
+def _fakeprop_guards_added(run, frame):
+    """fakeprop's guards added in one compile: its --log (one compile) or its --trace-dir frame."""
+    if frame in run["trace"]:
+        return run["trace"][frame]["guards_added"]
+    if frame == "0/0":
+        return dynamo_log.frame_events([r[3] for r in run["records"]])["guards_added"]
+    return []
+
+
+def outside_explained(golden, run):
+    """{frame: bool}: whether torch's guards added in that frame differ from fakeprop's only by guards
+    made outside the graph's ops (and differ at all)."""
+    outside = outside_graph_texts(golden)
+    out = {}
+    for frame, ev in golden["torch"]["normalized"].items():
+        t = {canon(g) for g in ev["guards_added"]}
+        o = {canon(g) for g in _fakeprop_guards_added(run, frame)}
+        extra_t, extra_o = t - o, o - t
+        out[frame] = bool(extra_t) and extra_t <= outside.get(frame, set()) and not extra_o
+    return out
+
+
+def classify(golden, aspect, theirs, ours, run):
+    """`text`, `outside-graph` or `wrong` for an aspect that disagrees. Outside-graph: torch's
+    extra guards (or asserts) are all made outside the graph's ops, and what fakeprop has instead are
+    only the ranges they refine; or, for the installed guards, the recompile reasons and the compiles
+    logged, torch's guards added in that compile (in every compile, for a workload's recompiles)
+    differ from fakeprop's only by such guards."""
     if _text_equal(aspect, theirs, ours):
         return "text"
     kind, _, frame = aspect.partition("@")
@@ -665,6 +695,14 @@ def classify(golden, aspect, theirs, ours):
             # what fakeprop has instead: the ranges torch refined from them
             if all(re.match(r"^-?\d+ <= .+|.+ <= -?\d+$", g) and set(_SRC.findall(g)) <= srcs for g in extra_o):
                 return "outside-graph"
+    explained = outside_explained(golden, run)
+    if kind == "guards" and explained.get(frame):
+        return "outside-graph"
+    if kind in ("recompiles", "log_frames") and any(explained.values()):
+        wrong_frames = [f for f, ev in golden["torch"]["normalized"].items() if not explained.get(f)
+                        and {canon(g) for g in ev["guards_added"]} != {canon(g) for g in _fakeprop_guards_added(run, f)}]
+        if not wrong_frames:
+            return "outside-graph"
     if kind == "recompiles" and isinstance(theirs, list):
         flat_o = {canon(r) for block in (ours or []) for r in block}
         extra = [canon(r) for block in theirs for r in block if canon(r) not in flat_o]
@@ -703,7 +741,7 @@ def run_program(prog, name, fuzz, work):
         if theirs == ours:
             results.append((a, None, theirs, ours))
         else:
-            results.append((a, classify(golden, a, theirs, ours), theirs, ours))
+            results.append((a, classify(golden, a, theirs, ours, run), theirs, ours))
     return golden, results, None, d
 
 
