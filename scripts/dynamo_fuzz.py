@@ -862,6 +862,8 @@ def main():
     ap.add_argument("--max-tries", type=int, default=14, help="torch runs per minimization")
     ap.add_argument("--max-ops", type=int, default=4)
     ap.add_argument("--print-only", action="store_true", help="print the programs, run nothing")
+    ap.add_argument("--only", type=int, nargs="*", help="run only these programs of the seed's run (their "
+                    "texts do not depend on the others), each disagreeing one minimized")
     ap.add_argument("--keep", help="a directory for every program's golden (default: a temporary one)")
     a = ap.parse_args()
 
@@ -893,8 +895,11 @@ def main():
     minimized = []
     minimized_keys = set()
     start = time.time()
-    command = "scripts/dynamo_fuzz.py --seed %d --programs %d" % (a.seed, a.programs)
+    command = "scripts/dynamo_fuzz.py --seed %d --programs %d" % (a.seed, a.programs) + (
+        " --only %s" % " ".join(map(str, a.only)) if a.only is not None else "")
     for i, prog in enumerate(progs):
+        if a.only is not None and i not in a.only:
+            continue
         name = "s%d_p%04d" % (a.seed, i)
         fuzz = {"seed": a.seed, "program": i, "command": command}
         golden, results, crash, _ = run_program(prog, name, fuzz, work)
@@ -923,7 +928,7 @@ def main():
                                           "".join(" %s:%s" % b for b in bad), describe(prog)))
         sig = signature(results, crash)
         key = sig and sig + (prog["mode"],)  # the first of each class and aspect per kind of dynamism
-        if sig and key not in minimized_keys and len(minimized) < a.minimize:
+        if sig and (a.only is not None or key not in minimized_keys and len(minimized) < a.minimize):
             minimized_keys.add(key)
             mname = "%s_%s_%s" % (name, sig[0].replace("-", "_"), sig[1])
             p2, g2, res2, crash2, d2 = minimize(prog, mname, fuzz, sig, work, log, a.max_tries)
