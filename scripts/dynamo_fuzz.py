@@ -25,10 +25,12 @@ Eq/Ne and ==/!= argument order, a trivial replacement's direction, fakeprop's de
 a size specialized to a constant and its leaving out `0 <=` of an unbacked size, two error texts),
 `outside-graph` (torch's extra guards, asserts or recompile reasons come from no user frame:
 AOTAutograd's output-metadata checks, which are no op of the ATen graph), else `wrong`. A fakeprop
-exit other than 0 or 1 is a crash. The first program of each (class, aspect) is minimized (ops,
-then calls, then dynamic dims and marks removed while the disagreement persists) and written to
---out as NAME.golden.json + NAME.graph.json, the seed in its `fuzz` field; testdata/dynamo_fuzz/
-test_dynamo_fuzz.py replays them without torch. The program texts are deterministic for a seed.
+exit other than 0 or 1 is a crash. The first program of each (class, aspect of its first
+disagreement, kind of dynamism) is minimized, up to --minimize of them (ops, then calls, then
+dynamic dims and marks removed while a disagreement of that class and aspect persists), and written
+to --out as NAME.golden.json + NAME.graph.json, the seed and the command in its `fuzz` field;
+testdata/dynamo_fuzz/test_dynamo_fuzz.py replays them without torch. The programs are deterministic
+for a seed (program i's draws are seeded by "SEED:i", so --only i runs the same program).
 
 Prints one line per program, then `programs N, aspects A/T agree, wrong W, outside-graph O, text X,
 crashes C` and a Markdown table of the disagreement classes (README's).
