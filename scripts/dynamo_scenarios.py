@@ -564,6 +564,8 @@ def run_scenario(sc, out_dir, tmp):
             "recompile_limit": next((ev["recompile_limit"] for ev in frames.values() if ev["recompile_limit"]), None),
         },
     }
+    if sc.get("fuzz"):  # scripts/dynamo_fuzz.py: the seed and the program's place in its run
+        golden["fuzz"] = sc["fuzz"]
     if "graph" not in child:
         raise RuntimeError("scenario %s: no ATen graph, even in the fallback run" % sc["name"])
     with open(os.path.join(out_dir, sc["name"] + ".graph.json"), "w") as fh:

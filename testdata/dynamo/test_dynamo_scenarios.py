@@ -48,17 +48,18 @@ def _fakeprop():
     return path if os.access(path, os.X_OK) else None
 
 
-def _known():
-    """{(scenario, aspect): reason} from known_differences.txt."""
+def _known(known_file=KNOWN_FILE):
+    """{(scenario, aspect): reason} from known_differences.txt (or another file of that form:
+    testdata/dynamo_fuzz has its own)."""
     out = {}
-    for n, line in enumerate(KNOWN_FILE.read_text().splitlines(), 1):
+    for n, line in enumerate(pathlib.Path(known_file).read_text().splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         head, sep, reason = line.partition(":")
         parts = head.split()
         if not sep or len(parts) != 2 or not reason.strip():
-            raise ValueError("%s:%d: expected `SCENARIO ASPECT: reason`" % (KNOWN_FILE.name, n))
+            raise ValueError("%s:%d: expected `SCENARIO ASPECT: reason`" % (pathlib.Path(known_file).name, n))
         out[tuple(parts)] = reason.strip()
     return out
 
@@ -91,12 +92,13 @@ CASES = [(g, a) for g in GOLDENS for a in aspects(_load(g))]
 
 @functools.lru_cache(maxsize=None)
 def run_fakeprop(golden_path):
-    """fakeprop's report, --log +dynamic lines and (for a workload) --trace-dir frames."""
+    """fakeprop's report, --log +dynamic lines and (for a workload) --trace-dir frames. The graph is
+    the file the golden names, beside the golden."""
     golden = _load(golden_path)
     exe = _fakeprop()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_"))}
     env.update(golden["fakeprop"]["env"])
-    graph = str(HERE / golden["graph"]["file"])
+    graph = str(pathlib.Path(golden_path).parent / golden["graph"]["file"])
     with tempfile.TemporaryDirectory(prefix="fakeprop_dynamo_") as tmp:
         cmd = [exe, graph] + golden["fakeprop"]["args"] + ["--json", "--log", "+dynamic"]
         if golden["fakeprop"]["workload"]:
