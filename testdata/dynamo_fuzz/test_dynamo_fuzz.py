@@ -12,7 +12,6 @@ reason`, the tag the fuzzer's class: [gap] fakeprop wrong, [graph] torch adds it
 graph, [text] the same decision printed differently); a listed aspect that agrees fails too, so the
 list stays exact. A fakeprop exit other than 0 or 1 is listed as `NAME crash: [gap] reason`.
 """
-import json
 import pathlib
 import sys
 
@@ -63,12 +62,4 @@ def test_aspect(golden_path, aspect, known):
         raise AssertionError("%s: fakeprop crashed (list it as `%s crash: [gap] ...` while it does)\n%s" % (crash[0], crash[0], e))
     assert (golden["scenario"], "crash") not in known, \
         "%s crash: fakeprop runs now: remove it from known_differences.txt" % golden["scenario"]
-    theirs, ours = replay.compare(golden, aspect, run)
-    key = (golden["scenario"], aspect)
-    if theirs == ours:
-        assert key not in known, "%s %s agrees now: remove it from known_differences.txt (%s)" % (key + (known.get(key),))
-        return
-    if key in known:
-        return
-    pytest.fail("%s %s differs\n  torch:    %s\n  fakeprop: %s\n  command:  %s" % (
-        golden["scenario"], aspect, json.dumps(theirs), json.dumps(ours), " ".join(run["cmd"])))
+    replay.check_aspect(golden, aspect, run, known)
