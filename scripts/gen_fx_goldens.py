@@ -770,6 +770,10 @@ def view_cases():
         ("aten.diagonal.default", [off, -2, 1, 0], {}),
         ("aten.diagonal.default", [x, 0, 0, 2], {}),
         ("aten.diagonal.default", [T([3, 4]), 5], {}),
+        ("aten.diag_embed.default", [x], {}),
+        ("aten.diag_embed.default", [tr, 2, 0, 2], {}),
+        ("aten.diag_embed.default", [perm, -1, 3, 1], {}),
+        ("aten.diag_embed.default", [x, 0, 1, 1], {}),
         ("aten.unfold.default", [x, 2, 2, 1], {}),
         ("aten.unfold.default", [tr, 0, 2, 2], {}),
         ("aten.unfold.default", [x, 1, 4, 1], {}),
@@ -825,6 +829,10 @@ def factory_cases():
         ("aten.empty_strided.default", [[2, 3], [1, 2]], {}),
         ("aten.empty_strided.default", [[2, 3], [0, 1]], {"dtype": torch.float16}),
         ("aten.zeros.default", [[2, 3]], {}),
+        ("aten.eye.default", [3], {}),
+        ("aten.eye.m", [2, 5], {"dtype": torch.int32}),
+        ("aten.eye.default", [0], {}),
+        ("aten.eye.default", [-1], {}),
         ("aten.zeros.default", [[4]], {"dtype": torch.bool}),
         ("aten.ones.default", [[2, 3]], {"dtype": torch.int32}),
         ("aten.ones.default", [[]], {}),
@@ -1017,6 +1025,11 @@ def reduction_cases():
         ("aten.cummax.default", [cl, 1], {}),
         ("aten.cummin.default", [i64, 0], {}),
         ("aten.logcumsumexp.default", [x, -1], {}),
+        ("aten.count_nonzero.default", [x, 1], {}),
+        ("aten.count_nonzero.default", [cl], {}),
+        ("aten.count_nonzero.dim_IntList", [cl, [0, -1]], {}),
+        ("aten.count_nonzero.dim_IntList", [x, [1, -3]], {}),
+        ("aten.count_nonzero.dim_IntList", [x, [1, 1]], {}),
     ]
 
 

@@ -56,6 +56,16 @@ void empty_strided_op(OpContext& ctx) {
                                 device_or(ctx, ctx.device())));
 }
 
+// eye(n) / eye.m(n, m): an n x m matrix; ATen's meta checks both >= 0.
+void eye(OpContext& ctx) {
+  const SymInt n = ctx.int_arg(0, "n");
+  const SymInt m = ctx.target() == "aten.eye.m" ? ctx.int_arg(1, "m") : n;
+  for (const auto& [v, name] : {std::pair{n, "n"}, std::pair{m, "m"}})
+    require(ctx, sym_ge(v, 0), "eye", ErrorKind::InvalidArgument,
+            [&] { return std::string(name) + " must be greater or equal to 0, got " + text(v); });
+  set_tensor(ctx, empty_tensor(ctx, {n, m}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
+}
+
 void scalar_tensor(OpContext& ctx) {
   (void)ctx.scalar_arg(0, "s");
   set_tensor(ctx, empty_tensor(ctx, {}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
@@ -340,6 +350,8 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.full.default", full);
   r.add("aten.empty_strided.default", empty_strided_op);
   r.add("aten.scalar_tensor.default", scalar_tensor);
+  r.add("aten.eye.default", eye);
+  r.add("aten.eye.m", eye);
   for (const char* name : {"aten.empty_like.default", "aten.zeros_like.default", "aten.ones_like.default",
                            "aten.full_like.default", "aten.rand_like.default", "aten.randn_like.default"})
     r.add(name, like, OutputGrad::none());  // factories: take metadata, not autograd history

@@ -133,5 +133,26 @@ TEST(FxFactory, LiftFreshCopyIsAContiguousCopy) {
   EXPECT_NE(r.tensor("y").storage, r.tensor("x").storage);
 }
 
+// Values from torch 2.15's FakeTensorMode on the same calls (the issue 39 fuzzer's s1_p0018, s1_p0093).
+TEST(FxFactory, EyeIsAnNByMMatrix) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .symbol("s1", 7)
+      .input("x", tensor({"s0", "s1"}))
+      .call("n", "aten.sym_size.int", {node("x"), 0})
+      .call("m", "aten.sym_size.int", {node("x"), 1})
+      .call("a", "aten.eye.default", {node("n")})
+      .call("b", "aten.eye.m", {node("n"), node("m")}, {{"dtype", dtype("int32")}})
+      .call("c", "aten.eye.default", {-1});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"s0", "s0"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"s0", "1"}));
+  EXPECT_EQ(r.tensor("a").dtype, DType::Float32);
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"s0", "s1"}));
+  EXPECT_EQ(strs(r.tensor("b").strides), (Strs{"s1", "1"}));
+  EXPECT_EQ(r.tensor("b").dtype, DType::Int32);
+  EXPECT_EQ(r.error("c"), "invalid_argument: n must be greater or equal to 0, got -1");
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -403,6 +403,22 @@ void logcumsumexp(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
 }
 
+// count_nonzero(self, dim=None) / count_nonzero.dim_IntList(self, dim): an
+// int64 count with the dims removed (every dim when none is given).
+void count_nonzero(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  std::vector<int64_t> dims;
+  if (ctx.target() == "aten.count_nonzero.dim_IntList")
+    dims = static_int_list(ctx, 1, "dim");
+  else if (ctx.has(1, "dim"))
+    dims = {static_int(ctx, 1, "dim")};
+  for (size_t i = 0; i < dims.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (canonical_dim(dims[i], self.dim()) == canonical_dim(dims[j], self.dim()))
+        ctx.fail(ErrorKind::InvalidArgument, "duplicate value in the list of dims");
+  set_tensor(ctx, reduction_out(ctx, self, reduction_mask(ctx, dims, self.dim()), false, DType::Int64));
+}
+
 }  // namespace
 
 // histc(self, bins=100, min=0, max=0): a contiguous [bins] tensor of
@@ -439,6 +455,8 @@ void register_reduction_ops(OpRegistry& r) {
   r.add("aten.linalg_vector_norm.default", linalg_vector_norm);
   r.add("aten.sum.dim_IntList", sum);
   r.add("aten.sum.default", sum);
+  r.add("aten.count_nonzero.default", count_nonzero);
+  r.add("aten.count_nonzero.dim_IntList", count_nonzero);
   r.add("aten.prod.default", prod);
   r.add("aten.prod.dim_int", prod);
   r.add("aten.mean.dim", mean);

@@ -85,5 +85,23 @@ TEST(FxReduction, LinalgVectorNorm) {
   EXPECT_NE(run(g).error("y").find("Expected a floating point or complex tensor"), std::string::npos);
 }
 
+// Values from torch 2.15's FakeTensorMode on the same calls (the issue 39 fuzzer's s1_p0035).
+TEST(FxReduction, CountNonzeroDropsItsDimsAsInt64) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("x", tensor({3, "s0", 4}))
+      .call("a", "aten.count_nonzero.default", {node("x"), 0})
+      .call("b", "aten.count_nonzero.default", {node("x")})
+      .call("c", "aten.count_nonzero.dim_IntList", {node("x"), {0, -1}})
+      .call("d", "aten.count_nonzero.dim_IntList", {node("x"), {0, -3}});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"s0", "4"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"4", "1"}));
+  EXPECT_EQ(r.tensor("a").dtype, DType::Int64);
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{}));
+  EXPECT_EQ(strs(r.tensor("c").sizes), (Strs{"s0"}));
+  EXPECT_EQ(r.error("d"), "invalid_argument: duplicate value in the list of dims");
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -691,6 +691,26 @@ void diagonal(OpContext& ctx) {
   set_tensor(ctx, ctx.view_of(self, sizes, strides, storage_offset));
 }
 
+// diag_embed(self, offset=0, dim1=-2, dim2=-1): a new contiguous tensor of
+// one more dim, self's last size plus |offset| at dim1 and at dim2.
+void diag_embed(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "dimension specified as -1 but tensor has no dimensions");
+  const int64_t rank = self.dim() + 1;
+  const int64_t offset = static_int(ctx, 1, "offset", 0);
+  int64_t d1 = dim_arg(ctx, 2, "dim1", rank, -2);
+  int64_t d2 = dim_arg(ctx, 3, "dim2", rank, -1);
+  if (d1 == d2)
+    ctx.fail(ErrorKind::InvalidArgument, "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " +
+                                             std::to_string(d2));
+  if (d1 > d2) std::swap(d1, d2);
+  const SymInt side = simplified(ctx, self.sizes.back() + (offset < 0 ? -offset : offset));
+  SymShape sizes(self.sizes.begin(), self.sizes.end() - 1);
+  sizes.insert(sizes.begin() + d1, side);
+  sizes.insert(sizes.begin() + d2, side);
+  set_tensor(ctx, empty_tensor(ctx, std::move(sizes), self.dtype, self.device));
+}
+
 // unfold(self, dimension, size, step): windows along a dim as a new last dim.
 void unfold(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
@@ -840,6 +860,7 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.moveaxis.intlist", movedim);
   r.add("aten.moveaxis.int", movedim);
   r.add("aten.diagonal.default", diagonal);
+  r.add("aten.diag_embed.default", diag_embed);
   r.add("aten.unfold.default", unfold);
   // In-place metadata changes: the interpreter replaces self with the result.
   r.add_inplace("aten.t_.default", t, Mutation::Metadata);

@@ -277,5 +277,24 @@ TEST(FxView, TensorSplitSectionsOnASymbolicSize) {
   EXPECT_EQ(strs(r.tensor("b", 1).sizes), (Strs{"s0 - 3", "2"}));
 }
 
+// Values from torch 2.15's FakeTensorMode on the same calls (the issue 39 fuzzer's s1_p0059).
+TEST(FxView, DiagEmbedAddsADimOfTheLastSizePlusTheOffset) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("x", tensor({3, "s0", 4}))
+      .call("a", "aten.diag_embed.default", {node("x")})
+      .call("b", "aten.diag_embed.default", {node("x"), 2, 0, 2})
+      .call("c", "aten.diag_embed.default", {node("x"), -1, 3, 1})
+      .call("d", "aten.diag_embed.default", {node("x"), 0, 1, 1});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"3", "s0", "4", "4"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"16*s0", "16", "4", "1"}));
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"6", "3", "6", "s0"}));
+  EXPECT_EQ(strs(r.tensor("b").strides), (Strs{"18*s0", "6*s0", "s0", "1"}));
+  EXPECT_EQ(strs(r.tensor("c").sizes), (Strs{"3", "5", "s0", "5"}));
+  EXPECT_EQ(strs(r.tensor("c").strides), (Strs{"25*s0", "5*s0", "5", "1"}));
+  EXPECT_EQ(r.error("d"), "invalid_argument: diagonal dimensions cannot be identical 1, 1");
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
