@@ -60,9 +60,10 @@ void empty_strided_op(OpContext& ctx) {
 void eye(OpContext& ctx) {
   const SymInt n = ctx.int_arg(0, "n");
   const SymInt m = ctx.target() == "aten.eye.m" ? ctx.int_arg(1, "m") : n;
-  for (const auto& [v, name] : {std::pair{n, "n"}, std::pair{m, "m"}})
-    require(ctx, sym_ge(v, 0), "eye", ErrorKind::InvalidArgument,
-            [&] { return std::string(name) + " must be greater or equal to 0, got " + text(v); });
+  // No structured binding: clang 14 (the sanitizer build) cannot capture one.
+  for (const std::pair<SymInt, const char*>& arg : {std::pair<SymInt, const char*>{n, "n"}, {m, "m"}})
+    require(ctx, sym_ge(arg.first, 0), "eye", ErrorKind::InvalidArgument,
+            [&] { return std::string(arg.second) + " must be greater or equal to 0, got " + text(arg.first); });
   set_tensor(ctx, empty_tensor(ctx, {n, m}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
 }
 
