@@ -14,6 +14,8 @@ import subprocess
 
 import pytest
 
+from test_dynamo_scenarios import args_without_calls
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 GOLDENS = sorted(HERE.glob("*.golden.json"))
@@ -26,14 +28,7 @@ def _fakeprop():
 
 def _options(golden):
     """The golden's arguments without its own calls."""
-    args, out, i = golden["fakeprop"]["args"], [], 0
-    while i < len(args):
-        if args[i] == "--call":
-            i += 2
-            continue
-        out.append(args[i])
-        i += 1
-    return out
+    return args_without_calls(golden["fakeprop"]["args"])
 
 
 def _tensor_inputs(graph):

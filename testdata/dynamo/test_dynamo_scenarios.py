@@ -197,10 +197,8 @@ def check_aspect(golden, aspect, run, known):
         golden["scenario"], aspect, json.dumps(theirs), json.dumps(ours), " ".join(run["cmd"])))
 
 
-def _spec_text(golden):
-    """The fakeprop arguments of a scenario as README's table shows them: `--call`s counted."""
-    args, env = golden["fakeprop"]["args"], golden["fakeprop"]["env"]
-    calls = args.count("--call")
+def args_without_calls(args):
+    """A golden's fakeprop arguments less its `--call NAME=...` pairs."""
     rest, i = [], 0
     while i < len(args):
         if args[i] == "--call":
@@ -208,6 +206,14 @@ def _spec_text(golden):
             continue
         rest.append(args[i])
         i += 1
+    return rest
+
+
+def _spec_text(golden):
+    """The fakeprop arguments of a scenario as README's table shows them: `--call`s counted."""
+    args, env = golden["fakeprop"]["args"], golden["fakeprop"]["env"]
+    calls = args.count("--call")
+    rest = args_without_calls(args)
     parts = ["%s=%s" % kv for kv in sorted(env.items())] + ([" ".join(rest)] if rest else [])
     text = ["`%s`" % " ".join(parts)] if parts else []
     if calls:
