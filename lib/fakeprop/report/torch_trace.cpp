@@ -16,6 +16,7 @@
 
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/md5.h"
+#include "fakeprop/util/output_file.h"
 #include "fakeprop/value/describe_value.h"
 
 namespace fakeprop {
@@ -314,22 +315,18 @@ std::string write_torch_trace(const std::string& dir, std::span<const TraceCompi
   clock.start_time =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const std::string text = torch_trace_text(compiles, model_path, clock);
+  // mkstemps reserves a name no other run has (O_EXCL); the one writer of
+  // outputs then fills it (util/output_file.h: synced, write errors reported).
   std::string path = (std::filesystem::path(dir) / "dedicated_log_torch_trace_XXXXXX.log").string();
   const int fd = mkstemps(path.data(), 4);
   if (fd < 0) throw InputError(dir + ": cannot write a trace there: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      std::remove(path.c_str());
-      throw InputError(path + ": " + why);
-    }
-    done += static_cast<size_t>(n);
+  ::close(fd);
+  try {
+    write_output_file(path, text, {});
+  } catch (const InputError&) {
+    std::remove(path.c_str());
+    throw;
   }
-  if (::close(fd) != 0) throw InputError(path + ": " + std::strerror(errno));
   return path;
 }
 
