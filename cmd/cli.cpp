@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/heap_trim.h"
 
 namespace fakeprop::cli {
 
@@ -120,6 +121,7 @@ void InferFlags::add_to(CLI::App& app) {
 }
 
 int run(int argc, char** argv) {
+  allow_heap_trimming(true);  // this process is fakeprop's own
   CLI::App app{"fakeprop: symbolic shape inference for ONNX models and FX graphs, as PyTorch's FakeTensor and ShapeEnv do it",
                "fakeprop"};
   app.set_version_flag("--version", std::string("fakeprop ") + FAKEPROP_VERSION);

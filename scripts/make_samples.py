@@ -140,8 +140,9 @@ def nonzero_view():
 
 
 def nonzero_tail_slice():
-    """x[-n:] with n NonZero's count: whether -n counts from the end depends on n == 0, a
-    data-dependent error, reported with the candidate fixes (torch._check(...))."""
+    """x[-n:] with n NonZero's count: whether -n counts from the end depends on n == 0, which
+    torch's fake slice asks with guard_or_false: the tail's length is a fresh unbacked size in
+    [0, 10] (a runtime assert), not an error."""
     nodes = [helper.make_node("NonZero", ["mask"], ["nz"], name="nonzero"),
              helper.make_node("Shape", ["nz"], ["nz_shape"], name="nz_shape"),
              helper.make_node("Gather", ["nz_shape", "idx1"], ["n"], name="count"),
@@ -158,9 +159,22 @@ def nonzero_tail_slice():
     return model
 
 
+def count_rows(nodes):
+    """Nodes that reshape x[10] to [2, 5] when n > 3 and to [5, 2] otherwise: a shape chosen by a
+    comparison of data (n), which fake values leave unknown and real ones give."""
+    return nodes + [
+        helper.make_node("Greater", ["n", "three"], ["many"], name="many"),
+        helper.make_node("Where", ["many", "two", "five"], ["rows"], name="rows"),
+        helper.make_node("Concat", ["rows", "minus_one"], ["grid_shape"], name="grid_shape", axis=0),
+        helper.make_node("Reshape", ["x", "grid_shape"], ["by_count"], name="by_count")]
+
+
+COUNT_ROWS_INITS = [ints("three", [3]), ints("two", [2]), ints("five", [5]), ints("minus_one", [-1])]
+
+
 def data_shaped():
-    """Sizes that only data decide: x[-n:] with n NonZero's count over a mask, and a Reshape
-    to a shape that is an input. Its test data set (data_shaped/test_data_set_0) holds real
+    """Sizes that only data decide: x[-n:] with n NonZero's count over a mask, x reshaped by
+    whether n > 3, and a Reshape to a shape that is an input. Its test data set (data_shaped/test_data_set_0) holds real
     inputs for --real-input, as ONNX's test data sets do."""
     nodes = [helper.make_node("NonZero", ["mask"], ["nz"], name="nonzero"),
              helper.make_node("Shape", ["nz"], ["nz_shape"], name="nz_shape"),
@@ -169,6 +183,7 @@ def data_shaped():
              helper.make_node("Slice", ["x", "minus_n", "end"], ["tail"], name="tail"),
              helper.make_node("Reshape", ["d", "shape"], ["grid"], name="grid"),
              helper.make_node("Transpose", ["grid"], ["grid_t"], name="grid_t")]
+    nodes = count_rows(nodes)
     graph = helper.make_graph(
         nodes, "data_shaped",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10]),
@@ -176,8 +191,9 @@ def data_shaped():
          helper.make_tensor_value_info("d", TensorProto.FLOAT, [12]),
          helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
         [helper.make_tensor_value_info("tail", TensorProto.FLOAT, [None]),
-         helper.make_tensor_value_info("grid_t", TensorProto.FLOAT, [None, None])],
-        initializer=[ints("idx1", [1]), ints("end", [10])])
+         helper.make_tensor_value_info("grid_t", TensorProto.FLOAT, [None, None]),
+         helper.make_tensor_value_info("by_count", TensorProto.FLOAT, [None, None])],
+        initializer=[ints("idx1", [1]), ints("end", [10])] + COUNT_ROWS_INITS)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="fakeprop-samples")
     onnx.checker.check_model(model)
     return model

@@ -17,6 +17,7 @@
 #include "fakeprop/options/infer_args.h"
 #include "fakeprop/report/report.h"
 #include "fakeprop/util/error.h"
+#include "fakeprop/util/heap_trim.h"
 #include "py_document.h"
 #include "torch_graph.h"
 
@@ -165,6 +166,9 @@ PYBIND11_MODULE(_core, m) {
         return report_of(path, args, [&](const InferOptions& o) { return infer_file(path, o); });
       },
       py::arg("path"), py::arg("args"), "Run one model file: (report as Python objects, CLI exit status).");
+
+  m.def("heap_trims_done", &heap_trims_done,
+        "How many times this process handed its free heap back to the system (the package never does).");
 
   py::class_<FxProgram>(m, "FxProgram", "A torch.fx graph read into fakeprop (see graph_export.py).")
       .def_property_readonly("input_names",

@@ -1,9 +1,8 @@
 #include "fakeprop/onnx/consuming_run.h"
 
 #include <algorithm>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+
+#include "fakeprop/util/heap_trim.h"
 
 namespace fakeprop::onnx {
 
@@ -33,11 +32,8 @@ void drop_known_elements(Value& v) {
   v.tensor = std::make_shared<const TensorValue>(std::move(bare));
 }
 
-void release_free_pages() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
+// Below this many nodes a run's freed holes are too few to be worth a trim.
+constexpr size_t kTrimFromNodes = 4096;
 
 }  // namespace
 
@@ -47,7 +43,8 @@ ConsumingRun::ConsumingRun(Graph& g, const ValueNumbering& names, const std::vec
       order_(order),
       last_read_(last_reads(g, names, order)),
       // Sixteen trims at most: each walks the allocator's free lists.
-      trim_every_(std::max<size_t>(512, order.size() / 16)) {}
+      trim_every_(heap_trimming_allowed() && order.size() >= kTrimFromNodes ? std::max<size_t>(512, order.size() / 16)
+                                                                            : 0) {}
 
 void ConsumingRun::node_ran(size_t pos, Scope& scope) {
   const size_t i = order_[pos];
@@ -56,7 +53,7 @@ void ConsumingRun::node_ran(size_t pos, Scope& scope) {
     for (uint32_t id : ids)
       if (id != ValueNumbering::kNone && last_read_[id] == pos)
         if (Value* v = scope.local(id)) drop_known_elements(*v);
-  if ((pos + 1) % trim_every_ == 0) release_free_pages();
+  if (trim_every_ != 0 && (pos + 1) % trim_every_ == 0) trim_heap();
 }
 
 }  // namespace fakeprop::onnx

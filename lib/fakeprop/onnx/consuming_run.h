@@ -3,7 +3,9 @@
 // once it ran (records hold pooled names), and nothing reads a value's known
 // elements (folded shape vectors, constant masks) once its last reader ran:
 // the report never prints them. glibc keeps the freed holes inside the heap
-// resident, so the freed pages are handed back every few hundred nodes.
+// resident, so in a large graph the freed pages are handed back sixteen times
+// over the run, where the process allows it (util/heap_trim.h: the command
+// line does, a host process such as Python's does not).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,7 +29,7 @@ class ConsumingRun {
   const ValueNumbering& names_;
   const std::vector<size_t>& order_;
   std::vector<uint32_t> last_read_;  // by value id: the position of its last reader
-  size_t trim_every_;
+  size_t trim_every_;  // 0: never trim
 };
 
 }  // namespace fakeprop::onnx

@@ -257,8 +257,20 @@ class Interpreter::Step final : public NodeStep {
     in_.result_.op_rule_uses.push_back({record_name_.str(), u.key, u.where});
   }
 
-  // A declared type wins; else, when an input's rank is what stopped the
-  // rule, an output keeps the element type its schema gives it.
+  // A tensor of `rank` fresh unbacked sizes, contiguous.
+  Value ranked_unknown(DType dtype, size_t rank) {
+    TensorValue tv;
+    for (size_t d = 0; d < rank; ++d) tv.meta.sizes.emplace_back(in_.env().create_unbacked_symint(true));
+    tv.meta.strides = contiguous_strides(tv.meta.sizes, &in_.env());
+    tv.meta.dtype = dtype;
+    tv.meta.device = in_.options_.device;
+    tv.meta.storage = in_.storage_.next();
+    return Value::of_tensor(std::move(tv));
+  }
+
+  // A declared type wins; else an output keeps the element type its schema
+  // gives it, and the rank its schema fixes from its inputs' (unranked where
+  // an input's rank is unknown).
   void fallback(std::vector<Value>& outputs, const std::string& why, bool rank_unknown) override {
     const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
     for (size_t k = 0; k < node_.outputs.size(); ++k) {
@@ -267,11 +279,18 @@ class Interpreter::Step final : public NodeStep {
         outputs.push_back(Value::none());
         continue;
       }
-      if (rank_unknown && !ops::declared_type(graph_, o))
-        if (auto dtype = ops::schema_output_dtype(domain, node_.op_type, k, inputs_)) {
+      if (!ops::declared_type(graph_, o)) {
+        const auto dtype = ops::schema_output_dtype(domain, node_.op_type, k, inputs_);
+        const auto rank = ops::schema_output_rank(domain, node_.op_type, k, inputs_);
+        if (dtype && rank) {  // the op fixes the rank: only the sizes are unknown
+          outputs.push_back(ranked_unknown(*dtype, *rank));
+          continue;
+        }
+        if (dtype && rank_unknown) {
           outputs.push_back(Value::of_unranked(*dtype, in_.options_.device, why));
           continue;
         }
+      }
       outputs.push_back(
           ops::fallback_value(o, graph_, in_.env(), in_.storage_, in_.options_.device, why, in_.dim_params_));
     }

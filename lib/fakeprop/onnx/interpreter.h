@@ -93,8 +93,9 @@ class Interpreter {
 RunResult run_model(const Model& model, const InferOptions& options, const RunControl& control = {});
 // The same, consuming the model: its main graph's nodes are freed as they run
 // (the model's names live on in the result), a value's known elements once
-// its last reader ran (reports never print them), and the freed heap pages
-// are handed back to the system every few hundred nodes (malloc_trim on glibc).
+// its last reader ran (reports never print them), and in a large graph the
+// freed heap pages are handed back to the system where the process allows it
+// (util/heap_trim.h).
 RunResult run_model(Model&& model, const InferOptions& options, const RunControl& control = {});
 
 }  // namespace fakeprop::onnx

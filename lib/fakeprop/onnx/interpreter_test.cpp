@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "fakeprop/onnx/interpreter.h"
+#include "fakeprop/onnx/model_builder.h"
 #include "fakeprop/report/report.h"
+#include "fakeprop/util/heap_trim.h"
 
 namespace fakeprop::onnx {
 namespace {
@@ -52,6 +54,40 @@ TEST(ConsumingRun, FreesEachMainGraphNodeAfterItRuns) {
   ASSERT_EQ(result.nodes.size(), model.graph.nodes.size());
   EXPECT_EQ(model.graph.nodes.live_chunks(), 0u);  // every node's storage is gone
   EXPECT_EQ(result.nodes.front().name, first_name);  // records keep the pooled names
+}
+
+// A chain of `n` Relu nodes over x[batch].
+Model relu_chain(size_t n) {
+  ModelBuilder b;
+  b.input("x", 1, {std::string("batch")});
+  std::string prev = "x";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string out = "v" + std::to_string(i);
+    b.node("Relu", {prev}, {out});
+    prev = out;
+  }
+  b.output(prev);
+  return b.build();
+}
+
+// malloc_trim releases the whole process's free heap, not the run's: a host
+// process (Python) never pays for it, and the command line, which opts in,
+// trims only a graph large enough for the freed holes to matter.
+TEST(ConsumingRun, TrimsTheHeapOnlyWhereTheProcessAllowsIt) {
+  const bool was_allowed = heap_trimming_allowed();
+  allow_heap_trimming(false);
+  uint64_t before = heap_trims_done();
+  run_model(relu_chain(120000), InferOptions{});
+  EXPECT_EQ(heap_trims_done(), before);  // a library's host keeps its heap
+
+  allow_heap_trimming(true);
+  before = heap_trims_done();
+  run_model(relu_chain(2000), InferOptions{});
+  EXPECT_EQ(heap_trims_done(), before);  // a small graph: not worth a trim
+  run_model(relu_chain(120000), InferOptions{});
+  EXPECT_GT(heap_trims_done(), before);
+  EXPECT_LE(heap_trims_done() - before, 16u);
+  allow_heap_trimming(was_allowed);
 }
 
 size_t values_with_known_elements(const RunResult& r) {

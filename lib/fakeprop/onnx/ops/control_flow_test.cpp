@@ -3,6 +3,8 @@
 // (onnx/backend/test/case/node/{if,loop,scan,sequence*,optional*}.py).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <map>
 #include <memory>
 
@@ -214,6 +216,37 @@ TEST(ControlFlowIf, BranchRuntimeAssertIsConditionedOnTheBranch) {
   // The same check after the If is not known from the branch: it is asserted again, unconditionally.
   EXPECT_EQ(r.env->runtime_asserts()[1].node, "after");
   EXPECT_EQ(to_python_string(r.env->runtime_asserts()[1].expr), "(3*n) % 2 == 0");
+}
+
+// x[-n:] inside an If branch whose condition is data (optimum's merged
+// decoders): as outside an If, the length is an unbacked size, no error, the
+// rank kept; its bound is asserted only where the branch runs.
+TEST(ControlFlowIf, SliceByAMinusSizeInsideABranch) {
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("c", kBool, {}).input("q", kFloat, {"n"}).input("x", kFloat, {"len"});
+  ModelBuilder& then_b = sg.make("then");
+  then_b.initializer_ints("zero", {1}, {0}).initializer_ints("big", {1}, {std::numeric_limits<int64_t>::max()});
+  then_b.node("Shape", {"q"}, {"qs"});
+  then_b.node("Gather", {"qs", "zero"}, {"n_"}).attr_int("axis", 0);
+  then_b.node("Neg", {"n_"}, {"minus_n"});
+  then_b.node("Slice", {"x", "minus_n", "big", "zero"}, {"t_y"}, "tail").output("t_y");
+  ModelBuilder& else_b = sg.make("else");
+  else_b.node("Identity", {"x"}, {"e_y"}).output("e_y");
+  b.node("If", {"c"}, {"y"}, "if0")
+      .attr_graph("then_branch", Subgraphs::graph(then_b))
+      .attr_graph("else_branch", Subgraphs::graph(else_b));
+  b.output("y");
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  const Value* y = output_value(r, "y");
+  ASSERT_TRUE(y && y->is_tensor());
+  EXPECT_EQ(y->tensor->meta.sizes.size(), 1u);
+  ASSERT_EQ(r.env->runtime_asserts().size(), 1u);
+  EXPECT_EQ(r.env->runtime_asserts()[0].node, "if0/then/tail");
+  const std::string text = to_python_string(r.env->runtime_asserts()[0].expr);
+  EXPECT_NE(text.find(" <= len or "), std::string::npos) << text;
+  EXPECT_NE(text.find(" != 1"), std::string::npos) << text;
 }
 
 // A Reshape in one branch needing 2*u0 == 8 neither specializes u0 nor

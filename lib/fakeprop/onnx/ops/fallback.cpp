@@ -67,6 +67,47 @@ std::optional<DType> schema_output_dtype(std::string_view domain, std::string_vi
   return in->tensor->meta.dtype;
 }
 
+std::optional<size_t> schema_output_rank(std::string_view domain, std::string_view op, size_t k,
+                                         std::span<const Value* const> inputs) {
+  // Output 0 has input 0's rank.
+  static constexpr std::string_view kKeepsRank[] = {
+      "Abs",        "Acos",         "Acosh",      "Asin",          "Asinh",     "Atan",
+      "Atanh",      "BitwiseNot",   "Cast",       "CastLike",      "Ceil",      "Celu",
+      "Clip",       "Cos",          "Cosh",       "CumSum",        "DepthToSpace", "Dropout",
+      "Elu",        "Erf",          "Exp",        "Floor",         "Gelu",      "HardSigmoid",
+      "HardSwish",  "Hardmax",      "Identity",   "IsInf",         "IsNaN",     "LayerNormalization",
+      "LeakyRelu",  "Log",          "LogSoftmax", "LpNormalization", "Mish",    "Neg",
+      "Not",        "Pad",          "Reciprocal", "Relu",          "Resize",    "ReverseSequence",
+      "Round",      "Selu",         "Shrink",     "Sigmoid",       "Sign",      "Sin",
+      "Sinh",       "Softmax",      "Softplus",   "Softsign",      "SpaceToDepth", "Sqrt",
+      "Tan",        "Tanh",         "ThresholdedRelu", "Tile",     "Transpose", "Trilu",
+      "Upsample",   "Slice",        "Scatter",    "ScatterElements", "ScatterND", "InstanceNormalization",
+      "BatchNormalization", "GroupNormalization", "RMSNormalization", "LRN", "MeanVarianceNormalization",
+  };
+  // Output 0 broadcasts every input: the largest rank.
+  static constexpr std::string_view kBroadcasts[] = {
+      "Add",     "And",  "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div",   "Equal",
+      "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max", "Mean", "Min", "Mod",
+      "Mul",     "Or",   "PRelu",    "Pow",        "Sub",       "Sum",        "Where", "Xor",
+  };
+  if (k != 0 || !(domain.empty() || domain == "ai.onnx") || inputs.empty()) return std::nullopt;
+  auto rank_of = [](const Value* v) -> std::optional<size_t> {
+    if (!v || !v->is_tensor()) return std::nullopt;
+    return v->tensor->meta.sizes.size();
+  };
+  auto listed = [&](std::span<const std::string_view> ops) { return std::find(ops.begin(), ops.end(), op) != ops.end(); };
+  if (listed(kKeepsRank)) return rank_of(inputs[0]);
+  if (!listed(kBroadcasts)) return std::nullopt;
+  size_t rank = 0;
+  for (const Value* v : inputs) {
+    if (!v) continue;  // an omitted optional input
+    const std::optional<size_t> r = rank_of(v);
+    if (!r) return std::nullopt;
+    rank = std::max(rank, *r);
+  }
+  return rank;
+}
+
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name) {
   for (const auto& vi : g.value_info)
     if (vi.name == value_name) return &vi.type;

@@ -26,6 +26,15 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
 std::optional<DType> schema_output_dtype(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs);
 
+// The rank ONNX's schema fixes for output 0 of `op` from its inputs' ranks:
+// an op that keeps its input's rank (Slice, Transpose, Cast, unary
+// elementwise ops, Softmax, Pad, ...) or broadcasts its inputs (binary
+// elementwise ops, Where: the largest rank). nullopt for other ops, other
+// outputs, or an input of unknown rank. A failed node keeps it: its
+// output's sizes are unknown, its rank is not.
+std::optional<size_t> schema_output_rank(std::string_view domain, std::string_view op, size_t k,
+                                         std::span<const Value* const> inputs);
+
 // The most inputs ONNX's schema of `op` allows at `opset` (input_counts.inc,
 // made by scripts/gen_onnx_input_counts.py); nullopt for any number, an op
 // or version onnx does not define, or a domain it does not hold.

@@ -12,6 +12,7 @@ namespace {
 
 using testing::error_kinds;
 using testing::run;
+using testing::dtype_of;
 using testing::shape_of;
 using Strings = std::vector<std::string>;
 using namespace testing::dtypes;
@@ -65,6 +66,27 @@ TEST(OnnxFallback, ANodeNamingMoreOutputsThanItsOperatorHasIsAnOutputCountError)
   EXPECT_EQ(r.errors[0].message, "Relu gives 1 output(s); the node names 2 (output 'extra' has no value)");
   EXPECT_EQ(r.errors[1].kind, ErrorKind::OutputCount);
   EXPECT_EQ(shape_of(r, "n"), (Strings{"2", "3"}));
+}
+
+// A failed node whose op fixes its output's rank (elementwise ops, Slice,
+// Transpose, ...) keeps that rank with unknown sizes, so the nodes after it
+// still run; only an op whose rank depends on what failed is unranked.
+TEST(OnnxFallback, AFailedNodeKeepsTheRankItsOpFixes) {
+  ModelBuilder b(17);
+  b.input("x", kFloat, {3, 5}).input("y", kFloat, {4, 5}).input("z", kFloat, {1, 2, 5});
+  b.node("Add", {"x", "y"}, {"bad_add"}, "bad_add");  // 3 against 4: a shape mismatch
+  b.node("Add", {"bad_add", "z"}, {"wide"}, "wide");  // broadcasts to rank 3
+  b.node("Transpose", {"bad_add"}, {"t"}, "t");
+  b.attr_ints("perm", {1, 0});
+  b.node("Shape", {"t"}, {"t_shape"}, "t_shape");
+  b.output("wide").output("t_shape");
+  const RunResult r = run(b);
+  EXPECT_EQ(error_kinds(r), (Strings{"shape_mismatch"}));
+  EXPECT_EQ(shape_of(r, "bad_add").size(), 2u);
+  EXPECT_EQ(dtype_of(r, "bad_add"), DType::Float32);
+  EXPECT_EQ(shape_of(r, "wide").size(), 3u);
+  EXPECT_EQ(shape_of(r, "t").size(), 2u);
+  EXPECT_EQ(shape_of(r, "t_shape"), (Strings{"2"}));
 }
 
 }  // namespace

@@ -631,9 +631,10 @@ void split_rule(OpContext& ctx) {
 // ---------------------------------------------------------------------------
 // Slice
 
-// Bounds of one sliced axis: the clamped start and the length.
+// Bounds of one sliced axis: the clamped start (nullopt where a bound's sign
+// cannot be placed) and the length.
 struct SliceAxis {
-  SymInt start;
+  std::optional<SymInt> start;
   SymInt len;
 };
 
@@ -669,12 +670,16 @@ SymInt clamp_sym(OpContext& ctx, SymInt x, const SymInt& lo, const SymInt& hi) {
 // ONNX Slice clamping (as in the spec and libonnx): a negative index counts
 // from the end; starts are clamped to [0, dim] (step > 0) or [0, dim-1]
 // (step < 0), ends to [0, dim] or [-1, dim-1]; the length is
-// max(0, ceil((end - start) / step)).
+// max(0, ceil((end - start) / step)). Whether a symbolic bound counts from
+// the end is asked as torch's fake slice asks it (guard_or_false each way): a
+// backed bound is guarded, and one whose sign no fact settles (an unbacked
+// `-n` with n possibly 0) leaves the length a fresh unbacked size in
+// [0, dim], asserted at run time, rather than a data-dependent error.
 SliceAxis slice_axis(OpContext& ctx, const SymInt& dim, const SymInt& start, const SymInt& end, int64_t step) {
-  auto adjust = [&](const SymInt& x, const SymInt& lo, const SymInt& hi) {
+  constexpr const char* kWhy = "Slice: index counts from the end";
+  auto adjust = [&](const SymInt& x, const SymInt& lo, const SymInt& hi) -> std::optional<SymInt> {
     if (x.is_static() && x.value() >= kHugeIndex) return hi;
     if (x.is_static() && x.value() <= -kHugeIndex) return clamp_sym(ctx, lo, lo, hi);
-    SymInt v = x;
     bool negative;
     if (x.is_static())
       negative = x.value() < 0;
@@ -682,13 +687,16 @@ SliceAxis slice_axis(OpContext& ctx, const SymInt& dim, const SymInt& start, con
       negative = false;
     else if (known_true(ctx, sym_lt(x, 0)))
       negative = true;
+    else if (guard_or_false(ctx, sym_lt(x, 0), kWhy))
+      negative = true;
+    else if (guard_or_false(ctx, sym_ge(x, 0), kWhy))
+      negative = false;
     else
-      negative = ctx.check(sym_lt(x, 0), "Slice: index counts from the end");
-    if (negative) v = dim + x;
-    return clamp_sym(ctx, v, lo, hi);
+      return std::nullopt;
+    return clamp_sym(ctx, negative ? dim + x : x, lo, hi);
   };
   SliceAxis r;
-  SymInt lower, upper;  // span = upper - lower, clipped at 0
+  std::optional<SymInt> lower, upper;  // span = upper - lower, clipped at 0
   if (step > 0) {
     r.start = adjust(start, 0, dim);
     lower = r.start;
@@ -699,8 +707,13 @@ SliceAxis slice_axis(OpContext& ctx, const SymInt& dim, const SymInt& start, con
     lower = adjust(end, -1, last);
     upper = r.start;
   }
-  SymInt span = simplified(ctx, upper - lower);
-  if (!known_le(ctx, lower, upper)) span = known_le(ctx, upper, lower) ? SymInt(0) : sym_max(span, 0);
+  if (!lower || !upper) {
+    r.len = SymInt(ctx.env().create_unbacked_symint(true));
+    ctx.env().defer_runtime_assert(sym_le(r.len, dim), "Slice: a bound of unknown sign");
+    return r;
+  }
+  SymInt span = simplified(ctx, *upper - *lower);
+  if (!known_le(ctx, *lower, *upper)) span = known_le(ctx, *upper, *lower) ? SymInt(0) : sym_max(span, 0);
   const int64_t stride = step > 0 ? step : -step;
   r.len = stride == 1 ? simplified(ctx, span) : ceil_div(ctx, span, stride);
   return r;
@@ -770,8 +783,8 @@ void slice_rule(OpContext& ctx) {
     SliceAxis r = slice_axis(ctx, in[a], (*starts)[i], (*ends)[i], step);
     out[a] = r.len;
     if (src) {
-      if (r.start.is_static() && r.len.is_static())
-        coords[a] = iota(r.len.value(), r.start.value(), step);
+      if (r.start && r.start->is_static() && r.len.is_static())
+        coords[a] = iota(r.len.value(), r.start->value(), step);
       else
         src.reset();
     }

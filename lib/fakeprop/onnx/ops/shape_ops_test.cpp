@@ -992,6 +992,49 @@ TEST(ShapeOpsGuards, ReshapeMinusOneOnHintlessDimIsRuntimeAssert) {
   EXPECT_EQ(to_python_string(r.env->runtime_asserts()[0].expr), "(3*n) % 2 == 0");
 }
 
+// x[-n:] with n another input's size (T5's position_bias[:, :, -seq:, :]):
+// whether -n counts from the end depends on n == 0. Hintless, nothing
+// decides it, so the length is a fresh unbacked size in [0, len] (torch's
+// fake slice: guard_or_false, then an unbacked length), not an error; with
+// hints the sizes are backed, so at least 2, and the start is placed.
+void slice_by_minus_size(ModelBuilder& b) {
+  b.input("q", kFloat, {"n"}).input("x", kFloat, {"len"});
+  b.initializer_ints("zero", {1}, {0}).initializer_ints("big", {1}, {kMax});
+  b.node("Shape", {"q"}, {"qs"});
+  b.node("Gather", {"qs", "zero"}, {"n_"}).attr_int("axis", 0);
+  b.node("Neg", {"n_"}, {"minus_n"});
+  b.node("Slice", {"x", "minus_n", "big", "zero"}, {"y"}, "tail");
+  b.node("Shape", {"y"}, {"y_shape"});
+  b.output("y").output("y_shape");
+}
+
+TEST(ShapeOpsGuards, SliceByAMinusSizeOfUnknownSignIsAnUnbackedLength) {
+  ModelBuilder b(17);
+  slice_by_minus_size(b);
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  const Strings y = shape_of(r, "y");
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_EQ(y[0].substr(0, 1), "u");
+  EXPECT_TRUE(r.env->guards().empty());
+  ASSERT_EQ(r.env->runtime_asserts().size(), 1u);
+  EXPECT_EQ(to_python_string(r.env->runtime_asserts()[0].expr), y[0] + " <= len");
+  EXPECT_EQ(r.env->runtime_asserts()[0].node, "tail");
+  EXPECT_EQ(shape_of(r, "y_shape"), (Strings{"1"}));
+}
+
+TEST(ShapeOpsGuards, SliceByAMinusSizeWithHintsIsPlaced) {
+  ModelBuilder b(17);
+  slice_by_minus_size(b);
+  InferOptions o;
+  o.input_hints = {{"q", {4}}, {"x", {10}}};
+  RunResult r = run(b, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  // Backed sizes are at least 2 (0/1 specialization): -n < 0 is known, no guard of its own.
+  EXPECT_EQ(shape_of(r, "y"), (Strings{"len - max(0, len - n)"}));
+  EXPECT_TRUE(r.env->runtime_asserts().empty());
+}
+
 TEST(ShapeOpsGuards, SliceOnSymbolicDimTakesNoGuard) {
   ModelBuilder b(17);
   b.input("x", kFloat, {"seq"});
