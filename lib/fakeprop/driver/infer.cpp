@@ -18,6 +18,7 @@
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/fx/pt2_archive.h"
 #include "fakeprop/onnx/interpreter.h"
+#include "fakeprop/onnx/ops/fallback.h"
 #include "fakeprop/onnx/writer.h"
 #include "fakeprop/report/report.h"
 #include "fakeprop/util/input_file.h"
@@ -153,12 +154,40 @@ namespace {
 // is written with it, so -o keeps the model's names.
 using ParamNames = std::unordered_map<ExprRef, std::string>;
 
+// `s` as Python text with each symbol that stands for a model dim_param
+// written as that text in parentheses: "2*(past_sequence_length + sequence_length)".
+std::string with_param_names(const SymInt& s, const ParamNames& params) {
+  std::unordered_map<std::string, const std::string*> by_name;
+  for (const auto& [sym, text] : params) by_name.emplace(sym->name(), &text);
+  const std::string text = s.to_python();
+  std::string out;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < text.size();) {
+    if (!word(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && word(text[j])) ++j;
+    const std::string token = text.substr(i, j - i);
+    const auto it = by_name.find(token);
+    out += it == by_name.end() ? token : "(" + *it->second + ")";
+    i = j;
+  }
+  return out;
+}
+
 std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& env, const ParamNames& params) {
   using Dims = std::vector<std::variant<int64_t, std::string>>;
   auto dim = [&](const SymInt& d, bool may_differ) -> std::variant<int64_t, std::string> {
     const SymInt s = env.simplify(d);
     if (s.is_static()) return s.value();
     if (auto it = params.find(s.expr()); it != params.end()) return it->second;
+    if (!params.empty()) {  // an expression over such a symbol: its text, parenthesized
+      bool named = false;
+      for (ExprRef sym : free_symbols(s.expr())) named |= params.count(sym) > 0;
+      if (named) return with_param_names(s, params);
+    }
     // In a sequence's one element standing for all, an unbacked size may
     // differ from element to element; a graph input's size (a dim_param)
     // is the same in every element.
@@ -226,6 +255,31 @@ std::optional<onnx::OutputValueInfo> value_type(const Value& v, const ShapeEnv& 
   return vi;
 }
 
+// optional(T) for T a tensor type or a sequence of one, as a model declares
+// it (an Optional node's `type`); nullopt for other types.
+std::optional<onnx::OutputValueInfo> declared_optional_type(const onnx::TypeInfo& t) {
+  using Wrapper = onnx::OutputValueInfo::Wrapper;
+  onnx::OutputValueInfo vi;
+  vi.wrappers.push_back(Wrapper::Optional);
+  const onnx::TypeInfo* leaf = &t;
+  if (t.kind == onnx::TypeInfo::Kind::Sequence) {
+    if (!t.elem) return std::nullopt;
+    vi.wrappers.push_back(Wrapper::Sequence);
+    leaf = t.elem.get();
+  }
+  if (leaf->kind != onnx::TypeInfo::Kind::Tensor) return std::nullopt;
+  vi.elem_type = leaf->elem_type;
+  if (leaf->shape) {
+    std::vector<std::variant<int64_t, std::string>> dims;
+    for (const onnx::Dim& d : *leaf->shape) {
+      if (d.kind == onnx::Dim::Kind::Value) dims.emplace_back(d.value);
+      else dims.emplace_back(d.kind == onnx::Dim::Kind::Param ? d.param : std::string());
+    }
+    vi.shape = std::move(dims);
+  }
+  return vi;
+}
+
 }  // namespace
 
 namespace {
@@ -284,12 +338,32 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
         if (!identifier || (info.unbacked && info.sources.empty())) params.emplace(s.expr(), p);
       }
     }
+  // A graph output's declaration that contradicts the inferred type (a
+  // value_info_conflict in the report, which keeps the exporter's text) is
+  // replaced by it.
+  std::unordered_map<std::string_view, const onnx::TypeInfo*> declared_outputs;
+  for (const onnx::ValueInfo& out : model.graph.outputs) declared_outputs.emplace(out.name, &out.type);
+  // An empty optional keeps the type its Optional node declares, shape included.
+  std::unordered_map<std::string_view, const onnx::TypeInfo*> optional_types;
+  for (const onnx::Node& node : model.graph.nodes)
+    if (node.op_type == "Optional" && (node.domain.empty() || node.domain == "ai.onnx") && node.inputs.empty() &&
+        !node.outputs.empty())
+      if (const onnx::Attribute* a = node.attr("type"); a && a->tp()) optional_types.emplace(node.outputs[0].view(), a->tp().get());
   std::vector<onnx::OutputValueInfo> infos;
   for (const auto& n : result.nodes) {
     for (const auto& o : n.outputs) {
       if (!main_values.count(o.name.view()) || (n.fallback && !o.val.is_unranked())) continue;
+      if (const auto it = optional_types.find(o.name.view()); it != optional_types.end() && o.val.is_empty_optional()) {
+        if (std::optional<onnx::OutputValueInfo> vi = declared_optional_type(*it->second)) {
+          vi->name = o.name.str();
+          infos.push_back(std::move(*vi));
+        }
+        continue;
+      }
       if (std::optional<onnx::OutputValueInfo> vi = value_type(o.val, env, params)) {
         vi->name = o.name.str();
+        if (const auto it = declared_outputs.find(o.name.view()); it != declared_outputs.end())
+          vi->replaces_declaration = !onnx::ops::declaration_conflict(*it->second, o.val, env, true).empty();
         infos.push_back(std::move(*vi));
       }
     }

@@ -116,7 +116,8 @@ void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_i
     // into the last one. An old value_info entry goes only where a new one
     // replaces it: the written model never describes fewer values. A graph
     // output the model left untyped gets its type in place, as onnx's
-    // inference fills it in; a typed one stays as declared.
+    // inference fills it in; a typed one stays as declared unless it
+    // contradicts the inferred type (replaces_declaration).
     std::vector<std::string_view> kept;
     uint64_t size = 0;
     for (const Field& graph_field : read_fields(file, field.payload)) {
@@ -124,7 +125,8 @@ void assemble(std::string_view file, const std::vector<OutputValueInfo>& value_i
                               (graph_field.number == kGraphValueInfo || graph_field.number == kGraphOutput);
       const auto it = value_info ? annotated.find(value_info_name(file, graph_field.payload)) : annotated.end();
       if (it != annotated.end() && graph_field.number == kGraphValueInfo) continue;
-      if (it != annotated.end() && !value_info_has_type(file, graph_field.payload)) {
+      if (it != annotated.end() && graph_field.number == kGraphOutput &&
+          (it->second->replaces_declaration || !value_info_has_type(file, graph_field.payload))) {
         std::string entry;
         wire::append_len_field(entry, kGraphOutput, encode_value_info(*it->second));
         size += entry.size();

@@ -24,6 +24,9 @@ struct OutputValueInfo {
   std::optional<std::vector<std::variant<int64_t, std::string>>> shape;
   std::vector<Wrapper> wrappers = {};
   int32_t map_key_type = 0;  // TensorProto.DataType of a Map wrapper's keys
+  // A graph output whose declared type contradicts this one: the declaration
+  // is replaced (a graph output the model left untyped always gets this type).
+  bool replaces_declaration = false;
 };
 
 // Writes the model with `value_info` as its main graph's value_info: each

@@ -151,12 +151,64 @@ std::string declared_shape_string(const TypeInfo& t) {
   for (size_t i = 0; i < t.shape->size(); ++i) {
     const Dim& d = (*t.shape)[i];
     if (i) s += ", ";
-    s += d.kind == Dim::Kind::Value ? std::to_string(d.value) : d.kind == Dim::Kind::Param ? d.param : "?";
+    // A dim_param that reads as a number is quoted: the exporter's text, not a dim_value.
+    const bool numeric = d.kind == Dim::Kind::Param && !d.param.empty() &&
+                         std::all_of(d.param.begin(), d.param.end(), [](char c) { return c >= '0' && c <= '9'; });
+    s += d.kind == Dim::Kind::Value ? std::to_string(d.value)
+         : numeric                  ? "\"" + d.param + "\""
+         : d.kind == Dim::Kind::Param ? d.param
+                                      : "?";
   }
   return s + "]";
 }
 
 }  // namespace
+
+namespace {
+
+// A declared dim's size: its dim_value, or a dim_param that reads as a
+// non-negative decimal number.
+std::optional<int64_t> numeric_dim(const Dim& d) {
+  if (d.kind == Dim::Kind::Value && d.value >= 0) return d.value;
+  if (d.kind != Dim::Kind::Param || d.param.empty() || d.param.size() > 18) return std::nullopt;
+  int64_t v = 0;
+  const char* end = d.param.data() + d.param.size();
+  auto [ptr, ec] = std::from_chars(d.param.data(), end, v);
+  if (ec != std::errc() || ptr != end || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string declaration_conflict(const TypeInfo& t, const Value& v, const ShapeEnv& env, bool is_graph_output) {
+  if (!v.is_tensor() || t.kind != TypeInfo::Kind::Tensor) return "";
+  const TensorMeta& m = v.tensor->meta;
+  const auto declared = dtype_from_onnx(t.elem_type);
+  std::string problem;
+  if (t.elem_type != 0 && declared && *declared != m.dtype)
+    problem = "element type " + std::string(dtype_name(*declared)) + " declared, " + std::string(dtype_name(m.dtype)) +
+              " inferred";
+  if (t.shape) {
+    const auto& dims = *t.shape;
+    if (dims.size() != m.sizes.size()) {
+      problem = "rank " + std::to_string(dims.size()) + " declared, " + std::to_string(m.sizes.size()) + " inferred";
+    } else {
+      for (size_t i = 0; i < dims.size() && problem.empty(); ++i) {
+        // A dim_param that reads as a number ("1") is the exporter's claim of that size.
+        const bool literal_param = dims[i].kind == Dim::Kind::Param;
+        const std::optional<int64_t> want = numeric_dim(dims[i]);
+        if (!want || (literal_param && !is_graph_output)) continue;
+        const SymInt got = env.simplify(m.sizes[i]);
+        if (got.is_static() ? got.value() != *want
+                            : literal_param && !env.statically_known_true(sym_eq(got, SymInt(*want))))
+          problem = "dim " + std::to_string(i) + " differs";
+      }
+    }
+    if (!problem.empty())
+      problem += " (declared " + declared_shape_string(t) + ", inferred " + shape_to_string(m.sizes) + ")";
+  }
+  return problem;
+}
 
 void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
   // Only declared names are looked up: one probe per node output, no copies.
@@ -171,37 +223,17 @@ void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env) {
   for (const auto& n : result.nodes)
     for (const auto& o : n.outputs)
       if (auto it = declared_values.find(o.name); it != declared_values.end()) it->second = {&n.name, &o.val};
-  auto check = [&](const ValueInfo& vi, const Value& v) {
-    if (!v.is_tensor() || vi.type.kind != TypeInfo::Kind::Tensor) return;
-    const TensorMeta& m = v.tensor->meta;
+  auto check = [&](const ValueInfo& vi, const Value& v, bool is_graph_output) {
+    const std::string problem = declaration_conflict(vi.type, v, env, is_graph_output);
+    if (problem.empty()) return;
     const Found& found = declared_values.at(vi.name);
-    const std::string node = found.node ? found.node->str() : "";
-    auto declared = dtype_from_onnx(vi.type.elem_type);
-    std::string problem;
-    if (vi.type.elem_type != 0 && declared && *declared != m.dtype)
-      problem = "element type " + std::string(dtype_name(*declared)) + " declared, " +
-                std::string(dtype_name(m.dtype)) + " inferred";
-    if (vi.type.shape) {
-      const auto& dims = *vi.type.shape;
-      if (dims.size() != m.sizes.size()) {
-        problem = "rank " + std::to_string(dims.size()) + " declared, " + std::to_string(m.sizes.size()) + " inferred";
-      } else {
-        for (size_t i = 0; i < dims.size() && problem.empty(); ++i) {
-          if (dims[i].kind != Dim::Kind::Value) continue;
-          SymInt got = env.simplify(m.sizes[i]);
-          if (got.is_static() && got.value() != dims[i].value) problem = "dim " + std::to_string(i) + " differs";
-        }
-      }
-      if (!problem.empty())
-        problem += " (declared " + declared_shape_string(vi.type) + ", inferred " + shape_to_string(m.sizes) + ")";
-    }
-    if (!problem.empty())
-      result.errors.push_back({node, ErrorKind::ValueInfoConflict, "value '" + vi.name + "': " + problem});
+    result.errors.push_back(
+        {found.node ? found.node->str() : "", ErrorKind::ValueInfoConflict, "value '" + vi.name + "': " + problem});
   };
   for (const auto& vi : g.value_info)
-    if (const Value* v = declared_values.at(vi.name).value) check(vi, *v);
+    if (const Value* v = declared_values.at(vi.name).value) check(vi, *v, false);
   for (const auto& vi : g.outputs)
-    if (const Value* v = declared_values.at(vi.name).value) check(vi, *v);
+    if (const Value* v = declared_values.at(vi.name).value) check(vi, *v, true);
 }
 
 }  // namespace fakeprop::onnx::ops

@@ -43,8 +43,16 @@ std::optional<int64_t> schema_max_inputs(std::string_view domain, std::string_vi
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name);
 
-// Errors of kind ErrorKind::ValueInfoConflict where a computed tensor provably
-// contradicts the model's declared element type, rank or static dims.
+// Why a computed tensor contradicts its declared type ("" when it does not):
+// the element type, the rank, or a static dim that differs from the computed
+// size. On a graph output, a dim_param that reads as a number ("1", as some
+// exporters write a size they specialized) is that size too, and a computed
+// size not known to equal it contradicts it (the declaration holds only at
+// some sizes).
+std::string declaration_conflict(const TypeInfo& t, const Value& v, const ShapeEnv& env, bool is_graph_output);
+
+// Errors of kind ErrorKind::ValueInfoConflict where a computed tensor
+// contradicts the model's declared type (declaration_conflict).
 void check_declared_types(const Graph& g, RunResult& result, ShapeEnv& env);
 
 }  // namespace fakeprop::onnx::ops

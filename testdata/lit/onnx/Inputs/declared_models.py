@@ -73,3 +73,15 @@ save(model, os.path.join(out, "untyped_output.onnx"))
 # A dim_param that is no Python identifier: fakeprop's symbol has a name of its own, -o writes the model's.
 write("spaced_dim_param", [helper.make_node("Relu", ["x"], ["y"])],
       [helper.make_tensor_value_info("x", FLOAT, ["Batch Size", 5])], [helper.make_tensor_value_info("y", FLOAT, None)])
+# An expression over such a dim_param: -o writes it in the model's text, parenthesized.
+write("expression_of_spaced_dim_param", [helper.make_node("Concat", ["x", "x"], ["y"], axis=0)],
+      [helper.make_tensor_value_info("x", FLOAT, ["past_sequence_length + sequence_length", 4])],
+      [helper.make_tensor_value_info("y", FLOAT, None)])
+
+# A graph output declared [batch, "1", 4] (a size the exporter specialized, written as a dim_param) where
+# the graph computes [batch, past + seq, 4], as optimum declares decoder-with-past logits.
+write("output_declaration_conflict",
+      [helper.make_node("Concat", ["past", "cur"], ["kv"], axis=1), helper.make_node("Relu", ["kv"], ["logits"])],
+      [helper.make_tensor_value_info("past", FLOAT, ["batch", "past", 4]),
+       helper.make_tensor_value_info("cur", FLOAT, ["batch", "seq", 4])],
+      [helper.make_tensor_value_info("logits", FLOAT, ["batch", "1", 4])])
