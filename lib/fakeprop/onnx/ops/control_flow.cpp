@@ -169,6 +169,36 @@ struct Merger {
     return differ(a, b);
   }
 
+  // Where `longer` is `shorter` with one dim more (a Squeeze in one case,
+  // which runs only where that dim is 1): which dim, and the inputs' dims
+  // whose hints (--input) would decide the case. "" otherwise.
+  std::string size_one_difference(const TensorMeta& longer, const TensorMeta& shorter) {
+    if (longer.dim() != shorter.dim() + 1) return "";
+    for (int64_t k = 0; k < longer.dim(); ++k) {
+      bool rest_equal = true;
+      for (int64_t i = 0, j = 0; i < longer.dim() && rest_equal; ++i) {
+        if (i == k) continue;
+        const SymInt& x = longer.sizes[static_cast<size_t>(i)];
+        const SymInt& y = shorter.sizes[static_cast<size_t>(j++)];
+        rest_equal = x.same(y) || known_true(ctx, sym_eq(x, y));
+      }
+      if (!rest_equal) continue;
+      const SymInt d = simplified(ctx, longer.sizes[static_cast<size_t>(k)]);
+      std::string text = ", differing only by dim " + std::to_string(k) + " (" + d.to_python() +
+                         "), which the shorter case drops: whether it is 1 decides the rank";
+      std::string sources;
+      if (d.is_symbolic())
+        for (ExprRef sym : free_symbols(d.expr())) {
+          const SymbolInfo& info = ctx.env().info(sym);
+          if (!info.sources.empty() && info.node.empty())
+            sources += (sources.empty() ? "" : ", ") + info.sources.front();
+        }
+      if (!sources.empty()) text += "; a hint for " + sources + " (--input) would decide it";
+      return text;
+    }
+    return "";
+  }
+
   Value tensor(const Value& a, const Value& b, const std::string& what) {
     const TensorMeta& ma = a.tensor->meta;
     const TensorMeta& mb = b.tensor->meta;
@@ -178,7 +208,8 @@ struct Merger {
     if (ma.dim() != mb.dim()) {  // the rank depends on which case runs
       changed = true;
       const std::string why = what + " has rank " + std::to_string(ma.dim()) + " in one case and " +
-                              std::to_string(mb.dim()) + " in the other";
+                              std::to_string(mb.dim()) + " in the other" +
+                              size_one_difference(ma.dim() > mb.dim() ? ma : mb, ma.dim() > mb.dim() ? mb : ma);
       ctx.note_precision(why);
       return Value::of_unranked(ma.dtype, ma.device, why);
     }

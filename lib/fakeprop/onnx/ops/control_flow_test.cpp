@@ -249,6 +249,32 @@ TEST(ControlFlowIf, SliceByAMinusSizeInsideABranch) {
   EXPECT_NE(text.find(" != 1"), std::string::npos) << text;
 }
 
+// Squeeze where a dim is 1, Identity otherwise (silero VAD): hintless, the
+// rank is unknown, and the warning says which dim decides it and which
+// input's hint would.
+TEST(ControlFlowIf, RanksThatDifferByASizeOneDimNameTheDimThatDecides) {
+  Subgraphs sg;
+  ModelBuilder b;
+  b.input("x", kFloat, {"batch", "chan", 16});
+  b.initializer_ints("one", {1}, {1}).initializer_ints("one_s", {}, {1});
+  b.node("Shape", {"x"}, {"s"}).node("Gather", {"s", "one_s"}, {"d"}).node("Equal", {"d", "one_s"}, {"c"});
+  ModelBuilder& then_b = sg.make("then");
+  then_b.node("Squeeze", {"x", "one"}, {"t"}).output("t");
+  ModelBuilder& else_b = sg.make("else");
+  else_b.node("Identity", {"x"}, {"e"}).output("e");
+  b.node("If", {"c"}, {"y"}, "if0")
+      .attr_graph("then_branch", Subgraphs::graph(then_b))
+      .attr_graph("else_branch", Subgraphs::graph(else_b));
+  b.output("y");
+  RunResult r = run(b);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].kind, ErrorKind::PrecisionLost);
+  EXPECT_EQ(r.warnings[0].message,
+            "output 'y' has rank 2 in one case and 3 in the other, differing only by dim 1 (chan), which the shorter "
+            "case drops: whether it is 1 decides the rank; a hint for L['x'].size()[1] (--input) would decide it");
+}
+
 // A Reshape in one branch needing 2*u0 == 8 neither specializes u0 nor
 // asserts it of every input (the condition, Equal over an unbacked size, is
 // opaque data here; ShapeEnvBranch tests a condition the branch assumes).
