@@ -30,7 +30,17 @@ def _input_list(inputs):
     if isinstance(inputs, dict):
         out = []
         for name, dims in inputs.items():
-            out.append("%s=%s" % (name, ",".join(str(int(d)) for d in dims)))
+            if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+                raise errors.InputError("inputs[%r] = %r is not a list of sizes" % (name, dims))
+            sizes = []
+            for i, d in enumerate(dims):
+                # An int (numpy's too, through __index__), never a bool, a float or a negative number.
+                index = getattr(type(d), "__index__", None)
+                if isinstance(d, bool) or index is None or index(d) < 0:
+                    raise errors.InputError("inputs[%r][%d] = %r is not a size (a non-negative integer)"
+                                            % (name, i, d))
+                sizes.append(str(index(d)))
+            out.append("%s=%s" % (name, ",".join(sizes)))
         return out
     return _spec_list("inputs", inputs)
 
@@ -226,6 +236,23 @@ def _marks_from_dynamic_shapes(dynamic_shapes, names):
     return marks
 
 
+def _refuse_exported_dynamism(program, dynamic_shapes, names):
+    """An ExportedProgram's symbolic dims are its own (range_constraints): dynamic_shapes may make its
+    static dims dynamic, never restate a symbolic one."""
+    entries = dynamic_shapes.items() if isinstance(dynamic_shapes, dict) else zip(names, dynamic_shapes or ())
+    nodes = {n.name: n for n in program.graph_module.graph.nodes if n.op == "placeholder"}
+    for name, dims in entries:
+        val = getattr(nodes.get(name), "meta", {}).get("val")
+        if dims is None or not hasattr(val, "shape"):
+            continue
+        items = dims.items() if isinstance(dims, dict) else enumerate(dims)
+        for i, _ in items:
+            if 0 <= int(i) < len(val.shape) and not isinstance(val.shape[int(i)], int):
+                raise errors.InputError(
+                    "dynamic_shapes: L['%s']:%d is already dynamic in this ExportedProgram (%s), bounded by its "
+                    "range_constraints; export again with the dynamic_shapes you want" % (name, int(i), val.shape[int(i)]))
+
+
 def _without_gc(fn, *args, **kwargs):
     enabled = gc.isenabled()
     gc.disable()
@@ -255,7 +282,10 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     torch.export's: a dict by input name or a tuple in input order, each
     entry a dict or tuple of dims, where ``Dim("n", min=, max=)`` is a dim
     marked dynamic (equal names are one size), ``Dim.DYNAMIC`` dynamic,
-    ``Dim.AUTO`` maybe dynamic, and ``Dim.STATIC``, an int or None static.
+    ``Dim.AUTO`` maybe dynamic, and ``Dim.STATIC``, an int or None static;
+    for an ExportedProgram it may make static dims dynamic, and restating a
+    dim the program made symbolic raises :class:`InputError`. A module that
+    is not a GraphModule (an ``nn.Module``) must be exported first.
     An ExportedProgram's parameters, buffers and constants come from its
     graph signature and are never user inputs; its ``range_constraints``
     bound its symbols. ``real_inputs`` (real tensors, one per user input;
@@ -272,11 +302,18 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     :func:`infer`'s.
     """
     where = "<%s>" % type(program).__name__
+    exported = hasattr(program, "graph_signature") and hasattr(program, "graph_module")
+    if not exported and not hasattr(program, "graph"):
+        hint = " (export it first: torch.export.export(module, args))" if hasattr(program, "forward") else ""
+        raise errors.InputError("propagate takes a torch.fx.GraphModule or a torch.export.ExportedProgram, got %s%s"
+                                % (type(program).__name__, hint))
     if real_inputs is True:
         real_inputs = example_inputs
     graph = _without_gc(read_program, program, list(example_inputs) if example_inputs else None, path=where,
                         real_inputs=real_inputs, gradients=gradients)
     all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
+    if exported and dynamic_shapes is not None:
+        _refuse_exported_dynamism(program, dynamic_shapes, graph.input_names)
     args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
                  backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
                  unbacked_values)

@@ -181,6 +181,15 @@ def _placeholder_names(gm):
     return [n.name for n in nodes]
 
 
+def _check_example_ranks(gm, examples):
+    """An example tensor replaces a placeholder's fake value: it must have the placeholder's rank."""
+    for position, node in enumerate(n for n in gm.graph.nodes if n.op == "placeholder" and n.name in examples):
+        val, example = node.meta.get("val"), examples[node.name]
+        if hasattr(val, "shape") and hasattr(example, "shape") and len(val.shape) != len(example.shape):
+            raise InputError("example_inputs: %s has %d dims, the program's input %r has %d"
+                             % (tuple(example.shape), len(example.shape), node.name, len(val.shape)))
+
+
 # Read for a run, which checks the node-count limit itself (the graph is in memory already).
 _READ_LIMIT = 1 << 40
 
@@ -292,6 +301,7 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             if len(flat) != len(placeholders):
                 raise InputError("example_inputs has %d values for %d inputs" % (len(flat), len(placeholders)))
             examples = dict(zip(placeholders, flat))
+            _check_example_ranks(gm, examples)
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers(),
             "items": _item_values(gm)}

@@ -255,6 +255,11 @@ class TorchGraphReader {
     const py::object name = attr(node, k.name);
     const py::object op_object = attr(node, k.op);
     const std::string_view op = text(op_object);
+    // ExportedProgram.module() (torch 2.9+) calls a `_guards_fn` submodule that checks the program's
+    // guards on the inputs and returns nothing: no value, nothing to run.
+    if (op == "call_module" && text(attr(node, names().target)) == "_guards_fn" &&
+        PyObject_Length(py::getattr(node, "users").ptr()) == 0)
+      return;
     fx::Node& n = builder_.add(renamed(name));
     const uint32_t position = static_cast<uint32_t>(builder_.graph().nodes.size() - 1);
     if (op == "placeholder") {

@@ -433,3 +433,59 @@ def test_unbacked_programs_agree_with_torch(name):
                     [_torch_int(d, theirs_at) for d in theirs.stride()]), node.name
             assert _fp_int(ours["storage_offset"], ours_at) == _torch_int(offset, theirs_at), node.name
             assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), node.name
+
+
+class _LinearRelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.lin(x).relu()
+
+
+def _exported(dynamic=True):
+    shapes = {"x": {0: Dim("b")}} if dynamic else None
+    return torch.export.export(_LinearRelu(), (torch.randn(3, 8),), dynamic_shapes=shapes)
+
+
+def test_exported_module_runs_as_its_program():
+    # ep.module() holds a `_guards_fn` call_module (torch 2.9+) that checks the guards and returns nothing.
+    ep = _exported()
+    assert any(n.op == "call_module" for n in ep.module().graph.nodes)
+    from_program = fakeprop.propagate(ep)
+    from_module = fakeprop.propagate(ep.module())
+    assert from_module["errors"] == [] and from_program["errors"] == []
+    assert [o["val"]["shape"] for o in from_module["outputs"]] == [o["val"]["shape"] for o in from_program["outputs"]]
+
+
+def test_a_module_must_be_exported_first():
+    with pytest.raises(fakeprop.InputError, match=r"got _LinearRelu \(export it first: torch.export.export"):
+        fakeprop.propagate(_LinearRelu(), torch.randn(3, 8))
+
+
+def test_dynamic_shapes_of_an_exported_program():
+    # A dim the program made symbolic is its own: restating it is refused, never ignored.
+    with pytest.raises(fakeprop.InputError, match=r"L\['x'\]:0 is already dynamic in this ExportedProgram"):
+        fakeprop.propagate(_exported(), dynamic_shapes={"x": {0: None}})
+    # A static dim of the program may be made dynamic, as for a GraphModule.
+    report = fakeprop.propagate(_exported(dynamic=False), dynamic_shapes={"x": {0: Dim("n")}})
+    assert isinstance(report["outputs"][0]["val"]["shape"][0], str)
+    assert fakeprop.propagate(_exported(dynamic=False))["outputs"][0]["val"]["shape"] == [3, 4]
+
+
+def test_example_inputs_must_have_the_placeholders_ranks():
+    with pytest.raises(fakeprop.InputError, match=r"example_inputs: \(3, 8, 2\) has 3 dims, the program's input 'x' has 2"):
+        fakeprop.propagate(_exported(), torch.randn(3, 8, 2))
+
+
+@pytest.mark.parametrize("dims,message", [
+    ([2.5, 8], "inputs['x'][0] = 2.5 is not a size (a non-negative integer)"),
+    ([2, -1], "inputs['x'][1] = -1 is not a size (a non-negative integer)"),
+    ([True, 8], "inputs['x'][0] = True is not a size (a non-negative integer)"),
+    ("2,8", "inputs['x'] = '2,8' is not a list of sizes"),
+])
+def test_inputs_errors_are_phrased_for_python(dims, message):
+    with pytest.raises(fakeprop.InputError) as e:
+        fakeprop.propagate(_exported(), inputs={"x": dims})
+    assert str(e.value) == message
