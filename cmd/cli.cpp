@@ -148,6 +148,11 @@ int run(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
+    // `fakeprop --help` also lists the options of the default command, which `fakeprop MODEL` takes.
+    if (!infer_app->parsed() && !check_app->parsed()) {
+      std::cout << app.help() << "\nfakeprop MODEL [OPTIONS] runs the default command, infer:\n\n" << infer_app->help();
+      return flushed(0, out);
+    }
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
