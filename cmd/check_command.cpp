@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cli.h"
@@ -29,7 +30,10 @@ CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd) {
   sub->add_option("--shard", cmd.shard, "Check only shard K of N (1-based), splitting the sorted model list")
       ->type_name("K/N");
   sub->add_option("-j,--jobs", cmd.jobs, "Models checked at once (default: every core)");
+  const size_t before = sub->get_options().size();
   cmd.flags.add_to(*sub);
+  const std::vector<CLI::Option*> all = sub->get_options();
+  cmd.flag_options.assign(all.begin() + static_cast<std::ptrdiff_t>(before), all.end());
   return sub;
 }
 
@@ -74,35 +78,95 @@ std::string baseline_path_for(const std::string& model, const std::string& basel
   return baseline;
 }
 
+// The inference options given on the command line, as arguments in the
+// order CLI11 lists the options ("--input", "x=1,3,8,8", "--dynamic", "x").
+std::vector<std::string> given_options(const CheckCommand& cmd) {
+  std::vector<std::string> args;
+  for (const CLI::Option* o : cmd.flag_options) {
+    if (o->count() == 0) continue;
+    const std::string name = o->get_name(false, true);  // "--input": its long name, dashes included
+    if (name == "--op-rules") continue;  // the rules' digest is compared, not their path
+    if (o->get_expected_max() == 0) {  // a flag
+      for (size_t i = 0; i < o->count(); ++i) args.push_back(name);
+      continue;
+    }
+    for (const std::string& v : o->results()) {
+      args.push_back(name);
+      args.push_back(v);
+    }
+  }
+  return args;
+}
+
+// InferOptions from recorded arguments, parsed as the command line parses them.
+InferOptions options_from(const std::vector<std::string>& recorded, const std::string& where) {
+  CLI::App app;
+  InferFlags flags;
+  flags.add_to(app);
+  std::vector<std::string> reversed(recorded.rbegin(), recorded.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw InputError(where + ": the options it records do not parse: " + e.what());
+  }
+  return flags.to_options();
+}
+
+nlohmann::json read_baseline(const std::string& path) {
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (no baseline: create it with --update)");
+  }
+  nlohmann::json before;
+  try {
+    before = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": not a fakeprop baseline: " + e.what());
+  }
+  if (before.value("format", "") != "fakeprop.baseline/1")
+    throw InputError(path + ": not a fakeprop baseline (format fakeprop.baseline/1)");
+  return before;
+}
+
+// A model runs with the options given on the command line; without any, with
+// the ones its baseline records (each model its own), so a baseline made with
+// --input is checked with it.
 ModelOutcome check_one(const std::string& model, const CheckCommand& cmd, const InferOptions& options,
-                       size_t model_count) {
+                       const std::vector<std::string>& given, size_t model_count) {
   ModelOutcome out;
   out.model = model;
   try {
     out.baseline_path = baseline_path_for(model, cmd.baseline, model_count);
-    RunResult r = infer_file(model, options);
+    std::optional<nlohmann::json> before;
+    std::error_code ec;
+    if (!cmd.update || fs::exists(out.baseline_path, ec)) {
+      try {
+        before = read_baseline(out.baseline_path);
+      } catch (const InputError&) {
+        if (!cmd.update) throw;  // --update replaces what it cannot read
+      }
+    }
+    std::vector<std::string> used = given;
+    InferOptions run_options = options;
+    if (given.empty() && before && before->contains("options")) {
+      used = before->at("options").get<std::vector<std::string>>();
+      run_options = options_from(used, out.baseline_path);
+      run_options.op_rules = options.op_rules;
+      for (const ProtectedFile& f : options.input_files) run_options.input_files.push_back(f);
+    }
+    RunResult r = infer_file(model, run_options);
     nlohmann::json now = make_baseline(r, cmd.nodes);
     now["model"] = fs::path(model).filename().string();
+    now["options"] = used;
+    now["fakeprop_version"] = FAKEPROP_VERSION;
     if (cmd.update) {
       write_output_file(out.baseline_path, now.dump(2) + "\n", r.input_files);
       out.updated = true;
       return out;
     }
-    std::string text;
-    try {
-      text = read_input_file(out.baseline_path);
-    } catch (const InputError& e) {
-      throw InputError(std::string(e.what()) + " (no baseline: create it with --update)");
-    }
-    nlohmann::json before;
-    try {
-      before = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(out.baseline_path + ": not a fakeprop baseline: " + e.what());
-    }
-    if (before.value("format", "") != "fakeprop.baseline/1")
-      throw InputError(out.baseline_path + ": not a fakeprop baseline (format fakeprop.baseline/1)");
-    out.changes = compare_baselines(before, now);
+    out.changes = compare_baselines(*before, now);
   } catch (const Error& e) {
     out.error = e.what();
   }
@@ -113,6 +177,7 @@ ModelOutcome check_one(const std::string& model, const CheckCommand& cmd, const 
 
 int run_check(const CheckCommand& cmd) {
   const InferOptions options = cmd.flags.to_options();
+  const std::vector<std::string> given = given_options(cmd);
   const std::vector<std::string> models = select_shard(cmd.models, cmd.shard);
   std::vector<ModelOutcome> outcomes(models.size());
   unsigned jobs = cmd.jobs ? cmd.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -120,7 +185,7 @@ int run_check(const CheckCommand& cmd) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < models.size();)
-      outcomes[i] = check_one(models[i], cmd, options, cmd.models.size());
+      outcomes[i] = check_one(models[i], cmd, options, given, cmd.models.size());
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);

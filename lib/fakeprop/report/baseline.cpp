@@ -35,8 +35,11 @@ constexpr std::array kChangeKinds = {
     ChangeKindInfo{C::WiderRange, "wider_range"},
     ChangeKindInfo{C::NewUnbacked, "new_unbacked"},
     ChangeKindInfo{C::OpRulesChanged, "op_rules_changed"},
+    ChangeKindInfo{C::NewRuntimeAssert, "new_runtime_assert"},
+    ChangeKindInfo{C::RemovedRuntimeAssert, "removed_runtime_assert"},
+    ChangeKindInfo{C::OptionsChanged, "options_changed"},
 };
-static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::OpRulesChanged),
+static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::OptionsChanged),
               "kChangeKinds is indexed by ChangeKind and lists every kind");
 
 // Dims printed over sources: L['x'].size()[0] instead of s0 (names are not stable across edits).
@@ -104,6 +107,10 @@ json make_baseline(const RunResult& r, bool with_nodes) {
   std::set<std::string> guards;
   for (const auto& g : env.produce_guards()) guards.insert(g.expr);
   b["guards"] = guards;
+
+  std::set<std::string> asserts;
+  for (const auto& a : env.runtime_asserts()) asserts.insert(env.print_over_sources(a.expr));
+  b["runtime_asserts"] = asserts;
 
   std::set<std::string> specs;
   for (const auto& s : r.input_specializations) specs.insert(s.source + " == " + std::to_string(s.value));
@@ -214,6 +221,7 @@ std::vector<BaselineChange> compare_baselines(const json& before, const json& af
 
   diff_sets(before, after, "guards", C::NewGuard, C::RemovedGuard, true, out);
   diff_sets(before, after, "specializations", C::NewSpecialization, C::RemovedSpecialization, true, out);
+  diff_sets(before, after, "runtime_asserts", C::NewRuntimeAssert, C::RemovedRuntimeAssert, true, out);
   diff_sets(before, after, "errors", C::NewError, C::FixedError, true, out);
   diff_sets(before, after, "precision_lost", C::PrecisionLost, C::PrecisionRegained, true, out);
 
@@ -246,6 +254,16 @@ std::vector<BaselineChange> compare_baselines(const json& before, const json& af
   }
   // Under other op rules the model's shapes are not comparable: every change
   // is listed, none counts as a regression of the model.
+  // A baseline without "options" predates them: its options are not known to differ.
+  const bool options_changed = before.contains("options") && after.contains("options") &&
+                               before["options"] != after["options"];
+  if (options_changed) {
+    for (BaselineChange& c : out) c.regression = false;
+    out.insert(out.begin(), {false, C::OptionsChanged,
+                             "options " + before["options"].dump() + " -> " + after["options"].dump() +
+                                 ": the baseline was made with other options; the changes below are not counted "
+                                 "as regressions; review them and --update"});
+  }
   if (rules_changed) {
     for (BaselineChange& c : out) c.regression = false;
     const std::string b = brules.value("digest", ""), a = arules.value("digest", "");

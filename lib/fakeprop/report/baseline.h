@@ -38,6 +38,9 @@ enum class ChangeKind : uint8_t {
   WiderRange,
   NewUnbacked,
   OpRulesChanged,
+  NewRuntimeAssert,
+  RemovedRuntimeAssert,
+  OptionsChanged,
 };
 struct ChangeKindInfo {
   ChangeKind kind;
@@ -52,9 +55,12 @@ struct BaselineChange {
   std::string what;  // one readable line
 };
 
-// When the --op-rules files' content changed (their digest), that is an
-// op_rules_changed note first, and no change counts as a regression: under
-// other rules the shapes say nothing about the model.
+// When the --op-rules files' content changed (their digest), or the options
+// the runs were made with (a baseline's "options"), that is an
+// op_rules_changed / options_changed note first, and no change counts as a
+// regression: under other rules or options the shapes say nothing about the
+// model. A new runtime assert is a regression (a size the model accepted is
+// now rejected at run time), one dropped an improvement.
 std::vector<BaselineChange> compare_baselines(const nlohmann::json& before, const nlohmann::json& after);
 
 }  // namespace fakeprop
