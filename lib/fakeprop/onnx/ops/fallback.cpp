@@ -1,6 +1,7 @@
 #include "fakeprop/onnx/ops/fallback.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <unordered_map>
 
@@ -129,9 +130,19 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
       tv.meta.sizes.emplace_back(d.value);
     } else if (d.kind == Dim::Kind::Param && !d.param.empty()) {
       auto it = dim_params.find(d.param);
-      if (it == dim_params.end())
-        it = dim_params.emplace(d.param, SymInt(env.create_named_symbol(d.param, std::nullopt, ValueRange{0, kIntOo}, "")))
-                 .first;
+      if (it == dim_params.end()) {
+        // A dim_param that cannot name a symbol ("past_len + 1") is a fresh
+        // unbacked u<N> like any size a failed node leaves unknown, never
+        // an s<N> that reads as an input's size with no source.
+        const bool identifier =
+            (std::isalpha(static_cast<unsigned char>(d.param[0])) || d.param[0] == '_') &&
+            std::all_of(d.param.begin(), d.param.end(),
+                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        const SymInt size = identifier
+                                ? SymInt(env.create_named_symbol(d.param, std::nullopt, ValueRange{0, kIntOo}, ""))
+                                : SymInt(env.create_unbacked_symint(true));
+        it = dim_params.emplace(d.param, size).first;
+      }
       tv.meta.sizes.push_back(it->second);
     } else {
       tv.meta.sizes.emplace_back(env.create_unbacked_symint(true));

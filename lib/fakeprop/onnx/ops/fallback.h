@@ -15,8 +15,9 @@ namespace fakeprop::onnx::ops {
 // outputs), or else an opaque value that says why it is unknown. Static dims
 // stay; ONNX's dim_params name one size across a model, so a dim_param in
 // `dim_params` (a graph input's dim, or one met earlier here) is that size,
-// and a new one becomes a fresh unbacked size of that name, added to
-// `dim_params`; a dim without either is a fresh unbacked u<N>.
+// and a new one becomes a fresh unbacked size of that name (u<N> where the
+// text is no identifier), added to `dim_params`; a dim without either is a
+// fresh unbacked u<N>.
 Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env, StorageIds& storage,
                      Device device, const std::string& why, StringMap<SymInt>& dim_params);
 

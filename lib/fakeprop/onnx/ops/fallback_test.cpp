@@ -68,6 +68,22 @@ TEST(OnnxFallback, ANodeNamingMoreOutputsThanItsOperatorHasIsAnOutputCountError)
   EXPECT_EQ(shape_of(r, "n"), (Strings{"2", "3"}));
 }
 
+// A declared dim_param that cannot name a symbol ("past_len + 1", as T5's
+// merged decoder declares its present.* outputs) is a fresh unbacked u<N>,
+// one per text, not an s<N> that reads as an input size with no source.
+TEST(OnnxFallback, ADeclaredDimParamThatIsNoIdentifierIsUnbacked) {
+  ModelBuilder b(17);
+  b.opset("custom", 1);
+  b.input("x", kFloat, {"batch", 4});
+  b.node("NoSuchOp", {"x"}, {"y"}, "a", "custom").node("NoSuchOp", {"x"}, {"z"}, "b", "custom");
+  b.output("y", kFloat, {"batch", "past_len + 1"}).output("z", kFloat, {"past_len + 1"});
+  const RunResult r = run(b);
+  const Strings y = shape_of(r, "y");
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_EQ(y[1].substr(0, 1), "u");
+  EXPECT_EQ(shape_of(r, "z"), (Strings{y[1]}));  // one size per text
+}
+
 // A failed node whose op fixes its output's rank (elementwise ops, Slice,
 // Transpose, ...) keeps that rank with unknown sizes, so the nodes after it
 // still run; only an op whose rank depends on what failed is unranked.
