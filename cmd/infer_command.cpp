@@ -6,9 +6,9 @@
 
 #include "cli.h"
 #include "fakeprop/driver/infer.h"
+#include "fakeprop/driver/request.h"
 #include "fakeprop/report/recompile.h"
 #include "fakeprop/report/report.h"
-#include "fakeprop/report/torch_trace.h"
 #include "fakeprop/util/input_file.h"
 #include "fakeprop/util/output_file.h"
 
@@ -48,25 +48,6 @@ namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-nlohmann::json stats_json(const RunResult& r, double infer_ms, double report_ms) {
-  const DispatchStats& d = r.dispatch;
-  nlohmann::json phases;
-  if (d.propagate_ms >= 0) {
-    phases["load_ms"] = infer_ms - d.propagate_ms;
-    phases["propagate_ms"] = d.propagate_ms;
-  } else {
-    phases["load_ms"] = nullptr;  // not separable from propagation for this front end
-    phases["propagate_ms"] = infer_ms;
-  }
-  phases["report_ms"] = report_ms;
-  nlohmann::json cache = {{"enabled", d.enabled},   {"hits", d.hits},         {"misses", d.misses},
-                          {"bypasses", d.bypasses}, {"not_stored", d.not_stored}, {"entries", d.entries}};
-  nlohmann::json reasons = nlohmann::json::object();
-  for (const auto& [reason, count] : d.bypass_reasons) reasons[std::string(reason)] = count;
-  cache["bypass_reasons"] = reasons;
-  return {{"nodes", r.nodes.size()}, {"phases", phases}, {"dispatch_cache", cache}};
 }
 
 void print_stats(const nlohmann::json& s, std::ostream& err) {
@@ -109,73 +90,39 @@ void print_stats(const nlohmann::json& s, std::ostream& err) {
 RunResult* kept_result = nullptr;
 
 int run_infer(const InferCommand& cmd) {
-  InferOptions options = cmd.flags.to_options();
-  const auto infer_start = std::chrono::steady_clock::now();
-  kept_result = new RunResult(infer_file(cmd.model, options));
-  RunResult& result = *kept_result;
-  const double infer_ms = ms_since(infer_start);
-  const auto report_start = std::chrono::steady_clock::now();
-  const bool want_json = cmd.json || !cmd.report_path.empty();
-  std::vector<Call> calls;
-  for (const auto& c : cmd.calls) calls.push_back(parse_call(c));
-  if (!cmd.workload_path.empty()) {
-    result.input_files.push_back({cmd.workload_path, "the workload"});
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(read_input_file(cmd.workload_path));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(cmd.workload_path + ": invalid JSON: " + e.what());
-    }
-    for (auto& c : parse_workload(doc, cmd.workload_path)) calls.push_back(std::move(c));
-  }
-  if (!cmd.output_path.empty()) write_annotated(result, cmd.model, cmd.output_path);
-  // Members of the JSON report computed here rather than from the run.
-  nlohmann::json extra = nlohmann::json::object();
-  std::optional<RecompileReport> recompiles;
-  if (!calls.empty()) {
-    RecompileOptions ro;
-    ro.recompile_limit = cmd.recompile_limit;
-    ro.location = cmd.model;
-    recompiles = simulate_recompiles([&](const InferOptions& o) { return infer_file(cmd.model, o); }, options, calls, ro);
-    extra["recompiles"] = recompiles->to_json();
-    extra["recompiles"]["log"] = recompiles->log;
-  }
-  std::string trace_dir = cmd.trace_dir;
-  if (const char* env = std::getenv("TORCH_TRACE"); trace_dir.empty() && env) trace_dir = env;
-  if (!trace_dir.empty()) {
-    std::vector<TraceCompile> compiles;
-    if (recompiles)
-      for (const CompiledEntry& e : recompiles->compiled) compiles.push_back({e.id, e.run.get(), e.reasons});
-    else
-      compiles.push_back({"0/0", &result, {}});
-    write_torch_trace(trace_dir, compiles, cmd.model);
-  }
-  if (!cmd.html_path.empty()) write_html(result, extra, cmd.model, cmd.html_path);
-  // The report phase: writing the JSON (or the summary). The JSON is written
-  // in one pass with its stats in it, so they time the report phase up to
-  // that point; the stderr line times all of it.
-  nlohmann::json stats;
-  if (cmd.stats) {
-    stats = stats_json(result, infer_ms, ms_since(report_start));
-    extra["stats"] = stats;
-  }
-  if (want_json) {
+  InferRequest req;
+  req.model = cmd.model;
+  req.options = cmd.flags.to_options();
+  req.calls = cmd.calls;
+  req.workload_path = cmd.workload_path;
+  req.recompile_limit = cmd.recompile_limit;
+  req.output_path = cmd.output_path;
+  req.html_path = cmd.html_path;
+  req.trace_dir = cmd.trace_dir;
+  if (const char* env = std::getenv("TORCH_TRACE"); req.trace_dir.empty() && env) req.trace_dir = env;
+  req.stats = cmd.stats;
+  InferOutcome outcome = run_request(req);
+  kept_result = outcome.result.release();
+  const RunResult& result = *kept_result;
+  if (cmd.json || !cmd.report_path.empty()) {
     // Streamed in chunks to the file and/or stdout: a million-node report is
     // hundreds of megabytes, never held whole.
     std::optional<OutputFile> file;
     if (!cmd.report_path.empty()) file.emplace(cmd.report_path, result.input_files);
-    stream_report_json(result, extra, [&](std::string_view chunk) {
+    stream_report_json(result, outcome.extra, [&](std::string_view chunk) {
       if (file) file->write(chunk);
       if (cmd.json) std::cout.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     });
     if (file) file->commit();
   } else {
     print_summary(result, std::cout);
-    if (recompiles) std::cout << "recompiles:\n" << recompiles->log;
+    if (outcome.recompiles) std::cout << "recompiles:\n" << outcome.recompiles->log;
   }
   if (cmd.stats) {
+    // The JSON carries the report phase up to the JSON; the stderr line times all of it.
     std::cout.flush();
-    stats["phases"]["report_ms"] = ms_since(report_start);
+    nlohmann::json stats = outcome.extra["stats"];
+    stats["phases"]["report_ms"] = ms_since(outcome.report_start);
     print_stats(stats, std::cerr);
   }
   return exit_status(result, cmd.flags.args.strict);

@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "fakeprop/driver/infer.h"
+#include "fakeprop/driver/request.h"
 #include "fakeprop/options/infer_args.h"
 #include "fakeprop/report/report.h"
 #include "fakeprop/util/error.h"
@@ -72,7 +73,9 @@ InferArgs args_from(const py::dict& d) {
       }
       continue;
     }
-    if (name == "output" || name == "html") continue;  // report_of's
+    if (name == "output" || name == "html" || name == "calls" || name == "workload" || name == "trace_dir" ||
+        name == "stats" || name == "recompile_limit")
+      continue;  // the request's (report_of)
     auto it = fields.find(name);
     if (it == fields.end()) throw py::key_error("fakeprop._core: unknown option " + name);
     std::visit(
@@ -83,24 +86,29 @@ InferArgs args_from(const py::dict& d) {
 }
 
 // The report (as Python objects) and the CLI's exit status of a run over
-// the file `path`, with its annotated model written to args["output"] (-o)
-// and its HTML report to args["html"] (--html) when given. The GIL is
+// the file `path`: the request the CLI's `infer` makes (driver/request.h),
+// with its outputs, calls, workload, trace and stats from `args`. The GIL is
 // released while the run works: it touches no Python object.
-template <class Run>
-py::tuple report_of(const std::string& path, const py::dict& args, const Run& run) {
+py::tuple report_of(const std::string& path, const py::dict& args) {
   const InferArgs a = args_from(args);
-  const std::string output = string_item(args, "output");
-  const std::string html = string_item(args, "html");
-  std::optional<RunResult> result;
+  InferRequest req;
+  req.model = path;
+  req.output_path = string_item(args, "output");
+  req.html_path = string_item(args, "html");
+  req.workload_path = string_item(args, "workload");
+  req.trace_dir = string_item(args, "trace_dir");
+  if (args.contains("calls")) req.calls = args["calls"].cast<std::vector<std::string>>();
+  if (args.contains("stats")) req.stats = args["stats"].cast<bool>();
+  if (args.contains("recompile_limit")) req.recompile_limit = args["recompile_limit"].cast<int>();
+  InferOutcome outcome;
   {
     py::gil_scoped_release release;
-    result.emplace(run(a.to_options()));
-    if (!output.empty()) write_annotated(*result, path, output);
-    if (!html.empty()) write_html(*result, nlohmann::json::object(), path, html);
+    req.options = a.to_options();
+    outcome = run_request(req);
   }
   python::PyDocumentWriter w;
-  write_report(*result, nlohmann::json::object(), w);
-  return py::make_tuple(w.take(), exit_status(*result, a.strict));
+  write_report(*outcome.result, outcome.extra, w);
+  return py::make_tuple(w.take(), exit_status(*outcome.result, a.strict));
 }
 
 // A torch.fx graph read in process (torch_graph.h), ready to run.
@@ -163,7 +171,7 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "run_file",
       [](const std::string& path, const py::dict& args) {
-        return report_of(path, args, [&](const InferOptions& o) { return infer_file(path, o); });
+        return report_of(path, args);
       },
       py::arg("path"), py::arg("args"), "Run one model file: (report as Python objects, CLI exit status).");
 

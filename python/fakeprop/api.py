@@ -131,7 +131,8 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
           log=None, specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False,
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
           html=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
-          max_program_bytes=None, max_compression_ratio=None):
+          max_program_bytes=None, max_compression_ratio=None, calls=None, workload=None, recompile_limit=8,
+          trace_dir=None, stats=False):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -157,6 +158,14 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     written through to its file. ``max_nodes``, ``max_program_bytes`` and
     ``max_compression_ratio`` are the ``--max-*`` limits on what the model
     file may hold (positive ints; ``None`` keeps the CLI's default).
+    ``calls`` (``--call`` texts, ``"x=[8,3,224,224]"``) and ``workload``
+    (``--workload``: a JSON file of calls) replay calls against the
+    simulated compile cache, as torch.compile would: the report gains
+    ``recompiles`` (its ``log`` the Dynamo-style text), with at most
+    ``recompile_limit`` entries. ``trace_dir`` writes the TORCH_TRACE log
+    there (``--trace-dir``); ``stats=True`` adds the phase times and
+    dispatch-cache counters as ``stats`` (``--stats``). The CLI and the
+    package run the same pipeline (``driver/request.h``).
 
     Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
     :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
@@ -172,6 +181,18 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
         args["output"] = os.fspath(output)
     if html is not None:
         args["html"] = os.fspath(html)
+    if calls is not None:
+        args["calls"] = _spec_list("calls", calls)
+    if workload is not None:
+        args["workload"] = os.fspath(workload)
+    if trace_dir is not None:
+        args["trace_dir"] = os.fspath(trace_dir)
+    if stats:
+        args["stats"] = True
+    if isinstance(recompile_limit, bool) or not isinstance(recompile_limit, int) or recompile_limit < 1:
+        raise errors.InputError("recompile_limit must be a positive int, got %r" % (recompile_limit,))
+    if recompile_limit != 8:
+        args["recompile_limit"] = recompile_limit
     for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
                        ("max_compression_ratio", max_compression_ratio)):
         if value is not None:

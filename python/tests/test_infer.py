@@ -1,5 +1,6 @@
 """fakeprop.infer on model files: the CLI's report and errors, through the real extension."""
 import json
+import os
 
 import pytest
 
@@ -240,3 +241,59 @@ def test_a_host_process_keeps_its_heap(tmp_path, cli):
     assert _core.heap_trims_done() == before
     assert report["outputs"][0]["val"]["shape"] == ["batch"]
     assert report == json.loads(cli(path, "--json").stdout)
+
+
+def _dynamo_keywords(args):
+    """The infer keywords for a testdata/dynamo golden's CLI arguments (the options those use)."""
+    kw, i = {"marks": [], "calls": []}, 0
+    while i < len(args):
+        a = args[i]
+        if a == "--mark":
+            kw["marks"].append(args[i + 1])
+        elif a == "--call":
+            kw["calls"].append(args[i + 1])
+        elif a == "--recompile-limit":
+            kw["recompile_limit"] = int(args[i + 1])
+        elif a == "--no-assume-static-by-default":
+            kw["assume_static_by_default"] = False
+            i -= 1
+        else:
+            raise AssertionError("an option this test does not map: %s" % a)
+        i += 2
+    return kw
+
+
+DYNAMO_GOLDENS = sorted((TESTDATA / "dynamo").glob("*.golden.json"))
+
+
+@pytest.mark.parametrize("golden", DYNAMO_GOLDENS, ids=lambda p: p.name[: -len(".golden.json")])
+def test_dynamo_scenarios_through_the_package_are_the_clis(cli, golden, tmp_path, monkeypatch):
+    # The package runs the CLI's pipeline (driver/request.h): calls, recompile limit, trace directory.
+    g = json.loads(golden.read_text())
+    graph = golden.parent / g["graph"]["file"]
+    for key in [k for k in os.environ if k.startswith(("TORCH_COMPILE_", "TORCH_TRACE", "TORCH_LOGS"))]:
+        monkeypatch.delenv(key)
+    for key, value in g["fakeprop"]["env"].items():
+        monkeypatch.setenv(key, value)
+    args = g["fakeprop"]["args"]
+    try:
+        report = fakeprop.infer(graph, trace_dir=tmp_path / "package", **_dynamo_keywords(args))
+    except (fakeprop.ConstraintViolationError, fakeprop.StrictModeError) as e:
+        report = e.report
+    out = cli(graph, *args, "--json", "--trace-dir", tmp_path / "cli")
+    assert out.returncode in (0, 1), out.stderr
+    assert report == json.loads(out.stdout)
+    lines = [len(next((tmp_path / d).glob("*.log")).read_text().splitlines()) for d in ("package", "cli")]
+    assert lines[0] == lines[1] > 0
+
+
+def test_stats_and_a_workload_file(cli, tmp_path):
+    workload = tmp_path / "calls.json"
+    workload.write_text(json.dumps([{"x": [16]}, {"x": [24]}, {"x": [12]}]))
+    model = TESTDATA / "samples" / "reshape_by_8.onnx"
+    report = fakeprop.infer(model, workload=workload, stats=True)
+    out = json.loads(cli(model, "--workload", workload, "--stats", "--json").stdout)
+    assert report["recompiles"] == out["recompiles"] and report["recompiles"]["compiles"] >= 2
+    assert set(report["stats"]) == set(out["stats"]) == {"nodes", "phases", "dispatch_cache"}
+    with pytest.raises(fakeprop.InputError, match="recompile_limit must be a positive int"):
+        fakeprop.infer(model, calls=["x=[16]"], recompile_limit=0)
