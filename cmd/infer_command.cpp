@@ -84,7 +84,7 @@ void print_stats(const nlohmann::json& s, std::ostream& err) {
 
 }  // namespace
 
-// The run's result is never destroyed (README, Performance, says why). The
+// The run's result is never destroyed (docs/performance.md says why). The
 // pointer keeps it reachable, so LeakSanitizer reports no leak; it has
 // external linkage so that the compiler cannot drop the store as dead.
 RunResult* kept_result = nullptr;

@@ -33,7 +33,7 @@ testdata/dynamo_fuzz/test_dynamo_fuzz.py replays them without torch. The program
 for a seed (program i's draws are seeded by "SEED:i", so --only i runs the same program).
 
 Prints one line per program, then `programs N, aspects A/T agree, wrong W, outside-graph O, text X,
-crashes C` and a Markdown table of the disagreement classes (README's).
+crashes C` and a Markdown table of the disagreement classes (docs/recompiles.md's).
 """
 import argparse
 import copy

@@ -456,7 +456,7 @@ def test_fx_ops_search_by_short_name(viewer, report_html, fakeprop_json):
 
 
 def test_readme_screenshot(viewer, report_html, fakeprop_json):
-    """The page README shows (docs/html_report.png is this test's screenshot): the shipped attention
+    """The page docs/reports.md shows (docs/html_report.png is this test's screenshot): the shipped attention
     sample, its Reshape guard selected, the path from x to pair_tokens highlighted."""
     report = fakeprop_json(*TINY)
     guard_index = next(i for i, g in enumerate(report["guards"]) if g["node"] == "pair_tokens")

@@ -1,4 +1,4 @@
-// Graph inputs become fake tensors. Policy (README "Symbols for ONNX inputs"):
+// Graph inputs become fake tensors. Policy (docs/usage.md, "Symbols for ONNX inputs"):
 //  - dim_value d: static d, unless marked: --dynamic keeps d as the hint of a
 //    backed symbol (0/1 specialization still applies), --unbacked makes it a
 //    size-like unbacked symbol.
