@@ -31,6 +31,18 @@ struct NodePlace {
   std::string_view op;
 };
 
+// An unbacked symbol's range when torch's ShapeEnv creates it, which its
+// create_unbacked_symbol line gives (_log_create_unbacked_symbol): every
+// SymInt starts unknown, [-int_oo, int_oo], whatever a mark, size-likeness or
+// an op narrows it to later (those are constrain_symbol_range /
+// _update_var_to_range lines in --log); a SymBool starts [0, 1], a SymFloat
+// [-oo, oo]. fakeprop keeps only the final range, which a SymBool cannot leave.
+std::string creation_range(const SymbolInfo& s) {
+  if (s.is_float) return range_text(s);
+  if (s.range == ValueRange::boolean()) return s.range.to_string();
+  return ValueRange::unknown().to_string();
+}
+
 class TraceWriter {
  public:
   TraceWriter(const std::string& model_path, const TraceClock& clock) : model_(model_path), clock_(clock) {}
@@ -57,7 +69,7 @@ class TraceWriter {
       if (s->unbacked) {
         emit("create_unbacked_symbol", Json{{"symbol", name},
                                             {"node_id", ++unbacked_ids_},
-                                            {"vr", s->range.to_string()},
+                                            {"vr", creation_range(*s)},
                                             {"user_stack", user_stack(s->node)},
                                             {"stack", fakeprop_stack("create_unbacked_symint")}});
       } else {
