@@ -169,7 +169,6 @@ TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMet
                                              text(weight.sizes) + ", expected input" + text(input.sizes) + " to have " +
                                              text(weight.sizes[1] * groups) + " channels, but got " +
                                              text(input.sizes[1]) + " channels instead");
-    select_conv_backend(ctx, input, weight, p, device);
     out.push_back(weight.sizes[0]);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
@@ -184,7 +183,6 @@ TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMet
                                              ", expected input" + text(input.sizes) + " to have " +
                                              text(weight.sizes[0]) + " channels, but got " + text(input.sizes[1]) +
                                              " channels instead");
-    select_conv_backend(ctx, input, weight, p, device);
     out.push_back(weight.sizes[1] * groups);
     for (size_t i = 0; i < spatial; ++i) {
       const SymInt& k = weight.sizes[i + 2];
@@ -193,10 +191,19 @@ TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMet
     }
   }
   out = simplified(ctx, std::move(out));
+  // The result's strides as torch's meta makes them (max(1, H - 2) stays a
+  // Max there: sympy does not prune it by the ranges the backend's guards
+  // narrow), then the backend's questions, then the sizes' checks.
+  const bool buildable = std::all_of(out.begin(), out.end(), [](const SymInt& s) { return !s.is_static() || s.value() >= 0; });
+  std::optional<TensorValue> result;
+  if (buildable)
+    result = conv_tensor(ctx, out, input.dtype, device, conv_memory_format(ctx, input, weight, device));
+  select_conv_backend(ctx, input, weight, p, device);
   check_non_negative(ctx, out);
   for (const SymInt& s : out)
     if (!s.is_static())
       require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
+  if (result) return std::move(*result);
   return conv_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device));
 }
 
