@@ -43,6 +43,22 @@ std::string creation_range(const SymbolInfo& s) {
   return ValueRange::unknown().to_string();
 }
 
+// A backed input size's range when torch's create_symbol made it, which its
+// create_symbol line gives: [2, int_oo] ([0, int_oo] without 0/1
+// specialization) within a mark's min/max; guards narrow it later (measured:
+// chunk(2) recompiled dynamic logs [2, int_oo] though a guard then asks
+// 6 <= size). A .pt2 archive's symbols start in their declared ranges, which
+// fakeprop keeps only as the final ones.
+std::string backed_creation_range(const ShapeEnv& env, const SymbolInfo& s, std::string_view model_kind) {
+  if (s.is_float || model_kind == "pt2" || s.sources.empty() || !s.hint ||
+      s.sources.front().find(".size()[") == std::string::npos)
+    return range_text(s);
+  ValueRange r{env.settings().specialize_zero_one ? 2 : 0, kIntOo};
+  if (s.marked_range) r = r.intersect(*s.marked_range);
+  if (!r.contains(*s.hint) || !r.contains(s.range.lo) || !r.contains(s.range.hi)) return range_text(s);
+  return r.to_string();
+}
+
 class TraceWriter {
  public:
   TraceWriter(const std::string& model_path, const TraceClock& clock) : model_(model_path), clock_(clock) {}
@@ -75,7 +91,7 @@ class TraceWriter {
       } else {
         emit("create_symbol", Json{{"symbol", name},
                                    {"val", hint_text(*s)},
-                                   {"vr", range_text(*s)},
+                                   {"vr", backed_creation_range(env, *s, r.model_kind)},
                                    {"source", s->sources.empty() ? std::string() : s->sources.front()},
                                    {"user_stack", user_stack(s->node)},
                                    {"stack", fakeprop_stack("create_symbol")}});
