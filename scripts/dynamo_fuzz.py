@@ -34,6 +34,10 @@ for a seed (program i's draws are seeded by "SEED:i", so --only i runs the same 
 
 Prints one line per program, then `programs N, aspects A/T agree, wrong W, outside-graph O, text X,
 crashes C` and a Markdown table of the disagreement classes (docs/recompiles.md's).
+
+`--keep DIR --rescore` runs no torch: it scores the goldens an earlier run with the same --seed and
+--keep DIR left there with the fakeprop in FAKEPROP_BIN, by the same comparison and classes, and
+minimizes nothing, so a fix's effect on a whole run costs seconds, not the run again.
 """
 import argparse
 import copy
@@ -728,23 +732,43 @@ def run_program(prog, name, fuzz, work):
             and not golden["fakeprop"]["workload"]:
         return None, "graph break (frames %s)" % ",".join(golden["torch"]["frames"]), None, d
     path = os.path.join(d, name + ".golden.json")
+    return score_golden(golden, path) + (d,)
+
+
+def kept_golden(name, work):
+    """(golden, path) of program `name` as a run with --keep WORK left it, or None (its torch side
+    failed, or it gave no single-frame golden)."""
+    for d in sorted(os.listdir(work)):
+        path = os.path.join(work, d, name + ".golden.json")
+        if d.startswith(name + "_") and os.path.exists(path):
+            with open(path) as fh:
+                golden = json.load(fh)
+            if any(not f.startswith("0/") for f in golden["torch"]["frames"]) or \
+                    golden["graph"]["compiled_graphs"] > 1 and not golden["fakeprop"]["workload"]:
+                return None
+            return golden, path
+    return None
+
+
+def score_golden(golden, path):
+    """(golden, per-aspect results, crash text or None) of fakeprop (FAKEPROP_BIN) on a golden."""
     try:
         run = replay.run_fakeprop.__wrapped__(path)
     except Exception as e:  # noqa: BLE001: a fakeprop exit other than 0 or 1, or no JSON report
         lines = [l for l in str(e).splitlines() if l.strip()]
         crash = next((l for l in lines if "error" in l.lower() or "cannot" in l.lower()), lines[-1] if lines else "?")
-        return golden, None, crash[:300], d
+        return golden, None, crash[:300]
     results = []
     for a in replay.aspects(golden):
         try:
             theirs, ours = replay.compare(golden, a, run)
         except Exception as e:  # noqa: BLE001
-            return golden, None, "compare %s: %s" % (a, e), d
+            return golden, None, "compare %s: %s" % (a, e)
         if theirs == ours:
             results.append((a, None, theirs, ours))
         else:
             results.append((a, classify(golden, a, theirs, ours, run), theirs, ours))
-    return golden, results, None, d
+    return golden, results, None
 
 
 def signature(results, crash):
@@ -867,7 +891,12 @@ def main():
     ap.add_argument("--only", type=int, nargs="*", help="run only these programs of the seed's run (their "
                     "texts do not depend on the others), each disagreeing one minimized")
     ap.add_argument("--keep", help="a directory for every program's golden (default: a temporary one)")
+    ap.add_argument("--rescore", action="store_true", help="with --keep: run no torch, score the goldens an "
+                    "earlier run with the same --seed and --keep left there with FAKEPROP_BIN, and minimize nothing "
+                    "(how a fix changes a run's summary)")
     a = ap.parse_args()
+    if a.rescore and not a.keep:
+        ap.error("--rescore needs --keep DIR")
 
     import torch
     import torch.nn.functional as F
@@ -904,7 +933,11 @@ def main():
             continue
         name = "s%d_p%04d" % (a.seed, i)
         fuzz = {"seed": a.seed, "program": i, "command": command}
-        golden, results, crash, _ = run_program(prog, name, fuzz, work)
+        if a.rescore:
+            kept = kept_golden(name, work)
+            golden, results, crash = score_golden(*kept) if kept else (None, "no kept golden", None)
+        else:
+            golden, results, crash, _ = run_program(prog, name, fuzz, work)
         if golden is None:
             stats["skipped"] += 1
             log("%s skipped: %s (%s)" % (name, results, describe(prog)))
@@ -930,7 +963,7 @@ def main():
                                           "".join(" %s:%s" % b for b in bad), describe(prog)))
         sig = signature(results, crash)
         key = sig and sig + (prog["mode"],)  # the first of each class and aspect per kind of dynamism
-        if sig and (a.only is not None or key not in minimized_keys and len(minimized) < a.minimize):
+        if sig and not a.rescore and (a.only is not None or key not in minimized_keys and len(minimized) < a.minimize):
             minimized_keys.add(key)
             mname = "%s_%s_%s" % (name, sig[0].replace("-", "_"), sig[1])
             p2, g2, res2, crash2, d2 = minimize(prog, mname, fuzz, sig, work, log, a.max_tries)

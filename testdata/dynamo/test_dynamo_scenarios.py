@@ -118,6 +118,17 @@ def _sorted(xs):
     return sorted(xs)
 
 
+def _with_final_ranges(fp_raw, frame, records):
+    """A --trace-dir frame's events with each unbacked symbol's final range: the trace gives the range
+    at creation (as torch's create_unbacked_symbol does), the last range is in --log's lines of that
+    frame (constrain_symbol_range, _update_var_to_range), as torch's log gives it."""
+    logged = dynamo_log.frame_events([r[3] for r in records if r[2] == frame])
+    final = {u["name"]: u["final"] for u in logged["unbacked"]}
+    raw = dict(fp_raw)
+    raw["unbacked"] = [dict(u, final=final.get(u["name"], u["range"])) for u in fp_raw["unbacked"]]
+    return raw
+
+
 def compare(golden, aspect, run):
     """(torch's value, fakeprop's value) of one aspect, both normalized."""
     t = golden["torch"]
@@ -128,6 +139,8 @@ def compare(golden, aspect, run):
         fp_raw = run["trace"].get(frame)
         fp_ev = dynamo_log.normalized(fp_raw) if fp_raw else None
         if kind == "symbols":
+            if fp_raw:
+                fp_ev = dynamo_log.normalized(_with_final_ranges(fp_raw, frame, run["records"]))
             return torch_ev["symbols"] + torch_ev["unbacked"], (fp_ev["symbols"] + fp_ev["unbacked"]) if fp_ev else None
         return _sorted(torch_ev["guards"]), _sorted(fp_ev["guards"]) if fp_ev else None
     if aspect in ("recompiles", "recompile_limit"):

@@ -292,7 +292,11 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
     std::vector<int64_t> ex_sizes, ex_strides;
     bool symbolic = false;
     for (size_t d = 0; d < tv.meta.sizes.size(); ++d) {
-      const std::optional<int64_t> h = e.hint(tv.meta.sizes[d]);
+      // An unbacked size (mark_unbacked) has no hint, but Dynamo fakifies
+      // the real tensor: its strides follow the example's size all the same
+      // (8*u0 for a (5, u0, 8) input's dim 0).
+      std::optional<int64_t> h = e.hint(tv.meta.sizes[d]);
+      if (!h && is_input) h = hints ? std::optional<int64_t>((*hints)[d]) : plain_integer(ex.shape[d]);
       if (!h || !tv.meta.strides[d].is_static()) break;
       symbolic |= tv.meta.sizes[d].is_symbolic();
       ex_sizes.push_back(*h);

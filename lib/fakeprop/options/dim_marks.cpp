@@ -200,6 +200,15 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
     SymInt probe(hint);
     if (apply_predicate(*m, dsrc, probe, hint)) return probe;
   }
+  // torch's create_symbol: a StrictMinMaxConstraint of one value
+  // (mark_dynamic(min=v, max=v)) makes the dim static, and another size an error.
+  if (m && m->is_strict())
+    if (const std::optional<ValueRange> r = m->marked_range({0, kIntOo}); r && r->is_singleton()) {
+      if (r->lo != hint)
+        throw InputError("Static shape constraint of " + std::to_string(r->lo) + " does not match input size of " +
+                         std::to_string(hint) + ", for " + dsrc);
+      return SymInt(hint);
+    }
   const DimDynamic dyn = plan.duck && !m && preferred_name.empty() ? DimDynamic::Duck : DimDynamic::Dynamic;
   SymInt size = env_.create_symbol(hint, dsrc, dyn, m ? m->range() : ValueRange{}, preferred_name);
   if (size.is_static()) {

@@ -31,6 +31,34 @@ struct NodePlace {
   std::string_view op;
 };
 
+// An unbacked symbol's range when torch's ShapeEnv creates it, which its
+// create_unbacked_symbol line gives (_log_create_unbacked_symbol): every
+// SymInt starts unknown, [-int_oo, int_oo], whatever a mark, size-likeness or
+// an op narrows it to later (those are constrain_symbol_range /
+// _update_var_to_range lines in --log); a SymBool starts [0, 1], a SymFloat
+// [-oo, oo]. fakeprop keeps only the final range, which a SymBool cannot leave.
+std::string creation_range(const SymbolInfo& s) {
+  if (s.is_float) return range_text(s);
+  if (s.range == ValueRange::boolean()) return s.range.to_string();
+  return ValueRange::unknown().to_string();
+}
+
+// A backed input size's range when torch's create_symbol made it, which its
+// create_symbol line gives: [2, int_oo] ([0, int_oo] without 0/1
+// specialization) within a mark's min/max; guards narrow it later (measured:
+// chunk(2) recompiled dynamic logs [2, int_oo] though a guard then asks
+// 6 <= size). A .pt2 archive's symbols start in their declared ranges, which
+// fakeprop keeps only as the final ones.
+std::string backed_creation_range(const ShapeEnv& env, const SymbolInfo& s, std::string_view model_kind) {
+  if (s.is_float || model_kind == "pt2" || s.sources.empty() || !s.hint ||
+      s.sources.front().find(".size()[") == std::string::npos)
+    return range_text(s);
+  ValueRange r{env.settings().specialize_zero_one ? 2 : 0, kIntOo};
+  if (s.marked_range) r = r.intersect(*s.marked_range);
+  if (!r.contains(*s.hint) || !r.contains(s.range.lo) || !r.contains(s.range.hi)) return range_text(s);
+  return r.to_string();
+}
+
 class TraceWriter {
  public:
   TraceWriter(const std::string& model_path, const TraceClock& clock) : model_(model_path), clock_(clock) {}
@@ -57,13 +85,13 @@ class TraceWriter {
       if (s->unbacked) {
         emit("create_unbacked_symbol", Json{{"symbol", name},
                                             {"node_id", ++unbacked_ids_},
-                                            {"vr", s->range.to_string()},
+                                            {"vr", creation_range(*s)},
                                             {"user_stack", user_stack(s->node)},
                                             {"stack", fakeprop_stack("create_unbacked_symint")}});
       } else {
         emit("create_symbol", Json{{"symbol", name},
                                    {"val", hint_text(*s)},
-                                   {"vr", range_text(*s)},
+                                   {"vr", backed_creation_range(env, *s, r.model_kind)},
                                    {"source", s->sources.empty() ? std::string() : s->sources.front()},
                                    {"user_stack", user_stack(s->node)},
                                    {"stack", fakeprop_stack("create_symbol")}});

@@ -35,8 +35,12 @@ std::vector<std::string> checked_input_sources(const InferOptions& options, std:
   std::vector<std::string> sources;
   sources.reserve(names.size());
   for (const std::string& n : names) sources.push_back(SourceSpecs::input_source(n));
-  options.specs.check_all_matched(sources);
-  options.marks.check_all_matched(sources);
+  // A source spec or --mark that names no input is ignored, as torch.compile
+  // ignores TORCH_COMPILE_*_SOURCES entries and mark_dynamic / mark_unbacked
+  // calls on a tensor the graph does not take (an input whose sizes Dynamo
+  // specialized, or that the program never reads): the same command then
+  // runs on every frame. (SourceSpecs / DimMarks::check_all_matched remain
+  // for a front end that wants the stricter check.)
   for (const auto& [name, dims] : options.input_hints) {
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     std::string known;

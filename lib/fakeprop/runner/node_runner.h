@@ -25,8 +25,9 @@ namespace fakeprop {
 RunResult begin_run(std::string_view model_kind, std::string model_path, const InferOptions& options);
 
 // The sources (L['x']) of the graph's user inputs `names` (as --input spells
-// them), in order, once every --input, source spec and --mark is checked to
-// name one of them; otherwise an InputError names the inputs there are.
+// them), in order, once every --input is checked to name one of them
+// (otherwise an InputError names the inputs there are). A source spec or
+// --mark that names none is ignored, as torch.compile ignores it.
 std::vector<std::string> checked_input_sources(const InferOptions& options, std::span<const std::string> names);
 
 // One node as its front end runs it.

@@ -2074,6 +2074,12 @@ class PythonPrinter {
 
   std::string power(ExprRef base, int64_t exponent) {
     if (exponent == 1) return operand(base);
+    if (torch_guard_) {  // torch's PythonPrinter._print_Pow: the base repeated, joined by *
+      const std::string b = paren(base, py::kMul);
+      std::string out = b;
+      for (int64_t i = 1; i < exponent; ++i) out += "*" + b;
+      return out;
+    }
     return paren(base, py::kPow) + "**" + std::to_string(exponent);
   }
 
@@ -2082,8 +2088,12 @@ class PythonPrinter {
     std::vector<std::string> parts;
     if (m != 1) parts.push_back(magnitude_string(m));
     if (t->kind() == ExprKind::Mul) {
-      for (const auto& [b, k] : ordered_factors(t)) parts.push_back(power(b, k));
-      prec = parts.size() > 1 ? py::kMul : (negative ? py::kUnary : py::kPow);
+      bool repeated = false;  // a guard's b**k printed b*b*...: a product
+      for (const auto& [b, k] : ordered_factors(t)) {
+        parts.push_back(power(b, k));
+        repeated = repeated || (torch_guard_ && k > 1);
+      }
+      prec = parts.size() > 1 || repeated ? py::kMul : (negative ? py::kUnary : py::kPow);
     } else if (m == 1) {
       std::string s = negative ? operand(t) : print(t, prec);
       if (negative) prec = py::kUnary;

@@ -465,6 +465,11 @@ TEST(ExprPrintNamer, GuardStringFollowsTorchsPrecedenceForDivision) {
   EXPECT_EQ(to_guard_string(add(floordiv(s0(), I(4)), I(1)), namer), "(" + x0 + " // 4) + 1");
   EXPECT_EQ(to_guard_string(mul(floordiv(s0(), I(4)), I(2)), namer), "2*(" + x0 + " // 4)");
   EXPECT_EQ(to_guard_string(floordiv(add(s0(), I(1)), I(2)), namer), "(" + x0 + " + 1) // 2");
+  // A power is its base repeated (PythonPrinter._print_Pow; measured: a
+  // (4, 6, 6) input under dynamic=True guards stride()[0] == s1*s1).
+  EXPECT_EQ(to_guard_string(eq(s1(), pow(s0(), 2)), namer), x1 + " == " + x0 + "*" + x0);
+  EXPECT_EQ(to_guard_string(mul(pow(s0(), 2), s1()), namer), x0 + "*" + x0 + "*" + x1);
+  EXPECT_EQ(to_python_string(pow(s0(), 2)), "s0**2");
   // Without division it is to_python_string's text; dims keep theirs.
   EXPECT_EQ(to_guard_string(le(I(2), s0()), namer), "2 <= " + x0);
   EXPECT_EQ(to_python_string(floordiv(s0(), I(4))), "s0//4");

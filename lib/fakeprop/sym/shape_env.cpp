@@ -460,7 +460,27 @@ struct ShapeEnvInternals {
     }
     if (use_facts && !env.divisible_.empty())
       if (ExprRef exact = exact_divisions(env, s); exact != s) return static_value(env, exact, size_oblivious, use_facts);
+    if (contains_kind(s, ExprKind::Mod))
+      if (ExprRef reduced = static_mods(env, s, rng, size_oblivious, use_facts); reduced != s)
+        return static_value(env, reduced, size_oblivious, use_facts);
     return std::nullopt;
+  }
+
+  // torch's Mod.eval runs again when _maybe_evaluate_static substitutes each
+  // symbol by a positive dummy plus its lower bound: Mod(p, q) of a symbolic
+  // q is 0 where q divides p as a monomial, and p where p and q are positive
+  // and p < q is then provable (Mod(s1, s1*s2) of s1, s2 >= 2 is s1, so
+  // torch's reshape decides Ne(Mod(s1, s1*s2), 0) with no guard; measured,
+  // torch 2.15). The creation-time Mod keeps its form: only deciding sees this.
+  static ExprRef static_mods(const Env& env, ExprRef e, const SymbolRanges& rng, bool size_oblivious, bool use_facts) {
+    if (!has_free_symbols(e) || !contains_kind(e, ExprKind::Mod)) return e;
+    e = map_children(e, [&](ExprRef c) { return static_mods(env, c, rng, size_oblivious, use_facts); });
+    if (e->kind() != ExprKind::Mod || as_integer(e->arg(1))) return e;
+    ExprRef p = e->arg(0), q = e->arg(1);
+    if (monomial_quotient(p, q)) return integer(0);
+    if (bound_expr(p, rng).lo < 1 || bound_expr(q, rng).lo < 1) return e;
+    if (static_value(env, lt(p, q), size_oblivious, use_facts) == std::optional<bool>(true)) return p;
+    return e;
   }
 
   // torch's _maybe_evaluate_static also decides a relation with each symbol
@@ -513,6 +533,16 @@ struct ShapeEnvInternals {
   static ExprRef exact_divisions(const Env& env, ExprRef e) {
     if (!has_free_symbols(e)) return e;
     e = map_children(e, [&](ExprRef c) { return exact_divisions(env, c); });
+    // torch's simplify: p // (p // d) is d where p % (p // d) == 0 and p % d
+    // == 0 are both known (its pass over nested FloorDivs), so a view(-1, 3)
+    // of 5*s elements decides (5*s) // ((5*s) // 3) == 3 with no guard.
+    if (e->kind() == ExprKind::FloorDiv && e->arg(1)->kind() == ExprKind::FloorDiv && e->arg(0) == e->arg(1)->arg(0)) {
+      ExprRef p = e->arg(0), d = e->arg(1)->arg(1);
+      const auto c = as_integer(d);
+      const bool p_by_d = c ? *c > 0 && known_divisor(env, p, true) % *c == 0
+                            : env.known_true_.count(eq(mod(p, d), integer(0))) != 0;
+      if (p_by_d && env.known_true_.count(eq(mod(p, e->arg(1)), integer(0)))) return d;
+    }
     if (e->kind() == ExprKind::Add) {
       ExprRef out = integer(e->value());
       for (const auto& [term, coeff] : e->terms()) out = add(out, exact_product(env, mul(term, coeff)));

@@ -618,6 +618,35 @@ TEST(ShapeEnvGuards, AMonomialTimesAFactorOfAtLeastTwoIsBigger) {
   EXPECT_TRUE(env.guards().empty());
 }
 
+// torch 2.15's Mod.eval under _maybe_evaluate_static's shifted symbols:
+// Mod(s0, s0*s1) is s0 (s0 < s0*s1 for s0, s1 >= 2), Mod(s0*s1, s0) is 0;
+// reshape's `accum % length != 0` then makes no guard (measured:
+// x.flatten(1) on a dynamic (2, 3, 4) guards nothing beyond the ranges).
+TEST(ShapeEnvGuards, ModOfASmallerMonomialIsItself) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(3, kX0).expr();
+  ExprRef s1 = env.create_symbol(4, kX1).expr();
+  EXPECT_EQ(env.maybe_evaluate_static(ne(mod(s0, mul(s0, s1)), I(0))), std::optional<bool>(true));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(mod(mul(s0, s1), s0), I(0))), std::optional<bool>(true));
+  EXPECT_FALSE(env.maybe_evaluate_static(eq(mod(s1, s0), I(0))).has_value());  // neither divides the other
+  EXPECT_TRUE(env.guards().empty());
+}
+
+// torch's simplify: p // (p // d) is d once p % d == 0 and p % (p // d) == 0
+// are known (view(-1, 3) of 5*s elements: (5*s)//((5*s)//3) == 3 is no guard).
+TEST(ShapeEnvGuards, NestedFloorDivOfKnownDivisorsIsTheDivisor) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(6, kX0).expr();
+  ExprRef n = mul(s0, 5);
+  ExprRef q = floordiv(n, I(3));
+  EXPECT_FALSE(env.maybe_evaluate_static(eq(floordiv(n, q), I(3))).has_value());
+  EXPECT_TRUE(env.evaluate(B(eq(mod(n, I(3)), I(0))), "view"));
+  EXPECT_FALSE(env.maybe_evaluate_static(eq(floordiv(n, q), I(3))).has_value());  // p % (p // 3) not known yet
+  EXPECT_FALSE(env.evaluate(B(ne(mod(n, q), I(0))), "view"));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(floordiv(n, q), I(3))), std::optional<bool>(true));
+  EXPECT_EQ(env.guards().size(), 2u);
+}
+
 struct RefineCase {
   const char* what;
   std::function<ExprRef(ExprRef)> cond;  // over s0 with hint 8, decided true

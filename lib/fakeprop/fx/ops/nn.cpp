@@ -88,6 +88,61 @@ struct ConvParams {
   int64_t groups = 1;
 };
 
+// What FakeTensor's convolution asks before the meta kernel runs: where
+// every input and weight size has a hint it picks the backend the real
+// kernel would (torch._C._select_conv_backend), and that decides sizes.
+// check_shape_forward: a (non-transposed) kernel no bigger than the padded
+// input, dim by dim until one is not (measured, torch 2.15: F.conv2d with a
+// 3x3 kernel guards 3 <= H, 3 <= W). Then, on the CPU, ConvParams::use_mkldnn
+// for a float32 input, over the 2-D view of a 1-D conv (N, C, 1, W):
+//   (strided || dilated || N >= 16 || kW != 1 || kH != 1 || threads > 1) &&
+//   (groups > 1 || (kW > 3 && kH > 3) || N > 1 || N*C*H*W > 20480)
+// in that order, each comparison a guard where it is symbolic (N*C*H*W of
+// the first four dims: N*C*D*H for a 3-D conv); this machine model runs
+// more than one thread, as torch.compile's hosts do. Other dtypes take no
+// mkldnn there (bfloat16 / float16 only on CPUs with native support).
+void select_conv_backend(OpContext& ctx, const TensorMeta& input, const TensorMeta& weight, const ConvParams& p,
+                         const Device& device) {
+  for (const TensorMeta* t : {&input, &weight})
+    for (const SymInt& d : t->sizes)
+      if (d.is_symbolic() && !ctx.env().hint(d)) return;  // FakeTensor's all_hinted: no backend asked
+  const char* why = "convolution backend";
+  const size_t spatial = static_cast<size_t>(input.dim() - 2);
+  if (!p.transposed)
+    for (size_t i = 0; i < spatial; ++i) {
+      const SymInt padded = simplified(ctx, input.sizes[i + 2] + p.padding[i] * 2);
+      const SymInt kernel = simplified(ctx, p.dilation[i] * (weight.sizes[i + 2] - 1) + 1);
+      if (decide(ctx, sym_lt(padded, kernel), why))
+        ctx.fail(ErrorKind::ShapeMismatch, "Calculated padded input size per channel: (" + text(padded) +
+                                               "). Kernel size: (" + text(kernel) +
+                                               "). Kernel size can't be greater than actual input size");
+    }
+  if (!device.is_cpu() || input.dtype != DType::Float32) return;
+  SymShape in = input.sizes, w = weight.sizes;
+  std::vector<SymInt> stride = p.stride, dilation = p.dilation;
+  if (spatial == 1) {  // view1d_as_2d
+    in.insert(in.begin() + 2, SymInt(1));
+    w.insert(w.begin() + 2, SymInt(1));
+    stride.insert(stride.begin(), SymInt(1));
+    dilation.insert(dilation.begin(), SymInt(1));
+  }
+  auto any_not_one = [&](const std::vector<SymInt>& v) {
+    for (const SymInt& x : v)
+      if (decide(ctx, sym_ne(x, 1), why)) return true;
+    return false;
+  };
+  const SymInt& kw = w[w.size() - 1];
+  const SymInt& kh = w[w.size() - 2];
+  // threads > 1 closes the first disjunction, so its later terms only matter for what they ask.
+  const bool first = any_not_one(stride) || any_not_one(dilation) || decide(ctx, sym_ge(in[0], 16), why) ||
+                     decide(ctx, sym_ne(kw, 1), why) || decide(ctx, sym_ne(kh, 1), why) || true;
+  if (!first) return;
+  if (p.groups > 1) return;
+  if (decide(ctx, sym_gt(kw, 3), why) && decide(ctx, sym_gt(kh, 3), why)) return;
+  if (decide(ctx, sym_gt(in[0], 1), why)) return;
+  (void)decide(ctx, sym_gt(simplified(ctx, in[0] * in[1] * in[2] * in[3]), 20480), why);
+}
+
 // convolution's result for a batched input ([N, C, *spatial]).
 TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMeta& weight, const TensorMeta* bias,
                         const ConvParams& p) {
@@ -136,10 +191,19 @@ TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMet
     }
   }
   out = simplified(ctx, std::move(out));
+  // The result's strides as torch's meta makes them (max(1, H - 2) stays a
+  // Max there: sympy does not prune it by the ranges the backend's guards
+  // narrow), then the backend's questions, then the sizes' checks.
+  const bool buildable = std::all_of(out.begin(), out.end(), [](const SymInt& s) { return !s.is_static() || s.value() >= 0; });
+  std::optional<TensorValue> result;
+  if (buildable)
+    result = conv_tensor(ctx, out, input.dtype, device, conv_memory_format(ctx, input, weight, device));
+  select_conv_backend(ctx, input, weight, p, device);
   check_non_negative(ctx, out);
   for (const SymInt& s : out)
     if (!s.is_static())
       require(ctx, sym_ge(s, 0), why, ErrorKind::InvalidArgument, "convolution output size is negative");
+  if (result) return std::move(*result);
   return conv_tensor(ctx, std::move(out), input.dtype, device, conv_memory_format(ctx, input, weight, device));
 }
 

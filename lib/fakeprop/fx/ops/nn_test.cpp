@@ -105,6 +105,39 @@ TEST(FxNn, ConvolutionWithSymbolicSpatialSizes) {
   EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"2", "8", "(s0 - 1)//2 + 1", "(s1 - 1)//2 + 1"}));
 }
 
+// FakeTensor's convolution selects the backend the real kernel would
+// (measured, torch 2.15, CPU): the kernel must fit the padded input, and the
+// mkldnn heuristic of a batch of one asks N*C*H*W > 20480.
+TEST(FxNn, ConvolutionGuardsTheBackendSelection) {
+  GraphText g;
+  g.symbol("s0", 8)
+      .symbol("s1", 9)
+      .input("x", tensor({1, 3, "s0", "s1"}))
+      .input("w", tensor({4, 3, 3, 3}))
+      .call("y", "aten.convolution.default", {node("x"), node("w"), nullptr, {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("y"), "");
+  EXPECT_EQ(r.guards(), (std::vector<std::string>{"s0 >= 3", "s1 >= 3", "3*s0*s1 <= 20480"}));
+  // A batch of more than one takes mkldnn without the size test; a dynamic
+  // batch is asked N >= 16 first. float64 takes no mkldnn.
+  GraphText b;
+  b.symbol("s2", 2)
+      .input("x", tensor({"s2", 3, 8, 8}))
+      .input("w", tensor({4, 3, 3, 3}))
+      .call("y", "aten.convolution.default", {node("x"), node("w"), nullptr, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1});
+  Ran rb = run(b);
+  ASSERT_EQ(rb.error("y"), "");
+  EXPECT_EQ(rb.guards(), (std::vector<std::string>{"s2 < 16"}));
+  GraphText d;
+  d.symbol("s0", 8)
+      .input("x", tensor({1, 3, "s0", 8}, "float64"))
+      .input("w", tensor({4, 3, 3, 3}, "float64"))
+      .call("y", "aten.convolution.default", {node("x"), node("w"), nullptr, {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1});
+  Ran rd = run(d);
+  ASSERT_EQ(rd.error("y"), "");
+  EXPECT_EQ(rd.guards(), (std::vector<std::string>{"s0 >= 3"}));
+}
+
 TEST(FxNn, ConvolutionChecksChannelsWithTheGroupCount) {
   GraphText g;
   g.input("x", tensor({2, 4, 8, 8})).input("w", tensor({8, 3, 3, 3}));

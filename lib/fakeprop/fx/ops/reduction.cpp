@@ -373,11 +373,15 @@ void select_along_dim(OpContext& ctx) {
   const bool kth = ctx.target() == "aten.kthvalue.default";
   const size_t dim_pos = kth ? 2 : 1;
   const int64_t dim = dim_arg(ctx, dim_pos, "dim", self.dim(), -1);
-  if (kth && self.dim() > 0) {
+  if (kth) {
+    // kthvalue_meta: torch._check(k >= 1 and k <= size), a guard on a backed
+    // size and a runtime assert on an unbacked one (u >= 1 for k = 1).
     const SymInt k = ctx.int_arg(1, "k");
-    if (decide(ctx, sym_or(sym_lt(k, 1), sym_gt(k, self.sizes[static_cast<size_t>(dim)])), "kthvalue"))
-      ctx.fail(ErrorKind::IndexError, "kthvalue(): selected number k out of range for dimension " +
-                                          std::to_string(dim));
+    const SymInt size = self.dim() > 0 ? self.sizes[static_cast<size_t>(dim)] : SymInt(1);
+    // An int k makes Python ask size.__ge__(k): u0 >= 1, as torch prints it.
+    const SymBool upper = k.is_static() ? sym_ge(size, k) : sym_le(k, size);
+    require(ctx, sym_and(sym_ge(k, 1), upper), "kthvalue", ErrorKind::IndexError,
+            [&] { return "kthvalue(): selected number k out of range for dimension " + std::to_string(dim); });
   }
   const std::vector<bool> mask = reduction_mask(ctx, {dim}, self.dim());
   const bool keepdim = ctx.bool_arg(dim_pos + 1, "keepdim", false);

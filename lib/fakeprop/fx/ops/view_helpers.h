@@ -149,37 +149,52 @@ inline std::optional<SymShape> unbacked_view_strides(OpContext& ctx, const SymSh
 }
 
 // The strides torch 2.15's fake view gives (FakeTensor's aten.view impl is
-// torch._refs._reshape_view_helper): the target dims are built left to
-// right, a dim of the right length kept as it is, else the next dims
-// collapsed (prims.collapse_view, when they can be) until the length
-// divides them, then split (prims.split_dim); extra trailing dims of size 1
-// are split off the last dim, leftover ones squeezed. Unlike computeStride
-// (view_strides), a size-1 dim keeps the stride it had. nullopt when a
-// collapse cannot be a view.
+// torch._refs._reshape_view_helper), asking what it asks in its order: the
+// target dims are built left to right, a dim of the right length kept as it
+// is, else the next dims collapsed (prims._collapse_view_helper, when they
+// can be) until the length divides them, then split (prims.split_dim);
+// extra trailing dims of size 1 are split off the last dim, leftover ones
+// squeezed. Where torch branches on a SymBool it guards (decide); its
+// guard_or_false / guard_or_true and torch._check are this file's too.
+// Unlike computeStride (view_strides), a size-1 dim keeps the stride it had.
+// nullopt when a collapse cannot be a view.
 inline std::optional<SymShape> fake_view_strides(OpContext& ctx, const SymShape& sizes, const SymShape& strides,
                                                  const SymShape& shape) {
   const char* why = "view strides";
-  if (guard_or_false(ctx, sym_eq(product(sizes), 0), why)) return contiguous_strides(shape, &ctx.env());
-  if (sizes.empty()) return SymShape(shape.size(), SymInt(1));
-  if (shape.empty()) return SymShape{};
+  auto guard_or_true = [&](const SymBool& c) { return c.is_static() ? c.value() : ctx.env().guard_or_true(c, why); };
+  const SymInt numel = product(sizes);
+  if (guard_or_false(ctx, sym_eq(numel, 0), why)) return contiguous_strides(shape, &ctx.env());
+  if (sizes.empty()) {
+    for (const SymInt& length : shape) (void)decide(ctx, sym_ne(length, 1), why);
+    return SymShape(shape.size(), SymInt(1));
+  }
+  if (shape.empty()) {
+    for (const SymInt& length : sizes) (void)decide(ctx, sym_ne(length, 1), why);
+    return SymShape{};
+  }
   TensorMeta probe;
   probe.sizes = sizes;
   probe.strides = strides;
-  if (is_contiguous(probe, ctx.env())) {
+  if (is_contiguous_or_false(probe, ctx.env())) {
     if (shape.size() == 1 && sizes.size() > 1) return SymShape{SymInt(1)};
     if (shape.size() == 2 && sizes.size() == 1) return SymShape{shape[1], SymInt(1)};
   }
-  // accum % length == 0, as torch's Mod evaluates it: a monomial multiple is
-  // 0, a proper divisor of a positive size is itself; else decided.
+  const SymInt shape_numel = product(shape);
+  if (!numel.same(shape_numel))
+    require(ctx, sym_eq(numel, shape_numel), why, ErrorKind::ShapeMismatch, [&] {
+      return "Could not reshape a tensor with shape " + text(sizes) + " as a tensor with shape " + text(shape) + "!";
+    });
+  // accum % length != 0, as torch asks it (the ShapeEnv evaluates Mod as
+  // torch's Mod.eval does: a monomial multiple is 0).
   auto divides = [&](const SymInt& a, const SymInt& b) {
     if (exact_quotient(a, b)) return true;
-    if (auto k = exact_quotient(b, a); k && k->is_static() && k->value() > 1) return false;
-    return decide(ctx, sym_eq(mod(a, b), 0), why);
+    return !decide(ctx, sym_ne(mod(a, b), 0), why);
   };
   SymShape sz = sizes, st = strides;
   size_t idx = 0;
   for (const SymInt& length : shape) {
     if (idx >= sz.size()) {  // a tail unsqueeze: split_dim(last, its own length)
+      (void)decide(ctx, sym_ne(length, 1), why);
       st.push_back(st.back());
       sz.push_back(SymInt(1));
       ++idx;
@@ -195,22 +210,44 @@ inline std::optional<SymShape> fake_view_strides(OpContext& ctx, const SymShape&
       if (++end >= sz.size()) return std::nullopt;
       accum = simplified(ctx, accum * sz[end]);
     }
-    if (end != idx) {  // collapse_view(idx, end)
-      for (size_t i = end; i-- > idx;)
-        if (!same_size(ctx, sz[i], 1, why) && !same_size(ctx, sz[i + 1], 1, why) &&
-            !same_size(ctx, st[i], st[i + 1] * sz[i + 1], why))
-          return std::nullopt;
+    if (end != idx) {  // prims._collapse_view_helper(a_, idx, end)
+      const SymInt count = product(sz);
+      SymBool valid(true);
+      if (guard_or_false(ctx, sym_ne(count, 0), why))
+        for (size_t i = end; i-- > idx;)
+          valid = sym_and(valid, sym_or(sym_or(sym_eq(sz[i], 1), sym_eq(sz[i + 1], 1)),
+                                        sym_eq(st[i], st[i + 1] * sz[i + 1])));
+      valid = sym_or(valid, sym_eq(count, 0));
+      if (!guard_or_false(ctx, valid, why)) return std::nullopt;
       SymInt stride = st[end];
       for (size_t i = end; i-- > idx;)
-        if (!same_size(ctx, sz[i], 1, why) && decide(ctx, sym_lt(st[i], stride), why)) stride = st[i];
+        if (decide(ctx, sym_ne(sz[i], 1), why) && decide(ctx, sym_lt(st[i], stride), why)) stride = st[i];
+      SymInt length_c = sz[end];
+      if (guard_or_true(sym_ne(length_c, 0))) {
+        for (size_t i = end; i-- > idx;) {
+          if (guard_or_false(ctx, sym_eq(sz[i], 0), why)) {
+            length_c = 0;
+            stride = 0;
+            break;
+          }
+          length_c = length_c * sz[i];
+        }
+      } else {
+        stride = 0;
+      }
+      (void)guard_or_false(ctx, sym_eq(count, 0), why);
       sz.erase(sz.begin() + static_cast<int64_t>(idx) + 1, sz.begin() + static_cast<int64_t>(end) + 1);
       st.erase(st.begin() + static_cast<int64_t>(idx) + 1, st.begin() + static_cast<int64_t>(end) + 1);
-      sz[idx] = accum;
+      sz[idx] = simplified(ctx, length_c);
       st[idx] = stride;
     }
-    if (!same_size(ctx, accum, length, why)) {  // split_dim(idx, length)
+    if (!same_size(ctx, accum, length, why)) {  // prims.split_dim(idx, length)
+      require(ctx, sym_ge(length, 0), why, ErrorKind::ShapeMismatch, [&] { return "invalid dim length " + text(length); });
       const std::optional<SymInt> q = exact_quotient(sz[idx], length);
       const SymInt inner = simplified(ctx, q ? *q : floordiv(sz[idx], length));
+      if (!q && decide(ctx, sym_ne(mod(sz[idx], length), 0), why))
+        ctx.fail(ErrorKind::ShapeMismatch, "Attempting to split dimension of length " + text(sz[idx]) +
+                                               ", but outer length of " + text(length) + " divides it with a remainder!");
       sz[idx] = length;
       sz.insert(sz.begin() + static_cast<int64_t>(idx) + 1, inner);
       st.insert(st.begin() + static_cast<int64_t>(idx) + 1, st[idx]);
@@ -219,7 +256,8 @@ inline std::optional<SymShape> fake_view_strides(OpContext& ctx, const SymShape&
     ++idx;
   }
   while (idx < sz.size()) {  // squeeze the tail
-    if (!same_size(ctx, sz[idx], 1, why)) return std::nullopt;
+    require(ctx, sym_eq(sz[idx], 1), why, ErrorKind::ShapeMismatch,
+            [&] { return "a.size(" + std::to_string(idx) + ") expected to be 1 but got " + text(sz[idx]); });
     sz.erase(sz.begin() + static_cast<int64_t>(idx));
     st.erase(st.begin() + static_cast<int64_t>(idx));
   }
