@@ -774,11 +774,14 @@ void upsample(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 2) + "D input, got " +
                                              text(input.sizes));
   const bool vec = ctx.target().ends_with(".vec");
+  const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
   std::vector<SymInt> size;
   if (ctx.has(1, "output_size")) {
+    // upsample_compute_output_size (the .vec decompositions): not both
+    if (vec && ctx.has(scale_pos, "scale_factors"))
+      ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
     size = ctx.int_list(1, "output_size");
   } else if (vec) {
-    const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
     const Value& scales = ctx.value(scale_pos, "scale_factors");
     if (scales.kind != Value::Kind::List || scales.list->size() != static_cast<size_t>(Spatial))
       ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
@@ -1956,7 +1959,12 @@ void register_nn_ops(OpRegistry& r) {
   for (const char* name : {"aten.upsample_nearest2d.default", "aten.upsample_nearest2d.vec",
                            "aten._upsample_nearest_exact2d.default", "aten._upsample_nearest_exact2d.vec",
                            "aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d.vec",
-                           "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec"})
+                           "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec",
+                           // antialiased (F.interpolate(antialias=True)): the same meta, without
+                           // the CUDA bilinear kernel's channels-last threshold
+                           "aten._upsample_bilinear2d_aa.default", "aten._upsample_bilinear2d_aa.vec",
+                           "aten._upsample_bicubic2d_aa.default", "aten._upsample_bicubic2d_aa.vec",
+                           "aten._upsample_lanczos2d_aa.default", "aten._upsample_lanczos2d_aa.vec"})
     r.add(name, upsample<2>);
   for (const char* name : {"aten.upsample_nearest3d.default", "aten.upsample_nearest3d.vec",
                            "aten.upsample_trilinear3d.default", "aten.upsample_trilinear3d.vec"})
