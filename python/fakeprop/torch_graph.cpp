@@ -94,6 +94,25 @@ class TorchGraphReader {
     ask_attr_value_ = torch["attr_value"];
   }
 
+  // See declared_examples (torch_graph.h).
+  bool declare(TorchGraph& g, const std::vector<std::string>& failed) {
+    record_symbols_ = false;
+    bool changed = false;
+    for (size_t p = 0; p < g.graph.nodes.size(); ++p) {
+      fx::Node& n = g.graph.nodes[p];
+      if (n.op != "call_function" || n.example.kind != fx::ExampleValue::Kind::None) continue;
+      if (std::find(failed.begin(), failed.end(), n.name) == failed.end()) continue;
+      const py::object v = meta_value(g.nodes[p]);
+      if (PyObject_IsInstance(v.ptr(), tensor_type_.ptr()) != 1) {
+        if (PyErr_Occurred()) throw py::error_already_set();
+        continue;
+      }
+      n.example = example(v);
+      changed = true;
+    }
+    return changed;
+  }
+
   TorchGraph read(py::handle gm) {
     const Names& k = names();
     // As a list: pybind11's iterator over torch's node list runs past its end.
@@ -115,13 +134,15 @@ class TorchGraphReader {
   }
 
   // The name a dim takes in the graph: an integer, or the expression text of
-  // a SymInt (which is kept for the symbols).
+  // a SymInt (which is kept for the symbols; a call's declared value keeps
+  // the text only: what a fallback takes of it are its static dims).
   std::string dim(py::handle d) {
     if (PyLong_CheckExact(d.ptr())) {
       const long long v = PyLong_AsLongLong(d.ptr());
       if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
       return std::to_string(v);
     }
+    if (!record_symbols_) return std::string(text(py::str(d)));
     symbolic_.append(d);
     py::object t = ask_dim_(d);
     if (PyLong_Check(t.ptr())) return std::to_string(py::cast<long long>(t));
@@ -360,6 +381,7 @@ class TorchGraphReader {
   }
   std::unordered_map<long long, int64_t> storage_ids_;
   bool exported_;
+  bool record_symbols_ = true;  // dims of SymInts go to symbolic_ (see dim)
   py::list symbolic_;
   py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;
   py::object ask_target_name_, ask_dim_, ask_attr_value_;
@@ -372,7 +394,14 @@ class TorchGraphReader {
 }  // namespace
 
 TorchGraph read_torch_graph(py::handle graph_module, const py::dict& plan, py::list symbolic) {
-  return TorchGraphReader(plan, std::move(symbolic)).read(graph_module);
+  TorchGraph g = TorchGraphReader(plan, std::move(symbolic)).read(graph_module);
+  g.plan = plan;
+  return g;
+}
+
+bool declared_examples(TorchGraph& g, const std::vector<std::string>& failed) {
+  if (failed.empty()) return false;
+  return TorchGraphReader(g.plan, py::list()).declare(g, failed);
 }
 
 void attach_report(const TorchGraph& g, py::handle report) {

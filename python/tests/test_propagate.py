@@ -433,3 +433,68 @@ def test_unbacked_programs_agree_with_torch(name):
                     [_torch_int(d, theirs_at) for d in theirs.stride()]), node.name
             assert _fp_int(ours["storage_offset"], ours_at) == _torch_int(offset, theirs_at), node.name
             assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), node.name
+
+
+@torch.library.custom_op("fakeprop_test::twice", mutates_args=())
+def _twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+@_twice.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("fakeprop_test::head_and_all", mutates_args=())
+def _head_and_all(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return x[:, :1].clone(), x.clone()
+
+
+@_head_and_all.register_fake
+def _(x):
+    return x.new_empty(x.shape[0], 1), torch.empty_like(x)
+
+
+class _NoRule(torch.nn.Module):
+    """Custom ops fakeprop has no rule for, one output and two, with ops after them."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = _twice(self.lin(x).relu())
+        head, whole = _head_and_all(y)
+        return (y + 1).sum(-1), head * 3, whole.view(-1), self.lin(x)
+
+
+def test_a_call_without_a_rule_continues_from_its_declared_value_as_the_cli_does(cli, tmp_path):
+    """propagate on a program with ops fakeprop has no rule for gives the CLI's report on the program's
+    .pt2, node by node: each failed call continues from its declared value (meta['val']: its static
+    dims, fresh unbacked sizes for the others), so only the calls without a rule and the getitems of a
+    call with two outputs stay unresolved, not every node after the first."""
+    import json
+
+    ep = torch.export.export(_NoRule(), (torch.randn(4, 8),), dynamic_shapes={"x": {0: Dim("b", max=64)}})
+    path = tmp_path / "no_rule.pt2"
+    torch.export.save(ep, str(path))
+    report = fakeprop.propagate(ep)
+    out = cli(path, "--json")
+    assert out.returncode == 0, out.stderr
+    from_cli = json.loads(out.stdout)
+    kinds = {e["node"]: e["kind"] for e in report["errors"]}
+    assert kinds == {"twice": "unsupported_op", "head_and_all": "unsupported_op", "getitem": "unknown_input",
+                     "getitem_1": "unknown_input"}
+    assert report["errors"] == from_cli["errors"]
+    assert [n["name"] for n in report["nodes"]] == [n["name"] for n in from_cli["nodes"]]
+    def without_grad(node):  # the package reads an ExportedProgram's placeholders as not requiring grad
+        return [{k: v for k, v in (o.get("val") or {}).items() if k != "requires_grad"} for o in node["outputs"]]
+
+    for ours, theirs in zip(report["nodes"], from_cli["nodes"]):
+        assert without_grad(ours) == without_grad(theirs), ours["name"]
+    resolved = [n for n in ep.graph.nodes if n.op == "call_function" and n.name not in kinds]
+    assert len(resolved) >= 6
+    # what follows a call without a rule has the call's static dims
+    vals = {n["name"]: n["outputs"][0]["val"] for n in report["nodes"] if len(n["outputs"]) == 1}
+    last = [n.name for n in ep.graph.nodes if n.op == "call_function"]
+    assert vals[last[-1]]["shape"][1] == 8
