@@ -79,7 +79,6 @@ class TorchGraphReader {
         items_(plan.contains("items") ? py::dict(plan["items"]) : py::dict()),
         reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
         gradients_(plan.contains("gradients") ? py::dict(plan["gradients"]) : py::dict()),
-        exported_(py::cast<bool>(plan["exported"])),
         symbolic_(std::move(symbolic)) {
     const py::dict torch = plan["torch"];
     node_type_ = torch["node"];
@@ -123,7 +122,7 @@ class TorchGraphReader {
     positions_.reserve(nodes.size());
     for (py::handle n : nodes) read_node(gm, n);
     for (auto [out, leaf] : gradients_) builder_.graph().gradients.emplace(renamed(out), renamed(leaf));
-    return {builder_.take(), std::move(nodes)};
+    return {builder_.take(), std::move(nodes), py::dict()};
   }
 
  private:
@@ -200,9 +199,11 @@ class TorchGraphReader {
           device_text(fake_device ? py::reinterpret_steal<py::object>(fake_device) : attr(v, k.device));
       t.device = Device::parse(device);
       if (!t.device) builder_.fail("unknown device '" + device + "'");
-      // An ExportedProgram's recorded values are detached (make_fx's
-      // snapshot): none of its placeholders says it requires grad.
-      t.requires_grad = !exported_ && PyObject_IsTrue(attr(v, k.requires_grad).ptr()) == 1;
+      // As recorded: an ExportedProgram's parameters require grad (its
+      // calls' values are detached snapshots, but torch.export traced them
+      // in grad mode, where SDPA's backend choice, for one, sees the flag),
+      // as the .pt2 reader gives them.
+      t.requires_grad = PyObject_IsTrue(attr(v, k.requires_grad).ptr()) == 1;
       return ex;
     }
     if (PyBool_Check(v.ptr())) return ex;
@@ -380,7 +381,6 @@ class TorchGraphReader {
     return Value::of_opaque("no real value");
   }
   std::unordered_map<long long, int64_t> storage_ids_;
-  bool exported_;
   bool record_symbols_ = true;  // dims of SymInts go to symbolic_ (see dim)
   py::list symbolic_;
   py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;

@@ -21,7 +21,7 @@ namespace fakeprop::python {
 //   tied       placeholder name -> the earlier state placeholder it is the same tensor as
 //   names      placeholder name -> the name to give it
 //   examples   placeholder name -> its example value (instead of meta['val'])
-//   exported   whether placeholders are an ExportedProgram's (none then requires grad)
+//   exported   whether the program is an ExportedProgram (read by graph_export.py)
 //   torch      the torch types and helpers: node, tensor, symint, dtype, device,
 //              memory_format, layout; target_name(target), dim(symint), attr_value(gm, target)
 struct TorchGraph {

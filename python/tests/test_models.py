@@ -33,12 +33,7 @@ DETECTION = {"fasterrcnn_mobilenet_v3_large_320_fpn", "retinanet_resnet50_fpn", 
 SLOW = {"vit_b_16", "fcn_resnet50", "t5"} | (DETECTION - {"fasterrcnn_mobilenet_v3_large_320_fpn"})
 
 # Known differences, each with why; strict, so a fix shows up as XPASS.
-KNOWN = {
-    ("t5", "export"): "torch.export traces with grad enabled and records meta['val'] detached: T5's attention "
-                      "mask comes from a parameter, so it requires grad in the trace and "
-                      "scaled_dot_product_attention takes the math path (contiguous output), while the "
-                      "program fakeprop sees says that nothing requires grad and it takes the flash layout",
-}
+KNOWN = {}
 
 # Guards of fakeprop's that torch.export does not make, by node, for the models they apply to, with
 # why; the points where they fail lie outside what the program computes correctly.
