@@ -80,6 +80,7 @@ class TorchGraphReader {
         reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
         gradients_(plan.contains("gradients") ? py::dict(plan["gradients"]) : py::dict()),
         symbolic_(std::move(symbolic)) {
+    if (plan.contains("guards_code")) guards_code_ = py::list(plan["guards_code"]);
     const py::dict torch = plan["torch"];
     node_type_ = torch["node"];
     tensor_type_ = torch["tensor"];
@@ -101,6 +102,7 @@ class TorchGraphReader {
       fx::Node& n = g.graph.nodes[p];
       if (n.op != "call_function" || n.example.kind != fx::ExampleValue::Kind::None) continue;
       if (std::find(failed.begin(), failed.end(), n.name) == failed.end()) continue;
+      if (g.nodes[p].is_none()) continue;  // a node of the program's guards
       const py::object v = meta_value(g.nodes[p]);
       if (PyObject_IsInstance(v.ptr(), tensor_type_.ptr()) != 1) {
         if (PyErr_Occurred()) throw py::error_already_set();
@@ -118,10 +120,15 @@ class TorchGraphReader {
     PyObject* list = PySequence_List(attr(attr(gm, k.graph), k.nodes).ptr());
     if (!list) throw py::error_already_set();
     py::list nodes = py::reinterpret_steal<py::list>(list);
-    builder_.reserve(nodes.size());
+    builder_.reserve(nodes.size() + guards_code_.size());
     positions_.reserve(nodes.size());
+    nodes_ = nodes.ptr();
     for (py::handle n : nodes) read_node(gm, n);
     for (auto [out, leaf] : gradients_) builder_.graph().gradients.emplace(renamed(out), renamed(leaf));
+    // The guards' nodes have no torch.fx node: None keeps the list one per graph node.
+    for (size_t i = 0; i < guard_count_; ++i)
+      if (PyList_Insert(nodes.ptr(), static_cast<Py_ssize_t>(guard_position_ + i), Py_None) != 0)
+        throw py::error_already_set();
     return {builder_.take(), std::move(nodes), py::dict()};
   }
 
@@ -277,6 +284,7 @@ class TorchGraphReader {
     const py::object name = attr(node, k.name);
     const py::object op_object = attr(node, k.op);
     const std::string_view op = text(op_object);
+    if (op != "placeholder" && !guards_added_) add_program_guards();
     fx::Node& n = builder_.add(renamed(name));
     const uint32_t position = static_cast<uint32_t>(builder_.graph().nodes.size() - 1);
     if (op == "placeholder") {
@@ -293,6 +301,7 @@ class TorchGraphReader {
       } else {
         n.op = "placeholder";
         n.target = n.name;
+        user_inputs_.emplace_back(std::string(text(name)), position);
         PyObject* given = PyDict_GetItemWithError(examples_.ptr(), name.ptr());
         const py::object value = given ? py::reinterpret_borrow<py::object>(given) : meta_value(node);
         n.example = example(value);
@@ -331,7 +340,50 @@ class TorchGraphReader {
     positions_.emplace(node.ptr(), position);  // after its own arguments: a node never refers to itself
   }
 
+  // The program's guards_code (graph_export.py puts an ExportedProgram's in
+  // the plan), as the .pt2 reader makes them: a fakeprop.program_guard node
+  // each, after the inputs, over the guard's text and the user inputs by
+  // their torch names (L['x'] is placeholder x).
+  void add_program_guards() {
+    guards_added_ = true;
+    if (guards_code_.size() == 0) return;
+    std::vector<std::string> taken;
+    const Names& k = names();
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nodes_); ++i)
+      taken.push_back(renamed(attr(PyList_GET_ITEM(nodes_, i), k.name)));
+    fx::Arg input_names, inputs;
+    input_names.kind = inputs.kind = fx::Arg::Kind::List;
+    for (const auto& [torch_name, position] : user_inputs_) {
+      fx::Arg a;
+      a.kind = fx::Arg::Kind::String;
+      a.s = torch_name;
+      input_names.list.push_back(std::move(a));
+      inputs.list.push_back(builder_.node_ref(position));
+    }
+    size_t i = 0;
+    guard_position_ = builder_.graph().nodes.size();
+    guard_count_ = static_cast<size_t>(guards_code_.size());
+    for (py::handle g : guards_code_) {
+      std::string base = "guards_code_" + std::to_string(i++), node_name = base;
+      for (size_t suffix = 1; std::find(taken.begin(), taken.end(), node_name) != taken.end(); ++suffix)
+        node_name = base + "_" + std::to_string(suffix);
+      fx::Node& n = builder_.add(node_name);
+      n.op = "call_function";
+      n.target = "fakeprop.program_guard";
+      fx::Arg guard;
+      guard.kind = fx::Arg::Kind::String;
+      guard.s = std::string(text(py::str(g)));
+      n.args = {std::move(guard), input_names, inputs};
+      builder_.finish(n);
+    }
+  }
+
   fx::GraphBuilder builder_;
+  py::list guards_code_;
+  PyObject* nodes_ = nullptr;  // the torch.fx nodes (a list the read holds)
+  bool guards_added_ = false;
+  size_t guard_position_ = 0, guard_count_ = 0;  // where the guards' nodes are in the graph
+  std::vector<std::pair<std::string, uint32_t>> user_inputs_;  // torch name, graph position
   // A user input's storage as a small id, equal for inputs whose tensors
   // (real or fake) share one untyped storage, as FakeTensor's memo shares it.
   // None for a tensor without one (a subclass that refuses untyped_storage()).
@@ -449,6 +501,7 @@ void attach_report(const TorchGraph& g, py::handle report) {
     if (PyDict_SetItem(entry.ptr(), k.val.ptr(), val.ptr()) != 0 ||
         PyDict_SetItem(entry.ptr(), key_bindings.ptr(), item(rec, key_bindings)) != 0)
       throw py::error_already_set();
+    if (g.nodes[*position].is_none()) continue;  // a node of the program's guards
     const py::object meta = attr(g.nodes[*position], k.meta);
     if (PyObject_SetItem(meta.ptr(), key_fakeprop.ptr(), entry.ptr()) != 0) throw py::error_already_set();
   }

@@ -26,7 +26,7 @@ namespace fakeprop::python {
 //              memory_format, layout; target_name(target), dim(symint), attr_value(gm, target)
 struct TorchGraph {
   fx::Graph graph;
-  pybind11::list nodes;  // the torch.fx nodes, one per graph node, in order
+  pybind11::list nodes;  // the torch.fx nodes, one per graph node, in order (None for a guards_code node)
   pybind11::dict plan;   // the plan it was read with (for declared_examples)
 };
 

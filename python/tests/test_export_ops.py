@@ -100,3 +100,55 @@ def test_program_matches_torch_in_process_and_from_pt2(name, decompose, tmp_path
     assert len(common) > 3
     for k in sorted(common):
         assert ours[k] == theirs[k], k
+
+
+class Patches(torch.nn.Module):
+    """A patch embedding that checks its input size, as timm's PatchEmbed asserts it, and a branch on a
+    size: torch.export.save writes the guards they make as the program's guards_code."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Conv2d(3, 8, 16, stride=16)
+
+    def forward(self, x):
+        torch._check(x.shape[2] % 16 == 0)
+        assert x.shape[3] % 16 == 0
+        y = self.proj(x).flatten(2)
+        if x.shape[2] > 32:
+            return y * 2
+        return y
+
+
+def _guard_errors(report):
+    return [(e["node"], e["kind"]) for e in report["errors"] if e["node"].startswith("guards_code")]
+
+
+def test_the_programs_own_guards_bound_its_sizes(tmp_path):
+    """The guards of the model's own checks and branches are the program's guards in fakeprop (origin:
+    the archive's guards_code, or the ExportedProgram's in process): the valid region is the multiples
+    of 16, and a size off a multiple is rejected, as torch's ExportedProgram.module() rejects it."""
+    auto = Dim.AUTO
+    ep = torch.export.export(Patches(), (torch.randn(2, 3, 64, 48),), dynamic_shapes={"x": {0: auto, 2: auto, 3: auto}})
+    assert "(L['x'].size()[2] % 16) == 0" in ep._guards_code
+    path = tmp_path / "patches.pt2"
+    torch.export.save(ep, str(path))
+    module = torch.export.load(str(path)).module()
+    for report in (fakeprop.infer(str(path)), fakeprop.propagate(ep)):
+        assert report["errors"] == []
+        guards = {g["expr"]: g for g in report["guards"]}
+        for code in ep._guards_code:
+            if code in guards:  # one the ranges decide (H > 32 with H from 33) is no guard
+                assert guards[code]["node"].startswith("guards_code")
+        region = {r["source"]: r for r in report["valid_region"]}
+        assert region["L['x'].size()[2]"]["multiple_of"] == 16
+        assert region["L['x'].size()[3]"]["multiple_of"] == 16
+    assert module(torch.randn(2, 3, 64, 48)).shape == (2, 8, 12)
+    report = fakeprop.infer(str(path), inputs={"x": [2, 3, 64, 48]})
+    assert report["errors"] == []
+    for bad in ([2, 3, 56, 48], [2, 3, 64, 40]):
+        with pytest.raises(AssertionError, match="Guard failed"):
+            module(torch.randn(*bad))
+        assert _guard_errors(fakeprop.infer(str(path), inputs={"x": bad})) == [
+            ("guards_code_%d" % (0 if bad[2] == 56 else 1), "assertion_error")]
+        assert _guard_errors(fakeprop.propagate(ep, torch.randn(*bad))) == _guard_errors(
+            fakeprop.infer(str(path), inputs={"x": bad}))

@@ -1,7 +1,12 @@
 // Symbolic-size queries (sym_size, sym_stride, sym_numel, sym_storage_offset)
 // and the assertion / range-constraint ops torch.export inserts.
+#include <cctype>
+#include <string>
+#include <vector>
+
 #include "fakeprop/fx/ops/aten_helpers.h"
 #include "fakeprop/fx/ops/families.h"
+#include "fakeprop/sym/parse.h"
 
 namespace fakeprop::fx::ops {
 
@@ -118,6 +123,87 @@ void assert_tensor_metadata(OpContext& ctx) {
   ctx.set_result(Value::none());
 }
 
+// fakeprop.program_guard(guard, names, inputs): one of the guards that
+// torch.export.save writes as the program's guards_code (pt2_archive.cpp),
+// a Python condition over its user inputs' sizes ("(L['x'].size()[2] % 16)
+// == 0"), which ExportedProgram.module() checks on every call. Each
+// L['name'].size()[i], .stride()[i] or .storage_offset() is the input's
+// value there; the condition must hold (a guard where it can be decided
+// from the sizes, as torch.export's own guards are; an assertion_error
+// where it is false). A source fakeprop cannot read fails the node
+// (not_implemented): the guard is then not applied.
+void program_guard(OpContext& ctx) {
+  const std::string guard = ctx.string_arg(0, "guard");
+  const Node& node = ctx.node();
+  if (node.args.size() < 3 || node.args[1].kind != Arg::Kind::List)
+    ctx.fail(ErrorKind::InvalidArgument, "fakeprop.program_guard needs the guard, the input names and the inputs");
+  const std::vector<const TensorMeta*> inputs = ctx.tensor_list(2, "inputs");
+  const std::vector<Arg>& names = node.args[1].list;
+  auto input_named = [&](const std::string& name) -> const TensorMeta* {
+    for (size_t i = 0; i < names.size() && i < inputs.size(); ++i)
+      if (names[i].kind == Arg::Kind::String && names[i].s == name) return inputs[i];
+    return nullptr;
+  };
+  auto unsupported = [&](const std::string& why) {
+    ctx.fail(ErrorKind::NotImplemented, "the program's guard " + guard + " is not applied: " + why);
+  };
+  // The text with each source replaced by a name __fakeprop_src<k> for values[k].
+  std::string text;
+  std::vector<SymInt> values;
+  for (size_t i = 0; i < guard.size();) {
+    if (guard.compare(i, 3, "L['") != 0) {
+      text += guard[i++];
+      continue;
+    }
+    const size_t close = guard.find("']", i + 3);
+    if (close == std::string::npos) unsupported("an unterminated source");
+    const std::string name = guard.substr(i + 3, close - i - 3);
+    size_t at = close + 2;
+    const TensorMeta* t = input_named(name);
+    if (t == nullptr) unsupported("L['" + name + "'] is not a tensor input of the program");
+    auto index_after = [&](const char* method) -> std::optional<size_t> {
+      const std::string m = std::string(".") + method + "()[";
+      if (guard.compare(at, m.size(), m) != 0) return std::nullopt;
+      size_t k = at + m.size(), end = k;
+      while (end < guard.size() && std::isdigit(static_cast<unsigned char>(guard[end]))) ++end;
+      if (end == k || end - k > 6 || end >= guard.size() || guard[end] != ']') return std::nullopt;
+      const size_t d = std::stoul(guard.substr(k, end - k));
+      if (d >= t->sizes.size()) unsupported("L['" + name + "'] has " + std::to_string(t->sizes.size()) + " dims");
+      at = end + 1;
+      return d;
+    };
+    if (auto d = index_after("size")) {
+      values.push_back(t->sizes[*d]);
+    } else if (auto d2 = index_after("stride")) {
+      values.push_back(t->strides[*d2]);
+    } else if (guard.compare(at, 17, ".storage_offset()") == 0) {
+      values.push_back(t->storage_offset);
+      at += 17;
+    } else {
+      unsupported("it reads L['" + name + "'] other than by size(), stride() or storage_offset()");
+    }
+    text += " __fakeprop_src" + std::to_string(values.size() - 1) + " ";
+    i = at;
+  }
+  ExprRef cond;
+  try {
+    cond = parse_expr(text, [&](std::string_view sym) -> ExprRef {
+      constexpr std::string_view kPrefix = "__fakeprop_src";
+      if (sym.substr(0, kPrefix.size()) == kPrefix) {
+        const std::string k(sym.substr(kPrefix.size()));
+        if (!k.empty() && k.size() < 7 && std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          if (const size_t idx = std::stoul(k); idx < values.size()) return values[idx].expr();
+      }
+      throw InputError("unknown name '" + std::string(sym) + "'");
+    });
+  } catch (const InputError& e) {
+    unsupported(e.what());
+  }
+  require(ctx, SymBool(cond), "guards_code", ErrorKind::AssertionError,
+          [&] { return "the program's guard " + guard + " fails (torch.export.save's guards_code)"; });
+  ctx.set_result(Value::none());
+}
+
 }  // namespace
 
 void register_sym_ops(OpRegistry& r) {
@@ -134,6 +220,7 @@ void register_sym_ops(OpRegistry& r) {
   r.add("aten.sym_constrain_range.default", constrain_range);
   r.add("aten.sym_constrain_range_for_size.default", constrain_range);
   r.add("aten.sym_is_contiguous.default", sym_is_contiguous);
+  r.add("fakeprop.program_guard", program_guard, OutputGrad::none());
 }
 
 }  // namespace fakeprop::fx::ops
