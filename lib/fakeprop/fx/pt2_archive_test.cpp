@@ -177,7 +177,8 @@ TEST(Pt2Program, BecomesAnFxGraph) {
 // guard over a source fakeprop cannot read is not applied, and says so.
 TEST(Pt2Program, GuardsCodeBecomesTheProgramsGuards) {
   std::string text = program();
-  const std::string guards = R"("guards_code": ["(L['x'].size()[0] % 3) == 0", "L['x'].size()[0] <= 40",
+  const std::string guards = R"("guards_code": ["(L['x'].size()[0] % 3) == 0",
+                                                "torch.sym_max(1, L['x'].size()[0] // 2) <= 20",
                                                 "L['y'].size()[0] > 2", "L['x'].size()[0] @ 2"],
   "range_constraints")";
   text.replace(text.find("\"range_constraints\""), std::string("\"range_constraints\"").size(), guards);

@@ -185,6 +185,16 @@ void program_guard(OpContext& ctx) {
     text += " __fakeprop_src" + std::to_string(values.size() - 1) + " ";
     i = at;
   }
+  // produce_guards prints SymInt max/min and float conversions as torch's
+  // sym_* functions; parse_expr reads them under Python's names.
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"torch.sym_max(", "max("},
+                                 {"torch.sym_min(", "min("},
+                                 {"torch.sym_float(", "float("},
+                                 {"torch.sym_sqrt(", "math.sqrt("},
+                                 {"math.floor(", "FloorToInt("},
+                                 {"math.ceil(", "CeilToInt("}})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
   ExprRef cond;
   try {
     cond = parse_expr(text, [&](std::string_view sym) -> ExprRef {
