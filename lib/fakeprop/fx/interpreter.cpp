@@ -430,6 +430,8 @@ Value Interpreter::run_rule(const Node& n, const OpEntry& entry, const TargetInf
     throw;
   }
   Value out = ctx.take_result();
+  for (const std::string& note : ctx.precision_notes())
+    result_.warnings.push_back({n.name, ErrorKind::PrecisionLost, note});
   if (cache_)
     cache_->store(visit, cache_inputs_, {&out, 1}, ctx.precision_notes().empty() && !state_read_, env(), storage_);
   return out;
