@@ -1381,6 +1381,16 @@ def norm_and_attention_cases():
         ("aten._scaled_dot_product_flash_attention_for_cpu.default",
          [T([2, 4, 8, 16], layout=("perm", [0, 2, 1, 3])), k, k], {}),
     ]
+    # a query of length 1 (CaiT's class attention): the output is torch.empty_like(query), which
+    # FakeTensor allocates in the query's stride order with contiguous strides for size-1 dims
+    q1 = T([2, 4, 1, 48], layout=("stride", [192, 48, 192, 1]))
+    cases += [
+        ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q1, T([2, 4, 5, 48]), T([2, 4, 5, 48])], {}),
+        ("aten.scaled_dot_product_attention.default", [q1, T([2, 4, 5, 48]), T([2, 4, 5, 48])], {}),
+        ("aten._scaled_dot_product_flash_attention.default",
+         [cuda([2, 4, 1, 48], dtype=f16, layout=("stride", [192, 48, 192, 1])), cuda([2, 4, 5, 48], dtype=f16),
+          cuda([2, 4, 5, 48], dtype=f16)], {}),
+    ]
     hq, hk = cuda([2, 4, 8, 16], dtype=f16), cuda([2, 4, 6, 16], dtype=f16)
     cases += [
         ("aten._scaled_dot_product_flash_attention.default", [hq, hq, hq], {}),

@@ -1026,7 +1026,7 @@ void sdpa_flash(OpContext& ctx) {
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &lq = q.sizes[2], &d = q.sizes[3], &lk = k.sizes[2];
   ValueList outs;
-  outs.push_back(Value::of_tensor(empty_like(ctx, q)));
+  outs.push_back(Value::of_tensor(empty_permuted_like(ctx, q)));
   outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lq}, DType::Float32, q.device)));
   outs.push_back(Value::none());
   outs.push_back(Value::none());
@@ -1115,7 +1115,7 @@ void sdpa_flash_cpu(OpContext& ctx) {
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &l = q.sizes[2];
   const SymShape buffer = contiguous_strides(SymShape{b, l, h}, &ctx.env());
-  set_tuple(ctx, {empty_like(ctx, q),
+  set_tuple(ctx, {empty_permuted_like(ctx, q),
                   empty_strided(ctx, {b, h, l}, {buffer[0], buffer[2], buffer[1]}, DType::Float32, q.device)});
 }
 
@@ -1196,7 +1196,7 @@ void sdpa(OpContext& ctx) {
     return k.dtype == t && v.dtype == t;
   };
   if (flash_cpu()) {
-    set_tensor(ctx, empty_like(ctx, q));
+    set_tensor(ctx, empty_permuted_like(ctx, q));
     return;
   }
   SymShape out(q.sizes.begin(), q.sizes.end() - 1);
