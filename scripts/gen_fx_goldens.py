@@ -808,6 +808,22 @@ def view_cases():
         ("aten.dsplit.int", [T([2, 3, 4]), 2], {}),
         ("aten.dsplit.array", [T([2, 3, 4]), [1, 1]], {}),
         ("aten.dsplit.int", [T([2, 3]), 1], {}),
+        # meshgrid (torch 2.15 runs the ref: broadcast_in_dim views of each input)
+        ("aten.meshgrid.default", [[T([3]), T([4])]], {}),
+        ("aten.meshgrid.indexing", [[T([3]), T([4]), T([2])]], {"indexing": "ij"}),
+        ("aten.meshgrid.indexing", [[T([3]), T([4]), T([])]], {"indexing": "xy"}),
+        ("aten.meshgrid.indexing", [[T([5])]], {"indexing": "xy"}),
+        ("aten.meshgrid.indexing", [[T([3], layout=("stride", [2]), offset=1), T([1]), T([4], layout=("stride", [3]))]],
+         {"indexing": "ij"}),
+        ("aten.meshgrid.indexing", [[T([1]), T([4], layout=("stride", [3])), T([1])]], {"indexing": "xy"}),
+        ("aten.meshgrid.indexing", [[T([2], dtype=torch.int64), T([3], dtype=torch.int64)]], {"indexing": "xy"}),
+        ("aten.meshgrid.indexing", [[cuda([3]), cuda([2])]], {"indexing": "ij"}),
+        ("aten.meshgrid.indexing", [[T([3], requires_grad=True), T([2])]], {"indexing": "xy"}),
+        ("aten.meshgrid.indexing", [[T([3]), T([2, 2])]], {"indexing": "ij"}),
+        ("aten.meshgrid.indexing", [[T([3]), T([2], dtype=torch.float64)]], {"indexing": "ij"}),
+        ("aten.meshgrid.indexing", [[T([3]), cuda([2])]], {"indexing": "ij"}),
+        ("aten.meshgrid.indexing", [[T([3]), T([2])]], {"indexing": "ji"}),
+        ("aten.meshgrid.indexing", [[]], {"indexing": "ij"}),
     ]
 
 
@@ -930,7 +946,7 @@ def reduction_cases():
     i64 = T([2, 3], dtype=torch.int64)
     h = T([2, 3], dtype=torch.float16)
     b = T([2, 3], dtype=torch.bool)
-    return [
+    cases = [
         ("aten.mean.dim", [x, [-1, -2], True], {}),
         ("aten.mean.dim", [x, [-1, -2]], {}),
         ("aten.mean.dim", [x, [1]], {}),
@@ -1031,6 +1047,38 @@ def reduction_cases():
         ("aten.count_nonzero.dim_IntList", [x, [1, -3]], {}),
         ("aten.count_nonzero.dim_IntList", [x, [1, 1]], {}),
     ]
+    # weight norm: _weight_norm_interface (its decomposition) and _weight_norm (ATen's composite)
+    v, f16, bf16 = T([8, 4, 3]), torch.float16, torch.bfloat16
+    wni, wn = "aten._weight_norm_interface.default", "aten._weight_norm.default"
+    cases += [
+        (wni, [v, T([8, 1, 1]), 0], {}),
+        (wni, [v, T([1, 1, 3]), 2], {}),
+        (wni, [v, T([1, 1, 1]), -1], {}),
+        (wni, [T([5]), T([5]), 0], {}),
+        (wni, [T([8, 4, 3], dtype=f16), T([8, 1, 1], dtype=f16), 0], {}),
+        (wni, [T([8, 4, 3], dtype=bf16), T([8, 1, 1], dtype=bf16), 2], {}),
+        (wni, [T([8, 4, 3], layout=("perm", [2, 1, 0])), T([8, 1, 1]), 0], {}),
+        (wni, [T([8, 4, 3], requires_grad=True), T([8, 1, 1], requires_grad=True), 0], {}),
+        (wni, [T([8, 4, 3], dtype=torch.float64), T([8, 1, 1]), 0], {}),
+        (wni, [cuda([8, 4, 3]), cuda([8, 1, 1]), 0], {}),
+        (wni, [T([8, 4, 3], dtype=torch.int64), T([8, 1, 1], dtype=torch.int64), 0], {}),
+        (wn, [v, T([8, 1, 1]), 0], {}),
+        (wn, [v, T([1, 1, 3]), 2], {}),
+        (wn, [v, T([1, 4, 1]), 1], {}),
+        (wn, [v, T([]), -1], {}),
+        (wn, [v, T([1, 4, 1]), -2], {}),
+        (wn, [T([8, 4, 3], layout=("perm", [2, 1, 0])), T([8, 1, 1], layout=("stride", [1, 8, 8])), 0], {}),
+        (wn, [T([8, 4, 3], layout=("perm", [0, 2, 1])), T([1, 4, 1]), 1], {}),
+        (wn, [T([8, 4, 3], dtype=f16), T([8, 1, 1], dtype=f16), 0], {}),
+        (wn, [T([8, 4, 3], dtype=f16), T([1, 4, 1], dtype=f16), 1], {}),
+        (wn, [T([2, 8, 4, 3]), T([1, 8, 1, 1]), 1], {}),
+        (wn, [T([8, 4, 3], requires_grad=True), T([8, 1, 1], requires_grad=True), 0], {}),
+        (wn, [cuda([8, 4, 3]), cuda([1, 1, 3]), 2], {}),
+        (wn, [v, cuda([8, 1, 1]), 0], {}),
+        (wn, [v, T([1, 4, 1]), 3], {}),
+        (wn, [T([8, 4, 3], dtype=torch.int64), T([1, 4, 1], dtype=torch.int64), 1], {}),
+    ]
+    return cases
 
 
 def nn_cases():
@@ -1181,6 +1229,30 @@ def nn_cases():
         ("aten.upsample_trilinear3d.default", [T([2, 3, 2, 4, 4]), [3, 5, 5], False], {}),
         ("aten.upsample_trilinear3d.vec", [T([2, 3, 2, 4, 4]), [4, 4, 4], True, None], {}),
     ]
+    # antialiased upsampling (F.interpolate(antialias=True)): the suggested memory format on
+    # CPU and CUDA alike; .vec computes the size from the scales
+    for dev in ["cpu", "cuda:0"]:
+        def D(shape, **kw):
+            return T(shape, device=dev, **kw)
+        for op in ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa"]:
+            cases += [
+                ("aten.%s.default" % op, [D([2, 3, 9, 9]), [5, 7], False], {}),
+                ("aten.%s.default" % op, [D([2, 3, 9, 9], layout="cl"), [18, 4], True], {}),
+                ("aten.%s.vec" % op, [D([2, 3, 9, 9]), None, False, [2.0, 0.5]], {}),
+                ("aten.%s.vec" % op, [D([2, 3, 9, 9], layout="cl"), [4, 4], True, None], {}),
+            ]
+    cases += [
+        ("aten._upsample_bilinear2d_aa.default", [T([2, 20, 9, 9], layout="cl", dtype=torch.float16), [3, 3], False],
+         {}),
+        ("aten._upsample_bicubic2d_aa.default", [T([2, 3, 9, 9], layout=("perm", [0, 2, 1, 3])), [5, 5], False], {}),
+        ("aten._upsample_bicubic2d_aa.default", [T([2, 3, 9, 9], requires_grad=True), [5, 5], False], {}),
+        ("aten._upsample_bicubic2d_aa.vec", [T([2, 3, 9, 9]), None, True, [1.5, 1.0]], {}),
+        ("aten._upsample_bilinear2d_aa.default", [T([3, 9, 9]), [5, 5], False], {}),
+        ("aten._upsample_bilinear2d_aa.default", [T([2, 3, 9, 9]), [0, 5], False], {}),
+        ("aten._upsample_bilinear2d_aa.default", [T([2, 3, 9, 9]), [5], False], {}),
+        ("aten._upsample_bicubic2d_aa.vec", [T([2, 3, 9, 9]), [4, 4], False, [2.0, 2.0]], {}),
+        ("aten._upsample_bicubic2d_aa.vec", [T([2, 3, 9, 9]), None, False, None], {}),
+    ]
     g = T([2, 8, 9, 9])
     cases += [
         ("aten.nll_loss_forward.default", [T([4, 10]), T([4], dtype=torch.int64), None, 1, -100], {}),
@@ -1308,6 +1380,16 @@ def norm_and_attention_cases():
         ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q, k, T([2, 4, 6, 12])], {"scale": 0.5}),
         ("aten._scaled_dot_product_flash_attention_for_cpu.default",
          [T([2, 4, 8, 16], layout=("perm", [0, 2, 1, 3])), k, k], {}),
+    ]
+    # a query of length 1 (CaiT's class attention): the output is torch.empty_like(query), which
+    # FakeTensor allocates in the query's stride order with contiguous strides for size-1 dims
+    q1 = T([2, 4, 1, 48], layout=("stride", [192, 48, 192, 1]))
+    cases += [
+        ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q1, T([2, 4, 5, 48]), T([2, 4, 5, 48])], {}),
+        ("aten.scaled_dot_product_attention.default", [q1, T([2, 4, 5, 48]), T([2, 4, 5, 48])], {}),
+        ("aten._scaled_dot_product_flash_attention.default",
+         [cuda([2, 4, 1, 48], dtype=f16, layout=("stride", [192, 48, 192, 1])), cuda([2, 4, 5, 48], dtype=f16),
+          cuda([2, 4, 5, 48], dtype=f16)], {}),
     ]
     hq, hk = cuda([2, 4, 8, 16], dtype=f16), cuda([2, 4, 6, 16], dtype=f16)
     cases += [

@@ -116,12 +116,24 @@ using FxProgram = python::TorchGraph;
 
 // The report as Python objects and the CLI's exit status; with `attach`,
 // node.meta["fakeprop"] on every node of the torch.fx graph it was read from.
-py::tuple run_program(const FxProgram& program, const py::dict& args, bool attach) {
+// A call that fails falls back to its declared value, as in the CLI's run
+// of the program's .pt2; those values are read only for the calls that
+// failed, and the run is made again until no failed call has one unread.
+py::tuple run_program(FxProgram& program, const py::dict& args, bool attach) {
   const InferArgs a = args_from(args);
-  const RunResult result = [&] {
+  const InferOptions options = a.to_options();
+  auto run = [&] {
     py::gil_scoped_release release;
-    return infer_fx_graph(program.graph, a.to_options());
-  }();
+    return infer_fx_graph(program.graph, options);
+  };
+  RunResult result = run();
+  for (size_t rounds = 0; rounds < program.graph.nodes.size(); ++rounds) {
+    std::vector<std::string> failed;
+    for (const ErrorRecord& e : result.errors)
+      if (!e.node.empty()) failed.push_back(e.node);
+    if (!python::declared_examples(program, failed)) break;
+    result = run();
+  }
   const int status = exit_status(result, a.strict);
   py::object report;
   {

@@ -304,7 +304,9 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             _check_example_ranks(gm, examples)
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers(),
-            "items": _item_values(gm)}
+            "items": _item_values(gm),
+            # the guards torch.export.save writes as the program's guards_code (the .pt2 reader reads them there)
+            "guards_code": [str(g) for g in (getattr(program, "_guards_code", None) or [])] if exported else []}
     if real_inputs is not None:
         plan["real_outputs"] = _real_outputs(program, gm, exported, state, real_inputs)
     if gradients is not None:

@@ -79,8 +79,8 @@ class TorchGraphReader {
         items_(plan.contains("items") ? py::dict(plan["items"]) : py::dict()),
         reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
         gradients_(plan.contains("gradients") ? py::dict(plan["gradients"]) : py::dict()),
-        exported_(py::cast<bool>(plan["exported"])),
         symbolic_(std::move(symbolic)) {
+    if (plan.contains("guards_code")) guards_code_ = py::list(plan["guards_code"]);
     const py::dict torch = plan["torch"];
     node_type_ = torch["node"];
     tensor_type_ = torch["tensor"];
@@ -94,17 +94,42 @@ class TorchGraphReader {
     ask_attr_value_ = torch["attr_value"];
   }
 
+  // See declared_examples (torch_graph.h).
+  bool declare(TorchGraph& g, const std::vector<std::string>& failed) {
+    record_symbols_ = false;
+    bool changed = false;
+    for (size_t p = 0; p < g.graph.nodes.size(); ++p) {
+      fx::Node& n = g.graph.nodes[p];
+      if (n.op != "call_function" || n.example.kind != fx::ExampleValue::Kind::None) continue;
+      if (std::find(failed.begin(), failed.end(), n.name) == failed.end()) continue;
+      if (g.nodes[p].is_none()) continue;  // a node of the program's guards
+      const py::object v = meta_value(g.nodes[p]);
+      if (PyObject_IsInstance(v.ptr(), tensor_type_.ptr()) != 1) {
+        if (PyErr_Occurred()) throw py::error_already_set();
+        continue;
+      }
+      n.example = example(v);
+      changed = true;
+    }
+    return changed;
+  }
+
   TorchGraph read(py::handle gm) {
     const Names& k = names();
     // As a list: pybind11's iterator over torch's node list runs past its end.
     PyObject* list = PySequence_List(attr(attr(gm, k.graph), k.nodes).ptr());
     if (!list) throw py::error_already_set();
     py::list nodes = py::reinterpret_steal<py::list>(list);
-    builder_.reserve(nodes.size());
+    builder_.reserve(nodes.size() + guards_code_.size());
     positions_.reserve(nodes.size());
+    nodes_ = nodes.ptr();
     for (py::handle n : nodes) read_node(gm, n);
     for (auto [out, leaf] : gradients_) builder_.graph().gradients.emplace(renamed(out), renamed(leaf));
-    return {builder_.take(), std::move(nodes)};
+    // The guards' nodes have no torch.fx node: None keeps the list one per graph node.
+    for (size_t i = 0; i < guard_count_; ++i)
+      if (PyList_Insert(nodes.ptr(), static_cast<Py_ssize_t>(guard_position_ + i), Py_None) != 0)
+        throw py::error_already_set();
+    return {builder_.take(), std::move(nodes), py::dict()};
   }
 
  private:
@@ -115,13 +140,15 @@ class TorchGraphReader {
   }
 
   // The name a dim takes in the graph: an integer, or the expression text of
-  // a SymInt (which is kept for the symbols).
+  // a SymInt (which is kept for the symbols; a call's declared value keeps
+  // the text only: what a fallback takes of it are its static dims).
   std::string dim(py::handle d) {
     if (PyLong_CheckExact(d.ptr())) {
       const long long v = PyLong_AsLongLong(d.ptr());
       if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
       return std::to_string(v);
     }
+    if (!record_symbols_) return std::string(text(py::str(d)));
     symbolic_.append(d);
     py::object t = ask_dim_(d);
     if (PyLong_Check(t.ptr())) return std::to_string(py::cast<long long>(t));
@@ -179,9 +206,11 @@ class TorchGraphReader {
           device_text(fake_device ? py::reinterpret_steal<py::object>(fake_device) : attr(v, k.device));
       t.device = Device::parse(device);
       if (!t.device) builder_.fail("unknown device '" + device + "'");
-      // An ExportedProgram's recorded values are detached (make_fx's
-      // snapshot): none of its placeholders says it requires grad.
-      t.requires_grad = !exported_ && PyObject_IsTrue(attr(v, k.requires_grad).ptr()) == 1;
+      // As recorded: an ExportedProgram's parameters require grad (its
+      // calls' values are detached snapshots, but torch.export traced them
+      // in grad mode, where SDPA's backend choice, for one, sees the flag),
+      // as the .pt2 reader gives them.
+      t.requires_grad = PyObject_IsTrue(attr(v, k.requires_grad).ptr()) == 1;
       return ex;
     }
     if (PyBool_Check(v.ptr())) return ex;
@@ -255,6 +284,7 @@ class TorchGraphReader {
     const py::object name = attr(node, k.name);
     const py::object op_object = attr(node, k.op);
     const std::string_view op = text(op_object);
+    if (op != "placeholder" && !guards_added_) add_program_guards();
     // ExportedProgram.module() (torch 2.9+) calls a `_guards_fn` submodule that checks the program's
     // guards on the inputs and returns nothing: no value, nothing to run.
     if (op == "call_module" && text(attr(node, names().target)) == "_guards_fn" &&
@@ -276,6 +306,7 @@ class TorchGraphReader {
       } else {
         n.op = "placeholder";
         n.target = n.name;
+        user_inputs_.emplace_back(std::string(text(name)), position);
         PyObject* given = PyDict_GetItemWithError(examples_.ptr(), name.ptr());
         const py::object value = given ? py::reinterpret_borrow<py::object>(given) : meta_value(node);
         n.example = example(value);
@@ -314,7 +345,50 @@ class TorchGraphReader {
     positions_.emplace(node.ptr(), position);  // after its own arguments: a node never refers to itself
   }
 
+  // The program's guards_code (graph_export.py puts an ExportedProgram's in
+  // the plan), as the .pt2 reader makes them: a fakeprop.program_guard node
+  // each, after the inputs, over the guard's text and the user inputs by
+  // their torch names (L['x'] is placeholder x).
+  void add_program_guards() {
+    guards_added_ = true;
+    if (guards_code_.size() == 0) return;
+    std::vector<std::string> taken;
+    const Names& k = names();
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nodes_); ++i)
+      taken.push_back(renamed(attr(PyList_GET_ITEM(nodes_, i), k.name)));
+    fx::Arg input_names, inputs;
+    input_names.kind = inputs.kind = fx::Arg::Kind::List;
+    for (const auto& [torch_name, position] : user_inputs_) {
+      fx::Arg a;
+      a.kind = fx::Arg::Kind::String;
+      a.s = torch_name;
+      input_names.list.push_back(std::move(a));
+      inputs.list.push_back(builder_.node_ref(position));
+    }
+    size_t i = 0;
+    guard_position_ = builder_.graph().nodes.size();
+    guard_count_ = static_cast<size_t>(guards_code_.size());
+    for (py::handle g : guards_code_) {
+      std::string base = "guards_code_" + std::to_string(i++), node_name = base;
+      for (size_t suffix = 1; std::find(taken.begin(), taken.end(), node_name) != taken.end(); ++suffix)
+        node_name = base + "_" + std::to_string(suffix);
+      fx::Node& n = builder_.add(node_name);
+      n.op = "call_function";
+      n.target = "fakeprop.program_guard";
+      fx::Arg guard;
+      guard.kind = fx::Arg::Kind::String;
+      guard.s = std::string(text(py::str(g)));
+      n.args = {std::move(guard), input_names, inputs};
+      builder_.finish(n);
+    }
+  }
+
   fx::GraphBuilder builder_;
+  py::list guards_code_;
+  PyObject* nodes_ = nullptr;  // the torch.fx nodes (a list the read holds)
+  bool guards_added_ = false;
+  size_t guard_position_ = 0, guard_count_ = 0;  // where the guards' nodes are in the graph
+  std::vector<std::pair<std::string, uint32_t>> user_inputs_;  // torch name, graph position
   // A user input's storage as a small id, equal for inputs whose tensors
   // (real or fake) share one untyped storage, as FakeTensor's memo shares it.
   // None for a tensor without one (a subclass that refuses untyped_storage()).
@@ -364,7 +438,7 @@ class TorchGraphReader {
     return Value::of_opaque("no real value");
   }
   std::unordered_map<long long, int64_t> storage_ids_;
-  bool exported_;
+  bool record_symbols_ = true;  // dims of SymInts go to symbolic_ (see dim)
   py::list symbolic_;
   py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;
   py::object ask_target_name_, ask_dim_, ask_attr_value_;
@@ -377,7 +451,14 @@ class TorchGraphReader {
 }  // namespace
 
 TorchGraph read_torch_graph(py::handle graph_module, const py::dict& plan, py::list symbolic) {
-  return TorchGraphReader(plan, std::move(symbolic)).read(graph_module);
+  TorchGraph g = TorchGraphReader(plan, std::move(symbolic)).read(graph_module);
+  g.plan = plan;
+  return g;
+}
+
+bool declared_examples(TorchGraph& g, const std::vector<std::string>& failed) {
+  if (failed.empty()) return false;
+  return TorchGraphReader(g.plan, py::list()).declare(g, failed);
 }
 
 void attach_report(const TorchGraph& g, py::handle report) {
@@ -425,6 +506,7 @@ void attach_report(const TorchGraph& g, py::handle report) {
     if (PyDict_SetItem(entry.ptr(), k.val.ptr(), val.ptr()) != 0 ||
         PyDict_SetItem(entry.ptr(), key_bindings.ptr(), item(rec, key_bindings)) != 0)
       throw py::error_already_set();
+    if (g.nodes[*position].is_none()) continue;  // a node of the program's guards
     const py::object meta = attr(g.nodes[*position], k.meta);
     if (PyObject_SetItem(meta.ptr(), key_fakeprop.ptr(), entry.ptr()) != 0) throw py::error_already_set();
   }

@@ -64,20 +64,81 @@ def _tensor_pairs(program):
                     yield node, ours[i], t
 
 
+def _trace_grads(program):
+    """Node name -> each output's requires_grad as torch.export's trace had it, for an ExportedProgram
+    (None for a GraphModule): a call's recorded meta['val'] is a detached snapshot, so the graph runs
+    again, with grad enabled as export traces, over fake tensors like its placeholders' recorded values
+    (parameters require grad) at their hints, in a fake mode of its own (the export's ShapeEnv stays
+    as it is)."""
+    if not hasattr(program, "graph_signature"):
+        return None
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    def hint(d):
+        return d if isinstance(d, int) else d.node.hint
+
+    gm = program.graph_module
+    mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
+    args = []
+    with mode:
+        for n in gm.graph.nodes:
+            if n.op != "placeholder":
+                continue
+            v = n.meta["val"]
+            if isinstance(v, torch.Tensor):
+                t = torch.empty_strided([hint(d) for d in v.shape], [hint(d) for d in v.stride()], dtype=v.dtype,
+                                        device=v.device)
+                args.append(t.requires_grad_(v.requires_grad))
+            else:
+                args.append(hint(v) if isinstance(v, torch.SymInt) else v)
+    grads = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            r = super().run_node(n)
+            items = r if isinstance(r, (list, tuple)) else [r]
+            grads[n.name] = [t.requires_grad if isinstance(t, torch.Tensor) else None for t in items]
+            return r
+
+    with mode, enable_python_dispatcher(), torch.enable_grad():
+        Recorder(gm).run(*args)
+    return grads
+
+
+def _indexed_pairs(program):
+    """(node, output index, fakeprop's value, torch's) for each tensor a node gives."""
+    gm = getattr(program, "graph_module", program)
+    for node in gm.graph.nodes:
+        if node.op == "output":
+            continue
+        ours = node.meta["fakeprop"]["val"]
+        theirs = node.meta.get("val")
+        if isinstance(theirs, torch.Tensor):
+            yield node, 0, ours, theirs
+        elif isinstance(theirs, (list, tuple)):
+            for i, t in enumerate(theirs):
+                if isinstance(t, torch.Tensor):
+                    yield node, i, ours[i], t
+
+
 def check_against_torch(program, report, mixed_ratios=False):
     """Every node's shape, stride, offset, dtype, device and requires_grad equals torch's at three points
     (four with `mixed_ratios`, see _points), and two values share a fakeprop storage exactly when they
-    share torch's."""
+    share torch's. An ExportedProgram's calls require grad as they did in torch's trace (_trace_grads)."""
     points = _points(report, program, mixed_ratios)
+    grads = _trace_grads(program)
     storages = {}
     checked = 0
-    for node, ours, theirs in _tensor_pairs(program):
+    for node, index, ours, theirs in _indexed_pairs(program):
         where = "%s (%s)" % (node.name, node.target)
         assert ours is not None, where
         assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), where
         assert ours["device"] == str(theirs.device), where
         if node.op == "call_function":
-            assert ours["requires_grad"] == theirs.requires_grad, where
+            want = theirs.requires_grad if grads is None else grads[node.name][index]
+            assert ours["requires_grad"] == want, where
         for values in points:
             for key, torch_dims in (("shape", theirs.shape), ("stride", theirs.stride())):
                 got = [_fp_int(d, values) for d in ours[key]]
@@ -489,3 +550,110 @@ def test_inputs_errors_are_phrased_for_python(dims, message):
     with pytest.raises(fakeprop.InputError) as e:
         fakeprop.propagate(_exported(), inputs={"x": dims})
     assert str(e.value) == message
+
+
+@torch.library.custom_op("fakeprop_test::twice", mutates_args=())
+def _twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+@_twice.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("fakeprop_test::head_and_all", mutates_args=())
+def _head_and_all(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return x[:, :1].clone(), x.clone()
+
+
+@_head_and_all.register_fake
+def _(x):
+    return x.new_empty(x.shape[0], 1), torch.empty_like(x)
+
+
+class _NoRule(torch.nn.Module):
+    """Custom ops fakeprop has no rule for, one output and two, with ops after them."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = _twice(self.lin(x).relu())
+        head, whole = _head_and_all(y)
+        return (y + 1).sum(-1), head * 3, whole.view(-1), self.lin(x)
+
+
+def test_a_call_without_a_rule_continues_from_its_declared_value_as_the_cli_does(cli, tmp_path):
+    """propagate on a program with ops fakeprop has no rule for gives the CLI's report on the program's
+    .pt2, node by node: each failed call continues from its declared value (meta['val']: its static
+    dims, fresh unbacked sizes for the others), so only the calls without a rule and the getitems of a
+    call with two outputs stay unresolved, not every node after the first."""
+    import json
+
+    ep = torch.export.export(_NoRule(), (torch.randn(4, 8),), dynamic_shapes={"x": {0: Dim("b", max=64)}})
+    path = tmp_path / "no_rule.pt2"
+    torch.export.save(ep, str(path))
+    report = fakeprop.propagate(ep)
+    out = cli(path, "--json")
+    assert out.returncode == 0, out.stderr
+    from_cli = json.loads(out.stdout)
+    kinds = {e["node"]: e["kind"] for e in report["errors"]}
+    assert kinds == {"twice": "unsupported_op", "head_and_all": "unsupported_op", "getitem": "unknown_input",
+                     "getitem_1": "unknown_input"}
+    assert report["errors"] == from_cli["errors"]
+    assert [n["name"] for n in report["nodes"]] == [n["name"] for n in from_cli["nodes"]]
+    for ours, theirs in zip(report["nodes"], from_cli["nodes"]):
+        assert ours == theirs, ours["name"]
+    resolved = [n for n in ep.graph.nodes if n.op == "call_function" and n.name not in kinds]
+    assert len(resolved) >= 6
+    # what follows a call without a rule has the call's static dims
+    vals = {n["name"]: n["outputs"][0]["val"] for n in report["nodes"] if len(n["outputs"]) == 1}
+    last = [n.name for n in ep.graph.nodes if n.op == "call_function"]
+    assert vals[last[-1]]["shape"][1] == 8
+
+
+class _BiasedAttention(torch.nn.Module):
+    """Attention with a float mask from a parameter (a relative-position bias, as T5's, Swin's and
+    MaxViT's) or from a buffer; torch.export traces in grad mode, so the parameter's mask requires grad."""
+
+    def __init__(self, mask_from):
+        super().__init__()
+        self.qkv = torch.nn.Linear(16, 48)
+        self.mask_from = mask_from
+        if mask_from == "parameter":
+            self.bias = torch.nn.Parameter(torch.zeros(1, 4, 6, 6))
+        else:
+            self.register_buffer("bias", torch.zeros(1, 4, 6, 6))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, 4, c // 4).permute(2, 0, 3, 1, 4)
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.bias * 0.5)
+        return y.transpose(1, 2).reshape(b, t, c)
+
+
+@pytest.mark.parametrize("mask_from", ["parameter", "buffer", "frozen"])
+def test_sdpa_backend_follows_the_masks_requires_grad(mask_from, cli, tmp_path):
+    """On CPU, SDPA with a mask that requires grad takes the math path (a contiguous [B, H, L, E]
+    output); without, the flash kernel (laid out as the query). Both as torch's trace chose, in process
+    and through the CLI on the .pt2."""
+    import json
+
+    model = _BiasedAttention("buffer" if mask_from == "buffer" else "parameter")
+    if mask_from == "frozen":
+        model.requires_grad_(False)
+    ep = torch.export.export(model, (torch.randn(2, 6, 16),), dynamic_shapes={"x": {0: Dim("b", max=32)}})
+    (sdpa,) = [n for n in ep.graph.nodes if n.target == torch.ops.aten.scaled_dot_product_attention.default]
+    contiguous = sdpa.meta["val"].is_contiguous()
+    assert contiguous == (mask_from == "parameter")  # torch's own choice
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == []
+    assert check_against_torch(ep, report) > 5
+    path = tmp_path / "attention.pt2"
+    torch.export.save(ep, str(path))
+    out = cli(path, "--json")
+    assert out.returncode == 0, out.stderr
+    vals = {n["name"]: n["outputs"][0]["val"] for n in json.loads(out.stdout)["nodes"]}
+    assert vals[sdpa.name] == sdpa.meta["fakeprop"]["val"]

@@ -434,6 +434,8 @@ Value Interpreter::run_rule(const Node& n, const OpEntry& entry, const TargetInf
     throw;
   }
   Value out = ctx.take_result();
+  for (const std::string& note : ctx.precision_notes())
+    result_.warnings.push_back({n.name, ErrorKind::PrecisionLost, note});
   if (cache_)
     cache_->store(visit, cache_inputs_, {&out, 1}, ctx.precision_notes().empty() && !state_read_, env(), storage_);
   return out;
@@ -470,17 +472,29 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   call_kwargs_.clear();
   for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
   out = run_rule(n, *entry, info, args);
+  // meshgrid's output i is a view of input i alone, so it requires grad
+  // exactly when that input does.
+  const Value* per_input = n.target.starts_with("aten.meshgrid.") && !args.empty() &&
+                                   args[0]->kind == Value::Kind::List
+                               ? args[0]
+                               : nullptr;
+  auto grad_in = [&](size_t output) {
+    if (!per_input) return any_grad;
+    if (output >= per_input->list->size()) return false;
+    const Value& x = (*per_input->list)[output];
+    return x.is_tensor() && x.tensor->meta.requires_grad;
+  };
   // Whether set_grad below changes a tensor; most outputs keep the flags their rule gave them.
   auto grad_changes = [&](const Value& v, size_t output) {
     if (!v.is_tensor()) return false;
     const TensorMeta& m = v.tensor->meta;
-    const bool wanted = any_grad && entry->grad.differentiable(output) && differentiable_dtype(m.dtype);
+    const bool wanted = grad_in(output) && entry->grad.differentiable(output) && differentiable_dtype(m.dtype);
     return m.requires_grad != wanted || (wanted && m.is_leaf);
   };
   auto set_grad = [&](Value& v, size_t output) {
     if (!v.is_tensor()) return;
     TensorValue t = *v.tensor;
-    t.meta.requires_grad = any_grad && entry->grad.differentiable(output) && differentiable_dtype(t.meta.dtype);
+    t.meta.requires_grad = grad_in(output) && entry->grad.differentiable(output) && differentiable_dtype(t.meta.dtype);
     if (t.meta.requires_grad) t.meta.is_leaf = false;
     v = Value::of_tensor(std::move(t));
   };

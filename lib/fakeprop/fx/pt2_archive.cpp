@@ -281,6 +281,7 @@ class ProgramReader {
       fail("more than " + std::to_string(max_nodes_) + " nodes (the node-count limit)");
     g_.nodes.reserve(nodes.size() + 16);
     read_inputs(field(gm, "signature", "graph_module"), graph);
+    read_guards_code(nodes);
     for (const json& jn : nodes) read_node(jn);
     node_.clear();
     read_outputs(graph);
@@ -323,6 +324,40 @@ class ProgramReader {
       // ShapeEnv's var_to_range has it, starts at 2.
       if (!d.unbacked && vr.lo < 2) vr.lo = 2;
       d.range = vr;
+    }
+  }
+
+  // guards_code: the guards torch.export.save writes from the model's own
+  // Python control flow and checks (`(L['x'].size()[2] % 16) == 0`), which
+  // ExportedProgram.module() checks at each call. Each becomes a
+  // fakeprop.program_guard node after the inputs (ops/sym.cpp), over the
+  // guard's text and the user inputs by name, so that it is recorded as a
+  // guard of the program and bounds what sizes it accepts.
+  void read_guards_code(const json& nodes) {
+    const json* guards = optional_field(root_, "guards_code");
+    if (!guards) return;
+    const json& list = array(*guards, "'guards_code'");
+    if (list.empty()) return;
+    if (list.size() > max_nodes_) fail("more than " + std::to_string(max_nodes_) + " guards_code entries");
+    std::vector<std::string> taken;
+    collect_names(nodes, taken, 0);
+    Arg names, inputs;
+    names.kind = inputs.kind = Arg::Kind::List;
+    for (const Node& n : g_.nodes) {
+      if (n.op != "placeholder") continue;
+      Arg name;
+      name.kind = Arg::Kind::String;
+      name.s = n.name;
+      names.list.push_back(std::move(name));
+      inputs.list.push_back(ref(n.name));
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      Arg text;
+      text.kind = Arg::Kind::String;
+      text.s = string(list[i], "guards_code[" + std::to_string(i) + "]");
+      Node& n = add_node(fresh_name("guards_code_" + std::to_string(i), taken), "call_function");
+      n.target = "fakeprop.program_guard";
+      n.args = {std::move(text), names, inputs};
     }
   }
 

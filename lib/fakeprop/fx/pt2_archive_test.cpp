@@ -170,6 +170,50 @@ TEST(Pt2Program, BecomesAnFxGraph) {
   EXPECT_EQ(r.outputs[0].val.tensor->meta.sizes[1].value(), 2);
 }
 
+// The archive's guards_code (guards from the model's own control flow that
+// ExportedProgram.module() checks) become fakeprop.program_guard nodes
+// after the inputs: guards of the program, so the valid region of s0 is a
+// multiple of 3 and a size off it is an assertion_error on that node. A
+// guard over a source fakeprop cannot read is not applied, and says so.
+TEST(Pt2Program, GuardsCodeBecomesTheProgramsGuards) {
+  std::string text = program();
+  const std::string guards = R"("guards_code": ["(L['x'].size()[0] % 3) == 0",
+                                                "torch.sym_max(1, L['x'].size()[0] // 2) <= 20",
+                                                "L['y'].size()[0] > 2", "L['x'].size()[0] @ 2"],
+  "range_constraints")";
+  text.replace(text.find("\"range_constraints\""), std::string("\"range_constraints\"").size(), guards);
+  const Graph g = parse_exported_program(text, "m");
+  std::vector<std::string> seen;
+  for (const Node& n : g.nodes) seen.push_back(n.name + " " + n.target);
+  ASSERT_GE(seen.size(), 6u);
+  EXPECT_EQ(seen[2], "guards_code_0 fakeprop.program_guard");
+  EXPECT_EQ(seen[5], "guards_code_3 fakeprop.program_guard");
+  EXPECT_EQ(seen[6], "add aten.add.Tensor");
+
+  const RunResult r = run_graph(g, InferOptions{});
+  std::vector<std::string> guard_texts;
+  for (const GuardRecord& gr : r.env->guards())
+    if (gr.rule == "guards_code") guard_texts.push_back(gr.node);
+  EXPECT_EQ(guard_texts, (std::vector<std::string>{"guards_code_0", "guards_code_1"}));
+  // The two it cannot read are not applied, each with a warning on its node.
+  EXPECT_TRUE(r.errors.empty());
+  std::vector<std::string> warned;
+  for (const auto& w : r.warnings)
+    if (w.kind == ErrorKind::PrecisionLost) warned.push_back(w.node + ": " + w.message.substr(0, 40));
+  EXPECT_EQ(warned, (std::vector<std::string>{"guards_code_2: the program's guard L['y'].size()[0] > 2",
+                                              "guards_code_3: the program's guard L['x'].size()[0] @ 2"}));
+
+  // The hint (3) is not a multiple of 2: torch would reject it; so does the guard.
+  text.replace(text.find("(L['x'].size()[0] % 3) == 0"), 27, "(L['x'].size()[0] % 2) == 0");
+  const RunResult odd = run_graph(parse_exported_program(text, "m"), InferOptions{});
+  ASSERT_FALSE(odd.errors.empty());
+  EXPECT_EQ(odd.errors[0].node, "guards_code_0");
+  EXPECT_EQ(odd.errors[0].kind, ErrorKind::AssertionError);
+  EXPECT_EQ(error_of_program(program().replace(program().find("\"range_constraints\""), 19,
+                                               "\"guards_code\": [3], \"range_constraints\"")),
+            "m.pt2: m/models/model.json: guards_code[0] must be a string, not 3");
+}
+
 TEST(Pt2Program, MissingKindsAreKeywords) {
   std::string text = program();
   for (size_t at; (at = text.find(R"(, "kind": 1)")) != std::string::npos;) text.erase(at, 11);

@@ -838,11 +838,14 @@ void upsample(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 2) + "D input, got " +
                                              text(input.sizes));
   const bool vec = ctx.target().ends_with(".vec");
+  const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
   std::vector<SymInt> size;
   if (ctx.has(1, "output_size")) {
+    // upsample_compute_output_size (the .vec decompositions): not both
+    if (vec && ctx.has(scale_pos, "scale_factors"))
+      ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
     size = ctx.int_list(1, "output_size");
   } else if (vec) {
-    const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
     const Value& scales = ctx.value(scale_pos, "scale_factors");
     if (scales.kind != Value::Kind::List || scales.list->size() != static_cast<size_t>(Spatial))
       ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
@@ -1087,7 +1090,7 @@ void sdpa_flash(OpContext& ctx) {
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &lq = q.sizes[2], &d = q.sizes[3], &lk = k.sizes[2];
   ValueList outs;
-  outs.push_back(Value::of_tensor(empty_like(ctx, q)));
+  outs.push_back(Value::of_tensor(empty_permuted_like(ctx, q)));
   outs.push_back(Value::of_tensor(empty_tensor(ctx, {b, h, lq}, DType::Float32, q.device)));
   outs.push_back(Value::none());
   outs.push_back(Value::none());
@@ -1176,7 +1179,7 @@ void sdpa_flash_cpu(OpContext& ctx) {
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &l = q.sizes[2];
   const SymShape buffer = contiguous_strides(SymShape{b, l, h}, &ctx.env());
-  set_tuple(ctx, {empty_like(ctx, q),
+  set_tuple(ctx, {empty_permuted_like(ctx, q),
                   empty_strided(ctx, {b, h, l}, {buffer[0], buffer[2], buffer[1]}, DType::Float32, q.device)});
 }
 
@@ -1184,9 +1187,10 @@ void sdpa_flash_cpu(OpContext& ctx) {
 // [*, L, Ev] in query's dtype. On CPU the composite runs the flash kernel
 // when its gates pass (sdp_utils_cpp's use_flash_attention_cpp: 4-D inputs
 // of a floating dtype, no dropout, equal batch counts, key/value heads equal
-// to the query's or one, equal head dims, unit last strides), whose output
-// is laid out like the query (a [B, L, H, E] buffer for HF's transposed
-// queries); otherwise the math path's matmul result is contiguous.
+// to the query's or one, a mask that does not require grad and broadcasts,
+// equal head dims, unit last strides), whose output is laid out like the
+// query (a [B, L, H, E] buffer for HF's transposed queries); otherwise the
+// math path's matmul result is contiguous.
 void sdpa(OpContext& ctx) {
   const TensorMeta& q = ctx.tensor(0, "query");
   const TensorMeta& k = ctx.tensor(1, "key");
@@ -1214,30 +1218,49 @@ void sdpa(OpContext& ctx) {
     }
   }
   // On CPU the composite picks the flash kernel when its gates pass
-  // (sdp_utils_cpp.cpp: no dropout, 4-D, one head dim, unit last strides,
-  // non-empty sequences, a float dtype); its output is empty_like(query).
-  // Everything else (and every fake CUDA call) runs the math path, whose
-  // matmul gives a contiguous result.
+  // (sdp_utils_cpp.cpp's use_flash_attention_cpp, in its order: no dropout,
+  // 4-D, equal batch and heads, an attn_mask that does not require grad and
+  // is 2-D or 4-D broadcasting to [B, H, L, S], one head dim, non-empty
+  // sequences, unit last strides, a float dtype); its output is
+  // empty_like(query). Everything else (and every fake CUDA call) runs the
+  // math path, whose matmul gives a contiguous result. The sizes are asked
+  // as TORCH_GUARD_OR_FALSE asks them: a guard where they are backed.
   const char* why = "sdpa backend choice";
+  const TensorMeta* mask = ctx.optional_tensor(3, "attn_mask");
+  // check_attn_mask_shape: a mask dim matches when it equals the target
+  // (guard_or_false) or is the constant 1.
+  auto mask_dim_fits = [&](const SymInt& m, const SymInt& target) {
+    if (guard_or_false(ctx, sym_eq(m, target), why)) return true;
+    return m.is_static() && m.value() == 1;
+  };
+  auto mask_fits = [&] {
+    if (mask == nullptr) return true;
+    if (mask->requires_grad || mask->dim() < 2) return false;
+    const size_t r = mask->sizes.size();
+    if (!mask_dim_fits(mask->sizes[r - 2], q.sizes[2]) || !mask_dim_fits(mask->sizes[r - 1], k.sizes[2])) return false;
+    if (r == 2) return true;
+    return r == 4 && mask_dim_fits(mask->sizes[0], q.sizes[0]) && mask_dim_fits(mask->sizes[1], q.sizes[1]);
+  };
   auto flash_cpu = [&] {
-    if (!device.is_cpu() || q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
+    if (!device.is_cpu()) return false;
     if (ctx.float_arg(4, "dropout_p", 0.0) > 0) return false;
-    const DType t = q.dtype;
-    if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Float16) return false;
-    if (k.dtype != t || v.dtype != t) return false;
-    if (!same_size(ctx, q.sizes[3], k.sizes[3], why) || !same_size(ctx, q.sizes[3], v.sizes[3], why)) return false;
+    if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
     if (!same_size(ctx, q.sizes[0], k.sizes[0], why) || !same_size(ctx, q.sizes[0], v.sizes[0], why)) return false;
     // Key and value heads: the query's, one (broadcast), or with enable_gqa any.
     const bool gqa = ctx.bool_arg(1000, "enable_gqa", false);
     for (const TensorMeta* kv : {&k, &v})
       if (!gqa && !same_size(ctx, q.sizes[1], kv->sizes[1], why) && !same_size(ctx, kv->sizes[1], 1, why)) return false;
+    if (!mask_fits()) return false;
+    if (!same_size(ctx, q.sizes[3], k.sizes[3], why) || !same_size(ctx, q.sizes[3], v.sizes[3], why)) return false;
+    if (decide(ctx, sym_or(sym_eq(q.sizes[2], 0), sym_eq(k.sizes[2], 0)), why)) return false;
     for (const TensorMeta* t3 : {&q, &k, &v})
       if (!same_size(ctx, t3->strides[3], 1, why)) return false;
-    if (decide(ctx, sym_or(sym_eq(q.sizes[2], 0), sym_eq(k.sizes[2], 0)), why)) return false;
-    return true;
+    const DType t = q.dtype;
+    if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Float16) return false;
+    return k.dtype == t && v.dtype == t;
   };
   if (flash_cpu()) {
-    set_tensor(ctx, empty_like(ctx, q));
+    set_tensor(ctx, empty_permuted_like(ctx, q));
     return;
   }
   SymShape out(q.sizes.begin(), q.sizes.end() - 1);
@@ -2020,7 +2043,12 @@ void register_nn_ops(OpRegistry& r) {
   for (const char* name : {"aten.upsample_nearest2d.default", "aten.upsample_nearest2d.vec",
                            "aten._upsample_nearest_exact2d.default", "aten._upsample_nearest_exact2d.vec",
                            "aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d.vec",
-                           "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec"})
+                           "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec",
+                           // antialiased (F.interpolate(antialias=True)): the same meta, without
+                           // the CUDA bilinear kernel's channels-last threshold
+                           "aten._upsample_bilinear2d_aa.default", "aten._upsample_bilinear2d_aa.vec",
+                           "aten._upsample_bicubic2d_aa.default", "aten._upsample_bicubic2d_aa.vec",
+                           "aten._upsample_lanczos2d_aa.default", "aten._upsample_lanczos2d_aa.vec"})
     r.add(name, upsample<2>);
   for (const char* name : {"aten.upsample_nearest3d.default", "aten.upsample_nearest3d.vec",
                            "aten.upsample_trilinear3d.default", "aten.upsample_trilinear3d.vec"})

@@ -245,6 +245,41 @@ TEST(FxNn, UpsampleScalesOfSymbolicSizes) {
   EXPECT_EQ(strs(r.tensor("y").sizes), (Strs{"1", "3", "int(1.5*float(s0))", "16"}));
 }
 
+// The antialiased kernels keep a channels-last input's layout on CUDA too
+// (no 16-channel threshold as for upsample_bilinear2d's CUDA kernel).
+TEST(FxNn, AntialiasedUpsampleOfSymbolicSizes) {
+  GraphText g;
+  g.symbol("s0", 10)
+      .input("x", tensor({2, 3, "s0", 8}, "float32", "cuda:0", json::array({json("24*s0"), 1, 24, 3})))
+      .call("a", "aten._upsample_bilinear2d_aa.vec", {node("x"), nullptr, false, {2.0, 0.5}})
+      .call("b", "aten._upsample_bicubic2d_aa.default", {node("x"), json::array({5, 7}), true});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("a"), "");
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"2", "3", "2*s0", "4"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"24*s0", "1", "12", "3"}));
+  EXPECT_EQ(strs(r.tensor("b").strides), (Strs{"105", "1", "21", "3"}));
+}
+
+// Weight norm of a symbolic batch of kernels: the fused path's norm keeps
+// only `dim`, and _weight_norm over a middle dim (norm_except_dim) gives a
+// contiguous w; the norm of _weight_norm_interface is not differentiable.
+TEST(FxNn, WeightNormOfSymbolicSizes) {
+  GraphText g;
+  g.symbol("s0", 6)
+      .input("v", tensor({"s0", 4, 3}))
+      .input("g0", tensor({"s0", 1, 1}))
+      .input("g1", tensor({1, 4, 1}))
+      .call("fused", "aten._weight_norm_interface.default", {node("v"), node("g0"), 0})
+      .call("middle", "aten._weight_norm.default", {node("v"), node("g1"), 1});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("fused"), "");
+  ASSERT_EQ(r.error("middle"), "");
+  EXPECT_EQ(strs(r.tensor("fused", 0).sizes), (Strs{"s0", "4", "3"}));
+  EXPECT_EQ(strs(r.tensor("fused", 1).sizes), (Strs{"s0", "1", "1"}));
+  EXPECT_EQ(strs(r.tensor("middle").sizes), (Strs{"s0", "4", "3"}));
+  EXPECT_EQ(strs(r.tensor("middle").strides), (Strs{"12", "3", "1"}));
+}
+
 TEST(FxNn, MatmulLinearAndSdpaComposites) {
   GraphText g;
   g.symbol("s0", 5)

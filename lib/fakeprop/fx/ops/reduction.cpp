@@ -6,6 +6,7 @@
 
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/aten_helpers.h"
+#include "fakeprop/fx/ops/composite.h"
 
 namespace fakeprop::fx::ops {
 
@@ -168,20 +169,117 @@ TensorValue vector_norm_ref(OpContext& ctx, const TensorMeta& x, const std::vect
   return out;
 }
 
+// linalg.vector_norm's input checks (the ref's _check_norm_dtype for a
+// requested dtype): a floating or complex input; a floating or complex
+// dtype, complex exactly when the input is, that the input widens to.
+void require_norm_input(OpContext& ctx, DType input, std::optional<DType> requested) {
+  if (!is_floating(input) && !is_complex(input))
+    ctx.fail(ErrorKind::TypeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got " +
+                                       dtype_title(input));
+  if (!requested) return;
+  const DType d = *requested;
+  if (!is_floating(d) && !is_complex(d))
+    ctx.fail(ErrorKind::TypeError, "linalg.vector_norm: dtype should be floating point or complex. Got " +
+                                       dtype_title(d));
+  if (is_complex(d) != is_complex(input))
+    ctx.fail(ErrorKind::TypeError, std::string("linalg.vector_norm: dtype should be ") +
+                                       (is_complex(input) ? "complex" : "real") + " for " +
+                                       (is_complex(input) ? "complex" : "real") + " inputs. Got " + dtype_title(d));
+  if (promote_types(d, input) != d)
+    ctx.fail(ErrorKind::TypeError, "linalg.vector_norm: the dtype of the input (" + dtype_title(input) +
+                                       ") should be convertible without narrowing to the specified dtype (" +
+                                       dtype_title(d) + ")");
+}
+
 // linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
 // a real result (the dtype given, else self's real counterpart), contiguous.
 void linalg_vector_norm(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
-  if (!is_floating(self.dtype) && !is_complex(self.dtype))
-    ctx.fail(ErrorKind::TypeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got " +
-                                       dtype_title(self.dtype));
   const std::optional<DType> requested = ctx.dtype_arg(kKw, "dtype");
+  require_norm_input(ctx, self.dtype, requested);
   const DType dtype = to_real(requested.value_or(self.dtype));
   const std::vector<bool> mask = dims_mask(ctx, self, 2, "dim");
   const bool keepdim = ctx.bool_arg(3, "keepdim", false);
   const double ord = ctx.float_arg(1, "ord", 2.0);
   const bool dim_none = !ctx.has(2, "dim") || ctx.int_list(2, "dim").empty();
   set_tensor(ctx, vector_norm_ref(ctx, self, mask, dim_none, keepdim, ord, dtype));
+}
+
+// t.to(dtype) of a fresh dense tensor (a norm): its own strides, a new storage.
+TensorValue converted(OpContext& ctx, const TensorValue& t, DType dtype) {
+  if (t.meta.dtype == dtype) return t;
+  storage_size_guards(ctx, t.meta.sizes);
+  return ctx.new_tensor(t.meta.sizes, dtype, t.meta.device, t.meta.strides);
+}
+
+
+// _weight_norm_interface's decomposition (torch/_decomp, which FakeTensor
+// runs): norm = v.norm(2, every dim but `dim`, keepdim=True, dtype=float32
+// for a half or bfloat16 g, else g's) -- `dim` is not wrapped, so -1 reduces
+// every dim -- or |v| when no dim is left; w = v * (g / norm.to(g.dtype)).
+std::pair<TensorValue, TensorValue> weight_norm_fused(OpContext& ctx, const TensorValue& v, const TensorValue& g,
+                                                      int64_t dim) {
+  const DType norm_dtype = g.meta.dtype == DType::Float16 || g.meta.dtype == DType::BFloat16 ? DType::Float32
+                                                                                               : g.meta.dtype;
+  std::vector<bool> mask(v.meta.sizes.size());
+  bool any = false;
+  for (size_t i = 0; i < mask.size(); ++i) any |= mask[i] = static_cast<int64_t>(i) != dim;
+  Composite c(ctx);
+  TensorValue norm;
+  if (any) {
+    require_norm_input(ctx, v.meta.dtype, norm_dtype);
+    norm = vector_norm_ref(ctx, v.meta, mask, false, true, 2.0, norm_dtype);
+  } else {
+    norm = converted(ctx, c.call("aten.abs.default", {Composite::tensor(v)}), norm_dtype);
+  }
+  const TensorValue scale =
+      c.call("aten.div.Tensor", {Composite::tensor(g), Composite::tensor(converted(ctx, norm, g.meta.dtype))});
+  return {c.call("aten.mul.Tensor", {Composite::tensor(v), Composite::tensor(scale)}), std::move(norm)};
+}
+
+// _weight_norm_interface(v, g, dim=0) -> (w, norm); only w is differentiable.
+void weight_norm_interface(OpContext& ctx) {
+  auto [w, norm] = weight_norm_fused(ctx, ctx.tensor_value(0, "v"), ctx.tensor_value(1, "g"),
+                                     static_int(ctx, 2, "dim", 0));
+  set_tuple(ctx, {std::move(w), std::move(norm)});
+}
+
+// _weight_norm(v, g, dim=0), ATen's composite (WeightNorm.cpp): v and g made
+// contiguous; for dim 0 or the last dim _weight_norm_interface's w, else
+// v * (g / norm_except_dim(v, 2, dim)), where norm_except_dim is v.norm(2)
+// for dim -1 and otherwise the norm over all but dim of v.transpose(0, dim)
+// made contiguous and viewed as [size, -1], viewed back and transposed.
+void weight_norm(OpContext& ctx) {
+  const TensorValue& v_in = ctx.tensor_value(0, "v");
+  const TensorValue& g_in = ctx.tensor_value(1, "g");
+  if (!(v_in.meta.device == g_in.meta.device))
+    ctx.fail(ErrorKind::DeviceMismatch, "weight_norm: expected v_in and g_in to be on the same device, but v_in is on " +
+                                            v_in.meta.device.str() + " and g_in is on " + g_in.meta.device.str());
+  const int64_t dim = static_int(ctx, 2, "dim", 0);
+  Composite c(ctx);
+  const std::string contiguous = "aten.contiguous.default";
+  const TensorValue v = c.call(contiguous, {Composite::tensor(v_in)});
+  const TensorValue g = c.call(contiguous, {Composite::tensor(g_in)});
+  const int64_t rank = v.meta.dim();
+  if (dim == 0 || dim == rank - 1) return set_tensor(ctx, weight_norm_fused(ctx, v, g, dim).first);
+  const DType real = to_real(v.meta.dtype);
+  require_norm_input(ctx, v.meta.dtype, std::nullopt);
+  TensorValue norm;
+  if (dim == -1) {
+    norm = vector_norm_ref(ctx, v.meta, std::vector<bool>(v.meta.sizes.size(), true), true, false, 2.0, real);
+  } else {
+    const Value d0 = Value::of_int(SymInt(0)), dd = Value::of_int(SymInt(dim));
+    const TensorValue t = c.call("aten.transpose.int", {Composite::tensor(v), d0, dd});
+    const TensorValue flat = c.call("aten.view.default", {Composite::tensor(c.call(contiguous, {Composite::tensor(t)})),
+                                                          Composite::sizes({t.meta.sizes[0], SymInt(-1)})});
+    norm = vector_norm_ref(ctx, flat.meta, {false, true}, false, false, 2.0, real);
+    SymShape back(static_cast<size_t>(rank), SymInt(1));
+    back[0] = t.meta.sizes[0];
+    norm = c.call("aten.view.default", {Composite::tensor(norm), Composite::sizes(back)});
+    norm = c.call("aten.transpose.int", {Composite::tensor(norm), d0, dd});
+  }
+  const TensorValue scale = c.call("aten.div.Tensor", {Composite::tensor(g), Composite::tensor(norm)});
+  set_tensor(ctx, c.call("aten.mul.Tensor", {Composite::tensor(v), Composite::tensor(scale)}));
 }
 
 // amax / amin(self, dim=[], keepdim=False).
@@ -457,6 +555,8 @@ void bucketize(OpContext& ctx) {
 
 void register_reduction_ops(OpRegistry& r) {
   r.add("aten.linalg_vector_norm.default", linalg_vector_norm);
+  r.add("aten._weight_norm_interface.default", weight_norm_interface, OutputGrad::first_only());
+  r.add("aten._weight_norm.default", weight_norm);
   r.add("aten.sum.dim_IntList", sum);
   r.add("aten.sum.default", sum);
   r.add("aten.count_nonzero.default", count_nonzero);

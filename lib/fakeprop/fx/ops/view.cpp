@@ -3,6 +3,7 @@
 // unsqueeze, unbind, as_strided, ...).
 #include <algorithm>
 
+#include "fakeprop/fx/ops/composite.h"
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/view_helpers.h"
 
@@ -809,6 +810,54 @@ void slice_scatter(OpContext& ctx) {
 
 }  // namespace
 
+// meshgrid(tensors, *, indexing="ij"): ATen's composite (TensorShape.cpp),
+// which FakeTensor runs: each 0-D or 1-D input t_i is viewed as [1, .., -1
+// (dim i), .., 1] and expanded to [numel(t_0), ..., numel(t_n-1)], so
+// output i is a view of input i alone. "xy" swaps the first two inputs
+// before and the first two outputs after. .default is "ij".
+void meshgrid(OpContext& ctx) {
+  std::vector<const TensorValue*> tensors;
+  const Value& list = ctx.value(0, "tensors");
+  if (list.kind != Value::Kind::List || list.list_length)
+    ctx.fail(ErrorKind::TypeError, "meshgrid(): argument 'tensors' (position 1) must be a list of tensors");
+  for (const Value& v : *list.list) {
+    if (!v.is_tensor()) ctx.fail(ErrorKind::TypeError, "meshgrid expects its inputs to be tensors");
+    tensors.push_back(&*v.tensor);
+  }
+  if (tensors.empty()) ctx.fail(ErrorKind::InvalidArgument, "meshgrid expects a non-empty TensorList");
+  for (size_t i = 0; i + 1 < tensors.size(); ++i) {
+    if (tensors[i]->meta.dtype != tensors[i + 1]->meta.dtype)
+      ctx.fail(ErrorKind::TypeError, "meshgrid expects all tensors to have the same dtype");
+    if (!(tensors[i]->meta.device == tensors[i + 1]->meta.device))
+      ctx.fail(ErrorKind::DeviceMismatch, "meshgrid expects all tensors to have the same device");
+  }
+  const std::string indexing = ctx.target() == "aten.meshgrid.indexing" ? ctx.string_arg(1, "indexing") : "ij";
+  if (indexing != "xy" && indexing != "ij")
+    ctx.fail(ErrorKind::InvalidArgument,
+             "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: " + indexing);
+  const bool swap = indexing == "xy" && tensors.size() >= 2;
+  if (swap) std::swap(tensors[0], tensors[1]);
+  SymShape shape;
+  for (const TensorValue* t : tensors) {
+    if (t->meta.dim() > 1)
+      ctx.fail(ErrorKind::InvalidArgument,
+               "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of sizes " +
+                   text(t->meta.sizes));
+    shape.push_back(t->meta.dim() == 0 ? SymInt(1) : t->meta.sizes[0]);
+  }
+  Composite c(ctx);
+  std::vector<TensorValue> grids;
+  SymShape view_shape(shape.size(), SymInt(1));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    view_shape[i] = -1;
+    const TensorValue viewed = c.call("aten.view.default", {Composite::tensor(*tensors[i]), Composite::sizes(view_shape)});
+    grids.push_back(c.call("aten.expand.default", {Composite::tensor(viewed), Composite::sizes(shape)}));
+    view_shape[i] = 1;
+  }
+  if (swap) std::swap(grids[0], grids[1]);
+  set_tuple(ctx, std::move(grids));
+}
+
 void register_view_ops(OpRegistry& r) {
   r.add("aten.view.default", view);
   r.add("aten._unsafe_view.default", view);
@@ -862,6 +911,8 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.diagonal.default", diagonal);
   r.add("aten.diag_embed.default", diag_embed);
   r.add("aten.unfold.default", unfold);
+  r.add("aten.meshgrid.default", meshgrid);
+  r.add("aten.meshgrid.indexing", meshgrid);
   // In-place metadata changes: the interpreter replaces self with the result.
   r.add_inplace("aten.t_.default", t, Mutation::Metadata);
   r.add_inplace("aten.transpose_.default", transpose, Mutation::Metadata);

@@ -296,5 +296,30 @@ TEST(FxView, DiagEmbedAddsADimOfTheLastSizePlusTheOffset) {
   EXPECT_EQ(r.error("d"), "invalid_argument: diagonal dimensions cannot be identical 1, 1");
 }
 
+
+// meshgrid of symbolic lengths: output i is a view of input i expanded to
+// [s0, s1] (torch 2.15's ATen composite: view, then expand), without guards;
+// "xy" swaps the grid's first two dims.
+TEST(FxView, MeshgridOfSymbolicLengthsViewsEachInput) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .symbol("s1", 7)
+      .input("a", tensor({"s0"}))
+      .input("b", tensor({"s1"}))
+      .call("ij", "aten.meshgrid.indexing", {json::array({node("a"), node("b")})}, {{"indexing", "ij"}})
+      .call("xy", "aten.meshgrid.indexing", {json::array({node("a"), node("b")})}, {{"indexing", "xy"}});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("ij"), "");
+  ASSERT_EQ(r.error("xy"), "");
+  EXPECT_EQ(strs(r.tensor("ij", 0).sizes), (Strs{"s0", "s1"}));
+  EXPECT_EQ(strs(r.tensor("ij", 0).strides), (Strs{"1", "0"}));
+  EXPECT_EQ(strs(r.tensor("ij", 1).strides), (Strs{"0", "1"}));
+  EXPECT_EQ(strs(r.tensor("xy", 0).sizes), (Strs{"s1", "s0"}));
+  EXPECT_EQ(strs(r.tensor("xy", 0).strides), (Strs{"0", "1"}));
+  EXPECT_EQ(strs(r.tensor("xy", 1).strides), (Strs{"1", "0"}));
+  EXPECT_EQ(r.tensor("xy", 1).storage, r.tensor("b").storage);
+  EXPECT_EQ(r.guards(), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""Sweeps timm's architecture families through torch.export and fakeprop, within a time budget.
+
+Run in the oracle's environment with timm installed (pinned in scripts/sweep-requirements.txt):
+    .venv-oracle/bin/pip install -r scripts/sweep-requirements.txt
+    .venv-oracle/bin/python scripts/arch_sweep.py --fakeprop build/fakeprop --budget 1200 [--skip N] [--json OUT] [FAMILY ...]
+
+A family is a timm model module and the name's first word (vision_transformer/vit,
+vision_transformer/deit, resnet/resnet, ...); of each, the smallest variant by its name (atto < femto <
+pico < nano < tiny < small < ..., then the first number in the name). Each is built with random
+weights (pretrained=False; ViT-style models with dynamic_img_size=True where they take it), exported
+by torch.export (strict=False) at batch 2 and its default input size with the batch, height and
+width Dim.AUTO (batch alone where that export fails), saved as a .pt2, and run through the fakeprop
+CLI (--json) and fakeprop.propagate in process. Every node's shape and stride is compared with
+torch's meta['val'] at the symbols' hints, and the CLI's values with propagate's.
+
+Each model runs in a child process of its own (a hung export costs --timeout, not the sweep); the
+sweep stops starting models when --budget seconds have passed. It prints one line per model, then
+the ops without a fakeprop rule grouped by how many models and nodes stop at them, then the other
+failures grouped by cause. Not run in CI: it takes as long as its budget.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+_SIZE_WORDS = ["atto", "femto", "pico", "nano", "mini", "tiny", "xxs", "xs", "small", "s", "lite", "light",
+               "base", "b", "medium", "m", "large", "l", "huge", "h", "giant", "g"]
+_FUNCS = {"Max": max, "Min": min, "Mod": lambda a, b: a % b, "floor": math.floor, "ceiling": math.ceil,
+          "Abs": abs, "max": max, "min": min}
+
+
+def families():
+    """{family: smallest model name} over timm.list_models()."""
+    import timm
+    from timm.models import _registry
+
+    groups = collections.defaultdict(list)
+    for name in timm.list_models():
+        module = _registry._model_to_module.get(name, "?")
+        word = re.match(r"[a-z]+", name)
+        groups["%s/%s" % (module, word.group(0) if word else name)].append(name)
+
+    def size_key(name):
+        words = re.split(r"[_.\d]+", name)
+        rank = min((_SIZE_WORDS.index(w) for w in words if w in _SIZE_WORDS), default=len(_SIZE_WORDS))
+        numbers = [int(n) for n in re.findall(r"\d+", name)]
+        return (rank, numbers[0] if numbers else 0, len(name), name)
+
+    # one family of each module first, then the second of each, ...: a budget covers the modules evenly
+    by_module = collections.defaultdict(list)
+    for family in sorted(groups):
+        by_module[family.split("/")[0]].append(family)
+    order = [f for rnd in range(max(map(len, by_module.values()))) for fs in by_module.values()
+             for f in fs[rnd:rnd + 1]]
+    return {family: min(groups[family], key=size_key) for family in order}
+
+
+def _hint(d):
+    return d if isinstance(d, int) else d.node.hint
+
+
+def _at(d, values):
+    return d if isinstance(d, int) else int(eval(d, dict(_FUNCS), dict(values)))  # noqa: S307
+
+
+def run_one(name, fakeprop_bin, workdir):
+    """The sweep's result for one model, as a dict (runs in the child)."""
+    import torch
+    import timm
+    from torch.export import Dim
+
+    import fakeprop
+
+    out = {"model": name}
+    t0 = time.perf_counter()
+    try:
+        try:
+            model = timm.create_model(name, pretrained=False, dynamic_img_size=True)
+        except TypeError:
+            model = timm.create_model(name, pretrained=False)
+        model.eval()
+        size = tuple(model.pretrained_cfg.get("input_size", (3, 224, 224)))
+    except Exception as e:  # noqa: BLE001 - a model timm cannot build is reported, not fatal
+        out.update(status="build_failed", cause=(type(e).__name__ + ": " + str(e)).splitlines()[0][:200])
+        return out
+    x = torch.randn(2, *size)
+    ep, dynamic = None, None
+    for dims in ({0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO}, {0: Dim.AUTO}):
+        try:
+            ep = torch.export.export(model, (x,), dynamic_shapes=({k: v for k, v in dims.items()},), strict=False)
+            dynamic = "batch+hw" if len(dims) == 3 else "batch"
+            break
+        except Exception as e:  # noqa: BLE001
+            out["export_error"] = (type(e).__name__ + ": " + str(e)).splitlines()[0][:200]
+    out["export_s"] = round(time.perf_counter() - t0, 1)
+    if ep is None:
+        out.update(status="export_failed", cause=out.pop("export_error"))
+        return out
+    out["dynamic"] = dynamic
+    path = os.path.join(workdir, name + ".pt2")
+    try:
+        torch.export.save(ep, path)
+    except Exception as e:  # noqa: BLE001 - e.g. math.ceil on a SymInt, which the serializer lacks
+        out.update(status="save_failed", cause=(type(e).__name__ + ": " + str(e)).splitlines()[0][:200])
+        return out
+    t1 = time.perf_counter()
+    proc = subprocess.run([fakeprop_bin, path, "--json"], capture_output=True, text=True)
+    out["fakeprop_s"] = round(time.perf_counter() - t1, 2)
+    if proc.returncode not in (0, 1):
+        out.update(status="fakeprop_failed", cause=(proc.stderr.strip().splitlines() or ["?"])[-1][:200])
+        return out
+    report = json.loads(proc.stdout)
+    hints = {s["name"]: s["hint"] for s in report["symbols"] if s.get("hint") is not None}
+    theirs = {n.name: n.meta.get("val") for n in ep.graph.nodes}
+    compared = wrong = 0
+    wrong_ops = collections.Counter()
+    for node in report["nodes"]:
+        for o in node["outputs"]:
+            val, t = o.get("val") or {}, theirs.get(o["name"])
+            if "shape" not in val or not isinstance(t, torch.Tensor):
+                continue
+            compared += 1
+            try:
+                ok = ([_at(d, hints) for d in val["shape"]] == [_hint(d) for d in t.shape] and
+                      [_at(d, hints) for d in val["stride"]] == [_hint(d) for d in t.stride()])
+            except Exception:  # noqa: BLE001 - an unbacked size has no hint: not compared
+                continue
+            if not ok:
+                wrong += 1
+                wrong_ops[node["op"]] += 1
+    missing = collections.Counter(n["op"] for n in report["nodes"] for e in report["errors"]
+                                  if e["node"] == n["name"] and e["kind"] == "unsupported_op")
+    other = collections.Counter("%s: %s" % (e["kind"], e["message"][:100]) for e in report["errors"]
+                                if e["kind"] not in ("unsupported_op", "unknown_input"))
+    # the package in process on the same program
+    try:
+        inproc = fakeprop.propagate(ep)
+        def plain(v):  # storage ids are numbered per front door; tied parameters alias only in process
+            return {k: x for k, x in v.items() if k != "storage"} if isinstance(v, dict) else v
+
+        ours = {o["name"]: plain(o.get("val")) for n in inproc["nodes"] for o in n["outputs"]}
+        differ = sum(1 for n in report["nodes"] for o in n["outputs"] if ours.get(o["name"]) != plain(o.get("val")))
+    except Exception as e:  # noqa: BLE001
+        differ = "propagate raised %s" % type(e).__name__
+    out.update(status="ok" if not report["errors"] and not wrong else "differs", nodes=len(report["nodes"]),
+               compared=compared, wrong=wrong, wrong_ops=dict(wrong_ops), errors=len(report["errors"]),
+               missing=dict(missing), other_errors=dict(other), cli_vs_propagate=differ)
+    return out
+
+
+def main(argv=None):
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("families", nargs="*", help="family names or model names (default: every family)")
+    p.add_argument("--fakeprop", default=os.path.join(here, "..", "build", "fakeprop"))
+    p.add_argument("--budget", type=float, default=1200, help="seconds; no model starts after them")
+    p.add_argument("--timeout", type=float, default=300, help="seconds one model may take")
+    p.add_argument("--skip", type=int, default=0, help="start at this family of the order (to go on from a run)")
+    p.add_argument("--json", help="write every model's result here")
+    p.add_argument("--one", help=argparse.SUPPRESS)
+    p.add_argument("--workdir", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.one:
+        print(json.dumps(run_one(a.one, a.fakeprop, a.workdir)))
+        return 0
+    chosen = families()
+    if a.families:
+        chosen = {f: m for f, m in chosen.items() if f in a.families or m in a.families}
+        chosen.update({m: m for m in a.families if m not in chosen and m not in chosen.values() and "/" not in m})
+    chosen = dict(list(chosen.items())[a.skip:])
+    print("%d families" % len(chosen), file=sys.stderr)
+    start, results = time.perf_counter(), []
+    with tempfile.TemporaryDirectory() as workdir:
+        for family, model in chosen.items():
+            if time.perf_counter() - start > a.budget:
+                results.append({"family": family, "model": model, "status": "not_run (budget)"})
+                continue
+            try:
+                proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", model, "--fakeprop",
+                                       a.fakeprop, "--workdir", workdir], capture_output=True, text=True,
+                                      timeout=a.timeout)
+                lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+                r = json.loads(lines[-1]) if lines else {
+                    "model": model, "status": "crashed", "cause": (proc.stderr.strip().splitlines() or ["?"])[-1][:200]}
+            except subprocess.TimeoutExpired:
+                r = {"model": model, "status": "timeout"}
+            r["family"] = family
+            results.append(r)
+            for f in os.listdir(workdir):
+                os.remove(os.path.join(workdir, f))
+            print("%-40s %-28s %-16s %s" % (family, model, r["status"],
+                                            {k: r[k] for k in ("nodes", "wrong", "errors", "missing", "cause")
+                                             if r.get(k)}), flush=True)
+    ran = [r for r in results if "nodes" in r]
+    print("\n%d models: %d ok, %d differ, %s" % (
+        len(results), sum(r["status"] == "ok" for r in results), sum(r["status"] == "differs" for r in results),
+        dict(collections.Counter(r["status"] for r in results if r["status"] not in ("ok", "differs")))))
+    print("nodes: %d compared, %d wrong; CLI vs propagate: %d models differ" % (
+        sum(r["compared"] for r in ran), sum(r["wrong"] for r in ran),
+        sum(1 for r in ran if r["cli_vs_propagate"] != 0)))
+    models, nodes = collections.Counter(), collections.Counter()
+    for r in ran:
+        for op, n in r["missing"].items():
+            models[op] += 1
+            nodes[op] += n
+    print("\nops without a rule (models, nodes):")
+    for op, m in models.most_common():
+        print("  %-50s %3d %4d" % (op, m, nodes[op]))
+    causes = collections.Counter()
+    for r in results:
+        if r.get("cause"):
+            causes["%s: %s" % (r["status"], r["cause"][:120])] += 1
+        for c in (r.get("other_errors") or {}):
+            causes["fakeprop %s" % c] += 1
+        for op in (r.get("wrong_ops") or {}):
+            causes["wrong values at %s" % op] += 1
+    print("\nother failures by cause (models):")
+    for c, n in causes.most_common():
+        print("  %3d  %s" % (n, c))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
