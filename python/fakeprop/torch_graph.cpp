@@ -453,6 +453,7 @@ class TorchGraphReader {
 TorchGraph read_torch_graph(py::handle graph_module, const py::dict& plan, py::list symbolic) {
   TorchGraph g = TorchGraphReader(plan, std::move(symbolic)).read(graph_module);
   g.plan = plan;
+  g.graph.exported = plan.contains("exported") && py::cast<bool>(plan["exported"]);
   return g;
 }
 

@@ -102,6 +102,9 @@ struct Graph {
   // says (gradients_to_parameters, gradients_to_user_inputs).
   std::map<std::string, std::string> gradients;
   std::shared_ptr<NamePool> names = std::make_shared<NamePool>();
+  // Made by torch.export (a .pt2 archive, an ExportedProgram in process): the
+  // decisions only torch.compile's fake tensors make are not made.
+  bool exported = false;
 };
 
 // Assembles a Graph node by node for every reader (the JSON text, the

@@ -53,6 +53,7 @@ class Interpreter {
   void note_data_mutation(int64_t storage);
   int64_t version_of(int64_t storage) const;
   DataDependentMemo& memo() { return memo_; }
+  const Graph& graph() const { return graph_; }
   // A rule read state beyond its arguments (OpContext::interpreter): its
   // result is not stored in the dispatch cache.
   void note_state_read() { state_read_ = true; }

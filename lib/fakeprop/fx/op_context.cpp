@@ -12,6 +12,8 @@ OpContext::OpContext(const Node& node, std::span<const Value* const> args,
                      StorageIds& storage, const InferOptions& options, Interpreter* interp)
     : RuleContext(env, storage, options), node_(node), args_(args), kwargs_(kwargs), interp_(interp) {}
 
+bool OpContext::graph_exported() const { return interp_ && interp_->graph().exported; }
+
 Interpreter* OpContext::interpreter() {
   if (interp_) interp_->note_state_read();
   return interp_;

@@ -51,6 +51,9 @@ class OpContext : public RuleContext {
   // The interpreter's state beyond the arguments (the data-dependent memo):
   // a rule that asks for it is never stored in the dispatch cache.
   Interpreter* interpreter();
+  // Whether the graph is torch.export's (Graph::exported): fixed for the
+  // run, so reading it keeps the result cacheable.
+  bool graph_exported() const;
 
   // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
   bool has(size_t pos, std::string_view name) const;  // given and not None

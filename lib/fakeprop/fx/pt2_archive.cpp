@@ -889,6 +889,7 @@ Graph read_archive(zip_t* z, const std::string& path, uint64_t archive_bytes, si
     throw InputError(where + ": the member ends after " + std::to_string(text.size()) + " of " + std::to_string(st.size) + " bytes");
   if (text.size() > st.size) throw InputError(where + ": the member is longer than its recorded size");
   Graph g = parse_exported_program(text, where, max_nodes);
+  g.exported = true;
   g.path = path;
   return g;
 }

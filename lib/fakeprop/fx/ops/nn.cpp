@@ -101,8 +101,12 @@ struct ConvParams {
 // the first four dims: N*C*D*H for a 3-D conv); this machine model runs
 // more than one thread, as torch.compile's hosts do. Other dtypes take no
 // mkldnn there (bfloat16 / float16 only on CPUs with native support).
+// torch.export asks none of this (measured, torch 2.15: a 3x3 conv over a
+// batch Dim("b", max=64) exports with the range [0, 64], where torch.compile
+// guards 2 <= N <= 15): a graph torch.export made skips it.
 void select_conv_backend(OpContext& ctx, const TensorMeta& input, const TensorMeta& weight, const ConvParams& p,
                          const Device& device) {
+  if (ctx.graph_exported()) return;
   for (const TensorMeta* t : {&input, &weight})
     for (const SymInt& d : t->sizes)
       if (d.is_symbolic() && !ctx.env().hint(d)) return;  // FakeTensor's all_hinted: no backend asked
