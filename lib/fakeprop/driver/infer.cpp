@@ -21,6 +21,7 @@
 #include "fakeprop/onnx/ops/fallback.h"
 #include "fakeprop/onnx/writer.h"
 #include "fakeprop/report/report.h"
+#include "fakeprop/util/identifier.h"
 #include "fakeprop/util/input_file.h"
 #include "fakeprop/util/output_file.h"
 
@@ -330,10 +331,7 @@ void write_annotated(const RunResult& result, const std::string& model_path, con
             !s.expr()->is_symbol() || s.expr()->name() == declared.param)
           continue;
         const std::string& p = declared.param;
-        const bool identifier = (std::isalpha(static_cast<unsigned char>(p[0])) || p[0] == '_') &&
-                                std::all_of(p.begin(), p.end(), [](char c) {
-                                  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                                });
+        const bool identifier = is_identifier(p);
         const SymbolInfo& info = env.info(s.expr());
         if (!identifier || (info.unbacked && info.sources.empty())) params.emplace(s.expr(), p);
       }

@@ -4,6 +4,8 @@
 // decision teaches, and produce_guards.
 #include "fakeprop/sym/shape_env.h"
 
+#include "fakeprop/util/identifier.h"
+
 #include "fakeprop/sym/python_float.h"
 #include "fakeprop/util/sha256.h"
 
@@ -25,12 +27,6 @@ bool by_id(ExprRef a, ExprRef b) { return a->id() < b->id(); }
 namespace {
 
 constexpr int64_t kObliviousLowerBound = 2;  // size-oblivious sizes are never 0 or 1
-
-bool is_free_identifier_text(const std::string& name) {
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 std::string bool_text(bool v) { return v ? "True" : "False"; }
 
@@ -964,7 +960,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
   if (!range.contains(hint))
     throw InputError("size " + std::to_string(hint) + " of " + source + " is not in range " + range.to_string());
   std::string name = preferred_name;
-  if (!is_free_identifier_text(name) || used_names_.count(name)) name = backed_name("s", source);
+  if (!is_identifier(name) || used_names_.count(name)) name = backed_name("s", source);
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
@@ -984,7 +980,7 @@ ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int
     throw InputError("size " + std::to_string(*hint) + " of " + source + " is not in range " + range.to_string());
   // Without a source (a fallback's dim_param) the empty name is hashed, as
   // PyTorch would hash a source whose name is empty.
-  std::string chosen = is_free_identifier_text(name) && !used_names_.count(name) ? name : backed_name("s", source);
+  std::string chosen = is_identifier(name) && !used_names_.count(name) ? name : backed_name("s", source);
   SymbolInfo info;
   info.hint = hint;
   info.range = range;

@@ -1,5 +1,6 @@
 #include "fakeprop/onnx/ops/fallback.h"
 
+#include "fakeprop/util/identifier.h"
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -134,11 +135,7 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
         // A dim_param that cannot name a symbol ("past_len + 1") is a fresh
         // unbacked u<N> like any size a failed node leaves unknown, never
         // an s<N> that reads as an input's size with no source.
-        const bool identifier =
-            (std::isalpha(static_cast<unsigned char>(d.param[0])) || d.param[0] == '_') &&
-            std::all_of(d.param.begin(), d.param.end(),
-                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-        const SymInt size = identifier
+        const SymInt size = is_identifier(d.param)
                                 ? SymInt(env.create_named_symbol(d.param, std::nullopt, ValueRange{0, kIntOo}, ""))
                                 : SymInt(env.create_unbacked_symint(true));
         it = dim_params.emplace(d.param, size).first;
