@@ -525,10 +525,20 @@ def export_train(spec):
         ctx = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC if d in dyn else DimDynamic.STATIC
                                                       for d in range(a.dim())])
         fake_args.append(fake_mode.from_tensor(a, symbolic_context=ctx))
-    with fake_mode:
+    # transformers' packed-sequence check is data-dependent control flow that only torch.compile/export
+    # tracing skips (is_tracing does not see make_fx): on unpacked input, as here, eager returns None.
+    import contextlib
+    patch = contextlib.nullcontext()
+    try:
+        from unittest import mock
+        import transformers.masking_utils as mu
+        patch = mock.patch.object(mu, "find_packed_sequence_indices", lambda position_ids: None)
+    except ImportError:
+        pass
+    with fake_mode, patch:
         gm, sig = aot_export_module(model, fake_args, trace_joint=True, output_loss_index=0, dynamic_shapes=True)
-    params = dict(model.named_parameters())
-    buffers = dict(model.named_buffers())
+    params = dict(model.named_parameters(remove_duplicate=False))
+    buffers = dict(model.named_buffers(remove_duplicate=False))
     state = {}
     for name, fqn in sig.inputs_to_parameters.items():
         state[name] = params[fqn].detach()
