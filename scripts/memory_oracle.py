@@ -211,8 +211,10 @@ class Spec:
     """A model to golden: the module, example args (user inputs in order), their names, dynamic shapes
     for torch.export, per-size shapes, and whether to train / export ONNX."""
 
-    def __init__(self, module, args, names, dynamic_shapes, sizes, train=False, onnx=False, dyn_dims=None):
+    def __init__(self, module, args, names, dynamic_shapes, sizes, train=False, onnx=False, dyn_dims=None,
+                 keep_sdpa=False):
         self.module, self.args, self.names = module, args, names
+        self.keep_sdpa = keep_sdpa  # core ATen but aten.scaled_dot_product_attention kept whole
         self.dynamic_shapes, self.sizes = dynamic_shapes, sizes
         self.train, self.onnx = train, onnx
         self.dyn_dims = dyn_dims  # training: input position -> dims traced symbolically
@@ -358,6 +360,16 @@ def m_llama(train=False, attn="sdpa"):
     return _lm_spec(model)
 
 
+def _no_onnx(spec):
+    spec.onnx = False
+    return spec
+
+
+def _keep_sdpa(spec):
+    spec.keep_sdpa = True
+    return spec
+
+
 def m_qwen2():
     model = _hf("Qwen2Config", "Qwen2ForCausalLM", num_hidden_layers=2, hidden_size=32, intermediate_size=64,
                 num_attention_heads=2, num_key_value_heads=1, vocab_size=128, max_position_embeddings=128,
@@ -495,6 +507,9 @@ MODELS = {
     "gpt2": m_gpt2,
     "llama": m_llama,
     "qwen2": m_qwen2,
+    # the same models with aten.scaled_dot_product_attention left whole (GQA; an attention mask)
+    "llama_sdpa": lambda: _keep_sdpa(m_llama()),
+    "bert_sdpa": lambda: _keep_sdpa(_no_onnx(m_bert())),
     "bert": m_bert,
     "distilbert": m_distilbert,
     "t5": m_t5,
@@ -515,12 +530,22 @@ OPTIONAL = {
 
 # ---------------------------------------------------------------- export
 
+class _KeepSdpa(Exception):
+    pass
+
+
 def export_inference(spec):
     """(GraphModule, placeholder name -> state tensor, user input names, fakeprop JSON document)."""
     from torch.export.graph_signature import InputKind
     ep = torch.export.export(spec.module.eval(), spec.args, dynamic_shapes=spec.dynamic_shapes)
     try:
+        if spec.keep_sdpa:
+            raise _KeepSdpa()
         ep, decomp = ep.run_decompositions(), "core_aten"
+    except _KeepSdpa:
+        table = torch.export.default_decompositions()
+        del table[torch.ops.aten.scaled_dot_product_attention.default]
+        ep, decomp = ep.run_decompositions(table), "core_aten_except_sdpa"
     except Exception as e:  # noqa: BLE001: see README: torch's SDPA decomposition disagrees with its own strides
         print("  run_decompositions failed (%s: %s); keeping aten.scaled_dot_product_attention"
               % (type(e).__name__, str(e).splitlines()[0]), flush=True)
