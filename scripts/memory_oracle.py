@@ -610,6 +610,8 @@ def export_onnx(spec, path):
     prog.save(path)
     m = onnx.load(path)
     del m.graph.value_info[:]
+    for node in m.graph.node:  # stack traces (with this machine's paths), scopes: not deterministic
+        del node.metadata_props[:]
     onnx.save(m, path)
     inits = {i.name for i in m.graph.initializer}
     return [i.name for i in m.graph.input if i.name not in inits]
