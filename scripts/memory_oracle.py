@@ -612,6 +612,7 @@ def export_onnx(spec, path):
     del m.graph.value_info[:]
     for node in m.graph.node:  # stack traces (with this machine's paths), scopes: not deterministic
         del node.metadata_props[:]
+    del m.graph.metadata_props[:]  # the ExportedProgram's signature and range constraints, in set order
     onnx.save(m, path)
     inits = {i.name for i in m.graph.initializer}
     return [i.name for i in m.graph.input if i.name not in inits]
