@@ -171,6 +171,42 @@ def measure(gm, state, shapes, dtypes, hold_unused=False, order=None):
     }
 
 
+def env_live_bytes(gm, state, shapes, dtypes):
+    """The same live bytes measured the other way round, as the definition says: inside run_node,
+    right after the node ran, from what torch.fx.Interpreter itself still holds (its env, which it
+    prunes after each value's last reader) plus the graph inputs, minus values nothing reads (the
+    env would hold those to the end). One entry per GraphModule node; outputs' storages are held by
+    the output values themselves except where an output aliases an earlier storage, which the env
+    keeps through the alias."""
+    nodes = list(gm.graph.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+    args = _fake_inputs(fake_mode, placeholders, state, shapes, dtypes)
+    inputs = {}
+    for a in args:
+        for t in _tensors(a):
+            inputs[_storage_key(t)] = int(t.untyped_storage().nbytes())
+    trace = []
+
+    class _Env(torch.fx.Interpreter):
+        def run_node(self, n):
+            out = super().run_node(n)
+            live = dict(inputs)
+            for m, v in list(self.env.items()) + [(n, out)]:
+                if m is not n and not m.users:
+                    continue
+                for t in _tensors(v):
+                    live[_storage_key(t)] = int(t.untyped_storage().nbytes())
+            trace.append(sum(live.values()))
+            return out
+
+    with fake_mode, torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = _Env(gm).run(*args)
+    del result
+    return trace
+
+
 def memtracker_peak(gm, state, shapes, dtypes):
     """torch.distributed._tools.mem_tracker.MemTracker's peak over the same interpretation (values
     freed as torch.fx.Interpreter frees them: after their last reader). None where it fails."""
@@ -708,6 +744,13 @@ def run_model(name, out, fakeprop=None):
     for size in spec.sizes:
         shapes = {u: tuple(s) for u, s in zip(users, size)}
         entry = measure(gm, state, shapes, dtypes, order=graph_nodes)
+        env = env_live_bytes(gm, state, shapes, dtypes)
+        mine = [b for nm, b in zip(graph_nodes, entry["live_bytes"]) if nm in placeholders or
+                nm in {n.name for n in gm.graph.nodes}]
+        if env != mine:
+            bad = next(i for i, (a, b) in enumerate(zip(env, mine)) if a != b)
+            raise RuntimeError("%s %s: live bytes disagree with fx.Interpreter's env at node %d (%s): %d != %d"
+                               % (name, shapes, bad, list(gm.graph.nodes)[bad].name, mine[bad], env[bad]))
         mt = memtracker_peak(gm, state, shapes, dtypes)
         if mt is not None:
             entry["memtracker_peak_bytes"] = mt
