@@ -8,14 +8,16 @@ sizes, measuring the live storage bytes after every node (the definition in test
 and FlopCounterMode's FLOPs per node. CI replays the goldens without torch.
 
 Run in the oracle's environment, with the built extension on the path:
-    PYTHONPATH=build/python .venv-oracle/bin/python scripts/memory_oracle.py --out testdata/memory
+    PYTHONPATH=build/python .venv-oracle/bin/python scripts/memory_oracle.py --out testdata/memory \
+        --fakeprop build/fakeprop
     ... --models gpt2,llama_train     # a subset
-The goldens record the torch version that produced them.
+--fakeprop names the binary every graph (and ONNX model) must load in with no errors at every size.
+The definition, the models and what torch does oddly: testdata/memory/README.md. The goldens record
+the torch version that produced them; the output is deterministic.
 """
 import argparse
 import glob
 import json
-import math
 import os
 import sys
 import time
