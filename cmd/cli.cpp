@@ -113,6 +113,15 @@ void InferFlags::add_to(CLI::App& app) {
                  "Refuse a JSON FX graph, or a .pt2 archive's program once inflated, of more bytes (default 1073741824)")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  app.add_option("--alloc-round", args.alloc_round,
+                 "Memory figures round every storage up to a multiple of N bytes (512: CUDA's caching allocator); "
+                 "default 0, exact bytes")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
+  app.add_option("--dtype-bytes", args.dtype_bytes,
+                 "Memory figures count DTYPE's elements as BYTES each, e.g. float32=2 to size a float32 export in "
+                 "half precision; repeatable")
+      ->type_name("DTYPE=BYTES");
   app.add_option("--max-compression-ratio", args.max_compression_ratio,
                  "Refuse a .pt2 program that inflates to more than R bytes per compressed byte past its first 16 MiB "
                  "(default 50)")
@@ -130,10 +139,12 @@ int run(int argc, char** argv) {
   CLI::App* infer_app = add_infer_command(app, infer);
   CheckCommand check;
   CLI::App* check_app = add_check_command(app, check);
+  PlanCommand plan;
+  CLI::App* plan_app = add_plan_command(app, plan);
 
   // `infer` is the default subcommand: `fakeprop model.onnx ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] != "infer" && args[0] != "check" && args[0] != "-h" && args[0] != "--help" &&
+  if (!args.empty() && args[0] != "infer" && args[0] != "check" && args[0] != "plan" && args[0] != "-h" && args[0] != "--help" &&
       args[0] != "--version")
     args.insert(args.begin(), "infer");
   std::reverse(args.begin(), args.end());
@@ -149,7 +160,7 @@ int run(int argc, char** argv) {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     // `fakeprop --help` also lists the options of the default command, which `fakeprop MODEL` takes.
-    if (!infer_app->parsed() && !check_app->parsed()) {
+    if (!infer_app->parsed() && !check_app->parsed() && !plan_app->parsed()) {
       std::cout << app.help() << "\nfakeprop MODEL [OPTIONS] runs the default command, infer:\n\n" << infer_app->help();
       return flushed(0, out);
     }
@@ -163,6 +174,7 @@ int run(int argc, char** argv) {
   try {
     if (infer_app->parsed()) return flushed(run_infer(infer), out);
     if (check_app->parsed()) return flushed(run_check(check), out);
+    if (plan_app->parsed()) return flushed(run_plan(plan), out);
     std::cout << app.help();
     return 2;
   } catch (const InputError& e) {

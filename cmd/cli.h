@@ -50,4 +50,17 @@ struct CheckCommand {
 CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd);
 int run_check(const CheckCommand& cmd);
 
+struct PlanCommand {
+  std::string model;
+  InferFlags flags;
+  std::string budget;
+  std::vector<std::string> solve;
+  std::vector<std::string> at;
+  std::vector<std::string> set;
+  std::string html_path;
+  bool json = false;
+};
+CLI::App* add_plan_command(CLI::App& app, PlanCommand& cmd);
+int run_plan(const PlanCommand& cmd);
+
 }  // namespace fakeprop::cli

@@ -638,6 +638,14 @@ def export_train(spec):
         state[name] = buffers[fqn]
     users = list(sig.user_inputs)
     doc = json.loads(read_program(gm, gradients=sig).to_json())
+    # A parameter under two names (GPT-2's embedding and LM head) is one tensor, so one storage: the
+    # joint graph has a placeholder for each name, which the JSON graph declares aliased.
+    first = {}
+    for node in doc["nodes"]:
+        if node["op"] == "placeholder" and node["name"] in state and isinstance(node.get("val"), dict):
+            owner = first.setdefault(state[node["name"]].untyped_storage().data_ptr(), node)
+            if owner is not node:
+                node["val"]["storage"] = owner["val"]["storage"]
     return gm, state, users, doc, "aot_export_module(trace_joint=True)"
 
 

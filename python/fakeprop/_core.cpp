@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "fakeprop/driver/infer.h"
+#include "fakeprop/driver/plan.h"
 #include "fakeprop/driver/request.h"
 #include "fakeprop/options/infer_args.h"
 #include "fakeprop/report/report.h"
@@ -39,7 +40,8 @@ InferArgs args_from(const py::dict& d) {
   using Flag = bool InferArgs::*;
   using Text = std::string InferArgs::*;
   using Count = uint64_t InferArgs::*;
-  static const std::unordered_map<std::string_view, std::variant<Strings, Flag, Text, Count>> fields = {
+  using Bytes = int64_t InferArgs::*;
+  static const std::unordered_map<std::string_view, std::variant<Strings, Flag, Text, Count, Bytes>> fields = {
       {"dynamic", &InferArgs::dynamic},
       {"unbacked", &InferArgs::unbacked},
       {"static", &InferArgs::static_},
@@ -61,6 +63,8 @@ InferArgs args_from(const py::dict& d) {
       {"max_nodes", &InferArgs::max_nodes},
       {"max_program_bytes", &InferArgs::max_program_bytes},
       {"max_compression_ratio", &InferArgs::max_compression_ratio},
+      {"alloc_round", &InferArgs::alloc_round},
+      {"dtype_bytes", &InferArgs::dtype_bytes},
   };
   InferArgs a;
   for (const auto& entry : d) {
@@ -109,6 +113,31 @@ py::tuple report_of(const std::string& path, const py::dict& args) {
   python::PyDocumentWriter w;
   write_report(*outcome.result, outcome.extra, w);
   return py::make_tuple(w.take(), exit_status(*outcome.result, a.strict));
+}
+
+PlanRequest plan_request(const std::string& where, const py::dict& plan) {
+  PlanRequest req;
+  req.model = where;
+  req.budget = string_item(plan, "budget");
+  for (const char* key : {"solve", "at", "set"})
+    if (plan.contains(key)) {
+      auto xs = plan[key].cast<std::vector<std::string>>();
+      (std::string_view(key) == "solve" ? req.solve : std::string_view(key) == "at" ? req.at : req.set) = std::move(xs);
+    }
+  return req;
+}
+
+// `fakeprop plan` over the file `path`: (the plan as JSON text, its exit status).
+py::tuple plan_of(const std::string& path, const py::dict& args, const py::dict& plan) {
+  const InferArgs a = args_from(args);
+  PlanRequest req = plan_request(path, plan);
+  PlanOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    req.options = a.to_options();
+    outcome = run_plan(req);
+  }
+  return py::make_tuple(outcome.report.dump(), outcome.status);
 }
 
 // A torch.fx graph read in process (torch_graph.h), ready to run.
@@ -187,6 +216,9 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("path"), py::arg("args"), "Run one model file: (report as Python objects, CLI exit status).");
 
+  m.def("plan_file", &plan_of, py::arg("path"), py::arg("args"), py::arg("plan"),
+        "`fakeprop plan` over one model file: (plan as JSON text, exit status).");
+
   m.def("heap_trims_done", &heap_trims_done,
         "How many times this process handed its free heap back to the system (the package never does).");
 
@@ -203,6 +235,20 @@ PYBIND11_MODULE(_core, m) {
            py::arg("json_text"), "Hints and ranges of its symbols, as a JSON FX graph's 'symbols'.")
       .def("to_json", [](const FxProgram& p) { return fx::graph_json(p.graph); },
            "The graph as a JSON FX graph (fakeprop.fx/1) text.")
+      .def(
+          "plan",
+          [](FxProgram& program, const py::dict& args, const py::dict& plan) {
+            const InferArgs a = args_from(args);
+            PlanRequest req = plan_request(program.graph.path, plan);
+            PlanOutcome outcome;
+            {
+              py::gil_scoped_release release;
+              req.options = a.to_options();
+              outcome = plan_run(std::make_unique<RunResult>(infer_fx_graph(program.graph, req.options)), req);
+            }
+            return py::make_tuple(outcome.report.dump(), outcome.status);
+          },
+          py::arg("args"), py::arg("plan"), "`fakeprop plan` over it: (plan as JSON text, exit status).")
       .def("run", &run_program, py::arg("args"), py::arg("attach") = false,
            "Run it: (report as Python objects, CLI exit status); with attach, also set node.meta['fakeprop'].");
   m.def(

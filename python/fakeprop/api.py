@@ -342,3 +342,80 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     # Building the report's objects would run the cyclic collector many times over.
     report, status = _without_gc(graph.run, args, True)
     return _finish(report, status, where)
+
+
+def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, alloc_round=0, dtype_bytes=None,
+         dynamic_shapes=None, **options):
+    """Peak memory and FLOPs over every size, at listed sizes, and the largest size that fits a budget.
+
+    ``model`` is a model file (as :func:`infer` takes) or a
+    ``torch.fx.GraphModule`` / ``torch.export.ExportedProgram`` (as
+    :func:`propagate` takes, with its ``example_inputs`` and
+    ``dynamic_shapes``). ``budget`` is bytes (an int) or text such as
+    ``"80GiB"``; ``solve`` one symbol or two (``"s0"``, ``["batch", "seq"]``,
+    a source ``"L['x'].size()[0]"`` or ``"x:0"``): the largest size whose
+    peak fits the budget, the other symbols at their hints or ``set``
+    (``{"seq": 2048}``), and for two the frontier; ``at`` a list of sizes
+    (``[{"batch": 8}, {"batch": 16}]``) for a table of peak and FLOPs.
+    ``alloc_round=512`` rounds every storage up as CUDA's caching allocator
+    does; ``dtype_bytes`` (``{"float32": 2}``) counts a dtype's elements at
+    another size. The other keyword arguments are :func:`infer`'s run
+    options. Returns ``fakeprop plan --json``'s document as Python objects
+    (format ``fakeprop.plan/1``, docs/sizing.md). Raises
+    :class:`fakeprop.InputError` for a budget that does not parse, a symbol
+    the model does not have, or a peak that needs sizes fakeprop could not
+    compute; when no size fits, the document says so (``solve.fits`` false).
+    """
+    import json
+
+    def values(d, what):
+        if not isinstance(d, dict) or not d:
+            raise errors.InputError("%s: expected a dict of symbol -> int, got %r" % (what, d))
+        for k, v in d.items():
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise errors.InputError("%s: %s must be an int, got %r" % (what, k, v))
+        return ",".join("%s=%d" % (k, v) for k, v in d.items())
+
+    request = {}
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, (int, str)):
+            raise errors.InputError("budget must be an int (bytes) or text such as '80GiB', got %r" % (budget,))
+        request["budget"] = str(budget)
+    if solve is not None:
+        request["solve"] = [solve] if isinstance(solve, str) else list(solve)
+    if at is not None:
+        request["at"] = [values(row, "at") for row in ([at] if isinstance(at, dict) else at)]
+    if set is not None:
+        request["set"] = [values(set, "set")]
+    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
+        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
+    known = ("dynamic", "unbacked", "static", "marks", "inputs", "device", "log", "specialize_zero_one", "duck_shape",
+             "backed_size_oblivious", "assume_static_by_default", "strict", "explain_guard", "explain_symbol",
+             "op_rules", "unbacked_values")
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise TypeError("plan() got an unexpected keyword argument %r" % unknown[0])
+    o = dict(dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu", log=None,
+             specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False, assume_static_by_default=True,
+             strict=False, explain_guard=None, explain_symbol=None, op_rules=None, unbacked_values=None)
+    o.update(options)
+    if isinstance(model, (str, os.PathLike)):
+        where = os.fspath(model)
+        args = _args(*(o[k] for k in known))
+        graph = None
+    else:
+        where = "<%s>" % type(model).__name__
+        exported = hasattr(model, "graph_signature") and hasattr(model, "graph_module")
+        if not exported and not hasattr(model, "graph"):
+            raise errors.InputError("plan takes a model path, a torch.fx.GraphModule or a "
+                                    "torch.export.ExportedProgram, got %s" % type(model).__name__)
+        graph = _without_gc(read_program, model, list(example_inputs) if example_inputs else None, path=where)
+        marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", o["marks"])
+        o["marks"] = marks
+        args = _args(*(o[k] for k in known))
+    if alloc_round:
+        args["alloc_round"] = alloc_round
+    if dtype_bytes:
+        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+    text, _status = _core().plan_file(where, args, request) if graph is None else graph.plan(args, request)
+    return json.loads(text)

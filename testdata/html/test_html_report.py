@@ -465,3 +465,39 @@ def test_readme_screenshot(viewer, report_html, fakeprop_json):
     expect(row(page, "pair_tokens")).to_have_attribute("data-selected", "true")
     assert set(highlighted_rows(page)) == {n["name"] for n in report["nodes"]}  # pair_tokens is last
     viewer.screenshot("readme_html_report.png")
+
+
+# ---------------------------------------------------------------- memory
+
+def test_memory_chart_and_its_peak(viewer, report_html, fakeprop_json):
+    """The Memory section draws live bytes over the node order at the hints; its peak marker is the
+    report's peak node, and clicking it selects that node."""
+    report = fakeprop_json(*TINY)
+    peak = report["memory"]["peak"]
+    page = viewer.open(report_html(*TINY, edges=False))
+    chart = page.get_by_test_id("memory-chart")
+    expect(chart).to_be_visible()
+    assert chart.locator('[data-testid="memory-series"]').count() == 1
+    points = chart.locator('[data-testid="memory-series"]').get_attribute("points").split()
+    assert len(points) == len(report["memory"]["nodes"])
+    marker = chart.locator('[data-testid="memory-peak"]')
+    expect(marker).to_have_attribute("data-node", peak["node"])
+    marker.click()
+    expect(row(page, peak["node"])).to_have_attribute("data-selected", "true")
+    expect(page.get_by_test_id("memory-peak-text")).to_contain_text(peak["expr"])
+    expect(page.get_by_test_id("flops")).to_contain_text(str(report["compute"]["flops"]["hint"]))
+    viewer.screenshot("tiny_attention_memory.png")
+
+
+def test_plan_html_adds_the_solved_size(viewer, report_html):
+    """`fakeprop plan --html` draws a second series, live bytes at the solved size, with its own peak."""
+    gpt2 = REPO / "testdata" / "pt2" / "gpt2_tiny.pt2"
+    page = viewer.open(report_html("plan", gpt2, "--budget", "900KiB", "--solve", "s72", edges=False))
+    chart = page.get_by_test_id("memory-chart")
+    assert chart.locator('[data-testid="memory-series"]').count() == 2
+    markers = chart.locator('[data-testid="memory-peak"]')
+    assert markers.count() == 2
+    expect(page.get_by_test_id("section").filter(has_text="Memory")).to_contain_text("s72 = 56 (solved)")
+    markers.nth(1).click()
+    expect(row(page, markers.nth(1).get_attribute("data-node"))).to_have_attribute("data-selected", "true")
+    viewer.screenshot("gpt2_tiny_plan_memory.png")

@@ -443,6 +443,9 @@ Value Interpreter::run_rule(const Node& n, const OpEntry& entry, const TargetInf
 
 Value Interpreter::run_call(const Node& n, uint32_t position) {
   reused_ = false;
+  call_node_ = nullptr;
+  call_args_.clear();
+  call_kwargs_.clear();
   const TargetInfo& info = target_info(n.target);
   // Arguments point at the live values they name, or at values built from
   // literals in call_values_ (reserved, so the pointers stay valid).
@@ -450,6 +453,7 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   call_values_.reserve(n.args.size() + n.kwargs.size());
   call_args_.clear();
   for (const Arg& a : n.args) call_args_.push_back(argument(a));
+  call_node_ = &n;
   const std::span<const Value* const> args(call_args_);
   require_known_inputs(n, args);
   if (info.is_scalar) return eval_scalar_call(n.target, info.op, args, env());
@@ -570,6 +574,11 @@ class Interpreter::Step final : public NodeStep {
   void run(std::vector<Value>& outputs) override {
     outputs.push_back(source_ ? in_.example_to_value(node_, *source_) : in_.run_call(node_, position_));
     reused = !source_ && in_.reused_;
+  }
+  void arguments(NodeArguments& in) const override {
+    if (source_ || in_.call_node_ != &node_) return;  // a leaf, or a call that failed before its arguments
+    in.args = in_.call_args_;
+    in.kwargs = in_.call_kwargs_;
   }
   void fallback(std::vector<Value>& outputs, const std::string& why, bool) override {
     outputs.push_back(in_.example_fallback(node_, why));

@@ -128,6 +128,7 @@ class Interpreter {
   std::vector<Value> call_values_;
   std::vector<const Value*> call_args_;
   std::vector<std::pair<std::string_view, const Value*>> call_kwargs_;
+  const Node* call_node_ = nullptr;  // the call call_args_ holds the arguments of
   // The dispatch cache (runner/dispatch_cache.h); null when off, as it is
   // while the dynamic trace is on (a hit would drop its lines for
   // statically known decisions).

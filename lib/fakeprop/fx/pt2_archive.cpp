@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -805,49 +806,10 @@ struct ZipFileCloser {
   void operator()(zip_file_t* f) const { libzip({}).fclose(f); }
 };
 
-// Reads the program member of an open archive and parses it.
-Graph read_archive(zip_t* z, const std::string& path, uint64_t archive_bytes, size_t max_nodes,
-                   const FileLimits& limits) {
-  const LibZip& zip = libzip(path);
-  const zip_int64_t count = zip.get_num_entries(z, 0);
-  if (count < 0) throw InputError(path + ": not a readable zip archive");
-  // models/<name>.json under the archive's root folder (or at the top).
-  std::vector<std::pair<std::string, zip_uint64_t>> programs;
-  std::optional<std::pair<std::string, zip_uint64_t>> legacy;
-  for (zip_int64_t i = 0; i < count; ++i) {
-    const char* raw = zip.get_name(z, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS);
-    if (!raw) continue;
-    const std::string name = raw;
-    // [root/]models/<name>.json
-    std::vector<std::string_view> parts;
-    for (size_t start = 0;;) {
-      const size_t slash = name.find('/', start);
-      parts.push_back(std::string_view(name).substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-      if (slash == std::string::npos) break;
-      start = slash + 1;
-    }
-    const bool json_file = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
-    if (json_file && parts.size() >= 2 && parts.size() <= 3 && parts[parts.size() - 2] == "models")
-      programs.emplace_back(name, static_cast<zip_uint64_t>(i));
-    const std::string legacy_name = "serialized_exported_program.json";
-    if (name.size() >= legacy_name.size() &&
-        name.compare(name.size() - legacy_name.size(), legacy_name.size(), legacy_name) == 0 &&
-        std::count(name.begin(), name.end(), '/') <= 1)
-      legacy.emplace(name, static_cast<zip_uint64_t>(i));
-  }
-  std::optional<std::pair<std::string, zip_uint64_t>> chosen;
-  for (const auto& p : programs)
-    if (p.first.size() >= 17 && p.first.compare(p.first.size() - 17, 17, "models/model.json") == 0) chosen = p;
-  if (!chosen && programs.size() == 1) chosen = programs[0];
-  if (!chosen && programs.size() > 1) {
-    std::string names;
-    for (const auto& p : programs) names += (names.empty() ? "" : ", ") + p.first;
-    throw InputError(path + ": the archive holds several programs (" + names + ") and none is models/model.json");
-  }
-  if (!chosen) chosen = legacy;
-  if (!chosen)
-    throw InputError(path + ": a zip without a serialized program (no models/<name>.json member): not a torch.export.save archive");
-  const auto& [member, index] = *chosen;
+// A member's bytes, inflated as they arrive: its recorded size is not
+// trusted past --max-program-bytes and the compression ratio.
+std::string read_member(zip_t* z, const LibZip& zip, const std::string& path, const std::string& member,
+                        zip_uint64_t index, uint64_t archive_bytes, const FileLimits& limits) {
   const std::string where = path + ": " + member;
   zip_stat_t st;
   zip.stat_init(&st);
@@ -888,9 +850,103 @@ Graph read_archive(zip_t* z, const std::string& path, uint64_t archive_bytes, si
   if (text.size() < st.size)
     throw InputError(where + ": the member ends after " + std::to_string(text.size()) + " of " + std::to_string(st.size) + " bytes");
   if (text.size() > st.size) throw InputError(where + ": the member is longer than its recorded size");
+  return text;
+}
+
+// Parameters and buffers saved once under several names (a GPT-2's shared
+// embedding and LM head: one path_name in the weights config) are one
+// tensor in torch: their get_attr nodes share one storage.
+void share_tied_storages(Graph& g, const std::string& config_text, const std::string& where) {
+  json config;
+  try {
+    config = json::parse(config_text, [&](int depth, json::parse_event_t event, json&) {
+      if (depth > kMaxJsonDepth && (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
+        throw json_too_deep(where);
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw InputError(where + ": invalid JSON: " + e.what());
+  }
+  const json* entries = config.is_object() && config.contains("config") ? &config["config"] : nullptr;
+  if (!entries || !entries->is_object()) return;
+  std::map<std::string, std::string> file_of;  // target -> path_name
+  std::map<std::string, int> sharing;          // path_name -> how many targets
+  for (auto it = entries->begin(); it != entries->end(); ++it) {
+    if (!it.value().is_object() || !it.value().contains("path_name") || !it.value()["path_name"].is_string()) continue;
+    const std::string file = it.value()["path_name"].get<std::string>();
+    file_of[it.key()] = file;
+    ++sharing[file];
+  }
+  std::map<std::string, int64_t> group;
+  // Far from the ids a JSON FX graph's placeholders declare.
+  const int64_t base = int64_t{1} << 40;
+  for (Node& n : g.nodes) {
+    if (n.op != "get_attr" || n.example.kind != ExampleValue::Kind::Tensor) continue;
+    const auto f = file_of.find(n.target);
+    if (f == file_of.end() || sharing[f->second] < 2) continue;
+    const auto [it, fresh] = group.try_emplace(f->second, base + static_cast<int64_t>(group.size()));
+    (void)fresh;
+    n.example.tensor.storage = it->second;
+  }
+}
+
+Graph read_archive(zip_t* z, const std::string& path, uint64_t archive_bytes, size_t max_nodes,
+                   const FileLimits& limits) {
+  const LibZip& zip = libzip(path);
+  const zip_int64_t count = zip.get_num_entries(z, 0);
+  if (count < 0) throw InputError(path + ": not a readable zip archive");
+  // models/<name>.json under the archive's root folder (or at the top).
+  std::vector<std::pair<std::string, zip_uint64_t>> programs;
+  std::optional<std::pair<std::string, zip_uint64_t>> legacy;
+  std::map<std::string, zip_uint64_t> members;  // every name, for the program's weights config
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const char* raw = zip.get_name(z, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS);
+    if (!raw) continue;
+    const std::string name = raw;
+    members.emplace(name, static_cast<zip_uint64_t>(i));
+    // [root/]models/<name>.json
+    std::vector<std::string_view> parts;
+    for (size_t start = 0;;) {
+      const size_t slash = name.find('/', start);
+      parts.push_back(std::string_view(name).substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+    const bool json_file = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+    if (json_file && parts.size() >= 2 && parts.size() <= 3 && parts[parts.size() - 2] == "models")
+      programs.emplace_back(name, static_cast<zip_uint64_t>(i));
+    const std::string legacy_name = "serialized_exported_program.json";
+    if (name.size() >= legacy_name.size() &&
+        name.compare(name.size() - legacy_name.size(), legacy_name.size(), legacy_name) == 0 &&
+        std::count(name.begin(), name.end(), '/') <= 1)
+      legacy.emplace(name, static_cast<zip_uint64_t>(i));
+  }
+  std::optional<std::pair<std::string, zip_uint64_t>> chosen;
+  for (const auto& p : programs)
+    if (p.first.size() >= 17 && p.first.compare(p.first.size() - 17, 17, "models/model.json") == 0) chosen = p;
+  if (!chosen && programs.size() == 1) chosen = programs[0];
+  if (!chosen && programs.size() > 1) {
+    std::string names;
+    for (const auto& p : programs) names += (names.empty() ? "" : ", ") + p.first;
+    throw InputError(path + ": the archive holds several programs (" + names + ") and none is models/model.json");
+  }
+  if (!chosen) chosen = legacy;
+  if (!chosen)
+    throw InputError(path + ": a zip without a serialized program (no models/<name>.json member): not a torch.export.save archive");
+  const auto& [member, index] = *chosen;
+  const std::string where = path + ": " + member;
+  const std::string text = read_member(z, zip, path, member, index, archive_bytes, limits);
   Graph g = parse_exported_program(text, where, max_nodes);
   g.exported = true;
   g.path = path;
+  // [root/]models/NAME.json keeps its weights' names in [root/]data/weights/NAME_weights_config.json.
+  const size_t models = member.rfind("models/");
+  if (models != std::string::npos && member.size() > 5) {
+    const std::string program = member.substr(models + 7, member.size() - 5 - models - 7);
+    const std::string config = member.substr(0, models) + "data/weights/" + program + "_weights_config.json";
+    if (auto it = members.find(config); it != members.end())
+      share_tied_storages(g, read_member(z, zip, path, config, it->second, archive_bytes, limits), path + ": " + config);
+  }
   return g;
 }
 

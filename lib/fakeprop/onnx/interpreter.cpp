@@ -128,6 +128,18 @@ class Interpreter::Step final : public NodeStep {
     for (uint32_t id : input_ids) inputs_.push_back(scope.find(id));
   }
 
+  void arguments(NodeArguments& in) const override {
+    in.args = inputs_;
+    const Node* node = &node_;
+    in.attribute = [node](std::string_view name) -> std::optional<std::string> {
+      const Attribute* a = node->attr(name);
+      if (!a) return std::nullopt;
+      if (a->type == Attribute::Type::Int) return std::to_string(a->i);
+      if (a->type == Attribute::Type::String) return a->s;
+      return std::nullopt;
+    };
+  }
+
   void describe_inputs(std::vector<std::string>& lines) const override {
     for (size_t i = 0; i < inputs_.size(); ++i)
       lines.push_back("input " + node_.inputs[i] + ": " + (inputs_[i] ? describe_value(*inputs_[i], in_.env()) : "absent"));
@@ -376,7 +388,9 @@ void Interpreter::run_nodes(const Graph& g, Scope& scope, const std::string& pre
         tv.data = KnownData::of_ints(std::vector<SymInt>(xs->begin(), xs->end()));
       }
     }
-    scope.set(id, Value::of_tensor(std::move(tv)));
+    Value v = Value::of_tensor(std::move(tv));
+    if (depth == 0) result_.parameters.push_back({t->name, "", v});
+    scope.set(id, std::move(v));
   }
   // Defined outside the nodes: inputs, initializers and, in a subgraph, what
   // the enclosing scopes hold.

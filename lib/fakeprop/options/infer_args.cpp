@@ -94,6 +94,19 @@ InferOptions InferArgs::to_options() const {
   if (max_nodes) o.max_nodes = static_cast<size_t>(max_nodes);
   if (max_program_bytes) o.file_limits.max_program_bytes = max_program_bytes;
   if (max_compression_ratio) o.file_limits.max_compression_ratio = max_compression_ratio;
+  if (alloc_round < 0) throw InputError("--alloc-round " + std::to_string(alloc_round) + ": expected a byte count >= 0");
+  o.sizing.alloc_round = alloc_round;
+  for (const std::string& db : dtype_bytes) {
+    const size_t eq = db.find('=');
+    const auto dtype = eq == std::string::npos ? std::nullopt : dtype_from_name(db.substr(0, eq));
+    const std::string count = eq == std::string::npos ? "" : db.substr(eq + 1);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = count.empty() ? 0 : std::strtoll(count.c_str(), &end, 10);
+    if (!dtype || count.empty() || *end != '\0' || errno != 0 || v <= 0 || v > 64)
+      throw InputError("--dtype-bytes " + db + ": expected DTYPE=BYTES, e.g. float32=2");
+    o.sizing.dtype_bytes[*dtype] = v;
+  }
   for (const auto& [name, t] : o.real_inputs)
     if (!t.file.empty()) o.input_files.push_back({t.file, "a --real-input file"});
   for (const auto& [name, t] : o.real_inputs) {

@@ -31,6 +31,10 @@ struct InferArgs {
   uint64_t max_nodes = 0;
   uint64_t max_program_bytes = 0;
   uint64_t max_compression_ratio = 0;
+  // Sizing: round every storage up to a multiple of this many bytes (0: exact),
+  // and element sizes replaced, DTYPE=BYTES (float32=2 plans a float32 export in half precision).
+  int64_t alloc_round = 0;
+  std::vector<std::string> dtype_bytes;
 
   // Throws InputError naming the option (as the CLI spells it) for a malformed
   // value, or FILE:LINE:COL for an --op-rules file that does not parse.

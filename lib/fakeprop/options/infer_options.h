@@ -13,6 +13,7 @@
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/tensor/device.h"
 #include "fakeprop/util/output_file.h"
+#include "fakeprop/value/sizing_options.h"
 
 namespace fakeprop {
 
@@ -40,6 +41,7 @@ struct InferOptions {
   std::string log_frame = "0/0";  // the compile's id in the trace ([0/N]: a --call recompile)
   int64_t max_fold_elements = 1 << 16;  // known-data cap for constant folding
   size_t max_subgraph_depth = 32;
+  SizingOptions sizing;  // --alloc-round, --dtype-bytes: how the memory section counts bytes
   size_t max_nodes = kDefaultMaxNodes;           // per model, subgraphs included (options/limits.h)
   size_t max_expr_nodes = kDefaultMaxExprNodes;  // larger output expressions become fresh unbacked symbols
   FileLimits file_limits;  // sizes a model file may hold (options/limits.h)

@@ -1,5 +1,6 @@
 #include "fakeprop/report/report.h"
 
+#include "fakeprop/report/sizing_report.h"
 #include "fakeprop/report/valid_region.h"
 #include "fakeprop/value/describe_value.h"
 
@@ -322,6 +323,8 @@ void write_report(const RunResult& r, const nlohmann::json& extra, DocumentWrite
   top.add("errors", [&] { rw.records(r.errors); });
   top.add("warnings", [&] { rw.records(r.warnings); });
   top.add("mutations", [&] { rw.mutations(r.mutations); });
+  top.add("memory", [&] { write_memory_section(r, w); });
+  top.add("compute", [&] { write_compute_section(r, w); });
   top.add("gradients", [&] { rw.gradients(r.gradients); });
   if (r.real_values_given) {
     top.add("real_values", [&] {
@@ -480,6 +483,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
       out << "  " << (e.node.empty() ? "" : "[" + e.node + "] ") << error_kind_name(e.kind) << ": " << e.message
           << "\n";
   }
+  print_sizing_summary(r, out);
   for (const auto& s : r.specialized) {
     out << "specialize_on " << s.predicate << "  (--mark " << s.mark << "):\n";
     for (const auto& o : s.run->outputs) out << "  " << o.name << ": " << describe_value(o.val, *s.run->env) << "\n";

@@ -1,5 +1,7 @@
 #include "fakeprop/runner/node_runner.h"
 
+#include "fakeprop/sizing/flop_count.h"
+
 #include "fakeprop/custom_ops/op_rules.h"
 
 #include <algorithm>
@@ -19,6 +21,7 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   result.model_path = std::move(model_path);
   result.model_kind = model_kind;
   result.device = options.device;
+  result.sizing = options.sizing;
   result.op_rules_given = options.op_rules != nullptr;
   if (options.op_rules) result.op_rules_digest = options.op_rules->digest();
   result.real_values_given = !options.unbacked_values.empty() || options.real_run;
@@ -127,12 +130,22 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
   rec.name = name;
   rec.op = op;
   rec.fallback = !failure.empty();
+  rec.depth = static_cast<uint16_t>(std::min<size_t>(depth_ - 1, UINT16_MAX));
   bind_unbacked_symbols(rec, e.take_new_unbacked(), outputs);
   for (size_t k = 0; k < output_names.size(); ++k) {
     if (output_names[k].empty()) continue;
     NamedValue& out = rec.outputs.emplace_back();
     out.name = output_names[k];
     out.val = std::move(outputs[k]);
+  }
+  NodeArguments arguments;
+  step.arguments(arguments);
+  if (!arguments.args.empty() || !arguments.kwargs.empty()) {
+    rec.reads_begin = static_cast<uint32_t>(result_.read_storages.size());
+    append_read_storages(arguments, result_.read_storages);
+    rec.reads_count = static_cast<uint32_t>(result_.read_storages.size() - rec.reads_begin);
+    rec.flops = count_flops(op.view(), arguments, rec.outputs);
+    if (rec.flops) rec.bytes_read = argument_bytes(arguments);
   }
   return rec;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fakeprop/options/infer_options.h"
+#include "fakeprop/sizing/node_arguments.h"
 #include "fakeprop/value/run_result.h"
 
 namespace fakeprop {
@@ -51,6 +52,9 @@ class NodeStep {
     (void)real;
     return false;
   }
+  // After run() or fallback(): what the rule was given, for sizing (the
+  // storages the node reads, its FLOPs). Valid until the next node runs.
+  virtual void arguments(NodeArguments& in) const { (void)in; }
   // Set by run() when its outputs were reused (a dispatch cache hit): they
   // were capped when first computed.
   bool reused = false;

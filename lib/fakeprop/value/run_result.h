@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "fakeprop/value/sizing_options.h"
 #include "fakeprop/value/value.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/chunked_vector.h"
@@ -78,6 +79,17 @@ struct NodeRecord {
   // Its rule failed: the outputs are fallbacks (declared types, or element
   // types alone), not computed.
   bool fallback = false;
+  // Nesting: 0 for the graph's own nodes, more inside an If's branch or a
+  // function's body (recorded before the node that holds them).
+  uint16_t depth = 0;
+  // For sizing (sizing/): the storages the node's tensor arguments live in
+  // (RunResult::read_storages[reads_begin, +reads_count)), its FLOPs as
+  // torch.utils.flop_counter counts them (null: none), and for a node with
+  // FLOPs the bytes its tensor arguments span.
+  uint32_t reads_begin = 0;
+  uint32_t reads_count = 0;
+  ExprRef flops = nullptr;
+  ExprRef bytes_read = nullptr;
 };
 
 struct ErrorRecord {
@@ -149,8 +161,13 @@ struct RunResult {
   std::string model_kind;  // "onnx" | "fx" | "pt2" (a torch.export archive, run as FX)
   Device device;
   std::vector<InputRecord> inputs;
+  // Tensors the model holds outside its nodes (an ONNX graph's initializers;
+  // an FX graph's parameters are its get_attr nodes).
+  std::vector<InputRecord> parameters;
   std::vector<NamedValue> outputs;
   ChunkedVector<NodeRecord> nodes;  // chunked: records never move, and interpreters point into them
+  std::vector<int64_t> read_storages;  // NodeRecord::reads_begin indexes it
+  SizingOptions sizing;                // how the report's memory section counts bytes
   std::vector<ErrorRecord> errors;
   std::vector<ErrorRecord> warnings;
   std::vector<InputSpecialization> input_specializations;

@@ -1,0 +1,156 @@
+"""fakeprop's memory and compute sections against torch's own trackers (the goldens beside this
+file, written by scripts/memory_oracle.py; README.md here gives the definition). No torch needed.
+
+    FAKEPROP_BIN=build/fakeprop python3 -m pytest testdata/memory -q
+
+fakeprop runs each graph once, with its sizes symbolic; the figures at each recorded size are its
+expressions evaluated there (the report's per-node `live` and the compute section's per-node
+`flops`), and its peak and FLOPs there through `fakeprop plan --at`.
+"""
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+BIN = pathlib.Path(os.environ.get("FAKEPROP_BIN") or ROOT / "build" / "fakeprop")
+GOLDENS = sorted(HERE.glob("*.golden.json"))
+SOURCE = re.compile(r"^L\['(?P<input>[^']+)'\]\.size\(\)\[(?P<dim>\d+)\]$")
+
+
+def fakeprop(*args):
+    if not os.access(BIN, os.X_OK):
+        pytest.skip("no fakeprop binary at %s (set FAKEPROP_BIN)" % BIN)
+    p = subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, "fakeprop %s: %s" % (" ".join(map(str, args)), p.stderr)
+    return json.loads(p.stdout)
+
+
+_reports = {}
+
+
+def report_of(graph, *options):
+    key = (graph,) + options
+    if key not in _reports:
+        _reports[key] = fakeprop(graph, "--json", *options)
+    return _reports[key]
+
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def symbol_values(report, inputs, graph):
+    """Each symbol's value at a size: its source names a user input's dim, or a placeholder's dim is
+    an increasing expression of it alone (torch.export's `32*s39` for a multiple of 32)."""
+    values = {}
+    for s in report["symbols"]:
+        for source in s.get("sources") or []:
+            m = SOURCE.match(source)
+            if m and m["input"] in inputs:
+                values[s["name"]] = inputs[m["input"]][int(m["dim"])]
+                break
+    names = {s["name"] for s in report["symbols"]}
+    for node in json.loads(graph.read_text())["nodes"]:
+        if node["op"] != "placeholder" or node["name"] not in inputs or not isinstance(node.get("val"), dict):
+            continue
+        for dim, size in zip(node["val"]["shape"], inputs[node["name"]]):
+            unknown = set(NAME.findall(str(dim))) & names - set(values)
+            if len(unknown) != 1:
+                continue
+            (name,) = unknown
+            lo, hi = 0, max(1, size)
+            while lo < hi:  # the smallest value whose dim reaches the size
+                mid = (lo + hi) // 2
+                if evaluate(str(dim), {**values, name: mid}) < size:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            assert evaluate(str(dim), {**values, name: lo}) == size, (dim, size)
+            values[name] = lo
+    return values
+
+
+def evaluate(expr, values):
+    return eval(expr, {"__builtins__": {}, "max": max, "min": min}, dict(values))
+
+
+def at_option(values):
+    return ",".join("%s=%d" % kv for kv in sorted(values.items()))
+
+
+def cases():
+    for path in GOLDENS:
+        golden = json.loads(path.read_text())
+        for i, size in enumerate(golden["sizes"]):
+            yield pytest.param(path, i, id="%s-%s" % (path.name.replace(".golden.json", ""),
+                                                       "x".join(str(d) for shape in size["inputs"].values() for d in shape)))
+
+
+@pytest.mark.parametrize("golden_path,index", list(cases()))
+def test_peak_and_flops_match_torch(golden_path, index):
+    golden = json.loads(golden_path.read_text())
+    size = golden["sizes"][index]
+    graph = HERE / golden["graph"]
+    report = report_of(graph)
+    assert report["errors"] == [], report["errors"][:3]
+    values = symbol_values(report, size["inputs"], graph)
+    plan = fakeprop("plan", graph, "--at", at_option(values), "--json") if values else fakeprop("plan", graph, "--json")
+    row = plan["table"][0] if values else plan["at_values"]
+    assert row["flops"] == size["flops"]
+    # Per node: every node torch counts FLOPs for, with the same count.
+    ours = {n["node"]: evaluate(n["flops"], values) for n in report["compute"]["nodes"]}
+    assert {k: v for k, v in ours.items() if v} == size["flops_by_node"]
+    assert row["peak_bytes"] == size["peak_bytes"], "peak at %s (torch: %s)" % (row["peak_node"], size["peak_node"])
+    assert row["parameter_bytes"] + row["input_bytes"] == size["parameter_bytes"] + size["input_bytes"]
+
+
+@pytest.mark.parametrize("golden_path,index", list(cases()))
+def test_live_bytes_per_node_match_torch(golden_path, index):
+    golden = json.loads(golden_path.read_text())
+    size = golden["sizes"][index]
+    graph = HERE / golden["graph"]
+    report = report_of(graph)
+    values = symbol_values(report, size["inputs"], graph)
+    order = [n["name"] for n in json.loads(graph.read_text())["nodes"]]
+    torch_live = dict(zip(order, size["live_bytes"]))
+    differ = []
+    for n in report["memory"]["nodes"]:
+        if n["node"] in torch_live and evaluate(n["live"], values) != torch_live[n["node"]]:
+            differ.append((n["node"], evaluate(n["live"], values), torch_live[n["node"]]))
+    assert not differ, "%d node(s) differ, first %s" % (len(differ), differ[:3])
+
+
+@pytest.mark.parametrize("golden_path,index", list(cases()))
+def test_peak_with_512_byte_rounding_matches_torch(golden_path, index):
+    golden = json.loads(golden_path.read_text())
+    size = golden["sizes"][index]
+    graph = HERE / golden["graph"]
+    values = symbol_values(report_of(graph), size["inputs"], graph)
+    args = ["plan", graph, "--alloc-round", "512", "--json"] + (["--at", at_option(values)] if values else [])
+    plan = fakeprop(*args)
+    row = plan["table"][0] if values else plan["at_values"]
+    assert row["peak_bytes"] == size["peak_bytes_round512"]
+
+
+def onnx_cases():
+    for path in GOLDENS:
+        golden = json.loads(path.read_text())
+        if "onnx" in golden:
+            for i, size in enumerate(golden["sizes"]):
+                yield pytest.param(path, i, id="%s-%d" % (golden["onnx"], i))
+
+
+@pytest.mark.parametrize("golden_path,index", list(onnx_cases()))
+def test_onnx_export_counts_the_same_flops(golden_path, index):
+    """The same model through torch.onnx.export: the FLOPs torch counts on its own graph."""
+    golden = json.loads(golden_path.read_text())
+    size = golden["sizes"][index]
+    args = []
+    for name, shape in size["onnx_inputs"].items():
+        args += ["--input", "%s=%s" % (name, ",".join(map(str, shape)))]
+    report = report_of(HERE / golden["onnx"], *args)
+    assert report["compute"]["flops"]["hint"] == size["flops"]
