@@ -1380,6 +1380,11 @@ def norm_and_attention_cases():
         ("aten._scaled_dot_product_flash_attention_for_cpu.default", [q, k, T([2, 4, 6, 12])], {"scale": 0.5}),
         ("aten._scaled_dot_product_flash_attention_for_cpu.default",
          [T([2, 4, 8, 16], layout=("perm", [0, 2, 1, 3])), k, k], {}),
+        # the backward (grad_out, q, k, v, out, logsumexp, dropout_p, is_causal): gradients in [B, L, H, E] buffers
+        ("aten._scaled_dot_product_flash_attention_for_cpu_backward.default",
+         [T([2, 4, 8, 16]), q, q, q, T([2, 4, 8, 16]), T([2, 4, 8]), 0.0, False], {}),
+        ("aten._scaled_dot_product_flash_attention_for_cpu_backward.default",
+         [T([2, 4, 8, 16]), q, k, T([2, 4, 6, 12]), T([2, 4, 8, 12]), T([2, 4, 8]), 0.0, True], {"scale": 0.5}),
     ]
     # a query of length 1 (CaiT's class attention): the output is torch.empty_like(query), which
     # FakeTensor allocates in the query's stride order with contiguous strides for size-1 dims

@@ -554,16 +554,14 @@ MODELS = {
     "whisper": m_whisper,
     "unet": m_unet,
     "resnet18_train": lambda: m_resnet18(train=True),
-    # eager attention: the joint graph's SDPA backward (_scaled_dot_product_flash_attention_for_cpu_backward)
-    # has no fakeprop rule yet; the *_sdpa_train graphs below have it
+    # eager attention (bmm and softmax in the joint graph) and SDPA (its CPU flash backward)
     "gpt2_train": lambda: m_gpt2(train=True, attn="eager"),
     "llama_train": lambda: m_llama(train=True, attn="eager"),
-}
-# Not in the default set (their graphs do not load in fakeprop without errors yet): pick with --models.
-OPTIONAL = {
     "gpt2_sdpa_train": lambda: m_gpt2(train=True),
     "llama_sdpa_train": lambda: m_llama(train=True),
 }
+# Models not in the default set, picked with --models (none at present).
+OPTIONAL = {}
 
 
 # ---------------------------------------------------------------- export

@@ -1187,6 +1187,21 @@ void sdpa_flash_cpu(OpContext& ctx) {
                   empty_strided(ctx, {b, h, l}, {buffer[0], buffer[2], buffer[1]}, DType::Float32, q.device)});
 }
 
+// _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, q, k, v, out, logsumexp, dropout_p,
+// is_causal, attn_mask, scale) -> (grad_q, grad_k, grad_v): each its input's size, in the CPU
+// kernel's [B, L, H, E] buffer (torch's meta: empty_permuted with order (0, 2, 1, 3)).
+void sdpa_flash_cpu_backward(OpContext& ctx) {
+  auto gradient = [&](size_t i, const char* name) {
+    const TensorMeta& t = ctx.tensor(i, name);
+    if (t.dim() != 4)
+      ctx.fail(ErrorKind::InvalidArgument, std::string("_scaled_dot_product_flash_attention_for_cpu_backward: ") +
+                                               name + " must be 4-D, got " + text(t.sizes));
+    const SymShape buffer = contiguous_strides(SymShape{t.sizes[0], t.sizes[2], t.sizes[1], t.sizes[3]}, &ctx.env());
+    return empty_strided(ctx, t.sizes, {buffer[0], buffer[2], buffer[1], buffer[3]}, t.dtype, t.device);
+  };
+  set_tuple(ctx, {gradient(1, "query"), gradient(2, "key"), gradient(3, "value")});
+}
+
 // scaled_dot_product_attention (CompositeImplicit, in torch.export graphs):
 // [*, L, Ev] in query's dtype. On CPU the composite runs the flash kernel
 // when its gates pass (sdp_utils_cpp's use_flash_attention_cpp: 4-D inputs
@@ -2067,6 +2082,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._scaled_dot_product_efficient_attention.default", sdpa_efficient, OutputGrad::first_only());
   r.add("aten._scaled_dot_product_cudnn_attention.default", sdpa_cudnn, OutputGrad::first_only());
   r.add("aten._scaled_dot_product_flash_attention_for_cpu.default", sdpa_flash_cpu, OutputGrad::first_only());
+  r.add("aten._scaled_dot_product_flash_attention_for_cpu_backward.default", sdpa_flash_cpu_backward);
   r.add("aten.scaled_dot_product_attention.default", sdpa);
   r.add("aten._native_multi_head_attention.default", native_multi_head_attention);
   r.add("aten.mv.default", mv);
