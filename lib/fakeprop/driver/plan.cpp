@@ -76,7 +76,7 @@ nlohmann::json live_list(const MemoryAnalysis& a, const MemoryAt& m, const Symbo
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < m.live_at_peak.size() && i < most; ++i) {
     const StorageLife& s = a.storages[m.live_at_peak[i]];
-    out.push_back({{"value", s.value}, {"kind", storage_kind_name(s.kind)}, {"bytes", value_at(s.bytes, values)}});
+    out.push_back({{"value", std::string(s.value)}, {"kind", storage_kind_name(s.kind)}, {"bytes", value_at(s.bytes, values)}});
   }
   return out;
 }
@@ -195,6 +195,7 @@ PlanOutcome plan_run(std::unique_ptr<RunResult> result, const PlanRequest& reque
     nlohmann::json sizes = nlohmann::json::object();
     for (const auto& [sym, v] : given) sizes[sym->name()] = v;
     point["sizes"] = sizes;
+    point["live_bytes"] = memory_at(memory, row_values).live;
     table.push_back(point);
   }
   j["table"] = table;

@@ -130,9 +130,9 @@ class Interpreter::Step final : public NodeStep {
 
   void arguments(NodeArguments& in) const override {
     in.args = inputs_;
-    const Node* node = &node_;
-    in.attribute = [node](std::string_view name) -> std::optional<std::string> {
-      const Attribute* a = node->attr(name);
+    in.attribute_source = &node_;
+    in.attribute_of = [](const void* source, std::string_view name) -> std::optional<std::string> {
+      const Attribute* a = static_cast<const Node*>(source)->attr(name);
       if (!a) return std::nullopt;
       if (a->type == Attribute::Type::Int) return std::to_string(a->i);
       if (a->type == Attribute::Type::String) return a->s;

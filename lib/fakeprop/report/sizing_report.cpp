@@ -80,7 +80,7 @@ void write_memory_section(const RunResult& r, DocumentWriter& w) {
   quantity(w, a.input_bytes, env);
   w.key("nodes").begin_array();
   for (size_t p = 0; p < a.order.size(); ++p) {
-    w.begin_object().field("alloc", text_of(a.allocated[p])).field("live", text_of(a.live[p])).key("live_hint");
+    w.begin_object().field("alloc", text_of(a.allocated[p])).key("live_hint");
     if (at_hints) w.value(at_hints->live[p]);
     else w.null();
     w.field("node", a.order[p]->name.view()).end_object();

@@ -209,7 +209,6 @@ std::vector<Shape> list_shapes(const Value* v) {
 }
 
 std::optional<int64_t> int_attribute(const NodeArguments& in, std::string_view name) {
-  if (!in.attribute) return std::nullopt;
   const auto text = in.attribute(name);
   if (!text) return std::nullopt;
   try {
@@ -344,7 +343,7 @@ const std::unordered_map<std::string_view, Counter>& onnx_counters() {
       return conv_count(shape_of(in.get(0)), shape_of(in.get(1)), shape_of(output_tensor(out, 0)), true);
     };
     t["Einsum"] = [](const NodeArguments& in, const OutputList&) -> ExprRef {
-      if (!in.attribute) return nullptr;
+      if (!in.has_attributes()) return nullptr;
       const auto equation = in.attribute("equation");
       if (!equation) throw NotCountable{};
       std::vector<Shape> operands;
@@ -380,7 +379,7 @@ const std::unordered_map<std::string_view, Counter>& onnx_counters() {
     t["com.microsoft.Attention"] = [](const NodeArguments& in, const OutputList& out) -> ExprRef {
       const Shape x = shape_of(in.get(0)), w = shape_of(in.get(1));
       if (x.size() != 3 || w.size() != 2) throw NotCountable{};
-      if (in.attribute && in.attribute("qkv_hidden_sizes")) throw NotCountable{};
+      if (in.attribute("qkv_hidden_sizes")) throw NotCountable{};
       const ExprRef tokens = mul(x[0], x[1]);
       ExprRef keys = x[1];
       if (const Value* present = output_tensor(out, 1); present && present->is_tensor()) {
@@ -405,15 +404,31 @@ std::string_view packet_of(std::string_view op) {
   return second == std::string_view::npos ? op : op.substr(0, second);
 }
 
-}  // namespace
-
-ExprRef count_flops(std::string_view op, const NodeArguments& in, const OutputList& outputs) {
+// The counter for an op, through a small cache by the name's address (records
+// name ops from interned pools), checked against the name itself.
+Counter counter_of(std::string_view op) {
+  struct Entry {
+    const char* address = nullptr;
+    std::string name;
+    Counter counter = nullptr;
+  };
+  thread_local Entry cache[16];
+  Entry& e = cache[(reinterpret_cast<uintptr_t>(op.data()) >> 3) & 15];
+  if (e.address == op.data() && e.name == op) return e.counter;
   const bool aten = op.starts_with("aten.");
   const auto& table = aten ? aten_counters() : onnx_counters();
   const auto it = table.find(aten ? packet_of(op) : op);
-  if (it == table.end()) return nullptr;
+  e = {op.data(), std::string(op), it == table.end() ? nullptr : it->second};
+  return e.counter;
+}
+
+}  // namespace
+
+ExprRef count_flops(std::string_view op, const NodeArguments& in, const OutputList& outputs) {
+  const Counter counter = counter_of(op);
+  if (!counter) return nullptr;
   try {
-    ExprRef flops = it->second(in, outputs);
+    ExprRef flops = counter(in, outputs);
     if (flops && as_integer(flops) == std::optional<int64_t>(0)) return nullptr;
     return flops;
   } catch (const NotCountable&) {

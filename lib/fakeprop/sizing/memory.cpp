@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "fakeprop/sizing/flop_count.h"
 #include "fakeprop/util/error.h"
@@ -101,25 +102,76 @@ bool has_unknown(const Value& v, int depth = 0) {
 
 MemoryAnalysis analyze_memory(const RunResult& r) { return analyze_memory(r, r.sizing); }
 
+namespace {
+
+// A tensor's storage bytes, once per distinct (sizes, strides, offset,
+// dtype): a graph's tensors share a handful of shapes.
+class StorageBytes {
+ public:
+  StorageBytes(const SizingOptions& o, const ShapeEnv& env) : options_(o), env_(env) {}
+  ExprRef operator()(const TensorMeta& m) {
+    key_.clear();
+    key_.push_back(reinterpret_cast<uintptr_t>(m.storage_offset.expr()));
+    key_.push_back(static_cast<uintptr_t>(m.dtype));
+    for (const SymInt& d : m.sizes) key_.push_back(reinterpret_cast<uintptr_t>(d.expr()));
+    key_.push_back(0);
+    for (const SymInt& d : m.strides) key_.push_back(reinterpret_cast<uintptr_t>(d.expr()));
+    auto [it, fresh] = memo_.try_emplace(key_, nullptr);
+    if (fresh) it->second = storage_bytes(m, options_, env_);
+    return it->second;
+  }
+
+ private:
+  struct Hash {
+    size_t operator()(const std::vector<uintptr_t>& k) const {
+      size_t h = k.size();
+      for (uintptr_t x : k) h = (h ^ x) * 0x100000001b3ull;
+      return h;
+    }
+  };
+  const SizingOptions& options_;
+  const ShapeEnv& env_;
+  std::vector<uintptr_t> key_;
+  std::unordered_map<std::vector<uintptr_t>, ExprRef, Hash> memo_;
+};
+
+// x bounds y from above, term by term.
+bool covers(const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i] < y[i]) return false;
+  return true;
+}
+
+}  // namespace
+
 MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) {
   MemoryAnalysis a;
   const ShapeEnv& env = *r.env;
   for (const NodeRecord& n : r.nodes)
     if (n.depth == 0) a.order.push_back(&n);
   const size_t end = a.order.empty() ? 0 : a.order.size() - 1;
-  std::unordered_map<int64_t, size_t> index;
+  StorageBytes bytes_of(options, env);
+  // Storage ids are small and dense (a run's counter): an index by id.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> index;
+  auto find = [&](int64_t storage) -> uint32_t {
+    return storage >= 0 && static_cast<uint64_t>(storage) < index.size() ? index[static_cast<size_t>(storage)] : kNone;
+  };
   auto note = [&](const TensorMeta& m, StorageKind kind, size_t position, std::string_view value) {
-    if (m.storage < 0 || index.count(m.storage)) return;
-    index.emplace(m.storage, a.storages.size());
+    if (m.storage < 0 || m.storage > (int64_t{1} << 40)) return;
+    const size_t id = static_cast<size_t>(m.storage);
+    if (id >= index.size()) index.resize(std::max(id + 1, index.size() * 2), kNone);
+    if (index[id] != kNone) return;
+    index[id] = static_cast<uint32_t>(a.storages.size());
     StorageLife s;
     s.storage = m.storage;
     s.kind = kind;
     const bool held = kind != StorageKind::Activation;
     s.first = held ? 0 : position;
     s.last = held ? end : position;
-    s.bytes = storage_bytes(m, options, env);
-    s.value = std::string(value);
-    a.storages.push_back(std::move(s));
+    s.bytes = bytes_of(m);
+    s.value = value;
+    a.storages.push_back(s);
   };
   for (const InputRecord& p : r.parameters)
     for_each_tensor(p.val, [&](const TensorMeta& m) { note(m, StorageKind::Parameter, 0, p.name); });
@@ -139,10 +191,7 @@ MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) 
                              : n.op == "placeholder" ? StorageKind::Input
                                                      : StorageKind::Activation;
     auto read = [&](int64_t storage) {
-      if (auto it = index.find(storage); it != index.end()) {
-        StorageLife& s = a.storages[it->second];
-        s.last = std::max(s.last, position);
-      }
+      if (const uint32_t i = find(storage); i != kNone) a.storages[i].last = std::max(a.storages[i].last, position);
     };
     for (int64_t s : reads) read(s);
     for (int64_t s : nested_reads) read(s);
@@ -157,64 +206,120 @@ MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) 
   }
   for (const NamedValue& out : r.outputs)
     for_each_tensor(out.val, [&](const TensorMeta& m) {
-      if (auto it = index.find(m.storage); it != index.end()) {
-        StorageLife& s = a.storages[it->second];
-        s.output = true;
-        s.last = end;
+      if (const uint32_t i = find(m.storage); i != kNone) {
+        a.storages[i].output = true;
+        a.storages[i].last = end;
       }
     });
 
+  // Live bytes as counts over the distinct storage sizes ("terms").
+  std::unordered_map<ExprRef, size_t> term_of;
+  std::vector<ExprRef> terms;
+  std::vector<size_t> term(a.storages.size());
   const size_t n = a.order.size();
   a.allocated.assign(n, integer(0));
-  std::vector<ExprRef> freed(n, integer(0));
+  // Each position's allocations and frees, as ranges of two index arrays.
+  std::vector<uint32_t> alloc_start(n + 1, 0), free_start(n + 1, 0);
+  for (const StorageLife& s : a.storages)
+    if (s.kind == StorageKind::Activation) ++alloc_start[s.first + 1], ++free_start[s.last + 1];
+  for (size_t p = 0; p < n; ++p) alloc_start[p + 1] += alloc_start[p], free_start[p + 1] += free_start[p];
+  std::vector<uint32_t> alloc_list(alloc_start[n]), free_list(free_start[n]);
+  std::vector<uint32_t> alloc_fill(alloc_start.begin(), alloc_start.end() - 1), free_fill(free_start.begin(), free_start.end() - 1);
   ExprRef base = integer(0);
   a.parameter_bytes = a.input_bytes = a.output_bytes = integer(0);
-  for (const StorageLife& s : a.storages) {
+  for (size_t i = 0; i < a.storages.size(); ++i) {
+    const StorageLife& s = a.storages[i];
     if (s.output) a.output_bytes = add(a.output_bytes, s.bytes);
     switch (s.kind) {
       case StorageKind::Parameter: a.parameter_bytes = add(a.parameter_bytes, s.bytes); break;
       case StorageKind::Input: a.input_bytes = add(a.input_bytes, s.bytes); break;
-      case StorageKind::Activation:
-        a.allocated[s.first] = add(a.allocated[s.first], s.bytes);
-        freed[s.last] = add(freed[s.last], s.bytes);
+      case StorageKind::Activation: {
+        auto [it, fresh] = term_of.try_emplace(s.bytes, terms.size());
+        if (fresh) terms.push_back(s.bytes);
+        term[i] = it->second;
+        a.allocated[s.first] = as_integer(a.allocated[s.first]) == std::optional<int64_t>(0)
+                                   ? s.bytes
+                                   : add(a.allocated[s.first], s.bytes);
+        alloc_list[alloc_fill[s.first]++] = static_cast<uint32_t>(i);
+        free_list[free_fill[s.last]++] = static_cast<uint32_t>(i);
         continue;
+      }
     }
     base = add(base, s.bytes);
-  }
-  a.live.resize(n);
-  ExprRef running = base;
-  for (size_t p = 0; p < n; ++p) {
-    running = add(running, a.allocated[p]);
-    a.live[p] = running;
-    running = sub(running, freed[p]);
   }
   if (n == 0) {
     a.peak = base;
     return a;
   }
-
-  // Candidates: positions that allocate, likeliest first; each kept unless a
-  // kept one bounds it from above over the symbols' ranges.
-  std::vector<std::pair<int64_t, size_t>> ranked;
-  for (size_t p = 0; p < n; ++p)
-    if (p == 0 || as_integer(a.allocated[p]) != std::optional<int64_t>(0))
-      ranked.emplace_back(env.hint(a.live[p]).value_or(0), p);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  std::vector<ExprRef> kept;
-  for (const auto& [hint, p] : ranked) {
-    const ExprRef candidate = a.live[p];
+  // The sweep: counts per term, with a hash that identifies equal counts.
+  std::vector<uint64_t> salt(terms.size());
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  for (uint64_t& x : salt) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    x = seed;
+  }
+  std::vector<int64_t> counts(terms.size(), 0);
+  uint64_t hash = 0;
+  std::unordered_set<uint64_t> seen;
+  struct Kept {
+    size_t position;
+    std::vector<int64_t> counts;
+  };
+  std::vector<Kept> kept;
+  constexpr size_t kPrunedKept = 64;  // past this many, candidates are kept without comparing
+  auto allocates = [&](size_t p) { return alloc_start[p + 1] > alloc_start[p]; };
+  for (size_t p = 0; p < n; ++p) {
+    for (uint32_t k = alloc_start[p]; k < alloc_start[p + 1]; ++k) {
+      const size_t t = term[alloc_list[k]];
+      ++counts[t], hash += salt[t];
+    }
+    // A position with nothing freed after it and an allocation at the next is bounded by the next.
+    const bool rises_next = free_start[p + 1] == free_start[p] && p + 1 < n && allocates(p + 1);
+    if ((p == 0 || allocates(p)) && !rises_next && seen.insert(hash).second) {
+      bool bounded = false;
+      if (kept.size() <= kPrunedKept) {
+        for (const Kept& k : kept)
+          if (covers(k.counts, counts)) {
+            bounded = true;
+            break;
+          }
+        if (!bounded)
+          kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const Kept& k) { return covers(counts, k.counts); }),
+                     kept.end());
+      }
+      if (!bounded) kept.push_back({p, counts});
+    }
+    for (uint32_t k = free_start[p]; k < free_start[p + 1]; ++k) {
+      const size_t t = term[free_list[k]];
+      --counts[t], hash -= salt[t];
+    }
+  }
+  // Then over the symbols' ranges: drop a candidate another bounds from above.
+  std::vector<std::pair<ExprRef, size_t>> live;
+  for (const Kept& k : kept) {
+    ExprRef e = base;
+    for (size_t t = 0; t < terms.size(); ++t)
+      if (k.counts[t]) e = add(e, mul(terms[t], k.counts[t]));
+    live.emplace_back(expand(e), k.position);
+  }
+  std::stable_sort(live.begin(), live.end(), [&](const auto& x, const auto& y) {
+    return env.hint(x.first).value_or(0) > env.hint(y.first).value_or(0);
+  });
+  std::vector<ExprRef> peak_terms;
+  for (const auto& [candidate, p] : live) {
     bool bounded = false;
-    for (ExprRef k : kept) {
+    for (ExprRef k : peak_terms) {
       const ExprRef difference = expand(sub(k, candidate));
       if (auto c = as_integer(difference)) bounded = *c >= 0;
       else bounded = env.bound(difference).lo >= 0;
       if (bounded) break;
     }
     if (bounded) continue;
-    kept.push_back(candidate);
+    peak_terms.push_back(candidate);
     a.peak_candidates.push_back(p);
+    a.candidate_live.push_back(candidate);
   }
-  a.peak = kept.size() == 1 ? kept[0] : max(std::span<const ExprRef>(kept));
+  a.peak = peak_terms.size() == 1 ? peak_terms[0] : max(std::span<const ExprRef>(peak_terms));
   return a;
 }
 
@@ -267,7 +372,7 @@ int64_t peak_at(const MemoryAnalysis& a, const SymbolValues& values) {
   if (a.peak_candidates.empty()) return value_at(a.peak, values);
   int64_t best = 0;
   for (size_t i = 0; i < a.peak_candidates.size(); ++i) {
-    const int64_t v = value_at(a.live[a.peak_candidates[i]], values);
+    const int64_t v = value_at(a.candidate_live[i], values);
     if (i == 0 || v > best) best = v;
   }
   return best;
@@ -280,16 +385,42 @@ ExprRef output_bytes(const NodeRecord& n) {
   return total;
 }
 
+namespace {
+
+// Expressions counted as they come, summed once at the end: a graph's nodes share a handful.
+class Tally {
+ public:
+  void add_one(ExprRef e) {
+    auto [it, fresh] = counts_.try_emplace(e, 0);
+    if (fresh) order_.push_back(e);
+    ++it->second;
+  }
+  ExprRef sum(const ShapeEnv& env) const {
+    ExprRef total = integer(0);
+    for (ExprRef e : order_) total = add(total, mul(expand(env.simplify(e)), counts_.at(e)));
+    return total;
+  }
+
+ private:
+  std::unordered_map<ExprRef, int64_t> counts_;
+  std::vector<ExprRef> order_;  // first appearance, for a stable sum
+};
+
+}  // namespace
+
 ComputeAnalysis analyze_compute(const RunResult& r) {
   ComputeAnalysis c;
-  c.flops = c.bytes_read = c.bytes_written = integer(0);
+  Tally flops, read, written;
   for (const NodeRecord& n : r.nodes) {
     if (!n.flops) continue;
     c.nodes.push_back(&n);
-    c.flops = add(c.flops, expand(n.flops));
-    if (n.bytes_read) c.bytes_read = add(c.bytes_read, expand(n.bytes_read));
-    c.bytes_written = add(c.bytes_written, expand(output_bytes(n)));
+    flops.add_one(n.flops);
+    if (n.bytes_read) read.add_one(n.bytes_read);
+    written.add_one(output_bytes(n));
   }
+  c.flops = flops.sum(*r.env);
+  c.bytes_read = read.sum(*r.env);
+  c.bytes_written = written.sum(*r.env);
   return c;
 }
 

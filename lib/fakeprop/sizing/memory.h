@@ -36,7 +36,7 @@ struct StorageLife {
   size_t first = 0;     // position of the node that allocates it (0 for inputs and parameters)
   size_t last = 0;      // position of its last reader (the last position when held)
   ExprRef bytes = nullptr;
-  std::string value;    // the value that allocated it
+  std::string_view value;  // the value that allocated it (a name the run's records hold)
 };
 
 // Expressions are over the run's symbols, simplified by its ShapeEnv and
@@ -45,14 +45,16 @@ struct MemoryAnalysis {
   std::vector<const NodeRecord*> order;  // positions: the graph's own nodes, in order
   std::vector<StorageLife> storages;
   std::vector<ExprRef> allocated;  // bytes the node at each position allocates
-  std::vector<ExprRef> live;       // live bytes at each position
   ExprRef parameter_bytes = nullptr, input_bytes = nullptr, output_bytes = nullptr;
-  // The max of live bytes over the positions that can hold it: a position
-  // that allocates nothing never exceeds the one before, and a candidate
-  // that another bounds from above over every size in the symbols' ranges
-  // is dropped, so evaluating `peak` is evaluating a handful of sums.
+  // The max of live bytes over the positions that can hold it. Live bytes
+  // are a sum of storage sizes, counted per distinct size expression; a
+  // position whose counts another's bound from above (a position that
+  // allocates nothing never exceeds the one before it) is dropped, and so is
+  // a candidate that another bounds over every size in the symbols' ranges,
+  // so evaluating `peak` is evaluating a handful of sums.
   ExprRef peak = nullptr;
-  std::vector<size_t> peak_candidates;  // positions, the likeliest (largest at the hints) first
+  std::vector<size_t> peak_candidates;  // positions
+  std::vector<ExprRef> candidate_live;  // live bytes at each of them
   // Nodes whose outputs' sizes are not known (an unknown rank, an opaque
   // value): their storages are missing from every figure.
   std::vector<std::string> unknown;
