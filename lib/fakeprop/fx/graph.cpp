@@ -21,6 +21,12 @@ const Arg* Node::kwarg(std::string_view name) const {
   return nullptr;
 }
 
+const Graph* Graph::subgraph(std::string_view name) const {
+  for (const auto& g : subgraphs)
+    if (g->path == name) return g.get();
+  return nullptr;
+}
+
 GraphBuilder::GraphBuilder(std::string path, size_t max_nodes, size_t expected_nodes) : max_nodes_(max_nodes) {
   graph_.path = std::move(path);
   graph_.nodes.reserve(expected_nodes);
