@@ -425,14 +425,16 @@ void with_effects(OpContext& ctx) {
 }  // namespace
 
 void register_higher_order_ops(OpRegistry& r) {
-  r.add("higher_order.cond", cond, OutputGrad::none());
-  r.add("higher_order.while_loop", while_loop, OutputGrad::none());
-  r.add("higher_order.map_impl", map_impl, OutputGrad::none());
-  r.add("higher_order.scan", scan, OutputGrad::none());
-  r.add("higher_order.invoke_subgraph", invoke_subgraph, OutputGrad::none());
-  r.add("higher_order.auto_functionalized", auto_functionalized, OutputGrad::none());
-  r.add("higher_order.auto_functionalized_v2", auto_functionalized_v2, OutputGrad::none());
-  r.add("higher_order.with_effects", with_effects, OutputGrad::none());
+  // requires_grad as autograd gives it for the ops a subgraph runs: from any input that requires it
+  // (with_effects' token never does).
+  r.add("higher_order.cond", cond);
+  r.add("higher_order.while_loop", while_loop);
+  r.add("higher_order.map_impl", map_impl);
+  r.add("higher_order.scan", scan);
+  r.add("higher_order.invoke_subgraph", invoke_subgraph);
+  r.add("higher_order.auto_functionalized", auto_functionalized);
+  r.add("higher_order.auto_functionalized_v2", auto_functionalized_v2);
+  r.add("higher_order.with_effects", with_effects, OutputGrad{1u});
 }
 
 }  // namespace fakeprop::fx::ops
