@@ -136,3 +136,21 @@ def test_auto_functionalized_v1_is_refused_with_why():
     error = next(e for e in report["errors"] if e["node"] == node.name)
     assert error["kind"] == "unsupported_op"
     assert "auto_functionalized (v1) is not supported" in error["message"]
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")
+@pytest.mark.parametrize("name", ["hop_cond", "hop_map", "hop_scan", "hop_while_loop"])
+def test_export_graph_writes_the_subgraphs(name, cli, tmp_path):
+    """export_graph's JSON FX graph carries the subgraphs (by name, each with its nodes), and the CLI
+    runs it to propagate's values."""
+    ep = _export(name)
+    doc = fakeprop.export_graph(ep)
+    assert doc["subgraphs"], doc.keys()
+    calls = [n for n in doc["nodes"] if n["target"].startswith("higher_order.")]
+    assert calls and all(any(isinstance(a, dict) and a.get("graph") in doc["subgraphs"] for a in n["args"])
+                         for n in calls)
+    path = tmp_path / (name + ".json")
+    path.write_text(json.dumps(doc))
+    out = cli(path, "--json")
+    assert out.returncode == 0, out.stderr
+    assert _layouts(json.loads(out.stdout)) == _layouts(fakeprop.propagate(ep))

@@ -420,9 +420,9 @@ const std::set<std::string> kUnitTestedOnly = {
     // A prim (AOTAutograd's decompositions emit it); no torch-made golden yet
     // (scripts/gen_fx_goldens.py needs torch): FxFactory.PrimsConvertElementType.
     "prims.convert_element_type.default",
-    // Not an op of torch's: the .pt2 reader's node for each of the program's
-    // guards_code (Pt2Program.GuardsCodeBecomesTheProgramsGuards).
-    "fakeprop.program_guard",
+    // A refusal torch.export never meets (it writes auto_functionalized_v2):
+    // FxHigherOrder.AutoFunctionalizedV1IsRefused.
+    "higher_order.auto_functionalized",
 };
 
 TEST(FxGolden, EveryRuleHasAGoldenOrAUnitTest) {

@@ -137,7 +137,8 @@ class GraphBuilder {
   Node& add(std::string_view name);
   void finish(Node& n);
   // An argument of one of the tagged kinds: node (a reference to an earlier
-  // node), dtype, device, memory_format, layout, float ("inf", "-inf", "nan").
+  // node), dtype, device, memory_format, layout, float ("inf", "-inf", "nan"),
+  // graph (a subgraph of the graph, by name).
   // Throws InputError for an unknown tag or value.
   Arg tagged(std::string_view tag, std::string text) const;
   // A reference to the earlier node at `position` (a reader that knows it
@@ -151,6 +152,7 @@ class GraphBuilder {
     if (depth > kMaxArgDepth) fail("arguments nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
   }
   const std::string& path() const { return graph_.path; }
+  size_t max_nodes() const { return max_nodes_; }
   Graph& graph() { return graph_; }
   Graph take();
 

@@ -241,7 +241,10 @@ void while_loop(OpContext& ctx) {
   ValueList result;
   for (size_t k = 0; k < outs.size(); ++k) {
     const Value& o = outs[k];
-    if (o.kind == Value::Kind::Int) result.push_back(Value::of_int(ctx.new_unbacked_size({kNegIntOo, kIntOo})));
+    if (o.kind == Value::Kind::Int) result.push_back(Value::of_int(SymInt(ctx.env().create_unbacked_symint())));
+    // A dim that varies is the size at whichever iteration the loop ends: unbacked.
+    else if (o.is_tensor() && std::find(varies[k].begin(), varies[k].end(), true) != varies[k].end())
+      result.push_back(generalized(ctx, o, varies[k]));
     else result.push_back(fresh_copy(ctx, o));
   }
   ctx.set_result(Value::of_list(std::move(result)));
