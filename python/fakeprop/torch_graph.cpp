@@ -283,6 +283,19 @@ class TorchGraphReader {
     if (PyObject_IsInstance(p, device_type_.ptr()) == 1) return builder_.tagged("device", device_text(a));
     if (PyObject_IsInstance(p, memory_format_type_.ptr()) == 1) return builder_.tagged("memory_format", printed(a));
     if (PyObject_IsInstance(p, layout_type_.ptr()) == 1) return builder_.tagged("layout", printed(a));
+    if (PyDict_Check(p)) {  // flex_attention's kernel_options: [[key, value], ...], which no rule reads
+      out.kind = fx::Arg::Kind::List;
+      PyObject *key, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(p, &pos, &key, &value)) {
+        fx::Arg pair;
+        pair.kind = fx::Arg::Kind::List;
+        pair.list.push_back(arg(py::str(key), depth + 2));
+        pair.list.push_back(arg(value, depth + 2));
+        out.list.push_back(std::move(pair));
+      }
+      return out;
+    }
     if (PyObject_IsInstance(p, op_overload_type_.ptr()) == 1) {  // the op auto_functionalized / with_effects wrap
       out.kind = fx::Arg::Kind::String;
       out.s = target_name(a, ask_target_name_);

@@ -16,6 +16,8 @@
 //  - auto_functionalized_v2: the op's results, then a copy of each base with
 //    its strides (clone_preserve_strides).
 //  - with_effects: a new token (an empty float tensor), then the op's results.
+//  - flex_attention: the output and its statistics from the shapes alone, as
+//    torch's flex_attention_fake_impl (no subgraph runs).
 #include <algorithm>
 #include <map>
 
@@ -106,12 +108,12 @@ bool has_unbacked(OpContext& ctx, const SymInt& s) { return !s.is_static() && !c
 // The key a stride takes in _bound_stride's table: its expression's text.
 std::string key_of(OpContext& ctx, const SymInt& s) { return text(simplified(ctx, s)); }
 
-// The dims in ascending stride order (ties: the earlier dim first), as inductor's get_stride_order.
-std::vector<size_t> stride_order(OpContext& ctx, const TensorMeta& t) {
+// The dims in ascending stride order (ties: the inner dim first), as inductor's argsort orders them.
+std::vector<size_t> stride_order(OpContext& ctx, const SymShape& strides) {
   std::vector<int64_t> hints;
-  for (const SymInt& s : t.strides) hints.push_back(ctx.env().hint(s).value_or(0));
-  std::vector<size_t> order(t.strides.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (const SymInt& s : strides) hints.push_back(ctx.env().hint(s).value_or(0));
+  std::vector<size_t> order(strides.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return hints[a] < hints[b]; });
   return order;
 }
@@ -145,8 +147,8 @@ Value merge_output(OpContext& ctx, const Value& a, const Value& b, const std::st
   // Strides rebuilt over the merged sizes in the branches' common stride
   // order (torch's _bound_stride): a stride is 0, 1, or an earlier dim's
   // stride times its size.
-  const std::vector<size_t> order = stride_order(ctx, x);
-  if (order != stride_order(ctx, y))
+  const std::vector<size_t> order = stride_order(ctx, x.strides);
+  if (order != stride_order(ctx, y.strides))
     ctx.fail(ErrorKind::InvalidArgument,
              "The sorted order of strides of the two branches' output doesn't match.this indicates the contiguousness "
              "of the two branches are different. True branch has stride " + text(x.strides) + " but false branch has "
@@ -425,6 +427,39 @@ void with_effects(OpContext& ctx) {
   ctx.set_result(Value::of_list(std::move(out)));
 }
 
+// flex_attention(query, key, value, score_mod, block_mask, scale, kernel_options, ...) ->
+// (out, logsumexp, max_scores): torch's fake implementation runs neither
+// score_mod nor the block mask's mask_mod; out is [B, Hq, L, Ev] laid out in
+// the query's fill order with a unit last stride, the statistics float32 [B, Hq, L].
+void flex_attention(OpContext& ctx) {
+  const TensorMeta& q = ctx.tensor(0, "query");
+  const TensorMeta& v = ctx.tensor(2, "value");
+  if (q.dim() != 4 || v.dim() != 4)
+    ctx.fail(ErrorKind::InvalidRank, "flex_attention: query and value must be 4-d, got " + text(q.sizes) + " and " + text(v.sizes));
+  const SymShape sizes{q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3]};
+  auto strides_in = [&](std::vector<size_t> fill) {
+    SymShape st(4);
+    SymInt running = 1;
+    for (const size_t d : fill) {
+      st[d] = running;
+      running = simplified(ctx, running * sizes[d]);
+    }
+    return st;
+  };
+  std::vector<size_t> fill = stride_order(ctx, q.strides);
+  SymShape strides = strides_in(fill);
+  if (!(strides[3].is_static() && strides[3].value() == 1)) {
+    fill.erase(std::find(fill.begin(), fill.end(), size_t{3}));
+    fill.insert(fill.begin(), 3);
+    strides = strides_in(fill);
+  }
+  ValueList out;
+  out.push_back(Value::of_tensor(ctx.new_tensor(sizes, q.dtype, q.device, strides)));
+  for (int k = 0; k < 2; ++k)
+    out.push_back(Value::of_tensor(ctx.new_tensor({q.sizes[0], q.sizes[1], q.sizes[2]}, DType::Float32, q.device)));
+  ctx.set_result(Value::of_list(std::move(out)));
+}
+
 }  // namespace
 
 void register_higher_order_ops(OpRegistry& r) {
@@ -438,6 +473,7 @@ void register_higher_order_ops(OpRegistry& r) {
   r.add("higher_order.auto_functionalized", auto_functionalized);
   r.add("higher_order.auto_functionalized_v2", auto_functionalized_v2);
   r.add("higher_order.with_effects", with_effects, OutputGrad{1u});
+  r.add("higher_order.flex_attention", flex_attention);
 }
 
 }  // namespace fakeprop::fx::ops
