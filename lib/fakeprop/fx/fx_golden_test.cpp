@@ -423,6 +423,9 @@ const std::set<std::string> kUnitTestedOnly = {
     // A refusal torch.export never meets (it writes auto_functionalized_v2):
     // FxHigherOrder.AutoFunctionalizedV1IsRefused.
     "higher_order.auto_functionalized",
+    // torch.export.save cannot write it (torch 2.15): FxHigherOrder.FlexAttentionTakesTheQuerysFillOrder,
+    // and python/tests/test_higher_order.py against torch in process.
+    "higher_order.flex_attention",
 };
 
 TEST(FxGolden, EveryRuleHasAGoldenOrAUnitTest) {

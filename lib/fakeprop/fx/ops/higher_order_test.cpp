@@ -114,5 +114,27 @@ TEST(FxHigherOrder, AutoFunctionalizedV1IsRefused) {
                            "auto_functionalized_v2");
 }
 
+// torch's flex_attention_fake_impl: a query transposed from [B, L, H, E] puts
+// the output's heads inside its sequence; the statistics are float32 [B, H, L].
+TEST(FxHigherOrder, FlexAttentionTakesTheQuerysFillOrder) {
+  GraphText score;
+  score.input("s", tensor(json::array())).returns({"s"});
+  GraphText g;
+  g.input("q", tensor({2, 4, 16, 8}, "float16", "cpu", json::array({512, 8, 32, 1})))
+      .input("k", tensor({2, 4, 16, 8}, "float16"))
+      .input("v", tensor({2, 4, 16, 6}, "float16"))
+      .subgraph("score", score)
+      .call("flex", "higher_order.flex_attention",
+            {node("q"), node("k"), node("v"), {{"graph", "score"}}, json::array(), 0.35, json::array(), json::array(),
+             json::array()});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("flex"), "");
+  EXPECT_EQ(strs(r.tensor("flex", 0).sizes), (Strs{"2", "4", "16", "6"}));
+  EXPECT_EQ(strs(r.tensor("flex", 0).strides), (Strs{"384", "6", "24", "1"}));
+  EXPECT_EQ(r.tensor("flex", 0).dtype, DType::Float16);
+  EXPECT_EQ(strs(r.tensor("flex", 1).sizes), (Strs{"2", "4", "16"}));
+  EXPECT_EQ(r.tensor("flex", 2).dtype, DType::Float32);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
