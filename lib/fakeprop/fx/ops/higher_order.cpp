@@ -323,7 +323,12 @@ std::vector<Value> call_wrapped(OpContext& ctx, const std::string& target, size_
   };
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
-  auto literal_or_input = [&](const Arg& a, const Value* v) { return a.kind == Arg::Kind::Node || a.kind == Arg::Kind::List ? input(*v) : a; };
+  // A literal stays one (rules read strings and dtypes from the node); a value of the program is an input.
+  auto refers = [](const Arg& a, auto& self) -> bool {
+    if (a.kind == Arg::Kind::Node) return true;
+    return a.kind == Arg::Kind::List && std::any_of(a.list.begin(), a.list.end(), [&](const Arg& x) { return self(x, self); });
+  };
+  auto literal_or_input = [&](const Arg& a, const Value* v) { return refers(a, refers) ? input(*v) : a; };
   for (size_t k = first; k < n.args.size(); ++k) args.push_back(literal_or_input(n.args[k], &ctx.value(k, "")));
   for (const auto& [name, a] : n.kwargs) {
     if (name.starts_with("_")) continue;
