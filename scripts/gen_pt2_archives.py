@@ -142,10 +142,14 @@ def programs(big):
 
 
 def _hint(v):
+    """The value at the export sizes; None for a size with an unbacked symbol (no hint: a
+    higher-order op's merged output)."""
     if isinstance(v, int):
         return v
-    from torch.fx.experimental.symbolic_shapes import guarding_hint_or_throw
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols, guarding_hint_or_throw
 
+    if free_unbacked_symbols(v.node.expr):
+        return None
     return int(guarding_hint_or_throw(v))
 
 

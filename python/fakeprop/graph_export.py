@@ -47,6 +47,8 @@ def _target_name(target):
         return target
     if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
         return str(target)
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return "higher_order." + target.name()  # as the .pt2 names it (torch.ops.higher_order.cond)
     module = getattr(target, "__module__", "") or ""
     base = getattr(target, "__name__", str(target))
     if module in ("_operator", "operator") or target in vars(operator).values():
@@ -149,6 +151,8 @@ def _state_targets(program):
                 tied_to = first.setdefault(id(tensor), name)
                 if tied_to != name:
                     tied[name] = tied_to
+        elif kind is InputKind.TOKEN:
+            targets[name] = name  # with_effects' ordering token: an empty tensor, as the .pt2 reader reads it
         elif kind is not InputKind.USER_INPUT:
             raise InputError("input %s: %s inputs are not supported" % (name, kind.name.lower()))
     return targets, tied
@@ -169,7 +173,8 @@ def _torch_helpers():
     if not _TORCH:
         import torch
 
-        _TORCH.update(node=torch.fx.Node, tensor=torch.Tensor, symint=getattr(torch, "SymInt", type(None)),
+        _TORCH.update(node=torch.fx.Node, tensor=torch.Tensor, graph_module=torch.fx.GraphModule,
+                      op_overload=torch._ops.OpOverload, symint=getattr(torch, "SymInt", type(None)),
                       dtype=torch.dtype, device=torch.device, memory_format=torch.memory_format,
                       layout=torch.layout, target_name=_target_name, dim=_dim, attr_value=_attr_value)
     return _TORCH

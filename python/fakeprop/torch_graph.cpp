@@ -82,6 +82,8 @@ class TorchGraphReader {
         symbolic_(std::move(symbolic)) {
     if (plan.contains("guards_code")) guards_code_ = py::list(plan["guards_code"]);
     const py::dict torch = plan["torch"];
+    torch_ = torch;
+    max_nodes_ = py::cast<size_t>(plan["max_nodes"]);
     node_type_ = torch["node"];
     tensor_type_ = torch["tensor"];
     symint_type_ = torch["symint"];
@@ -89,6 +91,8 @@ class TorchGraphReader {
     device_type_ = torch["device"];
     memory_format_type_ = torch["memory_format"];
     layout_type_ = torch["layout"];
+    graph_module_type_ = torch["graph_module"];
+    op_overload_type_ = torch["op_overload"];
     ask_target_name_ = torch["target_name"];
     ask_dim_ = torch["dim"];
     ask_attr_value_ = torch["attr_value"];
@@ -123,7 +127,15 @@ class TorchGraphReader {
     builder_.reserve(nodes.size() + guards_code_.size());
     positions_.reserve(nodes.size());
     nodes_ = nodes.ptr();
-    for (py::handle n : nodes) read_node(gm, n);
+    Py_ssize_t index = 0;
+    for (py::handle n : nodes) {
+      if (!read_node(gm, n)) skipped_.push_back(index);
+      ++index;
+    }
+    // One torch.fx node per graph node: those read as no node (a subgraph's
+    // get_attr, the guards' call) leave the list.
+    for (auto it = skipped_.rbegin(); it != skipped_.rend(); ++it)
+      if (PySequence_DelItem(nodes.ptr(), *it) != 0) throw py::error_already_set();
     for (auto [out, leaf] : gradients_) builder_.graph().gradients.emplace(renamed(out), renamed(leaf));
     // The guards' nodes have no torch.fx node: None keeps the list one per graph node.
     for (size_t i = 0; i < guard_count_; ++i)
@@ -229,6 +241,12 @@ class TorchGraphReader {
     if (Py_IS_TYPE(p, reinterpret_cast<PyTypeObject*>(node_type_.ptr())) ||
         PyObject_IsInstance(p, node_type_.ptr()) == 1) {
       if (auto it = positions_.find(p); it != positions_.end()) return builder_.node_ref(it->second);
+      if (auto it = subgraphs_.find(p); it != subgraphs_.end()) {
+        out.kind = fx::Arg::Kind::Graph;
+        out.i = static_cast<int64_t>(it->second);
+        out.s = builder_.graph().subgraphs[it->second]->path;
+        return out;
+      }
       return builder_.tagged("node", renamed(attr(a, names().name)));  // not an earlier node: reported by name
     }
     if (PyBool_Check(p)) {
@@ -265,6 +283,24 @@ class TorchGraphReader {
     if (PyObject_IsInstance(p, device_type_.ptr()) == 1) return builder_.tagged("device", device_text(a));
     if (PyObject_IsInstance(p, memory_format_type_.ptr()) == 1) return builder_.tagged("memory_format", printed(a));
     if (PyObject_IsInstance(p, layout_type_.ptr()) == 1) return builder_.tagged("layout", printed(a));
+    if (PyDict_Check(p)) {  // flex_attention's kernel_options: [[key, value], ...], which no rule reads
+      out.kind = fx::Arg::Kind::List;
+      PyObject *key, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(p, &pos, &key, &value)) {
+        fx::Arg pair;
+        pair.kind = fx::Arg::Kind::List;
+        pair.list.push_back(arg(py::str(key), depth + 2));
+        pair.list.push_back(arg(value, depth + 2));
+        out.list.push_back(std::move(pair));
+      }
+      return out;
+    }
+    if (PyObject_IsInstance(p, op_overload_type_.ptr()) == 1) {  // the op auto_functionalized / with_effects wrap
+      out.kind = fx::Arg::Kind::String;
+      out.s = target_name(a, ask_target_name_);
+      return out;
+    }
     builder_.fail("cannot encode an argument of type " + std::string(Py_TYPE(p)->tp_name));
   }
 
@@ -278,7 +314,8 @@ class TorchGraphReader {
     return py::none();
   }
 
-  void read_node(py::handle gm, py::handle handle) {
+  // False for a torch.fx node that becomes no graph node.
+  bool read_node(py::handle gm, py::handle handle) {
     const Names& k = names();
     const py::object node = py::reinterpret_borrow<py::object>(handle);
     const py::object name = attr(node, k.name);
@@ -289,7 +326,18 @@ class TorchGraphReader {
     // guards on the inputs and returns nothing: no value, nothing to run.
     if (op == "call_module" && text(attr(node, names().target)) == "_guards_fn" &&
         PyObject_Length(py::getattr(node, "users").ptr()) == 0)
-      return;
+      return false;
+    // A higher-order op's subgraph (a GraphModule attribute): read into the
+    // graph's subgraphs, and its references become subgraph arguments.
+    if (op == "get_attr") {
+      const py::object target = attr(node, k.target);
+      const py::object value = ask_attr_value_(gm, target);
+      if (PyObject_IsInstance(value.ptr(), graph_module_type_.ptr()) == 1) {
+        read_subgraph(std::string(text(target)), value, node);
+        return false;
+      }
+      if (PyErr_Occurred()) throw py::error_already_set();
+    }
     fx::Node& n = builder_.add(renamed(name));
     const uint32_t position = static_cast<uint32_t>(builder_.graph().nodes.size() - 1);
     if (op == "placeholder") {
@@ -336,6 +384,10 @@ class TorchGraphReader {
       Py_ssize_t pos = 0;
       while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) n.kwargs.emplace_back(std::string(text(key)), arg(value, 0));
       std::sort(n.kwargs.begin(), n.kwargs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (n.target.starts_with("higher_order.")) {
+        const py::object v = meta_value(node);
+        if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) n.declared_outputs = static_cast<uint32_t>(PyObject_Length(v.ptr()));
+      }
       if (PyObject* r = PyDict_GetItemWithError(reals_.ptr(), name.ptr())) n.real = real_value(r, 0);
       if (PyErr_Occurred()) throw py::error_already_set();
     } else {
@@ -343,6 +395,28 @@ class TorchGraphReader {
     }
     builder_.finish(n);
     positions_.emplace(node.ptr(), position);  // after its own arguments: a node never refers to itself
+    return true;
+  }
+
+  void read_subgraph(const std::string& name, const py::object& module, const py::object& node) {
+    fx::Graph& g = builder_.graph();
+    size_t index = 0;
+    while (index < g.subgraphs.size() && g.subgraphs[index]->path != name) ++index;
+    if (index == g.subgraphs.size()) {
+      if (depth_ >= fx::kMaxArgDepth) builder_.fail("subgraphs nested deeper than " + std::to_string(fx::kMaxArgDepth) + " levels");
+      py::dict plan;
+      plan["path"] = py::str(name);
+      plan["max_nodes"] = max_nodes_;
+      for (const char* empty : {"state", "tied", "names", "examples"}) plan[empty] = py::dict();
+      plan["torch"] = torch_;
+      TorchGraphReader sub(plan, py::list());
+      sub.depth_ = depth_ + 1;
+      TorchGraph read = sub.read(module);
+      read.graph.path = name;
+      read.graph.exported = true;
+      g.subgraphs.push_back(std::make_shared<const fx::Graph>(std::move(read.graph)));
+    }
+    subgraphs_.emplace(node.ptr(), index);
   }
 
   // The program's guards_code (graph_export.py puts an ExportedProgram's in
@@ -384,6 +458,11 @@ class TorchGraphReader {
   }
 
   fx::GraphBuilder builder_;
+  size_t max_nodes_ = 0;
+  py::dict torch_;
+  size_t depth_ = 0;  // how deep a subgraph this reader reads
+  std::vector<Py_ssize_t> skipped_;  // torch.fx nodes read as no graph node, by list index
+  std::unordered_map<PyObject*, size_t> subgraphs_;  // a subgraph's get_attr node -> its index in Graph::subgraphs
   py::list guards_code_;
   PyObject* nodes_ = nullptr;  // the torch.fx nodes (a list the read holds)
   bool guards_added_ = false;
@@ -440,6 +519,7 @@ class TorchGraphReader {
   std::unordered_map<long long, int64_t> storage_ids_;
   bool record_symbols_ = true;  // dims of SymInts go to symbolic_ (see dim)
   py::list symbolic_;
+  py::object graph_module_type_, op_overload_type_;
   py::object node_type_, tensor_type_, symint_type_, dtype_type_, device_type_, memory_format_type_, layout_type_;
   py::object ask_target_name_, ask_dim_, ask_attr_value_;
   std::unordered_map<PyObject*, uint32_t> positions_;  // the torch.fx nodes read so far (kept alive by the list)

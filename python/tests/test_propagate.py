@@ -52,8 +52,8 @@ def _points(report, program, mixed_ratios=False):
 def _tensor_pairs(program):
     gm = getattr(program, "graph_module", program)
     for node in gm.graph.nodes:
-        if node.op == "output":
-            continue
+        if node.op == "output" or (node.op == "get_attr" and "val" not in node.meta):
+            continue  # a higher-order op's subgraph, read as no node of its own
         ours = node.meta["fakeprop"]["val"]
         theirs = node.meta.get("val")
         if isinstance(theirs, torch.Tensor):
@@ -111,8 +111,8 @@ def _indexed_pairs(program):
     """(node, output index, fakeprop's value, torch's) for each tensor a node gives."""
     gm = getattr(program, "graph_module", program)
     for node in gm.graph.nodes:
-        if node.op == "output":
-            continue
+        if node.op == "output" or (node.op == "get_attr" and "val" not in node.meta):
+            continue  # a higher-order op's subgraph, read as no node of its own
         ours = node.meta["fakeprop"]["val"]
         theirs = node.meta.get("val")
         if isinstance(theirs, torch.Tensor):

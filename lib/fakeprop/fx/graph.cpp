@@ -21,6 +21,12 @@ const Arg* Node::kwarg(std::string_view name) const {
   return nullptr;
 }
 
+const Graph* Graph::subgraph(std::string_view name) const {
+  for (const auto& g : subgraphs)
+    if (g->path == name) return g.get();
+  return nullptr;
+}
+
 GraphBuilder::GraphBuilder(std::string path, size_t max_nodes, size_t expected_nodes) : max_nodes_(max_nodes) {
   graph_.path = std::move(path);
   graph_.nodes.reserve(expected_nodes);
@@ -70,6 +76,9 @@ Arg GraphBuilder::tagged(std::string_view tag, std::string text) const {
     a.s = std::move(text);
   } else if (tag == "layout") {
     a.kind = Arg::Kind::Layout;
+    a.s = std::move(text);
+  } else if (tag == "graph") {
+    a.kind = Arg::Kind::Graph;  // found by name when it runs (Graph::subgraph)
     a.s = std::move(text);
   } else if (tag == "float") {
     a.kind = Arg::Kind::Float;
@@ -307,8 +316,8 @@ class GraphReader {
   // Fills `n`, a default node.
   void read_node(const Json& jn) {
     if (jn.type != JsonType::Object) fail("each node must be an object");
-    const auto [name, op, target, args, kwargs, val, meta] =
-        doc_.find_all<7>(jn, {"name", "op", "target", "args", "kwargs", "val", "meta"});
+    const auto [name, op, target, args, kwargs, val, meta, outputs] =
+        doc_.find_all<8>(jn, {"name", "op", "target", "args", "kwargs", "val", "meta", "outputs"});
     if (!name || name->type != JsonType::String) fail("node without a 'name'");
     Node& n = b_.add(doc_.string(*name));
     if (!op || op->type != JsonType::String) fail("node without an 'op'");
@@ -324,6 +333,11 @@ class GraphReader {
       if (args->type != JsonType::Array) fail("'args' must be a list");
       n.args.reserve(args->size);
       doc_.for_each_child(*args, [&](const Json& a) { n.args.push_back(read_arg(a, 0)); });
+    }
+    if (outputs) {
+      if (!is_integer(*outputs) || as_int64(*outputs) < 0 || as_int64(*outputs) > UINT32_MAX)
+        fail("'outputs' must be a count of outputs");
+      n.declared_outputs = static_cast<uint32_t>(as_int64(*outputs));
     }
     if (kwargs) {
       if (kwargs->type != JsonType::Object) fail("'kwargs' must be an object");
@@ -360,7 +374,28 @@ class GraphReader {
       }
     }
     doc_.for_each_child(*nodes, [&](const Json& jn) { read_node(jn); });
+    read_subgraphs(root, g, 0);
     return b_.take();
+  }
+
+  // "subgraphs": {"name": {"nodes": [...], "subgraphs": {...}}}, a higher-order op's graphs.
+  void read_subgraphs(const Json& owner, Graph& g, size_t depth) {
+    const Json* subs = member(owner, "subgraphs");
+    if (!subs) return;
+    if (subs->type != JsonType::Object) fail("'subgraphs' must be an object of graphs by name");
+    if (depth >= kMaxArgDepth) fail("subgraphs nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
+    for (const Json* entry : doc_.sorted_members(*subs)) {
+      const std::string name(doc_.key(*entry));
+      const Json* nodes = entry->type == JsonType::Object ? member(*entry, "nodes") : nullptr;
+      if (!nodes || nodes->type != JsonType::Array) fail("subgraph '" + name + "' must have a list of 'nodes'");
+      GraphBuilder sub(name, b_.max_nodes(), nodes->size);
+      GraphReader reader(doc_, sub);
+      doc_.for_each_child(*nodes, [&](const Json& jn) { reader.read_node(jn); });
+      Graph& read = sub.graph();
+      read.exported = g.exported;
+      reader.read_subgraphs(*entry, read, depth + 1);
+      g.subgraphs.push_back(std::make_shared<const Graph>(sub.take()));
+    }
   }
 
  private:

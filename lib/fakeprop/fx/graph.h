@@ -22,7 +22,9 @@ namespace fakeprop::fx {
 
 // An argument as written in the graph: a literal, a reference to a node, or a list.
 struct Arg {
-  enum class Kind : uint8_t { None, Bool, Int, Float, String, Node, List, DType, Device, MemoryFormat, Layout };
+  // Graph: a higher-order op's subgraph (torch.cond's branches, a loop's
+  // body), `s` its name and `i` its position in the enclosing Graph::subgraphs.
+  enum class Kind : uint8_t { None, Bool, Int, Float, String, Node, List, DType, Device, MemoryFormat, Layout, Graph };
   Kind kind = Kind::None;
   bool b = false;
   int64_t i = 0;
@@ -76,6 +78,9 @@ struct Node {
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
   ExampleValue example;  // placeholder / get_attr
+  // The number of outputs the program declares for a call that returns a
+  // tuple (0: not declared): auto_functionalized's results before its bases.
+  uint32_t declared_outputs = 0;
   // A call's output on the user's real inputs (propagate_real_tensors, from
   // the package's real run): concrete sizes and integers; unset when unknown.
   Boxed<Value> real;
@@ -105,6 +110,12 @@ struct Graph {
   // Made by torch.export (a .pt2 archive, an ExportedProgram in process): the
   // decisions only torch.compile's fake tensors make are not made.
   bool exported = false;
+  // The subgraphs of this graph's higher-order calls (Arg::Kind::Graph
+  // points here): each a graph of its own, its placeholders the call's
+  // operands, its output node what the call gets back.
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
+  // The subgraph named `name`; null when there is none.
+  const Graph* subgraph(std::string_view name) const;
 };
 
 // Assembles a Graph node by node for every reader (the JSON text, the
@@ -126,7 +137,8 @@ class GraphBuilder {
   Node& add(std::string_view name);
   void finish(Node& n);
   // An argument of one of the tagged kinds: node (a reference to an earlier
-  // node), dtype, device, memory_format, layout, float ("inf", "-inf", "nan").
+  // node), dtype, device, memory_format, layout, float ("inf", "-inf", "nan"),
+  // graph (a subgraph of the graph, by name).
   // Throws InputError for an unknown tag or value.
   Arg tagged(std::string_view tag, std::string text) const;
   // A reference to the earlier node at `position` (a reader that knows it
@@ -140,6 +152,7 @@ class GraphBuilder {
     if (depth > kMaxArgDepth) fail("arguments nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
   }
   const std::string& path() const { return graph_.path; }
+  size_t max_nodes() const { return max_nodes_; }
   Graph& graph() { return graph_; }
   Graph take();
 

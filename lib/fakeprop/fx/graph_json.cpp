@@ -54,6 +54,7 @@ void write_arg(DocumentWriter& w, const Arg& a) {
     case Arg::Kind::Device: w.begin_object().field("device", a.s).end_object(); return;
     case Arg::Kind::MemoryFormat: w.begin_object().field("memory_format", a.s).end_object(); return;
     case Arg::Kind::Layout: w.begin_object().field("layout", a.s).end_object(); return;
+    case Arg::Kind::Graph: w.begin_object().field("graph", a.s).end_object(); return;
   }
 }
 
@@ -92,13 +93,23 @@ void write_example(DocumentWriter& w, const ExampleValue& ex) {
   }
 }
 
-}  // namespace
+void write_nodes(DocumentWriter& w, const Graph& g, size_t depth);
 
-std::string graph_json(const Graph& g) {
-  std::string out;
-  JsonWriter w(out);
-  w.compact();
-  w.begin_object().field("format", "fakeprop.fx/1").key("nodes").begin_array();
+// A higher-order op's subgraphs, by name, each with its nodes (and its own subgraphs).
+void write_subgraphs(DocumentWriter& w, const Graph& g, size_t depth) {
+  if (g.subgraphs.empty()) return;
+  if (depth > kMaxArgDepth) throw InputError(g.path + ": subgraphs nested deeper than " + std::to_string(kMaxArgDepth));
+  w.key("subgraphs").begin_object();
+  for (const auto& sub : g.subgraphs) {
+    w.key(sub->path).begin_object();
+    write_nodes(w, *sub, depth + 1);
+    w.end_object();
+  }
+  w.end_object();
+}
+
+void write_nodes(DocumentWriter& w, const Graph& g, size_t depth) {
+  w.key("nodes").begin_array();
   for (const Node& n : g.nodes) {
     w.begin_object().field("name", n.name).field("op", n.op).field("target", n.target);
     if (n.op == "placeholder" || n.op == "get_attr") {
@@ -116,10 +127,22 @@ std::string graph_json(const Graph& g) {
         }
         w.end_object();
       }
+      if (n.declared_outputs) w.field("outputs", static_cast<int64_t>(n.declared_outputs));
     }
     w.end_object();
   }
   w.end_array();
+  write_subgraphs(w, g, depth);
+}
+
+}  // namespace
+
+std::string graph_json(const Graph& g) {
+  std::string out;
+  JsonWriter w(out);
+  w.compact();
+  w.begin_object().field("format", "fakeprop.fx/1");
+  write_nodes(w, g, 0);
   if (!g.gradients.empty()) {
     w.key("gradients").begin_object();
     for (const auto& [out, leaf] : g.gradients) w.field(out, leaf);

@@ -120,7 +120,8 @@ Value Interpreter::resolve(const Arg& a) const {
     case Arg::Kind::DType:
     case Arg::Kind::Device:
     case Arg::Kind::MemoryFormat:
-    case Arg::Kind::Layout: return Value::of_opaque(a.s);
+    case Arg::Kind::Layout:
+    case Arg::Kind::Graph: return Value::of_opaque(a.s);
   }
   return Value::none();
 }
@@ -380,6 +381,7 @@ bool Interpreter::write_dispatch_key(const Node& n) {
       case Arg::Kind::Device:
       case Arg::Kind::MemoryFormat:
       case Arg::Kind::Layout: k.str(a.s); return true;
+      case Arg::Kind::Graph: return false;  // a higher-order op: its subgraph's run is not keyed
       case Arg::Kind::List:
         k.count(a.list.size());
         for (const Arg& x : a.list)
@@ -608,8 +610,13 @@ void Interpreter::run() {
   std::vector<std::string> input_names;  // of the placeholders, in order
   for (const Node& n : graph_.nodes)
     if (n.op == "placeholder") input_names.push_back(n.target.empty() ? n.name : n.target);
-  std::vector<std::string> input_sources = checked_input_sources(options_, input_names);
-  if (!options_.real_inputs.empty())
+  if (is_subgraph_ && input_names.size() != sub_inputs_.size())
+    throw OpError(ErrorKind::InvalidArgument, "subgraph " + graph_.path + " takes " + std::to_string(input_names.size()) +
+                                                  " inputs, the call gives " + std::to_string(sub_inputs_.size()));
+  // A subgraph's inputs are the call's operands: the user's --input and marks are not about them.
+  std::vector<std::string> input_sources =
+      is_subgraph_ ? std::vector<std::string>(input_names.size()) : checked_input_sources(options_, input_names);
+  if (!options_.real_inputs.empty() && !is_subgraph_)
     result_.warnings.push_back({"", ErrorKind::PrecisionLost,
                                 "--real-input: a JSON FX graph takes only the real inputs' sizes; the package's "
                                 "propagate(..., real_inputs=...) runs the program on them"});
@@ -634,6 +641,11 @@ void Interpreter::run() {
     if (is_leaf)
       source = is_placeholder ? std::move(input_sources[next_input++])
                               : "L['self']." + (n.target.empty() ? n.name : n.target);
+    if (is_placeholder && is_subgraph_) {
+      values_[position] = &replaced_values_.emplace_back(sub_inputs_[next_input - 1]);
+      leaves_.push_back(position);
+      continue;
+    }
     Step step(*this, n, position, is_leaf ? &source : nullptr);
     const NodeRecord& rec = runner_.run(n.record_name, n.record_op, {&n.record_name, 1}, step);
     if (is_placeholder) {
@@ -683,6 +695,44 @@ void Interpreter::run() {
     if (declared.count(position) || !v.is_tensor() || !v.tensor->meta.requires_grad) continue;
     result_.gradients.push_back({graph_.nodes[position].name, Value::of_tensor(accumulated_gradient(v.tensor->meta))});
   }
+}
+
+std::vector<Value> Interpreter::run_subgraph(const Graph& sub, std::span<const Value> inputs) {
+  if (depth_ >= kMaxArgDepth)
+    throw OpError(ErrorKind::InvalidArgument, "subgraphs nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
+  // The subgraph's run borrows this run's ShapeEnv (its guards, asserts and
+  // symbols are the program's) and continues its storage ids (its tensors
+  // never alias the operands by accident); its records are its own.
+  RunResult inner;
+  inner.model_path = sub.path;
+  inner.model_kind = result_.model_kind;
+  inner.device = result_.device;
+  const std::string node = env().current_node();
+  struct Lend {
+    RunResult& from;
+    RunResult& to;
+    const std::string& node;
+    Lend(RunResult& f, RunResult& t, const std::string& n) : from(f), to(t), node(n) { to.env = std::move(from.env); }
+    ~Lend() {
+      from.env = std::move(to.env);
+      from.env->set_current_node(node);
+    }
+  } lend(result_, inner, node);
+  Interpreter child(sub, options_, inner);
+  child.sub_inputs_ = inputs;
+  child.is_subgraph_ = true;
+  child.depth_ = depth_ + 1;
+  child.storage_ = storage_;
+  child.run();
+  storage_ = child.storage_;
+  if (!inner.errors.empty()) {
+    const ErrorRecord& e = inner.errors.front();
+    throw OpError(e.kind, sub.path + ": node '" + e.node + "': " + e.message);
+  }
+  std::vector<Value> outs;
+  outs.reserve(inner.outputs.size());
+  for (NamedValue& o : inner.outputs) outs.push_back(std::move(o.val));
+  return outs;
 }
 
 uint32_t Interpreter::position_named(const std::string& name) const {

@@ -61,6 +61,12 @@ class Interpreter {
   DispatchStats dispatch_stats() const;
   ShapeEnv& env() { return *result_.env; }
   StorageIds& storage() { return storage_; }
+  // Runs a higher-order op's subgraph on `inputs` (one per placeholder, in
+  // order) within this run: the same ShapeEnv and storage ids, its nodes
+  // recorded apart and dropped, as torch's fake implementations trace a
+  // subgraph. Returns its outputs; the first error of its nodes is thrown
+  // as an OpError naming the subgraph's node.
+  std::vector<Value> run_subgraph(const Graph& sub, std::span<const Value> inputs);
 
  private:
   // What running a call needs to know about its target, worked out once per
@@ -100,6 +106,10 @@ class Interpreter {
   class Step;  // one node for the NodeRunner
 
   const Graph& graph_;
+  // A subgraph's run (run_subgraph): its placeholders' values, and how deep it is.
+  std::span<const Value> sub_inputs_;
+  bool is_subgraph_ = false;
+  size_t depth_ = 0;
   const InferOptions& options_;
   RunResult& result_;
   NodeRunner runner_;

@@ -498,6 +498,8 @@ class ProgramReader {
         Node& n = add_node(name, "get_attr");
         n.target = kind == "custom_obj" ? string(field(*v, "custom_obj_name", "custom_obj"), "custom_obj_name") : name;
         n.example.kind = ExampleValue::Kind::Other;
+        // A token (with_effects' ordering) is an empty tensor the program declares.
+        if (kind == "token" && tensor_values_->contains(name)) n.example = tensor_example(name);
       } else if (kind == "constant_input") {
         const std::string name = string(field(*v, "name", "constant_input"), "constant_input.name");
         Node& n = add_node(name, "placeholder");
@@ -660,12 +662,73 @@ class ProgramReader {
       a.s = device(v, what).str();
       return a;
     }
-    if (key == "as_graph") fail(what + " is a subgraph: higher-order ops are not supported");
+    if (key == "as_graph") return subgraph_arg(v, what, depth);
     if (key == "as_custom_obj" || key == "as_complex" || key == "as_string_to_argument")
       fail(what + ": " + key + " arguments are not supported");
     fail(what + ": unknown argument kind '" + key + "'");
   }
 
+  // A higher-order op's subgraph ({"name": ..., "graph": {...}}): read as a
+  // graph of its own into this graph's subgraphs, once per name (a subgraph
+  // invoke_subgraph calls twice is written twice).
+  Arg subgraph_arg(const json& v, const std::string& what, size_t depth) {
+    const std::string name = string(field(v, "name", what), what + ".name");
+    Arg a;
+    a.kind = Arg::Kind::Graph;
+    a.s = name;
+    for (size_t i = 0; i < g_.subgraphs.size(); ++i)
+      if (g_.subgraphs[i]->path == name) {
+        a.i = static_cast<int64_t>(i);
+        return a;
+      }
+    if (depth_ + depth >= kMaxArgDepth) fail(what + ": subgraphs nested deeper than " + std::to_string(kMaxArgDepth) + " levels");
+    ProgramReader sub(field(v, "graph", what), where_ + ": subgraph '" + name + "'", max_nodes_);
+    sub.depth_ = depth_ + depth + 1;
+    Graph g = sub.read_subgraph();
+    g.path = name;
+    g.exported = true;
+    a.i = static_cast<int64_t>(g_.subgraphs.size());
+    g_.subgraphs.push_back(std::make_shared<const Graph>(std::move(g)));
+    return a;
+  }
+
+ public:
+  // A subgraph: its inputs become placeholders, in order.
+  Graph read_subgraph() {
+    const json& graph = root_;
+    tensor_values_ = &field(graph, "tensor_values", "a subgraph");
+    if (!tensor_values_->is_object()) fail("'tensor_values' must be an object");
+    if (const json* s = optional_field(graph, "sym_int_values")) sym_int_values_ = s;
+    const json& nodes = array(field(graph, "nodes", "a subgraph"), "'nodes'");
+    if (nodes.size() > max_nodes_) fail("more than " + std::to_string(max_nodes_) + " nodes (the node-count limit)");
+    g_.nodes.reserve(nodes.size() + 16);
+    size_t k = 0;
+    for (const json& in : array(field(graph, "inputs", "a subgraph"), "'inputs'")) {
+      auto [kind, a] = union_member(in, "a subgraph input");
+      std::string name;
+      if (kind == "as_tensor") name = named(*a, "a subgraph input");
+      else if (kind == "as_sym_int" || kind == "as_sym_bool" || kind == "as_sym_float") {
+        auto [skind, sv] = union_member(*a, "a subgraph input");
+        if (skind == "as_name") name = string(*sv, "a subgraph input");
+      }
+      if (name.empty()) name = fresh_name("arg" + std::to_string(k));
+      ++k;
+      Node& n = add_node(name, "placeholder");
+      n.target = name;
+      if (kind == "as_tensor") n.example = tensor_example(name);
+      else if (kind == "as_sym_int") n.example = sym_int_example(name);
+    }
+    for (const json& jn : nodes) read_node(jn);
+    node_.clear();
+    read_outputs(graph);
+    for (Node& n : g_.nodes) {
+      n.record_name = g_.names->intern(n.name);
+      n.record_op = g_.names->intern(n.op == "call_function" ? n.target : n.op);
+    }
+    return std::move(g_);
+  }
+
+ private:
   static std::string fx_target(const std::string& t) {
     if (t.rfind("torch.ops.", 0) == 0) return t.substr(10);
     if (t.rfind("_operator.", 0) == 0) return "operator." + t.substr(10);
@@ -681,12 +744,14 @@ class ProgramReader {
     if (const json* nm = optional_field(jn, "name")) torch_name = string(*nm, "a node's name");
     const std::string target = string(field(jn, "target", "a node"), "a node's target");
     node_ = torch_name.empty() ? target : torch_name;
-    if (target.rfind("torch.ops.higher_order.", 0) == 0)
-      fail("higher-order op " + target + " is not supported (its subgraphs are not read)");
+    const bool higher_order = target.rfind("torch.ops.higher_order.", 0) == 0;
     const json& outputs = array(field(jn, "outputs", "a node"), "'outputs'");
-    // Output names, and whether the node returns one value.
+    // Output names, and whether the node returns one value (a higher-order
+    // op returns a tuple unless the program says it returns one tensor).
     std::string single;
-    if (outputs.size() == 1) {
+    const json* hop_single = optional_field(jn, "is_hop_single_tensor_return");
+    const bool tuple = higher_order && !(hop_single && hop_single->is_boolean() && hop_single->get<bool>());
+    if (outputs.size() == 1 && !tuple) {
       auto [k, v] = union_member(outputs[0], "an output");
       if (k == "as_tensor") single = named(*v, "an output");
       else if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") {
@@ -720,6 +785,7 @@ class ProgramReader {
       }
     }
     if (!single.empty() && outputs[0].contains("as_tensor")) n.example = tensor_example(single);
+    if (higher_order && single.empty()) n.declared_outputs = static_cast<uint32_t>(outputs.size());
     Node& added = add_node(name, "call_function");
     const std::string node_name = added.name;
     n.name = node_name;
@@ -794,6 +860,7 @@ class ProgramReader {
   const json* tensor_values_ = nullptr;
   const json* sym_int_values_ = nullptr;
   std::unordered_map<std::string, uint32_t> positions_;
+  size_t depth_ = 0;  // how deep a subgraph this reader reads
 };
 
 // ---- the zip ----

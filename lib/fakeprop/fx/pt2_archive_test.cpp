@@ -1,6 +1,6 @@
 // The .pt2 loader: srepr sizes, what a serialized program becomes, and the
 // one-line errors for broken archives (truncated zips, no program member, an
-// unknown schema version, unknown argument kinds, higher-order ops).
+// unknown schema version, unknown argument kinds, higher-order ops' subgraphs).
 #include "fakeprop/fx/pt2_archive.h"
 
 #include <gtest/gtest.h>
@@ -248,16 +248,36 @@ TEST(Pt2Program, UnknownArgumentKindNamesTheNode) {
   EXPECT_EQ(error_of_program(bad_kind), "m.pt2: m/models/model.json: node 'add': input 'alpha': unknown argument kind 7");
 }
 
-TEST(Pt2Program, HigherOrderOpsAreRefused) {
-  const std::string node = R"({"target": "torch.ops.higher_order.cond", "name": "cond",
-       "inputs": [], "outputs": [{"as_tensor": {"name": "getitem"}}], "metadata": {}})";
-  EXPECT_EQ(error_of_program(program(node)),
-            "m.pt2: m/models/model.json: node 'cond': higher-order op torch.ops.higher_order.cond is not supported "
-            "(its subgraphs are not read)");
-  const std::string graph_arg = R"({"target": "torch.ops.aten.relu.default", "name": "relu",
+TEST(Pt2Program, HigherOrderOpsReadTheirSubgraphs) {
+  // One tensor output of a higher-order op is still a tuple's element: a getitem of the call.
+  const std::string cond = R"({"target": "torch.ops.higher_order.cond", "name": "cond",
+       "inputs": [{"name": "", "arg": {"as_bool": true}, "kind": 1},
+                  {"name": "", "arg": {"as_graph": {"name": "g", "graph": {"inputs": [{"as_tensor": {"name": "a"}}],
+                     "outputs": [{"as_tensor": {"name": "r"}}], "tensor_values": {
+                       "a": {"dtype": 7, "sizes": [{"as_int": 2}], "strides": [{"as_int": 1}]},
+                       "r": {"dtype": 7, "sizes": [{"as_int": 2}], "strides": [{"as_int": 1}]}},
+                     "nodes": [{"target": "torch.ops.aten.relu.default", "name": "r",
+                       "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "a"}}, "kind": 1}],
+                       "outputs": [{"as_tensor": {"name": "r"}}]}]}}}, "kind": 1},
+                  {"name": "", "arg": {"as_graph": {"name": "g", "graph": {}}}, "kind": 1},
+                  {"name": "", "arg": {"as_tensors": [{"name": "x"}]}, "kind": 1}],
+       "outputs": [{"as_tensor": {"name": "getitem"}}], "is_hop_single_tensor_return": false, "metadata": {}})";
+  const Graph g = parse_exported_program(program(cond), "m");
+  ASSERT_EQ(g.subgraphs.size(), 1u);  // one per name: the second "g" is the first
+  EXPECT_EQ(g.subgraphs[0]->path, "g");
+  EXPECT_EQ(g.subgraphs[0]->nodes.size(), 3u);  // a, r, output
+  const Node* call = nullptr;
+  for (const Node& n : g.nodes)
+    if (n.target == "higher_order.cond") call = &n;
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->args[1].kind, Arg::Kind::Graph);
+  EXPECT_EQ(call->args[2].s, "g");
+  EXPECT_EQ(call->declared_outputs, 1u);
+  const std::string broken = R"({"target": "torch.ops.higher_order.cond", "name": "cond",
        "inputs": [{"name": "f", "arg": {"as_graph": {"name": "g", "graph": {}}}, "kind": 1}],
        "outputs": [{"as_tensor": {"name": "getitem"}}], "metadata": {}})";
-  EXPECT_NE(error_of_program(program(graph_arg)).find("node 'getitem': input 'f' is a subgraph"), std::string::npos);
+  EXPECT_NE(error_of_program(program(broken)).find("subgraph 'g': a subgraph has no 'tensor_values'"), std::string::npos)
+      << error_of_program(program(broken));
 }
 
 TEST(Pt2Program, MalformedPrograms) {

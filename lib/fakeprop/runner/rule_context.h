@@ -45,6 +45,9 @@ class RuleContext {
   bool expect(const SymBool& cond, const char* why) { return env_.expect_true(cond, why); }  // expect_true()
   // A fresh size-like unbacked size in `range`.
   SymInt new_unbacked_size(ValueRange range) { return SymInt(env_.create_unbacked_symint(true, range)); }
+  // One size standing for `a` or `b`, which control flow may give (torch.cond's
+  // branches, ONNX If's): a fresh unbacked size whose range covers both.
+  SymInt covering_size(const SymInt& a, const SymInt& b);
   // A size this rule cannot compute: a fresh size-like unbacked symbol, and a
   // "precision_lost" warning on this node saying why (the first place a dim
   // became unknown is what users need to find).

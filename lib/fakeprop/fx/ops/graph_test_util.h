@@ -49,14 +49,31 @@ class GraphText {
     last_ = name;
     return *this;
   }
-  std::string str() const {
-    json doc = {{"format", "fakeprop.fx/1"}, {"nodes", nodes_}};
-    doc["nodes"].push_back({{"name", "output"}, {"op", "output"}, {"target", "output"}, {"args", {node(last_)}}});
-    if (!symbols_.empty()) doc["symbols"] = symbols_;
-    return doc.dump();
+  // The graph returns these nodes (a tuple), not its last node.
+  GraphText& returns(const std::vector<std::string>& names) {
+    returns_ = json::array();
+    for (const std::string& n : names) returns_.push_back(node(n));
+    return *this;
   }
+  // A higher-order call's subgraph, passed as {"graph": name}.
+  GraphText& subgraph(const std::string& name, const GraphText& g) {
+    subgraphs_[name] = g.doc();
+    subgraphs_[name].erase("format");
+    return *this;
+  }
+  json doc() const {
+    json doc = {{"format", "fakeprop.fx/1"}, {"nodes", nodes_}};
+    doc["nodes"].push_back(
+        {{"name", "output"}, {"op", "output"}, {"target", "output"}, {"args", {returns_.is_null() ? node(last_) : returns_}}});
+    if (!symbols_.empty()) doc["symbols"] = symbols_;
+    if (!subgraphs_.empty()) doc["subgraphs"] = subgraphs_;
+    return doc;
+  }
+  std::string str() const { return doc().dump(); }
 
  private:
+  json returns_;
+  json subgraphs_ = json::object();
   json nodes_ = json::array();
   json symbols_ = json::object();
   std::string last_;

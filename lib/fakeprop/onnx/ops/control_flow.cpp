@@ -358,11 +358,7 @@ void if_rule(OpContext& ctx) {
   }
   std::vector<Value> then_outs = run(then_g, "then_branch");
   std::vector<Value> else_outs = run(else_g, "else_branch");
-  Merger m{ctx, [&ctx](const SymInt& a, const SymInt& b) {
-             ValueRange ra = ctx.env().bound(SymInt(a).expr()), rb = ctx.env().bound(SymInt(b).expr());
-             ValueRange r = ra.hull(rb);
-             return ctx.new_unbacked_size({std::max<int64_t>(r.lo, 0), r.hi});
-           }};
+  Merger m{ctx, [&ctx](const SymInt& a, const SymInt& b) { return ctx.covering_size(a, b); }};
   for (size_t k = 0; k < then_outs.size(); ++k) {
     if (!ctx.wants_output(k)) continue;
     ctx.set_output(k, m.value(then_outs[k], else_outs[k], "output '" + ctx.node().outputs[k] + "'"));
