@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fakeprop/report/report.h"
+#include "fakeprop/sizing/memory.h"
 #include "fakeprop/util/enum_table.h"
 
 namespace fakeprop {
@@ -38,8 +39,12 @@ constexpr std::array kChangeKinds = {
     ChangeKindInfo{C::NewRuntimeAssert, "new_runtime_assert"},
     ChangeKindInfo{C::RemovedRuntimeAssert, "removed_runtime_assert"},
     ChangeKindInfo{C::OptionsChanged, "options_changed"},
+    ChangeKindInfo{C::PeakMemoryGrew, "peak_memory_grew"},
+    ChangeKindInfo{C::PeakMemoryShrank, "peak_memory_shrank"},
+    ChangeKindInfo{C::PeakMemoryChanged, "peak_memory_changed"},
+    ChangeKindInfo{C::FlopsChanged, "flops_changed"},
 };
-static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::OptionsChanged),
+static_assert(indexed_by_enum(kChangeKinds, [](const ChangeKindInfo& e) { return e.kind; }, C::FlopsChanged),
               "kChangeKinds is indexed by ChangeKind and lists every kind");
 
 // Dims printed over sources: L['x'].size()[0] instead of s0 (names are not stable across edits).
@@ -142,6 +147,18 @@ json make_baseline(const RunResult& r, bool with_nodes) {
     b["op_rules"] = {{"digest", r.op_rules_digest}, {"nodes", nodes}};
   }
 
+  // Peak memory and FLOPs over sources (symbol names are not stable across edits), with their values at the hints.
+  try {
+    const MemoryAnalysis memory = analyze_memory(r);
+    const ComputeAnalysis compute = analyze_compute(r);
+    auto hint = [&](ExprRef e) { return env.hint(e) ? json(*env.hint(e)) : json(); };
+    b["memory"] = {{"peak", env.print_over_sources(memory.peak)},
+                   {"peak_hint", hint(memory.peak)},
+                   {"flops", env.print_over_sources(compute.flops)},
+                   {"flops_hint", hint(compute.flops)}};
+  } catch (const OverflowError&) {
+  }
+
   if (with_nodes) {
     json nodes = json::object();
     for (const auto& n : r.nodes) {
@@ -241,6 +258,22 @@ std::vector<BaselineChange> compare_baselines(const json& before, const json& af
   const int64_t bu = before.value("unbacked_symbols", 0), au = after.value("unbacked_symbols", 0);
   if (au > bu)
     out.push_back({true, C::NewUnbacked, std::to_string(bu) + " -> " + std::to_string(au) + " data-dependent sizes"});
+
+  if (before.contains("memory") && after.contains("memory")) {
+    const json &bm = before["memory"], &am = after["memory"];
+    if (bm.value("peak", "") != am.value("peak", "") || bm["peak_hint"] != am["peak_hint"]) {
+      const bool known = bm["peak_hint"].is_number() && am["peak_hint"].is_number();
+      const int64_t b = known ? bm["peak_hint"].get<int64_t>() : 0, a = known ? am["peak_hint"].get<int64_t>() : 0;
+      const ChangeKind kind = !known || a == b ? C::PeakMemoryChanged : a > b ? C::PeakMemoryGrew : C::PeakMemoryShrank;
+      out.push_back({false, kind,
+                     "peak memory " + bm["peak_hint"].dump() + " -> " + am["peak_hint"].dump() + " bytes at the hints (" +
+                         bm.value("peak", "") + " -> " + am.value("peak", "") + ")"});
+    }
+    if (bm.value("flops", "") != am.value("flops", ""))
+      out.push_back({false, C::FlopsChanged,
+                     "FLOPs " + bm.value("flops", "") + " -> " + am.value("flops", "") + " (" + bm["flops_hint"].dump() +
+                         " -> " + am["flops_hint"].dump() + " at the hints)"});
+  }
 
   if (before.contains("nodes") && after.contains("nodes")) {
     const json& bn = before["nodes"];

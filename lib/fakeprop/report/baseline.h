@@ -41,6 +41,10 @@ enum class ChangeKind : uint8_t {
   NewRuntimeAssert,
   RemovedRuntimeAssert,
   OptionsChanged,
+  PeakMemoryGrew,
+  PeakMemoryShrank,
+  PeakMemoryChanged,
+  FlopsChanged,
 };
 struct ChangeKindInfo {
   ChangeKind kind;
@@ -60,7 +64,10 @@ struct BaselineChange {
 // op_rules_changed / options_changed note first, and no change counts as a
 // regression: under other rules or options the shapes say nothing about the
 // model. A new runtime assert is a regression (a size the model accepted is
-// now rejected at run time), one dropped an improvement.
+// now rejected at run time), one dropped an improvement. Peak memory and
+// FLOPs are listed when they change (peak_memory_grew / _shrank / _changed
+// at the hints, flops_changed) and never count as regressions: check gates
+// shapes. Baselines made before the memory section are not compared on it.
 std::vector<BaselineChange> compare_baselines(const nlohmann::json& before, const nlohmann::json& after);
 
 }  // namespace fakeprop
