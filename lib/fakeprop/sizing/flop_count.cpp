@@ -92,19 +92,21 @@ ExprRef sdpa_backward_count(const Shape& q, const Shape& k, const Shape& v) {
   return add(total, bmm_count(bh, dq, sq, sk));
 }
 
-// torch.matmul's count: what it dispatches to. A matrix-vector product
-// (mv, dot, or a folded mv) counts nothing; everything else becomes mm or
-// bmm over the output's elements times the contracted size.
+// torch.matmul's count: what it dispatches to. A product with a vector on
+// the right (mv, dot, or a folded mv) counts nothing; everything else
+// becomes mm or bmm over the output's elements times the contracted size.
 ExprRef matmul_count(const Shape& a, const Shape& b, const Shape& out) {
   if (a.empty() || b.empty()) throw NotCountable{};
   if (b.size() == 1) return nullptr;
-  if (a.size() == 1) return b.size() == 2 ? mm_count(integer(1), a[0], b[1]) : nullptr;
   return mul(mul(product(out), a.back()), 2);
 }
 
 // One einsum operand's letters, '.'-free: an ellipsis becomes one private
-// character per dim it covers, numbered from the right so that broadcast
-// dims of different operands match.
+// character (a control character, never a letter) per dim it covers,
+// numbered from the right so that broadcast dims of different operands match.
+char ellipsis_dim(size_t j) { return static_cast<char>(1 + j % 30); }
+bool is_ellipsis_dim(char c) { return c >= 1 && c <= 30; }
+
 std::string expand_ellipsis(std::string_view term, size_t rank) {
   const size_t dots = term.find("...");
   if (dots == std::string_view::npos) return std::string(term);
@@ -112,7 +114,7 @@ std::string expand_ellipsis(std::string_view term, size_t rank) {
   if (rank < letters) throw NotCountable{};
   const size_t covered = rank - letters;
   std::string out(term.substr(0, dots));
-  for (size_t j = covered; j-- > 0;) out.push_back(static_cast<char>('0' + static_cast<int>(j % 64)));
+  for (size_t j = covered; j-- > 0;) out.push_back(ellipsis_dim(j));
   out += term.substr(dots + 3);
   return out;
 }
@@ -153,12 +155,12 @@ ExprRef einsum_count(std::string equation, std::span<const Shape> operands) {
     size_t ellipsis_dims = 0;
     for (const auto& l : letters)
       for (char c : l)
-        if (c >= '0' && c < '0' + 64) ellipsis_dims = std::max(ellipsis_dims, static_cast<size_t>(c - '0') + 1);
+        if (is_ellipsis_dim(c)) ellipsis_dims = std::max(ellipsis_dims, static_cast<size_t>(c));
     std::string rhs = equation.substr(arrow + 2);
     const size_t dots = rhs.find("...");
     if (dots != std::string::npos) {
       std::string e;
-      for (size_t j = ellipsis_dims; j-- > 0;) e.push_back(static_cast<char>('0' + static_cast<int>(j)));
+      for (size_t j = ellipsis_dims; j-- > 0;) e.push_back(ellipsis_dim(j));
       rhs = rhs.substr(0, dots) + e + rhs.substr(dots + 3);
     }
     output = rhs;
@@ -167,8 +169,10 @@ ExprRef einsum_count(std::string equation, std::span<const Shape> operands) {
     for (const auto& l : letters)
       for (char c : l) ++count[c];
     for (const auto& [c, n] : count)
-      if (n == 1 || (c >= '0' && c < '0' + 64)) output.push_back(c);
+      if (n == 1 || is_ellipsis_dim(c)) output.push_back(c);
   }
+  for (char c : output)
+    if (!size.count(c)) return nullptr;  // not an equation torch accepts
   ExprRef total = integer(0);
   std::string left = letters[0];
   for (size_t i = 1; i < letters.size(); ++i) {
