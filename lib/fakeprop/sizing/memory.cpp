@@ -20,9 +20,12 @@ std::string_view storage_kind_name(StorageKind k) {
 
 namespace {
 
+size_t term_count(ExprRef e) { return e->kind() == ExprKind::Add ? e->terms().size() + 1 : 1; }
+
 ExprRef times_expanded(ExprRef a, ExprRef b) {
   if (a->kind() != ExprKind::Add && b->kind() == ExprKind::Add) std::swap(a, b);
-  if (a->kind() != ExprKind::Add) return mul(a, b);
+  // Two large sums stay a product: their expansion would be larger than any use of it.
+  if (a->kind() != ExprKind::Add || term_count(a) * term_count(b) > 4096) return mul(a, b);
   ExprRef r = times_expanded(integer(a->value()), b);
   for (const auto& [term, coeff] : a->terms()) r = add(r, mul(times_expanded(term, b), coeff));
   return r;
@@ -38,10 +41,20 @@ ExprRef expand(ExprRef e) {
       return r;
     }
     case ExprKind::Mul: {
+      // A sum is multiplied out up to a small power, and while the result
+      // stays small; past that the product is kept as it is (a file may
+      // hold any expression, and expanding must not blow up on it).
+      constexpr int64_t kMostPower = 4;
+      constexpr size_t kMostTerms = 512;
       ExprRef r = integer(e->value());
       for (const auto& [base, exponent] : e->terms()) {
         const ExprRef b = expand(base);
-        for (int64_t i = 0; i < exponent; ++i) r = times_expanded(r, b);
+        if (b->kind() != ExprKind::Add || exponent > kMostPower) {
+          r = times_expanded(r, pow(b, exponent));
+        } else {
+          for (int64_t i = 0; i < exponent; ++i) r = times_expanded(r, b);
+        }
+        if (r->kind() == ExprKind::Add && r->terms().size() > kMostTerms) return e;
       }
       return r;
     }
