@@ -63,8 +63,8 @@ void write_memory_section(const RunResult& r, DocumentWriter& w) {
   MemoryAnalysis a;
   try {
     a = analyze_memory(r);
-  } catch (const OverflowError& e) {
-    w.begin_object().field("error", std::string("sizes overflow 64 bits: ") + e.what()).end_object();
+  } catch (const Error& e) {  // sizes past 64 bits
+    w.begin_object().field("error", std::string("not computed: ") + e.what()).end_object();
     return;
   }
   std::optional<MemoryAt> at_hints;
@@ -124,8 +124,8 @@ void write_compute_section(const RunResult& r, DocumentWriter& w) {
   ComputeAnalysis c;
   try {
     c = analyze_compute(r);
-  } catch (const OverflowError& e) {
-    w.begin_object().field("error", std::string("sizes overflow 64 bits: ") + e.what()).end_object();
+  } catch (const Error& e) {
+    w.begin_object().field("error", std::string("not computed: ") + e.what()).end_object();
     return;
   }
   w.begin_object();
@@ -176,8 +176,8 @@ void print_sizing_summary(const RunResult& r, std::ostream& out) {
     else out << "unknown at the hints";
     if (has_free_symbols(c.flops)) out << "; over every size " << text_of(c.flops);
     out << " (" << c.nodes.size() << " node(s) with FLOPs)\n";
-  } catch (const OverflowError&) {
-    out << "memory: sizes overflow 64 bits\n";
+  } catch (const Error& e) {
+    out << "memory: not computed: " << e.what() << "\n";
   }
 }
 
