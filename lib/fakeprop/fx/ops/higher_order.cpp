@@ -330,7 +330,9 @@ std::vector<Value> call_wrapped(OpContext& ctx, const std::string& target, size_
   };
   auto literal_or_input = [&](const Arg& a, const Value* v) { return refers(a, refers) ? input(*v) : a; };
   for (size_t k = first; k < n.args.size(); ++k) args.push_back(literal_or_input(n.args[k], &ctx.value(k, "")));
-  for (const auto& [name, a] : n.kwargs) {
+  for (const auto& kwarg : n.kwargs) {
+    const std::string& name = kwarg.first;
+    const Arg& a = kwarg.second;
     if (name.starts_with("_")) continue;
     auto r = std::find_if(replaced.begin(), replaced.end(), [&](const auto& x) { return x.first == name; });
     if (r != replaced.end()) kwargs.emplace_back(name, input(r->second));
