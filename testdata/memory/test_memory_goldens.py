@@ -82,6 +82,21 @@ def at_option(values):
     return ",".join("%s=%d" % kv for kv in sorted(values.items()))
 
 
+def case(golden_path, index):
+    """(golden, the size's entry, graph path, fakeprop's report, symbol values at that size)."""
+    golden = json.loads(golden_path.read_text())
+    size = golden["sizes"][index]
+    graph = HERE / golden["graph"]
+    report = report_of(graph)
+    return golden, size, graph, report, symbol_values(report, size["inputs"], graph)
+
+
+def plan_at(graph, values, *options):
+    """`fakeprop plan --at` at these values: the table's row, or the figures at the hints for a static graph."""
+    plan = fakeprop("plan", graph, "--json", *options, *(["--at", at_option(values)] if values else []))
+    return plan["table"][0] if values else plan["at_values"]
+
+
 def cases():
     for path in GOLDENS:
         golden = json.loads(path.read_text())
@@ -92,14 +107,9 @@ def cases():
 
 @pytest.mark.parametrize("golden_path,index", list(cases()))
 def test_peak_and_flops_match_torch(golden_path, index):
-    golden = json.loads(golden_path.read_text())
-    size = golden["sizes"][index]
-    graph = HERE / golden["graph"]
-    report = report_of(graph)
+    _, size, graph, report, values = case(golden_path, index)
     assert report["errors"] == [], report["errors"][:3]
-    values = symbol_values(report, size["inputs"], graph)
-    plan = fakeprop("plan", graph, "--at", at_option(values), "--json") if values else fakeprop("plan", graph, "--json")
-    row = plan["table"][0] if values else plan["at_values"]
+    row = plan_at(graph, values)
     assert row["flops"] == size["flops"]
     # Per node: every node torch counts FLOPs for, with the same count.
     ours = {n["node"]: evaluate(n["flops"], values) for n in report["compute"]["nodes"]}
@@ -110,17 +120,11 @@ def test_peak_and_flops_match_torch(golden_path, index):
 
 @pytest.mark.parametrize("golden_path,index", list(cases()))
 def test_live_bytes_per_node_match_torch(golden_path, index):
-    golden = json.loads(golden_path.read_text())
-    size = golden["sizes"][index]
-    graph = HERE / golden["graph"]
-    report = report_of(graph)
-    values = symbol_values(report, size["inputs"], graph)
+    _, size, graph, report, values = case(golden_path, index)
     order = [n["name"] for n in json.loads(graph.read_text())["nodes"]]
     torch_live = dict(zip(order, size["live_bytes"]))
-    plan = fakeprop("plan", graph, "--json", *(["--at", at_option(values)] if values else []))
-    ours = plan["table"][0]["live_bytes"] if values else None
-    if ours is None:  # a static graph: the hints are its sizes
-        ours = [n["live_hint"] for n in report["memory"]["nodes"]]
+    # a static graph: the hints are its sizes
+    ours = plan_at(graph, values)["live_bytes"] if values else [n["live_hint"] for n in report["memory"]["nodes"]]
     names = [n["node"] for n in report["memory"]["nodes"]]
     differ = [(name, mine, torch_live[name]) for name, mine in zip(names, ours)
               if name in torch_live and mine != torch_live[name]]
@@ -129,14 +133,8 @@ def test_live_bytes_per_node_match_torch(golden_path, index):
 
 @pytest.mark.parametrize("golden_path,index", list(cases()))
 def test_peak_with_512_byte_rounding_matches_torch(golden_path, index):
-    golden = json.loads(golden_path.read_text())
-    size = golden["sizes"][index]
-    graph = HERE / golden["graph"]
-    values = symbol_values(report_of(graph), size["inputs"], graph)
-    args = ["plan", graph, "--alloc-round", "512", "--json"] + (["--at", at_option(values)] if values else [])
-    plan = fakeprop(*args)
-    row = plan["table"][0] if values else plan["at_values"]
-    assert row["peak_bytes"] == size["peak_bytes_round512"]
+    _, size, graph, _, values = case(golden_path, index)
+    assert plan_at(graph, values, "--alloc-round", "512")["peak_bytes"] == size["peak_bytes_round512"]
 
 
 def onnx_cases():
