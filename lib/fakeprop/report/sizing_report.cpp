@@ -136,12 +136,16 @@ void write_compute_section(const RunResult& r, DocumentWriter& w) {
   w.key("flops");
   quantity(w, c.flops, env);
   w.key("nodes").begin_array();
-  for (const NodeRecord* n : c.nodes) {
+  std::unordered_map<ExprRef, std::optional<int64_t>> hints;  // nodes share a handful of counts
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    const NodeRecord* n = c.nodes[i];
     w.begin_object();
     if (n->bytes_read) w.field("bytes_read", text_of(n->bytes_read));
     else w.null_field("bytes_read");
-    w.field("bytes_written", text_of(output_bytes(*n))).field("flops", text_of(n->flops)).key("flops_hint");
-    if (auto h = hint_of(n->flops, env)) w.value(*h);
+    w.field("bytes_written", text_of(c.written[i])).field("flops", text_of(n->flops)).key("flops_hint");
+    auto [it, fresh] = hints.try_emplace(n->flops);
+    if (fresh) it->second = hint_of(n->flops, env);
+    if (it->second) w.value(*it->second);
     else w.null();
     w.field("node", n->name.view()).field("op", n->op.view()).end_object();
   }

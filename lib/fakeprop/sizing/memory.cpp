@@ -429,7 +429,8 @@ ComputeAnalysis analyze_compute(const RunResult& r) {
     c.nodes.push_back(&n);
     flops.add_one(n.flops);
     if (n.bytes_read) read.add_one(n.bytes_read);
-    written.add_one(output_bytes(n));
+    c.written.push_back(output_bytes(n));
+    written.add_one(c.written.back());
   }
   c.flops = flops.sum(*r.env);
   c.bytes_read = read.sum(*r.env);

@@ -92,6 +92,7 @@ struct ComputeAnalysis {
   ExprRef flops = nullptr;  // every node's, nested ones included
   ExprRef bytes_read = nullptr, bytes_written = nullptr;  // of the nodes with FLOPs
   std::vector<const NodeRecord*> nodes;  // the nodes with FLOPs, in record order
+  std::vector<ExprRef> written;           // the bytes each of them writes
 };
 ComputeAnalysis analyze_compute(const RunResult& r);
 // The bytes a node's outputs span (numel * element size).
