@@ -560,8 +560,6 @@ MODELS = {
     "gpt2_sdpa_train": lambda: m_gpt2(train=True),
     "llama_sdpa_train": lambda: m_llama(train=True),
 }
-# Models not in the default set, picked with --models (none at present).
-OPTIONAL = {}
 
 
 # ---------------------------------------------------------------- export
@@ -662,33 +660,18 @@ def export_onnx(spec, path):
     return [i.name for i in m.graph.input if i.name not in inits]
 
 
-def write_graph(doc, path):
-    """One node per line: small, and diffs stay readable."""
+def write_lines(doc, path, listed):
+    """A JSON object with the list under `listed` one entry per line: small, and diffs stay readable."""
     with open(path, "w") as f:
         f.write("{\n")
         keys = list(doc)
         for i, k in enumerate(keys):
             v = doc[k]
             f.write(json.dumps(k) + ": ")
-            if k == "nodes":
+            if k == listed:
                 f.write("[\n" + ",\n".join(json.dumps(n, separators=(",", ":")) for n in v) + "\n]")
             else:
-                f.write(json.dumps(v, separators=(",", ":")))
-            f.write(",\n" if i + 1 < len(keys) else "\n")
-        f.write("}\n")
-
-
-def write_golden(golden, path):
-    with open(path, "w") as f:
-        f.write("{\n")
-        keys = list(golden)
-        for i, k in enumerate(keys):
-            v = golden[k]
-            f.write(json.dumps(k) + ": ")
-            if k == "sizes":
-                f.write("[\n" + ",\n".join(json.dumps(s, separators=(",", ":")) for s in v) + "\n]")
-            else:
-                f.write(json.dumps(v))
+                f.write(json.dumps(v, separators=(",", ":")) if listed == "nodes" else json.dumps(v))
             f.write(",\n" if i + 1 < len(keys) else "\n")
         f.write("}\n")
 
@@ -724,10 +707,10 @@ def check_with_onnxruntime(path, inputs, args):
 
 def run_model(name, out, fakeprop=None):
     t0 = time.time()
-    spec = {**MODELS, **OPTIONAL}[name]()
+    spec = MODELS[name]()
     gm, state, users, doc, decomp = (export_train if spec.train else export_inference)(spec)
     graph_file = name + ".graph.json"
-    write_graph(doc, os.path.join(out, graph_file))
+    write_lines(doc, os.path.join(out, graph_file), "nodes")
     if fakeprop:
         check_with_fakeprop(fakeprop, os.path.join(out, graph_file))
     placeholders = {n.name: n for n in gm.graph.nodes if n.op == "placeholder"}
@@ -777,15 +760,14 @@ def run_model(name, out, fakeprop=None):
         print("  %s %s: flops %d peak %d at %s (memtracker %s)" % (
             name, shapes, entry["flops"], entry["peak_bytes"], entry["peak_node"], mt), flush=True)
     golden["sizes"] = sizes
-    write_golden(golden, os.path.join(out, name + ".golden.json"))
+    write_lines(golden, os.path.join(out, name + ".golden.json"), "sizes")
     print("%s: %d nodes, %.1fs" % (name, len(gm.graph.nodes), time.time() - t0), flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "testdata", "memory"))
-    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ",".join(MODELS) + " (and, not by default, "
-                    + ",".join(OPTIONAL) + ")")
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ",".join(MODELS))
     ap.add_argument("--fakeprop", default=next((p for p in (os.environ.get("FAKEPROP_BIN"),
                     os.path.join(ROOT, "build", "fakeprop")) if p and os.path.exists(p)), None),
                     help="the fakeprop binary every graph must load in with no errors (default: build/fakeprop)")
@@ -798,6 +780,11 @@ def main():
         except Exception:  # noqa: BLE001: report and go on with the others
             traceback.print_exc()
             failed.append(name)
+    # The README's model table and counts, from every golden in the folder (testdata/memory's README).
+    if os.path.exists(os.path.join(args.out, "README.md")):
+        sys.path.insert(0, os.path.join(ROOT, "testdata", "memory"))
+        import readme_table  # noqa: E402
+        readme_table.write(args.out)
     if failed:
         print("failed: " + ",".join(failed), file=sys.stderr)
         sys.exit(1)

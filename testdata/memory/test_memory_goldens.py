@@ -155,3 +155,11 @@ def test_onnx_export_counts_the_same_flops(golden_path, index):
         args += ["--input", "%s=%s" % (name, ",".join(map(str, shape)))]
     report = report_of(HERE / golden["onnx"], *args)
     assert report["compute"]["flops"]["hint"] == size["flops"]
+
+
+def test_readme_is_written_from_the_goldens():
+    """README.md's model table and counts are what the goldens give (scripts/memory_oracle.py writes them)."""
+    import sys
+    sys.path.insert(0, str(HERE))
+    import readme_table
+    assert readme_table.written_part((HERE / "README.md").read_text()) == readme_table.render(HERE)
