@@ -167,12 +167,10 @@ PlanOutcome plan_run(std::unique_ptr<RunResult> result, const PlanRequest& reque
                        {"unbacked", s->unbacked}});
   }
   j["symbols"] = symbols;
-  if (!memory.unknown.empty() || asks) {
-    try {
-      j["at_values"] = point_json(planner, values);
-    } catch (const Error&) {
-      j["at_values"] = nullptr;
-    }
+  try {
+    j["at_values"] = point_json(planner, values);
+  } catch (const Error&) {  // a size without a value (an unbacked one)
+    j["at_values"] = nullptr;
   }
 
   nlohmann::json table = nlohmann::json::array();
@@ -245,9 +243,7 @@ PlanOutcome plan_run(std::unique_ptr<RunResult> result, const PlanRequest& reque
       firsts.push_back(s.value);
       nlohmann::json frontier = nlohmann::json::array();
       for (int64_t v : firsts) {
-        Planner row(r, memory, compute);
-        for (const std::string& fixed : request.set)
-          for (const auto& [sym, fv] : parse_values(fixed, env, model, "--set")) row.set(sym, fv);
+        Planner row = planner;  // the --set values, and this size of the first
         row.set(solve[0], v);
         const Planner::Solution second = row.solve(solve[1], *budget);
         frontier.push_back({{solve[0]->name(), v},

@@ -14,7 +14,6 @@
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>

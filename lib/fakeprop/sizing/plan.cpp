@@ -9,7 +9,7 @@
 namespace fakeprop {
 
 Planner::Planner(const RunResult& r, const MemoryAnalysis& memory, const ComputeAnalysis& compute)
-    : run_(r), env_(*r.env), memory_(memory), compute_(compute) {}
+    : env_(*r.env), memory_(memory), compute_(compute) {}
 
 SymbolValues Planner::values_with(ExprRef symbol, int64_t value) const {
   return [this, symbol, value](ExprRef s) -> std::optional<int64_t> {

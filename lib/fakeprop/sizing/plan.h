@@ -53,7 +53,6 @@ class Planner {
   std::optional<int64_t> peak_with(ExprRef symbol, int64_t v) const;
   std::optional<int64_t> smallest_admissible(ExprRef symbol, int64_t from, int64_t to) const;
 
-  const RunResult& run_;
   const ShapeEnv& env_;
   const MemoryAnalysis& memory_;
   const ComputeAnalysis& compute_;
