@@ -453,7 +453,6 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   // literals in call_values_ (reserved, so the pointers stay valid).
   call_values_.clear();
   call_values_.reserve(n.args.size() + n.kwargs.size());
-  call_args_.clear();
   for (const Arg& a : n.args) call_args_.push_back(argument(a));
   call_node_ = &n;
   const std::span<const Value* const> args(call_args_);
@@ -475,7 +474,6 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   }
   const bool self_is_tensor = !args.empty() && args[0]->is_tensor();
   const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
-  call_kwargs_.clear();
   for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
   out = run_rule(n, *entry, info, args);
   // meshgrid's output i is a view of input i alone, so it requires grad

@@ -224,7 +224,7 @@ std::optional<int64_t> int_attribute(const NodeArguments& in, std::string_view n
 
 using Counter = ExprRef (*)(const NodeArguments&, const OutputList&);
 
-ExprRef out0_shape_count_conv(const NodeArguments& in, const OutputList& out, bool transposed) {
+ExprRef conv_call_count(const NodeArguments& in, const OutputList& out, bool transposed) {
   Shape x = shape_of(in.get(0)), w = shape_of(in.get(1)), y = shape_of(output_tensor(out, 0));
   if (x.size() + 1 == w.size()) {  // an unbatched input: torch adds the batch dim
     x.insert(x.begin(), integer(1));
@@ -315,11 +315,11 @@ const std::unordered_map<std::string_view, Counter>& aten_counters() {
       return einsum_count(string_argument(in.get(0, "equation")), operands);
     };
     Counter conv_nd = [](const NodeArguments& in, const OutputList& out) {
-      return out0_shape_count_conv(in, out, false);
+      return conv_call_count(in, out, false);
     };
     for (std::string_view op : {"aten.conv1d", "aten.conv2d", "aten.conv3d"}) t[op] = conv_nd;
     Counter conv_transpose_nd = [](const NodeArguments& in, const OutputList& out) {
-      return out0_shape_count_conv(in, out, true);
+      return conv_call_count(in, out, true);
     };
     for (std::string_view op : {"aten.conv_transpose1d", "aten.conv_transpose2d", "aten.conv_transpose3d"})
       t[op] = conv_transpose_nd;
