@@ -165,7 +165,8 @@ def run_case(pattern, op):
     nodes.append({"name": "r", "op": "call_function", "target": target, "args": args,
                   "kwargs": {k: {"dtype": v} for k, v in kwargs.items()}})
     nodes.append({"name": "output", "op": "output", "target": "output", "args": [{"node": "r"}]})
-    graph = {"format": "fakeprop.fx/1", "symbols": symbols, "nodes": nodes}
+    # Run op by op under FakeTensorMode, not traced by make_fx: no tensor_meta guards.
+    graph = {"format": "fakeprop.fx/1", "tracer": "fake_tensor", "symbols": symbols, "nodes": nodes}
     return {"case": "%s/%s" % (pattern, name), "graph": graph, "guards": guards, "error": error,
             "out": out_meta(out)}
 

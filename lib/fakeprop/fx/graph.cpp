@@ -365,6 +365,13 @@ class GraphReader {
     const Json* nodes = member(root, "nodes");
     if (!nodes || nodes->type != JsonType::Array) fail("'nodes' must be a list");
     if (const Json* symbols = member(root, "symbols")) read_symbols(*symbols, g);
+    if (const Json* tracer = member(root, "tracer")) {
+      const std::string_view t = tracer->type == JsonType::String ? doc_.string(*tracer) : std::string_view();
+      if (t != "make_fx" && t != "export" && t != "fake_tensor")
+        fail("'tracer' must be \"make_fx\", \"export\" or \"fake_tensor\", not " + dump(*tracer));
+      g.exported = t == "export";
+      g.traced_by_make_fx = t != "fake_tensor";
+    }
     if (const Json* gradients = member(root, "gradients")) {
       if (gradients->type != JsonType::Object) fail("'gradients' must be an object of node names");
       for (const Json* entry : doc_.sorted_members(*gradients)) {

@@ -110,6 +110,12 @@ struct Graph {
   // Made by torch.export (a .pt2 archive, an ExportedProgram in process): the
   // decisions only torch.compile's fake tensors make are not made.
   bool exported = false;
+  // Traced by make_fx, as torch.compile's AOTAutograd traces the graph Dynamo
+  // built: each value's tensor_meta guards its layout. False for a graph run
+  // op by op under FakeTensorMode (FakeTensorProp), which asks nothing more.
+  // JSON "tracer": "make_fx" (the default), "export" (sets `exported`) or
+  // "fake_tensor".
+  bool traced_by_make_fx = true;
   // The subgraphs of this graph's higher-order calls (Arg::Kind::Graph
   // points here): each a graph of its own, its placeholders the call's
   // operands, its output node what the call gets back.

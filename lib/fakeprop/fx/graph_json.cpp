@@ -143,6 +143,10 @@ std::string graph_json(const Graph& g) {
   w.compact();
   w.begin_object().field("format", "fakeprop.fx/1");
   write_nodes(w, g, 0);
+  if (g.exported)
+    w.field("tracer", "export");
+  else if (!g.traced_by_make_fx)
+    w.field("tracer", "fake_tensor");
   if (!g.gradients.empty()) {
     w.key("gradients").begin_object();
     for (const auto& [out, leaf] : g.gradients) w.field(out, leaf);

@@ -555,6 +555,20 @@ Value Interpreter::example_fallback(const Node& n, const std::string& why) {
   return Value::of_tensor(std::move(tv));
 }
 
+void Interpreter::ask_tensor_meta(const Value& v) {
+  if (v.kind == Value::Kind::List) {
+    for (const Value& x : *v.list) ask_tensor_meta(x);
+    return;
+  }
+  if (!v.is_tensor()) return;
+  const TensorMeta& m = v.tensor->meta;
+  auto fixed = [](const SymShape& xs) {
+    return std::all_of(xs.begin(), xs.end(), [](const SymInt& x) { return x.is_static(); });
+  };
+  if (fixed(m.sizes) && fixed(m.strides)) return;  // nothing to guard
+  traced_memory_format(m, env());
+}
+
 // A node for the NodeRunner: a placeholder or get_attr becomes its example
 // value (a failure there ends the run: it is the user's input), a call runs
 // its rule and falls back to the node's example meta.
@@ -655,6 +669,15 @@ void Interpreter::run() {
     if (is_leaf) leaves_.push_back(position);
     record_positions_.push_back(position);
     values_[position] = &rec.outputs[0].val;
+  }
+  // AOTAutograd traces the graph Dynamo built, after it: the layout guards
+  // of its tensor_meta come after every op's own, value by value.
+  if (graph_.traced_by_make_fx && !graph_.exported && !is_subgraph_) {
+    for (const uint32_t position : record_positions_) {
+      current_ = &graph_.nodes[position];
+      e.set_current_node(current_->name);
+      ask_tensor_meta(*values_[position]);
+    }
   }
   e.set_current_node("");
   current_ = nullptr;

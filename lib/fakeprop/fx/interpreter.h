@@ -102,6 +102,10 @@ class Interpreter {
   // A failed call's value: its example meta's dtype, device and static dims,
   // fresh unbacked sizes for the others; opaque without an example tensor.
   Value example_fallback(const Node& n, const std::string& why);
+  // torch.compile's AOTAutograd traces the graph with make_fx, which records
+  // each value's tensor_meta and so guards its layout (traced_memory_format);
+  // a graph torch.export made has those answers in its range constraints.
+  void ask_tensor_meta(const Value& v);
   void record_outputs(const Node& output_node);
   class Step;  // one node for the NodeRunner
 

@@ -668,7 +668,7 @@ struct ShapeEnvInternals {
   }
 
   // Narrow ranges from `rel` (a relation, simplified), as _refine_ranges does for
-  // every symbol that enters it linearly. Ne narrows nothing: _maybe_guard_rel
+  // every symbol try_solve isolates in it. Ne narrows nothing: _maybe_guard_rel
   // returns before _refine_ranges for it (u1 != 0 keeps u1 in [0, int_oo]).
   static void refine_ranges(Env& env, ExprRef rel, const Cause& cause) {
     if (rel->kind() == ExprKind::Ne) return;
@@ -676,25 +676,85 @@ struct ShapeEnvInternals {
     for (ExprRef x : free_symbols(d)) {
       const SymbolInfo* info = find(env, x);
       if (!info || env.replacements_.count(x)) continue;
-      auto lin = isolate(d, x);
-      if (!lin || lin->coeff == 0 || lin->coeff == kNegIntOo) continue;
-      ExprKind op = rel->kind();
-      Wide c = lin->coeff;
-      ExprRef rest = lin->rest;
-      if (c < 0) {  // keep a positive coefficient: c*x + rest OP 0
-        c = -c;
-        rest = neg(rest);
-        op = flipped(op);
+      refine_symbol(env, rel->kind(), d, x, cause, kSolveTrials);
+    }
+  }
+
+  static constexpr int kSolveTrials = 5;  // try_solve's trials
+
+  // x's range from `d OP 0`, where x enters d linearly or inside a floor
+  // division by a positive constant (try_solve's FloorDiv rewrite).
+  static void refine_symbol(Env& env, ExprKind op, ExprRef d, ExprRef x, const Cause& cause, int trials) {
+    auto lin = isolate(d, x);
+    if (!lin) {
+      if (trials > 0)
+        if (auto inner = through_floordiv(op, d, x)) refine_symbol(env, inner->first, inner->second, x, cause, trials - 1);
+      return;
+    }
+    if (lin->coeff == 0 || lin->coeff == kNegIntOo) return;
+    Wide c = lin->coeff;
+    ExprRef rest = lin->rest;
+    if (c < 0) {  // keep a positive coefficient: c*x + rest OP 0
+      c = -c;
+      rest = neg(rest);
+      op = flipped(op);
+    }
+    // torch refines only when the bound -rest/c is an integer expression.
+    if (!exact_div(rest, static_cast<int64_t>(c))) return;
+    ValueRange rb = bound_expr(rest, ranges(env, false));
+    ValueRange next = ValueRange::unknown();
+    bool strict = op == ExprKind::Lt || op == ExprKind::Gt;
+    if ((op == ExprKind::Eq || op == ExprKind::Lt || op == ExprKind::Le) && !rb.lo_infinite())
+      next.hi = upper_end(floor_div(-static_cast<Wide>(rb.lo) - (strict ? 1 : 0), c));
+    if ((op == ExprKind::Eq || op == ExprKind::Gt || op == ExprKind::Ge) && !rb.hi_infinite())
+      next.lo = lower_end(ceil_div(-static_cast<Wide>(rb.hi) + (strict ? 1 : 0), c));
+    if (narrow_range(env, x, next) && find(env, x)->range.is_singleton())
+      set_replacement(env, x, integer(find(env, x)->range.lo), "range_refined_to_singleton", cause);
+  }
+
+  // `m*(a // k) + rest OP 0` with x only in a and k > 0, as the relation on a
+  // that try_solve rewrites it to: a // k >= q is a >= k*q, a // k < q is
+  // a < k*q (> and <= move q by one). Eq and Ne give no single relation.
+  static std::optional<std::pair<ExprKind, ExprRef>> through_floordiv(ExprKind op, ExprRef d, ExprRef x) {
+    ExprRef quotient = nullptr;
+    int64_t m = 0;
+    ExprRef rest = integer(0);
+    auto take = [&](ExprRef term, int64_t coeff) {
+      if (!mentions(term, x)) {
+        rest = add(rest, mul(term, coeff));
+        return true;
       }
-      ValueRange rb = bound_expr(rest, ranges(env, false));
-      ValueRange next = ValueRange::unknown();
-      bool strict = op == ExprKind::Lt || op == ExprKind::Gt;
-      if ((op == ExprKind::Eq || op == ExprKind::Lt || op == ExprKind::Le) && !rb.lo_infinite())
-        next.hi = upper_end(floor_div(-static_cast<Wide>(rb.lo) - (strict ? 1 : 0), c));
-      if ((op == ExprKind::Eq || op == ExprKind::Gt || op == ExprKind::Ge) && !rb.hi_infinite())
-        next.lo = lower_end(ceil_div(-static_cast<Wide>(rb.hi) + (strict ? 1 : 0), c));
-      if (narrow_range(env, x, next) && find(env, x)->range.is_singleton())
-        set_replacement(env, x, integer(find(env, x)->range.lo), "range_refined_to_singleton", cause);
+      if (quotient || term->kind() != ExprKind::FloorDiv) return false;
+      quotient = term;
+      m = coeff;
+      return true;
+    };
+    if (d->kind() == ExprKind::Add) {
+      rest = integer(d->value());
+      for (const auto& [t, c] : d->terms())
+        if (!take(t, c)) return std::nullopt;
+    } else if (d->kind() == ExprKind::Mul && d->terms().size() == 1 && d->terms()[0].second == 1) {
+      if (!take(d->terms()[0].first, d->value())) return std::nullopt;
+    } else if (!take(d, 1)) {
+      return std::nullopt;
+    }
+    if (!quotient || m == 0 || m == kNegIntOo) return std::nullopt;
+    const auto k = as_integer(quotient->arg(1));
+    if (!k || *k <= 0 || mentions(quotient->arg(1), x)) return std::nullopt;
+    if (m < 0) {
+      m = -m;
+      rest = neg(rest);
+      op = flipped(op);
+    }
+    auto q = exact_div(neg(rest), m);  // quotient OP q
+    if (!q) return std::nullopt;
+    ExprRef a = quotient->arg(0);
+    switch (op) {
+      case ExprKind::Ge: return std::pair{ExprKind::Ge, sub(a, mul(*q, *k))};
+      case ExprKind::Gt: return std::pair{ExprKind::Ge, sub(a, mul(add(*q, integer(1)), *k))};
+      case ExprKind::Lt: return std::pair{ExprKind::Lt, sub(a, mul(*q, *k))};
+      case ExprKind::Le: return std::pair{ExprKind::Lt, sub(a, mul(add(*q, integer(1)), *k))};
+      default: return std::nullopt;
     }
   }
 

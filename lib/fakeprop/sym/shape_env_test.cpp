@@ -1312,5 +1312,22 @@ TEST(ShapeEnvFloat, UnbackedFloatValueIsDataDependent) {
   EXPECT_THROW(env.evaluate(B(gt(z, float_const(1.0))), "test"), DataDependentError);
 }
 
+// _refine_ranges narrows a symbol only where try_solve isolates it with an
+// integer bound (torch 2.15): through a floor division by a positive constant,
+// not through a coefficient that leaves a fraction.
+TEST(ShapeEnvRefine, ThroughAFloorDivisionAndOnlyToIntegerBounds) {
+  ShapeEnv env;
+  ExprRef s = env.create_symbol(9, kX0).expr();
+  EXPECT_TRUE(env.evaluate(B(ge(floordiv(add(s, I(1)), I(2)), I(2))), "test"));  // (s + 1)//2 >= 2: s >= 3
+  EXPECT_EQ(env.info(s).range, (ValueRange{3, kIntOo}));
+  EXPECT_TRUE(env.evaluate(B(lt(floordiv(s, I(4)), I(3))), "test"));  // s//4 < 3: s < 12
+  EXPECT_EQ(env.info(s).range, (ValueRange{3, 11}));
+  ExprRef t = env.create_symbol(10, kX1).expr();  // not duck-sized to s
+  EXPECT_TRUE(env.evaluate(B(ge(sub(mul(t, 3), I(6)), I(2))), "test"));  // t >= 8/3: no integer bound
+  EXPECT_EQ(env.info(t).range, (ValueRange{2, kIntOo}));
+  EXPECT_TRUE(env.evaluate(B(ge(sub(mul(t, 3), I(6)), I(3))), "test"));  // t >= 3
+  EXPECT_EQ(env.info(t).range, (ValueRange{3, kIntOo}));
+}
+
 }  // namespace
 }  // namespace fakeprop

@@ -343,6 +343,13 @@ bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env) {
          channels_last_contiguous(t, 5, env, Decide::SizeOblivious);
 }
 
+std::optional<MemoryFormat> traced_memory_format(const TensorMeta& t, ShapeEnv& env) {
+  if (contiguous(t, env, Decide::OrFalse)) return MemoryFormat::Contiguous;
+  if (channels_last_contiguous(t, 4, env, Decide::OrFalse)) return MemoryFormat::ChannelsLast;
+  if (channels_last_contiguous(t, 5, env, Decide::OrFalse)) return MemoryFormat::ChannelsLast3d;
+  return std::nullopt;
+}
+
 bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env) {
   constexpr const char* kRule = "is_non_overlapping_and_dense";
   if (has_few_elements(t.sizes, env, Decide::SizeOblivious, kRule)) return true;

@@ -57,6 +57,13 @@ bool is_contiguous(const TensorMeta& t, ShapeEnv& env);
 // prims' is_contiguous_or_false: every question a guard_or_false.
 bool is_contiguous_or_false(const TensorMeta& t, ShapeEnv& env);
 bool is_channels_last_contiguous(const TensorMeta& t, ShapeEnv& env);  // 2d (4-D) or 3d (5-D)
+// The memory format torch.fx records in a value's tensor_meta
+// (shape_prop._extract_tensor_metadata): the first of contiguous,
+// channels-last 2d and 3d the layout is, each asked as the *_or_false queries
+// do, so backed sizes are guarded. make_fx asks it of every value it traces:
+// torch.compile's graphs carry these guards (a graph output of stride (s, 1)
+// and size (n, 2) guards s != 2).
+std::optional<MemoryFormat> traced_memory_format(const TensorMeta& t, ShapeEnv& env);
 bool is_non_overlapping_and_dense(const TensorMeta& t, ShapeEnv& env);
 // torch's Python is_non_overlapping_and_dense_or_false (what the prims ask
 // for clone and _to_copy of symbolic sizes): every question a guard_or_false.

@@ -59,10 +59,17 @@ class GraphText {
   GraphText& subgraph(const std::string& name, const GraphText& g) {
     subgraphs_[name] = g.doc();
     subgraphs_[name].erase("format");
+    subgraphs_[name].erase("tracer");
+    return *this;
+  }
+  // Op tests ask for each rule's own guards, as FakeTensorProp runs it;
+  // this makes the graph torch.compile's, with make_fx's tensor_meta guards.
+  GraphText& traced_by_make_fx() {
+    tracer_ = "make_fx";
     return *this;
   }
   json doc() const {
-    json doc = {{"format", "fakeprop.fx/1"}, {"nodes", nodes_}};
+    json doc = {{"format", "fakeprop.fx/1"}, {"tracer", tracer_}, {"nodes", nodes_}};
     doc["nodes"].push_back(
         {{"name", "output"}, {"op", "output"}, {"target", "output"}, {"args", {returns_.is_null() ? node(last_) : returns_}}});
     if (!symbols_.empty()) doc["symbols"] = symbols_;
@@ -77,6 +84,7 @@ class GraphText {
   json nodes_ = json::array();
   json symbols_ = json::object();
   std::string last_;
+  std::string tracer_ = "fake_tensor";
 };
 
 struct Ran {

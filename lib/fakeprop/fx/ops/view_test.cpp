@@ -321,5 +321,37 @@ TEST(FxView, MeshgridOfSymbolicLengthsViewsEachInput) {
   EXPECT_EQ(r.guards(), std::vector<std::string>{});
 }
 
+// torch.compile's AOTAutograd traces the graph with make_fx, whose tensor_meta
+// asks each value's layout after every op has run: x[:, -4:] of stride (s, 1)
+// guards s != 4 (torch 2.15, check_contiguous_sizes_strides). An op-level run
+// (FakeTensorProp) and torch.export's graphs ask nothing more.
+TEST(FxView, MakeFxTensorMetaGuardsEachValuesLayoutAfterTheOps) {
+  auto graph = [] {
+    GraphText g;
+    g.symbol("s0", 5)
+        .input("x", tensor({8, "s0"}))
+        .call("a", "aten.slice.Tensor", {node("x"), 1, -4, INT64_MAX})
+        .call("p", "aten.split.Tensor", {node("x"), 3, 1});
+    return g;
+  };
+  const Strs ops = run(graph()).guards();  // the split's count and last piece
+  ASSERT_EQ(ops.size(), 2u);
+  GraphText compiled = graph();
+  compiled.traced_by_make_fx();
+  Ran r = run(compiled);
+  ASSERT_EQ(r.error("p"), "");
+  const Strs all = r.guards();
+  ASSERT_GT(all.size(), ops.size() + 1);
+  EXPECT_EQ(Strs(all.begin(), all.begin() + 2), ops);
+  EXPECT_EQ(all[2], "s0 != 4");  // a (8, 4) of stride (s0, 1), traced before the split's pieces
+  EXPECT_EQ(all[3], "s0 - 3 != 1");  // piece 1, (8, s0 - 3): is its size 1?
+  json exported = graph().doc();
+  exported["tracer"] = "export";
+  Ran e;
+  e.graph = parse_graph(exported.dump(), "test");
+  e.result = run_graph(e.graph, InferOptions{});
+  EXPECT_EQ(e.guards(), ops);
+}
+
 }  // namespace
 }  // namespace fakeprop::fx
