@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "fakeprop/driver/check.h"
 #include "fakeprop/driver/infer.h"
 #include "fakeprop/driver/plan.h"
 #include "fakeprop/driver/request.h"
@@ -113,6 +114,26 @@ py::tuple report_of(const std::string& path, const py::dict& args) {
   python::PyDocumentWriter w;
   write_report(*outcome.result, outcome.extra, w);
   return py::make_tuple(w.take(), exit_status(*outcome.result, a.strict));
+}
+
+// `fakeprop check` over model files: the request driver/check.h runs for
+// the CLI, with its options from `args` and its own from `check`. Returns
+// (the --json document's text, the summary the CLI prints, the exit code).
+py::tuple check_of(const std::vector<std::string>& models, const py::dict& args, const py::dict& check) {
+  CheckRequest req;
+  req.models = models;
+  req.args = args_from(args);
+  req.baseline = string_item(check, "baseline");
+  req.shard = string_item(check, "shard");
+  if (check.contains("update")) req.update = check["update"].cast<bool>();
+  if (check.contains("nodes")) req.nodes = check["nodes"].cast<bool>();
+  if (check.contains("jobs")) req.jobs = check["jobs"].cast<unsigned>();
+  CheckOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    outcome = run_check(req);
+  }
+  return py::make_tuple(outcome.document().dump(2) + "\n", outcome.summary(), outcome.exit_code);
 }
 
 PlanRequest plan_request(const std::string& where, const py::dict& plan) {
@@ -218,6 +239,9 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("plan_file", &plan_of, py::arg("path"), py::arg("args"), py::arg("plan"),
         "`fakeprop plan` over one model file: (plan as JSON text, exit status).");
+
+  m.def("check_files", &check_of, py::arg("models"), py::arg("args"), py::arg("check"),
+        "`fakeprop check` over model files: (--json text, summary text, exit code).");
 
   m.def("heap_trims_done", &heap_trims_done,
         "How many times this process handed its free heap back to the system (the package never does).");

@@ -1,4 +1,4 @@
-"""fakeprop's entry points: :func:`infer` for model files, :func:`propagate` for live programs."""
+"""fakeprop's entry points: :func:`infer` and :func:`check` for model files, :func:`propagate` for live programs."""
 import gc
 import os
 
@@ -201,6 +201,150 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
             args[key] = value
     report, status = _core().run_file(path, args)
     return _finish(report, status, path)
+
+
+class CheckResult:
+    """What :func:`check` found: the CLI's ``fakeprop check`` output as Python objects.
+
+    ``models`` is the ``--json`` document: per model a dict of ``model``,
+    ``baseline`` (its file), ``status`` (``"ok"``, ``"regressed"``,
+    ``"updated"`` or ``"error"``), ``error`` (the message, or None) and
+    ``changes`` (each ``{"regression", "kind", "what"}``). ``changes`` and
+    ``regressions`` list every model's changes (and only the regressions),
+    each with its ``model`` added. ``status`` sums them up: ``"error"`` when a
+    model could not be checked, else ``"regressed"`` when one regressed,
+    ``"updated"`` when the baselines were written, else ``"ok"``;
+    ``exit_code`` is the CLI's (0, 1 on a regression, 2 on bad input).
+    ``json`` is the text ``fakeprop check --json`` prints and ``summary`` the
+    text it prints without ``--json`` (models' errors aside: the CLI prints
+    those on stderr; here they are in ``errors``).
+    """
+
+    def __init__(self, json_text, summary, exit_code):
+        import json
+
+        self.json = json_text
+        self.summary = summary
+        self.exit_code = exit_code
+        self.models = json.loads(json_text)
+
+    @property
+    def status(self):
+        if self.exit_code == 2:
+            return "error"
+        if self.exit_code == 1:
+            return "regressed"
+        if self.models and all(m["status"] == "updated" for m in self.models):
+            return "updated"
+        return "ok"
+
+    @property
+    def changes(self):
+        return [dict(c, model=m["model"]) for m in self.models for c in m["changes"]]
+
+    @property
+    def regressions(self):
+        return [c for c in self.changes if c["regression"]]
+
+    @property
+    def errors(self):
+        return [m["error"] for m in self.models if m["error"] is not None]
+
+    def __repr__(self):
+        return "<fakeprop.CheckResult %s: %d models, %d changes, %d regressions>" % (
+            self.status, len(self.models), len(self.changes), len(self.regressions))
+
+
+def _paths(name, value):
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
+        return [os.fspath(v) for v in value]
+    raise TypeError("%s: expected a path or a list of paths, got %r" % (name, value))
+
+
+def _shard_text(shard):
+    """shard as ``"K/N"``, from that text or a (K, N) pair."""
+    if isinstance(shard, (tuple, list)) and len(shard) == 2:
+        k, n = shard
+    elif isinstance(shard, str) and shard.count("/") == 1:
+        k, n = shard.split("/")
+        k, n = (int(k), int(n)) if k.strip().isdigit() and n.strip().isdigit() else (None, None)
+    else:
+        k = n = None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k, n)) or not 1 <= k <= n:
+        raise errors.InputError("shard=%r: expected 'K/N' or (K, N) with 1 <= K <= N, e.g. '2/8'" % (shard,))
+    return "%d/%d" % (k, n)
+
+
+def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None, dynamic=None, unbacked=None,
+          static=None, marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
+          backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
+          explain_symbol=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
+          max_program_bytes=None, max_compression_ratio=None, alloc_round=0, dtype_bytes=None):
+    """Compare model files with their baselines, as ``fakeprop check`` does, and return a :class:`CheckResult`.
+
+    ``models`` is a model path or a list of them; ``baseline`` a baseline
+    file (one model) or a directory holding ``<model file name>.baseline.json``
+    per model. ``update=True`` writes the current results as the baselines
+    (atomically), as ``--update`` does; ``nodes=True`` compares every node's
+    outputs too (``--nodes``); ``shard`` (``"2/8"`` or ``(2, 8)``) checks
+    every N-th model of the sorted list (``--shard``); ``jobs`` is how many
+    models run at once (``-j``; None: every core). The other keywords are
+    :func:`infer`'s run options, and the sizing options ``alloc_round`` and
+    ``dtype_bytes`` (``{"float32": 2}``) as :func:`plan` takes them; a
+    baseline records the options it was made with, and without any each
+    model runs with its own baseline's. ``real_inputs`` takes paths here
+    (a baseline records them), not arrays. The CLI and the package run one
+    pipeline (``driver/check.h``): the same baselines, the same document.
+
+    A regression is in the result (``status == "regressed"``), not raised,
+    and so is a model that could not be checked (no baseline, a file that
+    does not load: ``status == "error"``, its message in ``errors``).
+    Raises :class:`fakeprop.InputError` for a request that cannot run:
+    a malformed ``shard``, several models with one baseline file, an option
+    that does not parse.
+    """
+    models = _paths("models", models)
+    if not models:
+        raise errors.InputError("models: no model to check")
+    baseline = os.fspath(baseline)
+    if len(models) > 1 and not os.path.isdir(baseline):
+        raise errors.InputError("baseline=%r: checking several models needs a baseline directory" % baseline)
+    request = {"baseline": baseline}
+    if update:
+        request["update"] = True
+    if nodes:
+        request["nodes"] = True
+    if shard is not None:
+        request["shard"] = _shard_text(shard)
+    if jobs is not None:
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise errors.InputError("jobs must be a positive int, got %r" % (jobs,))
+        request["jobs"] = jobs
+    if real_inputs is not None:
+        if isinstance(real_inputs, dict) and not all(isinstance(v, (str, os.PathLike)) for v in real_inputs.values()):
+            raise errors.InputError("real_inputs: check takes paths (.pb, .npy, a test data directory), not arrays: "
+                                    "a baseline records its options as the CLI's flags")
+    args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
+                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
+                 unbacked_values, real_inputs)
+    if not args.get("real_input_arrays", True):
+        del args["real_input_arrays"]
+    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
+                       ("max_compression_ratio", max_compression_ratio)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
+            args[key] = value
+    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
+        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
+    if alloc_round:
+        args["alloc_round"] = alloc_round
+    if dtype_bytes:
+        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+    json_text, summary, exit_code = _core().check_files(models, args, request)
+    return CheckResult(json_text, summary, exit_code)
 
 
 def _dim_mark(source, spec):
