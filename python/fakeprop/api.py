@@ -115,6 +115,22 @@ def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero
     return args
 
 
+def _add_file_options(args, max_nodes, max_program_bytes, max_compression_ratio, alloc_round, dtype_bytes):
+    """The limits on a model file and the sizing options, checked, into the extension's args."""
+    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
+                       ("max_compression_ratio", max_compression_ratio)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
+            args[key] = value
+    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
+        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
+    if alloc_round:
+        args["alloc_round"] = alloc_round
+    if dtype_bytes:
+        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+
+
 def _finish(report, status, where):
     if status == 0:
         return report
@@ -132,7 +148,7 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
           html=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
           max_program_bytes=None, max_compression_ratio=None, calls=None, workload=None, recompile_limit=8,
-          trace_dir=None, stats=False):
+          trace_dir=None, stats=False, alloc_round=0, dtype_bytes=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -142,6 +158,13 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     texts (``"x:0=dynamic,min=2,max=64"``), ``inputs`` example sizes as
     ``{"x": [8, 3, 224, 224]}``; ``device`` is ``"cpu"`` or ``"cuda"``;
     ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr;
+    ``specialize_zero_one=False``, ``duck_shape=False``,
+    ``backed_size_oblivious=True`` and ``assume_static_by_default=False``
+    are the ShapeEnv switches ``--no-specialize-zero-one``,
+    ``--no-duck-shape``, ``--backed-size-oblivious`` and
+    ``--no-assume-static-by-default``; ``explain_guard`` (a guard's sympy
+    text) and ``explain_symbol`` (``"u0,s1"`` or a list) print the causal
+    chain of that guard or those symbols on stderr (``--explain-*``);
     ``op_rules`` is an ``--op-rules`` file or a list of them (rules for
     custom operators); ``unbacked_values`` maps unbacked symbols to values
     from a real run (``{"u0": 37}``, ``--unbacked-value``);
@@ -164,12 +187,18 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     ``recompiles`` (its ``log`` the Dynamo-style text), with at most
     ``recompile_limit`` entries. ``trace_dir`` writes the TORCH_TRACE log
     there (``--trace-dir``); ``stats=True`` adds the phase times and
-    dispatch-cache counters as ``stats`` (``--stats``). The CLI and the
-    package run the same pipeline (``driver/request.h``).
+    dispatch-cache counters as ``stats`` (``--stats``). ``alloc_round``
+    (``512``: CUDA's caching allocator) and ``dtype_bytes``
+    (``{"float32": 2}``) change how the report's ``memory`` counts bytes
+    (``--alloc-round``, ``--dtype-bytes``). The CLI and the package run the
+    same pipeline (``driver/request.h``); the keywords are the option table's
+    (``lib/fakeprop/options/infer_flags.h``), which
+    ``scripts/check_options.py`` compares with the CLI's help, the man page
+    and the docs.
 
     Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
     :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
-    specialized, and, with ``strict=True``, :class:`fakeprop.StrictModeError`
+    specialized, and, with ``strict=True`` (``--strict``), :class:`fakeprop.StrictModeError`
     when a node hit a data-dependent error or has no rule; the last two carry
     the report as ``.report``.
     """
@@ -193,12 +222,7 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
         raise errors.InputError("recompile_limit must be a positive int, got %r" % (recompile_limit,))
     if recompile_limit != 8:
         args["recompile_limit"] = recompile_limit
-    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
-                       ("max_compression_ratio", max_compression_ratio)):
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
-            args[key] = value
+    _add_file_options(args, max_nodes, max_program_bytes, max_compression_ratio, alloc_round, dtype_bytes)
     report, status = _core().run_file(path, args)
     return _finish(report, status, path)
 
@@ -331,18 +355,7 @@ def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None,
                  unbacked_values, real_inputs)
     if not args.get("real_input_arrays", True):
         del args["real_input_arrays"]
-    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
-                       ("max_compression_ratio", max_compression_ratio)):
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
-            args[key] = value
-    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
-        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
-    if alloc_round:
-        args["alloc_round"] = alloc_round
-    if dtype_bytes:
-        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+    _add_file_options(args, max_nodes, max_program_bytes, max_compression_ratio, alloc_round, dtype_bytes)
     json_text, summary, exit_code = _core().check_files(models, args, request)
     return CheckResult(json_text, summary, exit_code)
 
@@ -489,7 +502,7 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
 
 
 def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, alloc_round=0, dtype_bytes=None,
-         dynamic_shapes=None, **options):
+         dynamic_shapes=None, html=None, **options):
     """Peak memory and FLOPs over every size, at listed sizes, and the largest size that fits a budget.
 
     ``model`` is a model file (as :func:`infer` takes) or a
@@ -503,8 +516,10 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
     (``[{"batch": 8}, {"batch": 16}]``) for a table of peak and FLOPs.
     ``alloc_round=512`` rounds every storage up as CUDA's caching allocator
     does; ``dtype_bytes`` (``{"float32": 2}``) counts a dtype's elements at
-    another size. The other keyword arguments are :func:`infer`'s run
-    options. Returns ``fakeprop plan --json``'s document as Python objects
+    another size. ``html`` writes the HTML report there, its memory chart
+    with live bytes at the hints and at the solved size (``--html``; for a
+    model file: the report's graph comes from the file). The other keyword
+    arguments are :func:`infer`'s run options. Returns ``fakeprop plan --json``'s document as Python objects
     (format ``fakeprop.plan/1``, docs/sizing.md). Raises
     :class:`fakeprop.InputError` for a budget that does not parse, a symbol
     the model does not have, or a peak that needs sizes fakeprop could not
@@ -531,6 +546,11 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
         request["at"] = [values(row, "at") for row in ([at] if isinstance(at, dict) else at)]
     if set is not None:
         request["set"] = [values(set, "set")]
+    if html is not None:
+        if not isinstance(model, (str, os.PathLike)):
+            raise errors.InputError("html: plan writes the HTML report of a model file; export_graph the program "
+                                    "to a file and plan that")
+        request["html"] = os.fspath(html)
     if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
         raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
     known = ("dynamic", "unbacked", "static", "marks", "inputs", "device", "log", "specialize_zero_one", "duck_shape",

@@ -297,3 +297,14 @@ def test_stats_and_a_workload_file(cli, tmp_path):
     assert set(report["stats"]) == set(out["stats"]) == {"nodes", "phases", "dispatch_cache"}
     with pytest.raises(fakeprop.InputError, match="recompile_limit must be a positive int"):
         fakeprop.infer(model, calls=["x=[16]"], recompile_limit=0)
+
+
+def test_sizing_keywords_are_the_cli_flags(cli):
+    """alloc_round and dtype_bytes, rows of the option table, reach infer as --alloc-round and --dtype-bytes."""
+    report = fakeprop.infer(ATTENTION, inputs={"x": [2, 8, 32]}, alloc_round=512, dtype_bytes={"float32": 2})
+    out = cli(ATTENTION, "--input", "x=2,8,32", "--alloc-round", "512", "--dtype-bytes", "float32=2", "--json")
+    assert out.returncode == 0, out.stderr
+    assert report == json.loads(out.stdout)
+    assert report["memory"] != fakeprop.infer(ATTENTION, inputs={"x": [2, 8, 32]})["memory"]
+    with pytest.raises(fakeprop.InputError, match="^alloc_round must be an int >= 0"):
+        fakeprop.infer(ATTENTION, alloc_round=-1)

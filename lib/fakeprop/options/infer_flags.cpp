@@ -10,29 +10,68 @@
 namespace fakeprop {
 
 std::span<const InferFlag> infer_flags() {
+  using C = InferFlag::Check;
   static const InferFlag table[] = {
-      {"--dynamic", "dynamic", &InferArgs::dynamic},
-      {"--unbacked", "unbacked", &InferArgs::unbacked},
-      {"--static", "static", &InferArgs::static_},
-      {"--mark", "marks", &InferArgs::marks},
-      {"--input", "inputs", &InferArgs::inputs},
-      {"--device", "device", &InferArgs::device},
-      {"--log", "log", &InferArgs::log},
-      {"--no-specialize-zero-one", "no_specialize_zero_one", &InferArgs::no_specialize_zero_one},
-      {"--no-duck-shape", "no_duck_shape", &InferArgs::no_duck_shape},
-      {"--backed-size-oblivious", "backed_size_oblivious", &InferArgs::backed_size_oblivious},
-      {"--no-assume-static-by-default", "no_assume_static_by_default", &InferArgs::no_assume_static_by_default},
-      {"--explain-guard", "explain_guard", &InferArgs::explain_guard},
-      {"--explain-symbol", "explain_symbol", &InferArgs::explain_symbol},
-      {"--op-rules", "op_rules", &InferArgs::op_rules, false},
-      {"--unbacked-value", "unbacked_values", &InferArgs::unbacked_values},
-      {"--real-input", "real_inputs", &InferArgs::real_inputs},
-      {"--strict", "strict", &InferArgs::strict},
-      {"--max-nodes", "max_nodes", &InferArgs::max_nodes},
-      {"--max-program-bytes", "max_program_bytes", &InferArgs::max_program_bytes},
-      {"--alloc-round", "alloc_round", &InferArgs::alloc_round},
-      {"--dtype-bytes", "dtype_bytes", &InferArgs::dtype_bytes},
-      {"--max-compression-ratio", "max_compression_ratio", &InferArgs::max_compression_ratio},
+      {"--dynamic", "dynamic", "dynamic", &InferArgs::dynamic, "SPEC",
+       "Mark sources dynamic (backed, a symbol each); comma-separated SPEC, repeatable"},
+      {"--unbacked", "unbacked", "unbacked", &InferArgs::unbacked, "SPEC", "Mark sources unbacked (size-like, no hint)"},
+      {"--static", "static", "static", &InferArgs::static_, "SPEC",
+       "Mark sources static; wins over --unbacked and --dynamic"},
+      {"--mark", "marks", "marks", &InferArgs::marks, "MARK",
+       "Mark one source's dims with options, as mark_dynamic/mark_unbacked take them: "
+       "SPEC=KIND[,min=N,max=N,shape_id=ID,strict,specialize_on=PRED,hint_override=N], KIND one of "
+       "dynamic, maybe_dynamic, unbacked, static; repeatable, the last match wins"},
+      {"--input", "inputs", "inputs", &InferArgs::inputs, "NAME=DIMS",
+       "Example sizes (hints) for a graph input, e.g. x=8,3,224,224 (also its rank, where the model gives none); "
+       "repeatable"},
+      {"--device", "device", "device", &InferArgs::device, "", "Device model: cpu or cuda (stride and dtype rules)",
+       C::Device},
+      {"--log", "log", "log", &InferArgs::log, "dynamic|+dynamic",
+       "Trace ShapeEnv events on stderr: dynamic or +dynamic (TORCH_LOGS is honoured too)"},
+      {"--no-specialize-zero-one", "specialize_zero_one", "no_specialize_zero_one", &InferArgs::no_specialize_zero_one,
+       "", "Keep sizes whose hint is 0 or 1 symbolic (PyTorch specializes them by default)"},
+      {"--no-duck-shape", "duck_shape", "no_duck_shape", &InferArgs::no_duck_shape, "",
+       "Give equal hints distinct symbols (no duck sizing)"},
+      {"--backed-size-oblivious", "backed_size_oblivious", "backed_size_oblivious", &InferArgs::backed_size_oblivious,
+       "", "Size-oblivious reasoning for backed sizes too"},
+      {"--no-assume-static-by-default", "assume_static_by_default", "no_assume_static_by_default",
+       &InferArgs::no_assume_static_by_default, "",
+       "Make every dim the model fixes dynamic too (torch.compile(dynamic=True))"},
+      {"--explain-guard", "explain_guard", "explain_guard", &InferArgs::explain_guard, "EXPR",
+       "Print the causal chain (node, rule, inputs, symbols) when the guard with this sympy text is added "
+       "(TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED)"},
+      {"--explain-symbol", "explain_symbol", "explain_symbol", &InferArgs::explain_symbol, "NAMES",
+       "Print the causal chain when these symbols are created, e.g. u0,s1 "
+       "(TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL)"},
+      {"--op-rules", "op_rules", "op_rules", &InferArgs::op_rules, "FILE",
+       "Rules for custom operators (FX targets, ONNX domain::OpType): their outputs' dtypes, shapes, "
+       "strides, views, requirements and unbacked sizes; repeatable",
+       C::None, false},
+      {"--unbacked-value", "unbacked_values", "unbacked_values", &InferArgs::unbacked_values, "NAME=INT",
+       "An unbacked symbol's value from a real run, e.g. u0=37: data-dependent decisions on it are taken "
+       "by it and recorded as runtime asserts (propagate_real_tensors); repeatable"},
+      {"--real-input", "real_inputs", "real_inputs", &InferArgs::real_inputs, "[NAME=]FILE",
+       "A real tensor for a graph input, [NAME=]FILE.pb (TensorProto) or FILE.npy, or a test data "
+       "directory of input_<N>.pb: it fixes the input's sizes, and its elements (up to 65536) run beside "
+       "the fake values, so unbacked sizes learn their real values (propagate_real_tensors); repeatable"},
+      {"--strict", "strict", "strict", &InferArgs::strict, "", "Exit 1 on a data-dependent error or an unsupported operator"},
+      {"--max-nodes", "max_nodes", "max_nodes", &InferArgs::max_nodes, "N",
+       "Refuse a model of more nodes, subgraphs and functions included (default 10000000)", C::Positive},
+      {"--max-program-bytes", "max_program_bytes", "max_program_bytes", &InferArgs::max_program_bytes, "N",
+       "Refuse a JSON FX graph, or a .pt2 archive's program once inflated, of more bytes (default 1073741824)",
+       C::Positive},
+      {"--alloc-round", "alloc_round", "alloc_round", &InferArgs::alloc_round, "N",
+       "Memory figures round every storage up to a multiple of N bytes (512: CUDA's caching allocator); "
+       "default 0, exact bytes",
+       C::NonNegative},
+      {"--dtype-bytes", "dtype_bytes", "dtype_bytes", &InferArgs::dtype_bytes, "DTYPE=BYTES",
+       "Memory figures count DTYPE's elements as BYTES each, e.g. float32=2 to size a float32 export in "
+       "half precision; repeatable"},
+      {"--max-compression-ratio", "max_compression_ratio", "max_compression_ratio", &InferArgs::max_compression_ratio,
+       "R",
+       "Refuse a .pt2 program that inflates to more than R bytes per compressed byte past its first 16 MiB "
+       "(default 50)",
+       C::Positive},
   };
   return table;
 }

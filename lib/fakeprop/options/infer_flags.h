@@ -1,7 +1,11 @@
-// The inference options as a command line spells them: one row per option,
-// in the order the CLI lists them. A baseline of `fakeprop check` records its
-// options in this form (["--input", "x=4,16"]), whichever front door made it,
-// and reads them back through the same table.
+// The inference options, one row each, in the order the CLI lists them: the
+// flag, the Python keyword, the key the package's extension takes, the
+// InferArgs member, the value's name and the help. The CLI's options
+// (cmd/cli.cpp), the extension's keys (python/fakeprop/_core.cpp) and the
+// check that the docs name the same options (scripts/check_options.py) all
+// read it. A baseline of `fakeprop check` records its options as flags
+// (["--input", "x=4,16"]), whichever front door made it, and reads them back
+// through it.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -20,9 +24,15 @@ struct InferFlag {
   using Text = std::string InferArgs::*;
   using Count = uint64_t InferArgs::*;
   using Bytes = int64_t InferArgs::*;
+  // What the CLI accepts beyond the member's type.
+  enum class Check : uint8_t { None, Device, Positive, NonNegative };
   std::string_view flag;     // "--input"
-  std::string_view keyword;  // the extension's key for it ("inputs")
+  std::string_view keyword;  // Python's: "inputs"; a --no-X flag is X=False ("duck_shape")
+  std::string_view key;      // the extension's ("inputs", "no_duck_shape"): the member's name
   std::variant<Strings, Flag, Text, Count, Bytes> member;
+  std::string_view value_name;  // "NAME=DIMS"; empty: CLI11's own
+  std::string_view help;
+  Check check = Check::None;
   bool recorded = true;  // false: a baseline leaves it out (--op-rules: the rules' digest is compared instead)
 };
 

@@ -43,12 +43,18 @@ TEST(InferFlags, RecordedInTableOrderAndReadBack) {
   EXPECT_EQ(recorded_flags(back), flags);
 }
 
-TEST(InferFlags, EveryRowHasAFlagAndAKeywordOnce) {
-  std::set<std::string_view> flags, keywords;
+TEST(InferFlags, EveryRowHasAFlagAKeywordAndAKeyOnce) {
+  std::set<std::string_view> flags, keywords, keys;
   for (const InferFlag& f : infer_flags()) {
     EXPECT_TRUE(f.flag.starts_with("--")) << f.flag;
     EXPECT_TRUE(flags.insert(f.flag).second) << f.flag;
     EXPECT_TRUE(keywords.insert(f.keyword).second) << f.keyword;
+    EXPECT_TRUE(keys.insert(f.key).second) << f.key;
+    EXPECT_FALSE(f.help.empty()) << f.flag;
+    // A --no-X flag is X=False in Python; any other keeps its name there.
+    if (f.flag.starts_with("--no-")) {
+      EXPECT_EQ("no_" + std::string(f.keyword), f.key) << f.flag;
+    }
   }
 }
 
