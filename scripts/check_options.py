@@ -152,7 +152,7 @@ def main():
     sys.path.insert(0, opts.python)
     from fakeprop import _core
 
-    table = [(flag, keyword) for flag, keyword, _key, _help in _core.infer_flags()]
+    table = [(flag, keyword) for flag, keyword, _key, _kind, _help in _core.infer_flags()]
     if opts.self_test:
         return self_test(opts.fakeprop, table)
     found = differences(opts.fakeprop, table)

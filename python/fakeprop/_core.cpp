@@ -226,11 +226,15 @@ PYBIND11_MODULE(_core, m) {
       "infer_flags",
       [] {
         py::list rows;
-        for (const InferFlag& f : infer_flags())
-          rows.append(py::make_tuple(std::string(f.flag), std::string(f.keyword), std::string(f.key), std::string(f.help)));
+        for (const InferFlag& f : infer_flags()) {
+          // The member's kind, which says how api.py turns a Python value into it.
+          static constexpr const char* kinds[] = {"list", "flag", "text", "count", "bytes"};
+          rows.append(py::make_tuple(std::string(f.flag), std::string(f.keyword), std::string(f.key),
+                                     kinds[f.member.index()], std::string(f.help)));
+        }
         return rows;
       },
-      "The option table: (flag, Python keyword, extension key, help) per inference option.");
+      "The option table: (flag, Python keyword, extension key, kind, help) per inference option.");
 
   m.def("check_files", &check_of, py::arg("models"), py::arg("args"), py::arg("check"),
         "`fakeprop check` over model files: (--json text, summary text, exit code).");

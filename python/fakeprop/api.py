@@ -83,52 +83,73 @@ def _real_input_args(real_inputs):
     return specs, arrays
 
 
-def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-          backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules=None,
-          unbacked_values=None, real_inputs=None):
-    # The extension reads only what is set: a left-out key is the CLI's default.
+def _positive(key, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise errors.InputError("%s must be a positive int, got %r" % (key, value))
+    return value
+
+
+def _at_least_zero(key, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise errors.InputError("%s must be an int >= 0, got %r" % (key, value))
+    return value
+
+
+def _texts(value):
+    return ["%s=%s" % (k, v) for k, v in value.items()]
+
+
+# How a keyword's Python value becomes its row's value, where that is not the value itself (a
+# flag, a text) or a list of source specs.
+_TO_ROW = {
+    "inputs": _input_list,
+    "device": str,
+    "explain_symbol": lambda v: ",".join(v) if isinstance(v, (list, tuple)) else v,
+    "op_rules": lambda v: [os.fspath(p) for p in ([v] if isinstance(v, (str, os.PathLike)) else v)],
+    "unbacked_values": _texts,
+    "dtype_bytes": _texts,
+}
+
+
+_ROWS = None  # the option table, read from the extension on first use
+
+
+def _option_table():
+    """The option table's rows (lib/fakeprop/options/infer_flags.h): flag, keyword, key, kind, help."""
+    global _ROWS
+    if _ROWS is None:
+        _ROWS = _core().infer_flags()
+    return _ROWS
+
+
+def _run_args(given, leave_out=()):
+    """The run options among ``given`` (a caller's keywords, its ``locals()``) as the extension takes
+    them: each row of the option table by its key. Left out, None and the defaults (False, a --no-X
+    keyword's True, "", [], 0) are not sent: the extension reads a missing key as the CLI's default."""
     args = {}
-    for key, value in (("dynamic", dynamic), ("unbacked", unbacked), ("static", static), ("marks", marks)):
-        if value is not None:
-            args[key] = _spec_list(key, value)
-    if inputs is not None:
-        args["inputs"] = _input_list(inputs)
-    if device != "cpu":
-        args["device"] = str(device)
-    if log:
-        args["log"] = log
-    for key, flag in (("no_specialize_zero_one", not specialize_zero_one), ("no_duck_shape", not duck_shape),
-                      ("backed_size_oblivious", backed_size_oblivious),
-                      ("no_assume_static_by_default", not assume_static_by_default), ("strict", strict)):
-        if flag:
-            args[key] = True
-    if explain_guard:
-        args["explain_guard"] = explain_guard
-    if explain_symbol:
-        args["explain_symbol"] = ",".join(explain_symbol) if isinstance(explain_symbol, (list, tuple)) else explain_symbol
-    if op_rules:
-        args["op_rules"] = [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules)]
-    if unbacked_values:
-        args["unbacked_values"] = ["%s=%s" % (k, v) for k, v in unbacked_values.items()]
-    if real_inputs is not None:
-        args["real_inputs"], args["real_input_arrays"] = _real_input_args(real_inputs)
-    return args
-
-
-def _add_file_options(args, max_nodes, max_program_bytes, max_compression_ratio, alloc_round, dtype_bytes):
-    """The limits on a model file and the sizing options, checked, into the extension's args."""
-    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
-                       ("max_compression_ratio", max_compression_ratio)):
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
+    for _flag, keyword, key, kind, _help in _option_table():
+        value = given.get(keyword)
+        if value is None or keyword in leave_out:
+            continue
+        if keyword == "real_inputs":
+            args["real_inputs"], args["real_input_arrays"] = _real_input_args(value)
+        elif kind == "flag":
+            if (not value) if key.startswith("no_") else value:
+                args[key] = True
+        elif kind == "count":
+            args[key] = _positive(keyword, value)
+        elif kind == "bytes":
+            if _at_least_zero(keyword, value):
+                args[key] = value
+        elif not value:
+            continue  # an empty list or text: the default
+        elif keyword in _TO_ROW:
+            args[key] = _TO_ROW[keyword](value)
+        elif kind == "list":
+            args[key] = _spec_list(keyword, value)
+        else:
             args[key] = value
-    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
-        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
-    if alloc_round:
-        args["alloc_round"] = alloc_round
-    if dtype_bytes:
-        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+    return args
 
 
 def _finish(report, status, where):
@@ -203,9 +224,7 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     the report as ``.report``.
     """
     path = os.fspath(path)
-    args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
-                 unbacked_values, real_inputs)
+    args = _run_args(locals())
     if output is not None:
         args["output"] = os.fspath(output)
     if html is not None:
@@ -222,7 +241,6 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
         raise errors.InputError("recompile_limit must be a positive int, got %r" % (recompile_limit,))
     if recompile_limit != 8:
         args["recompile_limit"] = recompile_limit
-    _add_file_options(args, max_nodes, max_program_bytes, max_compression_ratio, alloc_round, dtype_bytes)
     report, status = _core().run_file(path, args)
     return _finish(report, status, path)
 
@@ -350,12 +368,9 @@ def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None,
         if isinstance(real_inputs, dict) and not all(isinstance(v, (str, os.PathLike)) for v in real_inputs.values()):
             raise errors.InputError("real_inputs: check takes paths (.pb, .npy, a test data directory), not arrays: "
                                     "a baseline records its options as the CLI's flags")
-    args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
-                 unbacked_values, real_inputs)
+    args = _run_args(locals())
     if not args.get("real_input_arrays", True):
         del args["real_input_arrays"]
-    _add_file_options(args, max_nodes, max_program_bytes, max_compression_ratio, alloc_round, dtype_bytes)
     json_text, summary, exit_code = _core().check_files(models, args, request)
     return CheckResult(json_text, summary, exit_code)
 
@@ -492,9 +507,8 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
     if exported and dynamic_shapes is not None:
         _refuse_exported_dynamism(program, dynamic_shapes, graph.input_names)
-    args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
-                 unbacked_values)
+    # real_inputs here are tensors the program runs on with torch (read_program), not the CLI's files.
+    args = _run_args(dict(locals(), marks=all_marks), leave_out=("real_inputs",))
     args["real_run"] = real_inputs is not None
     # Building the report's objects would run the cyclic collector many times over.
     report, status = _without_gc(graph.run, args, True)
@@ -551,21 +565,14 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
             raise errors.InputError("html: plan writes the HTML report of a model file; export_graph the program "
                                     "to a file and plan that")
         request["html"] = os.fspath(html)
-    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
-        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
-    known = ("dynamic", "unbacked", "static", "marks", "inputs", "device", "log", "specialize_zero_one", "duck_shape",
-             "backed_size_oblivious", "assume_static_by_default", "strict", "explain_guard", "explain_symbol",
-             "op_rules", "unbacked_values")
+    # The table's run options; real_inputs is propagate's (tensors to run with torch), not plan's.
+    known = {keyword for _flag, keyword, _key, _kind, _help in _option_table()} - {"real_inputs"}
     unknown = sorted(k for k in options if k not in known)
     if unknown:
         raise TypeError("plan() got an unexpected keyword argument %r" % unknown[0])
-    o = dict(dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu", log=None,
-             specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False, assume_static_by_default=True,
-             strict=False, explain_guard=None, explain_symbol=None, op_rules=None, unbacked_values=None)
-    o.update(options)
+    given = dict(options, alloc_round=alloc_round, dtype_bytes=dtype_bytes)
     if isinstance(model, (str, os.PathLike)):
         where = os.fspath(model)
-        args = _args(*(o[k] for k in known))
         graph = None
     else:
         where = "<%s>" % type(model).__name__
@@ -574,12 +581,8 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
             raise errors.InputError("plan takes a model path, a torch.fx.GraphModule or a "
                                     "torch.export.ExportedProgram, got %s" % type(model).__name__)
         graph = _without_gc(read_program, model, list(example_inputs) if example_inputs else None, path=where)
-        marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", o["marks"])
-        o["marks"] = marks
-        args = _args(*(o[k] for k in known))
-    if alloc_round:
-        args["alloc_round"] = alloc_round
-    if dtype_bytes:
-        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+        given["marks"] = (_marks_from_dynamic_shapes(dynamic_shapes, graph.input_names)
+                          + _spec_list("marks", options.get("marks")))
+    args = _run_args(given)
     text, _status = _core().plan_file(where, args, request) if graph is None else graph.plan(args, request)
     return json.loads(text)
