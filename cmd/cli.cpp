@@ -7,9 +7,12 @@
 #include <cstring>
 #include <iostream>
 #include <streambuf>
+#include <type_traits>
+#include <variant>
 
 #include <unistd.h>
 
+#include "fakeprop/options/infer_flags.h"
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/heap_trim.h"
 
@@ -62,71 +65,26 @@ int flushed(int status, const StdoutBuffer& out) {
 
 }  // namespace
 
+// Every row of the option table (options/infer_flags.h) becomes a flag or an option.
 void InferFlags::add_to(CLI::App& app) {
-  app.add_option("--dynamic", args.dynamic, "Mark sources dynamic (backed, a symbol each); comma-separated SPEC, repeatable")
-      ->type_name("SPEC");
-  app.add_option("--unbacked", args.unbacked, "Mark sources unbacked (size-like, no hint)")->type_name("SPEC");
-  app.add_option("--static", args.static_, "Mark sources static; wins over --unbacked and --dynamic")->type_name("SPEC");
-  app.add_option("--mark", args.marks,
-                 "Mark one source's dims with options, as mark_dynamic/mark_unbacked take them: "
-                 "SPEC=KIND[,min=N,max=N,shape_id=ID,strict,specialize_on=PRED,hint_override=N], KIND one of "
-                 "dynamic, maybe_dynamic, unbacked, static; repeatable, the last match wins")
-      ->type_name("MARK");
-  app.add_option("--input", args.inputs, "Example sizes (hints) for a graph input, e.g. x=8,3,224,224 (also its rank, where the model gives none); repeatable")
-      ->type_name("NAME=DIMS");
-  app.add_option("--device", args.device, "Device model: cpu or cuda (stride and dtype rules)")
-      ->check(CLI::IsMember({"cpu", "cuda", "cuda:0"}));
-  app.add_option("--log", args.log, "Trace ShapeEnv events on stderr: dynamic or +dynamic (TORCH_LOGS is honoured too)")
-      ->type_name("dynamic|+dynamic");
-  app.add_flag("--no-specialize-zero-one", args.no_specialize_zero_one,
-               "Keep sizes whose hint is 0 or 1 symbolic (PyTorch specializes them by default)");
-  app.add_flag("--no-duck-shape", args.no_duck_shape, "Give equal hints distinct symbols (no duck sizing)");
-  app.add_flag("--backed-size-oblivious", args.backed_size_oblivious, "Size-oblivious reasoning for backed sizes too");
-  app.add_flag("--no-assume-static-by-default", args.no_assume_static_by_default,
-               "Make every dim the model fixes dynamic too (torch.compile(dynamic=True))");
-  app.add_option("--explain-guard", args.explain_guard,
-                 "Print the causal chain (node, rule, inputs, symbols) when the guard with this sympy text is added "
-                 "(TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED)")
-      ->type_name("EXPR");
-  app.add_option("--explain-symbol", args.explain_symbol,
-                 "Print the causal chain when these symbols are created, e.g. u0,s1 "
-                 "(TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL)")
-      ->type_name("NAMES");
-  app.add_option("--op-rules", args.op_rules,
-                 "Rules for custom operators (FX targets, ONNX domain::OpType): their outputs' dtypes, shapes, "
-                 "strides, views, requirements and unbacked sizes; repeatable")
-      ->type_name("FILE");
-  app.add_option("--unbacked-value", args.unbacked_values,
-                 "An unbacked symbol's value from a real run, e.g. u0=37: data-dependent decisions on it are taken "
-                 "by it and recorded as runtime asserts (propagate_real_tensors); repeatable")
-      ->type_name("NAME=INT");
-  app.add_option("--real-input", args.real_inputs,
-                 "A real tensor for a graph input, [NAME=]FILE.pb (TensorProto) or FILE.npy, or a test data "
-                 "directory of input_<N>.pb: it fixes the input's sizes, and its elements (up to 65536) run beside "
-                 "the fake values, so unbacked sizes learn their real values (propagate_real_tensors); repeatable")
-      ->type_name("[NAME=]FILE");
-  app.add_flag("--strict", args.strict, "Exit 1 on a data-dependent error or an unsupported operator");
-  app.add_option("--max-nodes", args.max_nodes, "Refuse a model of more nodes, subgraphs and functions included (default 10000000)")
-      ->check(CLI::PositiveNumber)
-      ->type_name("N");
-  app.add_option("--max-program-bytes", args.max_program_bytes,
-                 "Refuse a JSON FX graph, or a .pt2 archive's program once inflated, of more bytes (default 1073741824)")
-      ->check(CLI::PositiveNumber)
-      ->type_name("N");
-  app.add_option("--alloc-round", args.alloc_round,
-                 "Memory figures round every storage up to a multiple of N bytes (512: CUDA's caching allocator); "
-                 "default 0, exact bytes")
-      ->check(CLI::NonNegativeNumber)
-      ->type_name("N");
-  app.add_option("--dtype-bytes", args.dtype_bytes,
-                 "Memory figures count DTYPE's elements as BYTES each, e.g. float32=2 to size a float32 export in "
-                 "half precision; repeatable")
-      ->type_name("DTYPE=BYTES");
-  app.add_option("--max-compression-ratio", args.max_compression_ratio,
-                 "Refuse a .pt2 program that inflates to more than R bytes per compressed byte past its first 16 MiB "
-                 "(default 50)")
-      ->check(CLI::PositiveNumber)
-      ->type_name("R");
+  for (const InferFlag& f : infer_flags()) {
+    const std::string flag(f.flag), help(f.help);
+    CLI::Option* o = std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(args.*member)>, bool>)
+            return app.add_flag(flag, args.*member, help);
+          else
+            return app.add_option(flag, args.*member, help);
+        },
+        f.member);
+    switch (f.check) {
+      case InferFlag::Check::Device: o->check(CLI::IsMember({"cpu", "cuda", "cuda:0"})); break;
+      case InferFlag::Check::Positive: o->check(CLI::PositiveNumber); break;
+      case InferFlag::Check::NonNegative: o->check(CLI::NonNegativeNumber); break;
+      case InferFlag::Check::None: break;
+    }
+    if (!f.value_name.empty()) o->type_name(std::string(f.value_name));
+  }
 }
 
 int run(int argc, char** argv) {

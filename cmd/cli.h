@@ -43,9 +43,6 @@ struct CheckCommand {
   bool nodes = false;
   std::string shard;  // "K/N"
   unsigned jobs = 0;  // 0: every core
-  // The inference options among the subcommand's (CLI11 owns them), to read
-  // back what was given: a baseline records the options it was made with.
-  std::vector<const CLI::Option*> flag_options;
 };
 CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd);
 int run_check(const CheckCommand& cmd);

@@ -7,13 +7,13 @@
 The package and the ``fakeprop`` CLI share one C++ library; a report here is
 the CLI's ``--json`` report as Python objects.
 """
-from .api import infer, plan, propagate
+from .api import CheckResult, check, infer, plan, propagate
 from .errors import ConstraintViolationError, Error, InputError, InternalError, RunError, StrictModeError
 from .graph_export import export_graph
 
 __version__ = "0.1.0"
 __all__ = [
-    "infer",
+    "infer", "check", "CheckResult",
     "plan", "propagate", "export_graph",
     "Error", "InputError", "InternalError", "RunError", "ConstraintViolationError", "StrictModeError",
 ]

@@ -13,10 +13,12 @@
 #include <unordered_map>
 #include <variant>
 
+#include "fakeprop/driver/check.h"
 #include "fakeprop/driver/infer.h"
 #include "fakeprop/driver/plan.h"
 #include "fakeprop/driver/request.h"
 #include "fakeprop/options/infer_args.h"
+#include "fakeprop/options/infer_flags.h"
 #include "fakeprop/report/report.h"
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/heap_trim.h"
@@ -34,38 +36,14 @@ std::string string_item(const py::dict& d, const char* key) {
 }
 
 // One pass over the entries the package set (api.py's _args leaves out the
-// defaults), so a call with no options costs no lookups.
+// defaults), so a call with no options costs no lookups. The keys are the
+// option table's (options/infer_flags.h), plus the package's own.
 InferArgs args_from(const py::dict& d) {
-  using Strings = std::vector<std::string> InferArgs::*;
-  using Flag = bool InferArgs::*;
-  using Text = std::string InferArgs::*;
-  using Count = uint64_t InferArgs::*;
-  using Bytes = int64_t InferArgs::*;
-  static const std::unordered_map<std::string_view, std::variant<Strings, Flag, Text, Count, Bytes>> fields = {
-      {"dynamic", &InferArgs::dynamic},
-      {"unbacked", &InferArgs::unbacked},
-      {"static", &InferArgs::static_},
-      {"marks", &InferArgs::marks},
-      {"inputs", &InferArgs::inputs},
-      {"device", &InferArgs::device},
-      {"log", &InferArgs::log},
-      {"no_specialize_zero_one", &InferArgs::no_specialize_zero_one},
-      {"no_duck_shape", &InferArgs::no_duck_shape},
-      {"backed_size_oblivious", &InferArgs::backed_size_oblivious},
-      {"no_assume_static_by_default", &InferArgs::no_assume_static_by_default},
-      {"strict", &InferArgs::strict},
-      {"explain_guard", &InferArgs::explain_guard},
-      {"explain_symbol", &InferArgs::explain_symbol},
-      {"op_rules", &InferArgs::op_rules},
-      {"unbacked_values", &InferArgs::unbacked_values},
-      {"real_inputs", &InferArgs::real_inputs},
-      {"real_run", &InferArgs::real_run},
-      {"max_nodes", &InferArgs::max_nodes},
-      {"max_program_bytes", &InferArgs::max_program_bytes},
-      {"max_compression_ratio", &InferArgs::max_compression_ratio},
-      {"alloc_round", &InferArgs::alloc_round},
-      {"dtype_bytes", &InferArgs::dtype_bytes},
-  };
+  static const std::unordered_map<std::string_view, const InferFlag*> by_key = [] {
+    std::unordered_map<std::string_view, const InferFlag*> m;
+    for (const InferFlag& f : infer_flags()) m.emplace(f.key, &f);
+    return m;
+  }();
   InferArgs a;
   for (const auto& entry : d) {
     const py::handle key = entry.first, value = entry.second;
@@ -77,14 +55,18 @@ InferArgs args_from(const py::dict& d) {
       }
       continue;
     }
+    if (name == "real_run") {
+      a.real_run = value.cast<bool>();
+      continue;
+    }
     if (name == "output" || name == "html" || name == "calls" || name == "workload" || name == "trace_dir" ||
         name == "stats" || name == "recompile_limit")
       continue;  // the request's (report_of)
-    auto it = fields.find(name);
-    if (it == fields.end()) throw py::key_error("fakeprop._core: unknown option " + name);
+    auto it = by_key.find(name);
+    if (it == by_key.end()) throw py::key_error("fakeprop._core: unknown option " + name);
     std::visit(
         [&](auto member) { a.*member = value.cast<std::remove_reference_t<decltype(a.*member)>>(); },
-        it->second);
+        it->second->member);
   }
   return a;
 }
@@ -115,10 +97,31 @@ py::tuple report_of(const std::string& path, const py::dict& args) {
   return py::make_tuple(w.take(), exit_status(*outcome.result, a.strict));
 }
 
+// `fakeprop check` over model files: the request driver/check.h runs for
+// the CLI, with its options from `args` and its own from `check`. Returns
+// (the --json document's text, the summary the CLI prints, the exit code).
+py::tuple check_of(const std::vector<std::string>& models, const py::dict& args, const py::dict& check) {
+  CheckRequest req;
+  req.models = models;
+  req.args = args_from(args);
+  req.baseline = string_item(check, "baseline");
+  req.shard = string_item(check, "shard");
+  if (check.contains("update")) req.update = check["update"].cast<bool>();
+  if (check.contains("nodes")) req.nodes = check["nodes"].cast<bool>();
+  if (check.contains("jobs")) req.jobs = check["jobs"].cast<unsigned>();
+  CheckOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    outcome = run_check(req);
+  }
+  return py::make_tuple(outcome.document().dump(2) + "\n", outcome.summary(), outcome.exit_code);
+}
+
 PlanRequest plan_request(const std::string& where, const py::dict& plan) {
   PlanRequest req;
   req.model = where;
   req.budget = string_item(plan, "budget");
+  req.html_path = string_item(plan, "html");
   for (const char* key : {"solve", "at", "set"})
     if (plan.contains(key)) {
       auto xs = plan[key].cast<std::vector<std::string>>();
@@ -218,6 +221,23 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("plan_file", &plan_of, py::arg("path"), py::arg("args"), py::arg("plan"),
         "`fakeprop plan` over one model file: (plan as JSON text, exit status).");
+
+  m.def(
+      "infer_flags",
+      [] {
+        py::list rows;
+        for (const InferFlag& f : infer_flags()) {
+          // The member's kind, which says how api.py turns a Python value into it.
+          static constexpr const char* kinds[] = {"list", "flag", "text", "count", "bytes"};
+          rows.append(py::make_tuple(std::string(f.flag), std::string(f.keyword), std::string(f.key),
+                                     kinds[f.member.index()], std::string(f.help)));
+        }
+        return rows;
+      },
+      "The option table: (flag, Python keyword, extension key, kind, help) per inference option.");
+
+  m.def("check_files", &check_of, py::arg("models"), py::arg("args"), py::arg("check"),
+        "`fakeprop check` over model files: (--json text, summary text, exit code).");
 
   m.def("heap_trims_done", &heap_trims_done,
         "How many times this process handed its free heap back to the system (the package never does).");

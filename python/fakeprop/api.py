@@ -1,4 +1,4 @@
-"""fakeprop's entry points: :func:`infer` for model files, :func:`propagate` for live programs."""
+"""fakeprop's entry points: :func:`infer` and :func:`check` for model files, :func:`propagate` for live programs."""
 import gc
 import os
 
@@ -83,35 +83,72 @@ def _real_input_args(real_inputs):
     return specs, arrays
 
 
-def _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-          backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules=None,
-          unbacked_values=None, real_inputs=None):
-    # The extension reads only what is set: a left-out key is the CLI's default.
+def _positive(key, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise errors.InputError("%s must be a positive int, got %r" % (key, value))
+    return value
+
+
+def _at_least_zero(key, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise errors.InputError("%s must be an int >= 0, got %r" % (key, value))
+    return value
+
+
+def _texts(value):
+    return ["%s=%s" % (k, v) for k, v in value.items()]
+
+
+# How a keyword's Python value becomes its row's value, where that is not the value itself (a
+# flag, a text) or a list of source specs.
+_TO_ROW = {
+    "inputs": _input_list,
+    "device": str,
+    "explain_symbol": lambda v: ",".join(v) if isinstance(v, (list, tuple)) else v,
+    "op_rules": lambda v: [os.fspath(p) for p in ([v] if isinstance(v, (str, os.PathLike)) else v)],
+    "unbacked_values": _texts,
+    "dtype_bytes": _texts,
+}
+
+
+_ROWS = None  # the option table, read from the extension on first use
+
+
+def _option_table():
+    """The option table's rows (lib/fakeprop/options/infer_flags.h): flag, keyword, key, kind, help."""
+    global _ROWS
+    if _ROWS is None:
+        _ROWS = _core().infer_flags()
+    return _ROWS
+
+
+def _run_args(given, leave_out=()):
+    """The run options among ``given`` (a caller's keywords, its ``locals()``) as the extension takes
+    them: each row of the option table by its key. Left out, None and the defaults (False, a --no-X
+    keyword's True, "", [], 0) are not sent: the extension reads a missing key as the CLI's default."""
     args = {}
-    for key, value in (("dynamic", dynamic), ("unbacked", unbacked), ("static", static), ("marks", marks)):
-        if value is not None:
-            args[key] = _spec_list(key, value)
-    if inputs is not None:
-        args["inputs"] = _input_list(inputs)
-    if device != "cpu":
-        args["device"] = str(device)
-    if log:
-        args["log"] = log
-    for key, flag in (("no_specialize_zero_one", not specialize_zero_one), ("no_duck_shape", not duck_shape),
-                      ("backed_size_oblivious", backed_size_oblivious),
-                      ("no_assume_static_by_default", not assume_static_by_default), ("strict", strict)):
-        if flag:
-            args[key] = True
-    if explain_guard:
-        args["explain_guard"] = explain_guard
-    if explain_symbol:
-        args["explain_symbol"] = ",".join(explain_symbol) if isinstance(explain_symbol, (list, tuple)) else explain_symbol
-    if op_rules:
-        args["op_rules"] = [os.fspath(p) for p in ([op_rules] if isinstance(op_rules, (str, os.PathLike)) else op_rules)]
-    if unbacked_values:
-        args["unbacked_values"] = ["%s=%s" % (k, v) for k, v in unbacked_values.items()]
-    if real_inputs is not None:
-        args["real_inputs"], args["real_input_arrays"] = _real_input_args(real_inputs)
+    for _flag, keyword, key, kind, _help in _option_table():
+        value = given.get(keyword)
+        if value is None or keyword in leave_out:
+            continue
+        if keyword == "real_inputs":
+            args["real_inputs"], args["real_input_arrays"] = _real_input_args(value)
+        elif kind == "flag":
+            if (not value) if key.startswith("no_") else value:
+                args[key] = True
+        elif kind == "count":
+            args[key] = _positive(keyword, value)
+        elif kind == "bytes":
+            if _at_least_zero(keyword, value):
+                args[key] = value
+        elif not value:
+            continue  # an empty list or text: the default
+        elif keyword in _TO_ROW:
+            args[key] = _TO_ROW[keyword](value)
+        elif kind == "list":
+            args[key] = _spec_list(keyword, value)
+        else:
+            args[key] = value
     return args
 
 
@@ -132,7 +169,7 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
           assume_static_by_default=True, strict=False, explain_guard=None, explain_symbol=None, output=None,
           html=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
           max_program_bytes=None, max_compression_ratio=None, calls=None, workload=None, recompile_limit=8,
-          trace_dir=None, stats=False):
+          trace_dir=None, stats=False, alloc_round=0, dtype_bytes=None):
     """Run one model file (ONNX, JSON FX graph, torch.export .pt2 archive) and return its report.
 
     The report is the content of ``fakeprop MODEL --json`` as Python objects
@@ -142,6 +179,13 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     texts (``"x:0=dynamic,min=2,max=64"``), ``inputs`` example sizes as
     ``{"x": [8, 3, 224, 224]}``; ``device`` is ``"cpu"`` or ``"cuda"``;
     ``log="dynamic"`` writes the ``TORCH_LOGS=dynamic`` trace on stderr;
+    ``specialize_zero_one=False``, ``duck_shape=False``,
+    ``backed_size_oblivious=True`` and ``assume_static_by_default=False``
+    are the ShapeEnv switches ``--no-specialize-zero-one``,
+    ``--no-duck-shape``, ``--backed-size-oblivious`` and
+    ``--no-assume-static-by-default``; ``explain_guard`` (a guard's sympy
+    text) and ``explain_symbol`` (``"u0,s1"`` or a list) print the causal
+    chain of that guard or those symbols on stderr (``--explain-*``);
     ``op_rules`` is an ``--op-rules`` file or a list of them (rules for
     custom operators); ``unbacked_values`` maps unbacked symbols to values
     from a real run (``{"u0": 37}``, ``--unbacked-value``);
@@ -164,19 +208,23 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
     ``recompiles`` (its ``log`` the Dynamo-style text), with at most
     ``recompile_limit`` entries. ``trace_dir`` writes the TORCH_TRACE log
     there (``--trace-dir``); ``stats=True`` adds the phase times and
-    dispatch-cache counters as ``stats`` (``--stats``). The CLI and the
-    package run the same pipeline (``driver/request.h``).
+    dispatch-cache counters as ``stats`` (``--stats``). ``alloc_round``
+    (``512``: CUDA's caching allocator) and ``dtype_bytes``
+    (``{"float32": 2}``) change how the report's ``memory`` counts bytes
+    (``--alloc-round``, ``--dtype-bytes``). The CLI and the package run the
+    same pipeline (``driver/request.h``); the keywords are the option table's
+    (``lib/fakeprop/options/infer_flags.h``), which
+    ``scripts/check_options.py`` compares with the CLI's help, the man page
+    and the docs.
 
     Raises :class:`fakeprop.InputError` for bad usage or unreadable input,
     :class:`fakeprop.ConstraintViolationError` when a dim marked dynamic was
-    specialized, and, with ``strict=True``, :class:`fakeprop.StrictModeError`
+    specialized, and, with ``strict=True`` (``--strict``), :class:`fakeprop.StrictModeError`
     when a node hit a data-dependent error or has no rule; the last two carry
     the report as ``.report``.
     """
     path = os.fspath(path)
-    args = _args(dynamic, unbacked, static, marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
-                 unbacked_values, real_inputs)
+    args = _run_args(locals())
     if output is not None:
         args["output"] = os.fspath(output)
     if html is not None:
@@ -193,14 +241,138 @@ def infer(path, *, dynamic=None, unbacked=None, static=None, marks=None, inputs=
         raise errors.InputError("recompile_limit must be a positive int, got %r" % (recompile_limit,))
     if recompile_limit != 8:
         args["recompile_limit"] = recompile_limit
-    for key, value in (("max_nodes", max_nodes), ("max_program_bytes", max_program_bytes),
-                       ("max_compression_ratio", max_compression_ratio)):
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise errors.InputError("%s must be a positive int, got %r" % (key, value))
-            args[key] = value
     report, status = _core().run_file(path, args)
     return _finish(report, status, path)
+
+
+class CheckResult:
+    """What :func:`check` found: the CLI's ``fakeprop check`` output as Python objects.
+
+    ``models`` is the ``--json`` document: per model a dict of ``model``,
+    ``baseline`` (its file), ``status`` (``"ok"``, ``"regressed"``,
+    ``"updated"`` or ``"error"``), ``error`` (the message, or None) and
+    ``changes`` (each ``{"regression", "kind", "what"}``). ``changes`` and
+    ``regressions`` list every model's changes (and only the regressions),
+    each with its ``model`` added. ``status`` sums them up: ``"error"`` when a
+    model could not be checked, else ``"regressed"`` when one regressed,
+    ``"updated"`` when the baselines were written, else ``"ok"``;
+    ``exit_code`` is the CLI's (0, 1 on a regression, 2 on bad input).
+    ``json`` is the text ``fakeprop check --json`` prints and ``summary`` the
+    text it prints without ``--json`` (models' errors aside: the CLI prints
+    those on stderr; here they are in ``errors``).
+    """
+
+    def __init__(self, json_text, summary, exit_code):
+        import json
+
+        self.json = json_text
+        self.summary = summary
+        self.exit_code = exit_code
+        self.models = json.loads(json_text)
+
+    @property
+    def status(self):
+        if self.exit_code == 2:
+            return "error"
+        if self.exit_code == 1:
+            return "regressed"
+        if self.models and all(m["status"] == "updated" for m in self.models):
+            return "updated"
+        return "ok"
+
+    @property
+    def changes(self):
+        return [dict(c, model=m["model"]) for m in self.models for c in m["changes"]]
+
+    @property
+    def regressions(self):
+        return [c for c in self.changes if c["regression"]]
+
+    @property
+    def errors(self):
+        return [m["error"] for m in self.models if m["error"] is not None]
+
+    def __repr__(self):
+        return "<fakeprop.CheckResult %s: %d models, %d changes, %d regressions>" % (
+            self.status, len(self.models), len(self.changes), len(self.regressions))
+
+
+def _paths(name, value):
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
+        return [os.fspath(v) for v in value]
+    raise TypeError("%s: expected a path or a list of paths, got %r" % (name, value))
+
+
+def _shard_text(shard):
+    """shard as ``"K/N"``, from that text or a (K, N) pair."""
+    if isinstance(shard, (tuple, list)) and len(shard) == 2:
+        k, n = shard
+    elif isinstance(shard, str) and shard.count("/") == 1:
+        k, n = shard.split("/")
+        k, n = (int(k), int(n)) if k.strip().isdigit() and n.strip().isdigit() else (None, None)
+    else:
+        k = n = None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k, n)) or not 1 <= k <= n:
+        raise errors.InputError("shard=%r: expected 'K/N' or (K, N) with 1 <= K <= N, e.g. '2/8'" % (shard,))
+    return "%d/%d" % (k, n)
+
+
+def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None, dynamic=None, unbacked=None,
+          static=None, marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
+          backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
+          explain_symbol=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
+          max_program_bytes=None, max_compression_ratio=None, alloc_round=0, dtype_bytes=None):
+    """Compare model files with their baselines, as ``fakeprop check`` does, and return a :class:`CheckResult`.
+
+    ``models`` is a model path or a list of them; ``baseline`` a baseline
+    file (one model) or a directory holding ``<model file name>.baseline.json``
+    per model. ``update=True`` writes the current results as the baselines
+    (atomically), as ``--update`` does; ``nodes=True`` compares every node's
+    outputs too (``--nodes``); ``shard`` (``"2/8"`` or ``(2, 8)``) checks
+    every N-th model of the sorted list (``--shard``); ``jobs`` is how many
+    models run at once (``-j``; None: every core). The other keywords are
+    :func:`infer`'s run options, and the sizing options ``alloc_round`` and
+    ``dtype_bytes`` (``{"float32": 2}``) as :func:`plan` takes them; a
+    baseline records the options it was made with, and without any each
+    model runs with its own baseline's. ``real_inputs`` takes paths here
+    (a baseline records them), not arrays. The CLI and the package run one
+    pipeline (``driver/check.h``): the same baselines, the same document.
+
+    A regression is in the result (``status == "regressed"``), not raised,
+    and so is a model that could not be checked (no baseline, a file that
+    does not load: ``status == "error"``, its message in ``errors``).
+    Raises :class:`fakeprop.InputError` for a request that cannot run:
+    a malformed ``shard``, several models with one baseline file, an option
+    that does not parse.
+    """
+    models = _paths("models", models)
+    if not models:
+        raise errors.InputError("models: no model to check")
+    baseline = os.fspath(baseline)
+    if len(models) > 1 and not os.path.isdir(baseline):
+        raise errors.InputError("baseline=%r: checking several models needs a baseline directory" % baseline)
+    request = {"baseline": baseline}
+    if update:
+        request["update"] = True
+    if nodes:
+        request["nodes"] = True
+    if shard is not None:
+        request["shard"] = _shard_text(shard)
+    if jobs is not None:
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise errors.InputError("jobs must be a positive int, got %r" % (jobs,))
+        request["jobs"] = jobs
+    if real_inputs is not None:
+        if isinstance(real_inputs, dict) and not all(isinstance(v, (str, os.PathLike)) for v in real_inputs.values()):
+            raise errors.InputError("real_inputs: check takes paths (.pb, .npy, a test data directory), not arrays: "
+                                    "a baseline records its options as the CLI's flags")
+    args = _run_args(locals())
+    if not args.get("real_input_arrays", True):
+        del args["real_input_arrays"]
+    json_text, summary, exit_code = _core().check_files(models, args, request)
+    return CheckResult(json_text, summary, exit_code)
 
 
 def _dim_mark(source, spec):
@@ -335,9 +507,8 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
     all_marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", marks)
     if exported and dynamic_shapes is not None:
         _refuse_exported_dynamism(program, dynamic_shapes, graph.input_names)
-    args = _args(dynamic, unbacked, static, all_marks, inputs, device, log, specialize_zero_one, duck_shape,
-                 backed_size_oblivious, assume_static_by_default, strict, explain_guard, explain_symbol, op_rules,
-                 unbacked_values)
+    # real_inputs here are tensors the program runs on with torch (read_program), not the CLI's files.
+    args = _run_args(dict(locals(), marks=all_marks), leave_out=("real_inputs",))
     args["real_run"] = real_inputs is not None
     # Building the report's objects would run the cyclic collector many times over.
     report, status = _without_gc(graph.run, args, True)
@@ -345,7 +516,7 @@ def propagate(program, *example_inputs, dynamic_shapes=None, dynamic=None, unbac
 
 
 def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, alloc_round=0, dtype_bytes=None,
-         dynamic_shapes=None, **options):
+         dynamic_shapes=None, html=None, **options):
     """Peak memory and FLOPs over every size, at listed sizes, and the largest size that fits a budget.
 
     ``model`` is a model file (as :func:`infer` takes) or a
@@ -359,8 +530,10 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
     (``[{"batch": 8}, {"batch": 16}]``) for a table of peak and FLOPs.
     ``alloc_round=512`` rounds every storage up as CUDA's caching allocator
     does; ``dtype_bytes`` (``{"float32": 2}``) counts a dtype's elements at
-    another size. The other keyword arguments are :func:`infer`'s run
-    options. Returns ``fakeprop plan --json``'s document as Python objects
+    another size. ``html`` writes the HTML report there, its memory chart
+    with live bytes at the hints and at the solved size (``--html``; for a
+    model file: the report's graph comes from the file). The other keyword
+    arguments are :func:`infer`'s run options. Returns ``fakeprop plan --json``'s document as Python objects
     (format ``fakeprop.plan/1``, docs/sizing.md). Raises
     :class:`fakeprop.InputError` for a budget that does not parse, a symbol
     the model does not have, or a peak that needs sizes fakeprop could not
@@ -387,21 +560,19 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
         request["at"] = [values(row, "at") for row in ([at] if isinstance(at, dict) else at)]
     if set is not None:
         request["set"] = [values(set, "set")]
-    if isinstance(alloc_round, bool) or not isinstance(alloc_round, int) or alloc_round < 0:
-        raise errors.InputError("alloc_round must be an int >= 0, got %r" % (alloc_round,))
-    known = ("dynamic", "unbacked", "static", "marks", "inputs", "device", "log", "specialize_zero_one", "duck_shape",
-             "backed_size_oblivious", "assume_static_by_default", "strict", "explain_guard", "explain_symbol",
-             "op_rules", "unbacked_values")
+    if html is not None:
+        if not isinstance(model, (str, os.PathLike)):
+            raise errors.InputError("html: plan writes the HTML report of a model file; export_graph the program "
+                                    "to a file and plan that")
+        request["html"] = os.fspath(html)
+    # The table's run options; real_inputs is propagate's (tensors to run with torch), not plan's.
+    known = {keyword for _flag, keyword, _key, _kind, _help in _option_table()} - {"real_inputs"}
     unknown = sorted(k for k in options if k not in known)
     if unknown:
         raise TypeError("plan() got an unexpected keyword argument %r" % unknown[0])
-    o = dict(dynamic=None, unbacked=None, static=None, marks=None, inputs=None, device="cpu", log=None,
-             specialize_zero_one=True, duck_shape=True, backed_size_oblivious=False, assume_static_by_default=True,
-             strict=False, explain_guard=None, explain_symbol=None, op_rules=None, unbacked_values=None)
-    o.update(options)
+    given = dict(options, alloc_round=alloc_round, dtype_bytes=dtype_bytes)
     if isinstance(model, (str, os.PathLike)):
         where = os.fspath(model)
-        args = _args(*(o[k] for k in known))
         graph = None
     else:
         where = "<%s>" % type(model).__name__
@@ -410,12 +581,8 @@ def plan(model, *example_inputs, budget=None, solve=None, at=None, set=None, all
             raise errors.InputError("plan takes a model path, a torch.fx.GraphModule or a "
                                     "torch.export.ExportedProgram, got %s" % type(model).__name__)
         graph = _without_gc(read_program, model, list(example_inputs) if example_inputs else None, path=where)
-        marks = _marks_from_dynamic_shapes(dynamic_shapes, graph.input_names) + _spec_list("marks", o["marks"])
-        o["marks"] = marks
-        args = _args(*(o[k] for k in known))
-    if alloc_round:
-        args["alloc_round"] = alloc_round
-    if dtype_bytes:
-        args["dtype_bytes"] = ["%s=%s" % (k, v) for k, v in dtype_bytes.items()]
+        given["marks"] = (_marks_from_dynamic_shapes(dynamic_shapes, graph.input_names)
+                          + _spec_list("marks", options.get("marks")))
+    args = _run_args(given)
     text, _status = _core().plan_file(where, args, request) if graph is None else graph.plan(args, request)
     return json.loads(text)

@@ -93,8 +93,15 @@ def test_every_option_key_is_one_the_extension_knows():
     from fakeprop import _core
     with pytest.raises(KeyError, match="unknown option no_such_option"):
         _core.run_file(str(ADD_RELU), {"no_such_option": True})
-    everything = fakeprop.api._args(["x:0"], ["y:0"], [], ["x:1=static"], {"x": [2, 8], "y": [2, 8]}, "cuda",
-                                    None, False, False, True, False, True, "Eq", ["s0"], [], {"u0": 3}, None)
+    everything = fakeprop.api._run_args(dict(
+        dynamic=["x:0"], unbacked=["y:0"], static=["y:1"], log="dynamic", marks=["x:1=static"], inputs={"x": [2, 8], "y": [2, 8]},
+        device="cuda", specialize_zero_one=False, duck_shape=False, backed_size_oblivious=True,
+        assume_static_by_default=False, strict=True, explain_guard="Eq", explain_symbol=["s0"], op_rules=[],
+        unbacked_values={"u0": 3}, max_nodes=1000, max_program_bytes=1 << 20, max_compression_ratio=60,
+        alloc_round=512, dtype_bytes={"float32": 2}))
+    # Every row of the option table but the files (op_rules, real_inputs) is sent.
+    table = {key for _flag, _keyword, key, _kind, _help in _core.infer_flags()}
+    assert set(everything) == table - {"op_rules", "real_inputs"}
     report, _ = _core.run_file(str(ADD_RELU), everything)
     assert report["device"] == "cuda:0"
     assert any(s["name"].startswith("u") for s in report["symbols"])  # unbacked=["y:0"] reached the run
@@ -297,3 +304,14 @@ def test_stats_and_a_workload_file(cli, tmp_path):
     assert set(report["stats"]) == set(out["stats"]) == {"nodes", "phases", "dispatch_cache"}
     with pytest.raises(fakeprop.InputError, match="recompile_limit must be a positive int"):
         fakeprop.infer(model, calls=["x=[16]"], recompile_limit=0)
+
+
+def test_sizing_keywords_are_the_cli_flags(cli):
+    """alloc_round and dtype_bytes, rows of the option table, reach infer as --alloc-round and --dtype-bytes."""
+    report = fakeprop.infer(ATTENTION, inputs={"x": [2, 8, 32]}, alloc_round=512, dtype_bytes={"float32": 2})
+    out = cli(ATTENTION, "--input", "x=2,8,32", "--alloc-round", "512", "--dtype-bytes", "float32=2", "--json")
+    assert out.returncode == 0, out.stderr
+    assert report == json.loads(out.stdout)
+    assert report["memory"] != fakeprop.infer(ATTENTION, inputs={"x": [2, 8, 32]})["memory"]
+    with pytest.raises(fakeprop.InputError, match="^alloc_round must be an int >= 0"):
+        fakeprop.infer(ATTENTION, alloc_round=-1)

@@ -115,3 +115,13 @@ def test_the_largest_batch_fits_and_the_next_does_not():
     # The report's symbolic peak, at a size of its own, is the tracker's too.
     at = fakeprop.plan(ep, at=[{batch: 37}])["table"][0]
     assert (at["peak_bytes"], at["flops"]) == run(37)
+
+
+def test_plan_html_is_the_cli_flag(cli, tmp_path):
+    """html=, plan's --html, writes the HTML report of a model file; a program in process has no file for it."""
+    fakeprop.plan(GPT2, budget="900KiB", solve="s72", html=tmp_path / "py.html")
+    out = cli("plan", GPT2, "--budget", "900KiB", "--solve", "s72", "--html", tmp_path / "cli.html")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "py.html").read_bytes() == (tmp_path / "cli.html").read_bytes()
+    with pytest.raises(fakeprop.InputError, match="^html: plan writes the HTML report of a model file"):
+        fakeprop.plan(object(), html=tmp_path / "x.html")
