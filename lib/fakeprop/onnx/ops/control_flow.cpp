@@ -588,7 +588,8 @@ void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const std::
 void scan_rule(OpContext& ctx) {
   const Graph& body = graph_attr(ctx, "body");
   const int64_t n_scan = ctx.required_attr_int("num_scan_inputs");
-  const bool batched = ctx.opset() < 9;  // Scan-8: batch dim 0, optional sequence_lens first
+  // Scan-8: batch dim 0, optional sequence_lens first.
+  const bool batched = ctx.declares_input("sequence_lens");
   const size_t first = batched ? 1 : 0;
   if (n_scan < 1 || static_cast<size_t>(n_scan) + first > ctx.num_inputs())
     ctx.fail(ErrorKind::InvalidAttribute, "Scan: num_scan_inputs " + std::to_string(n_scan) + " does not fit " +

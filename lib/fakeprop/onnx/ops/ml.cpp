@@ -141,7 +141,7 @@ void category_mapper(OpContext& ctx) {
 // opset 4: values_tensor; opset 1: classes_strings maps string <-> int64).
 void label_encoder(OpContext& ctx) {
   DType out;
-  if (ctx.opset() < 2) {
+  if (ctx.declares_attribute("classes_strings")) {  // version 1
     out = ctx.dtype(0) == DType::String ? DType::Int64 : DType::String;
   } else if (list_size(ctx, "values_int64s")) {
     out = DType::Int64;
