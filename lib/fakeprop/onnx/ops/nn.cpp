@@ -166,7 +166,7 @@ void conv_rule(OpContext& ctx) {
   if (w.size() != x.size())
     ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weight " + shape_to_string(w) + " must have the rank of input " +
                                          shape_to_string(x));
-  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t group = ctx.attr_int("group");
   if (group <= 0)
     ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
   const size_t spatial = x.size() - 2;
@@ -194,7 +194,7 @@ void deform_conv_rule(OpContext& ctx) {
   conv_rule(ctx);
   const SymShape& y = ctx.outputs()[0].tensor->meta.sizes;
   const SymShape& w = ctx.shape(1);
-  const int64_t offset_group = ctx.attr_int("offset_group", 1);
+  const int64_t offset_group = ctx.attr_int("offset_group");
   if (offset_group <= 0) ctx.fail(ErrorKind::InvalidAttribute, "DeformConv offset_group must be positive");
   require_divisible(ctx, ctx.shape(0)[1], offset_group, "DeformConv: channels divisible by offset_group");
   SymInt taps = offset_group;
@@ -222,7 +222,7 @@ void conv_transpose_rule(OpContext& ctx) {
   if (w.size() != x.size())
     ctx.fail(ErrorKind::InvalidRank, "ConvTranspose weight " + shape_to_string(w) + " must have the rank of input " +
                                          shape_to_string(x));
-  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t group = ctx.attr_int("group");
   if (group <= 0)
     ctx.fail(ErrorKind::InvalidAttribute, "ConvTranspose group must be positive, got " + std::to_string(group));
   const size_t spatial = x.size() - 2;
@@ -333,7 +333,7 @@ void roi_align_rule(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidRank, "RoiAlign needs 1-D batch_indices, got " + shape_to_string(batch_indices));
   require_equal(ctx, rois[1], 4, "RoiAlign: rois are (x1, y1, x2, y2)");
   require_equal(ctx, batch_indices[0], rois[0], "RoiAlign: one batch index per roi");
-  const int64_t h = ctx.attr_int("output_height", 1), w = ctx.attr_int("output_width", 1);
+  const int64_t h = ctx.attr_int("output_height"), w = ctx.attr_int("output_width");
   if (h <= 0 || w <= 0) ctx.fail(ErrorKind::InvalidAttribute, "RoiAlign output_height/output_width must be positive");
   ctx.set_tensor(0, ctx.dtype(0), {rois[0], x[1], h, w});
 }
@@ -444,15 +444,15 @@ void instance_norm_rule(OpContext& ctx) {
 void layer_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(x.size());
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
-  layer_norm_outputs(ctx, axis, {1, 2}, ctx.attr_int("stash_type", 1));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
+  layer_norm_outputs(ctx, axis, {1, 2}, ctx.attr_int("stash_type"));
 }
 
 // RMSNormalization (opset 23): Y is X's shape in scale's dtype; scale
 // broadcasts to X's dims from `axis` on.
 void rms_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), static_cast<int64_t>(x.size()));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(x.size()));
   const SymShape& scale = ctx.shape(1);
   const size_t normalized = x.size() - static_cast<size_t>(axis);
   if (scale.size() > normalized)
@@ -463,7 +463,7 @@ void rms_norm_rule(OpContext& ctx) {
     if (!(s.is_static() && s.value() == 1))
       require_equal(ctx, s, x[x.size() - 1 - i], "RMSNormalization: scale broadcasts to the normalized dims");
   }
-  const auto stash = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("stash_type", 1)));
+  const auto stash = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("stash_type")));
   if (!stash || !is_floating(*stash))
     ctx.fail(ErrorKind::InvalidAttribute, "RMSNormalization stash_type is not a float type");
   ctx.set_tensor(0, ctx.dtype(1), x);
@@ -606,12 +606,12 @@ void tensor_scatter_rule(OpContext& ctx) {
   if (past.size() < 2 || update.size() != past.size())
     ctx.fail(ErrorKind::InvalidRank, "TensorScatter: past_cache " + shape_to_string(past) + " and update " +
                                          shape_to_string(update) + " must have one rank of at least 2");
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -2), static_cast<int64_t>(past.size()));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(past.size()));
   if (axis == 0) ctx.fail(ErrorKind::InvalidAxis, "TensorScatter: the sequence axis cannot be the batch axis 0");
   for (size_t i = 0; i < past.size(); ++i)
     if (static_cast<int64_t>(i) != axis)
       require_equal(ctx, update[i], past[i], "TensorScatter: update is the cache's shape but along the sequence axis");
-  const std::string mode = ctx.attr_string("mode", "linear");
+  const std::string mode = ctx.attr_string("mode");
   if (mode != "linear" && mode != "circular")
     ctx.fail(ErrorKind::InvalidAttribute, "TensorScatter: mode must be linear or circular, got '" + mode + "'");
   if (ctx.has_input(2)) require_vector(ctx, 2, past[0], "TensorScatter write_indices");
@@ -833,7 +833,7 @@ void dft_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(x.size());
   if (rank < 2) ctx.fail(ErrorKind::InvalidRank, "DFT needs input of rank >= 2 (the last dim holds real/imaginary)");
-  const bool onesided = ctx.attr_int("onesided", 0) != 0, inverse = ctx.attr_int("inverse", 0) != 0;
+  const bool onesided = ctx.attr_int("onesided") != 0, inverse = ctx.attr_int("inverse") != 0;
   const SymInt& parts = x.back();
   if (onesided) {
     require_equal(ctx, parts, inverse ? 2 : 1,
@@ -859,7 +859,7 @@ void dft_rule(OpContext& ctx) {
       axis = (*a)[0];
     }
   } else {
-    axis = ctx.attr_int("axis", 1);
+    axis = ctx.attr_int("axis");
   }
   if (axis < -rank || axis == -1 || axis >= rank - 1)
     ctx.fail(ErrorKind::InvalidAxis, "DFT axis " + std::to_string(axis) + " is invalid for input rank " +
@@ -881,7 +881,7 @@ void stft_rule(OpContext& ctx) {
   const SymShape& signal = ctx.shape(0);
   if (signal.size() != 3)
     ctx.fail(ErrorKind::InvalidRank, "STFT needs a 3-D signal (batch, length, 1 or 2), got " + shape_to_string(signal));
-  const bool onesided = ctx.attr_int("onesided", 1) != 0;
+  const bool onesided = ctx.attr_int("onesided") != 0;
   if (onesided) require_equal(ctx, signal[2], 1, "STFT: one-sided output needs a real signal");
   std::optional<SymInt> frame_length;
   if (ctx.has_input(3)) {
@@ -915,7 +915,7 @@ void stft_rule(OpContext& ctx) {
 }
 
 void mel_weight_matrix_rule(OpContext& ctx) {
-  auto dtype = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("output_datatype", 1)));
+  auto dtype = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("output_datatype")));
   if (!dtype) ctx.fail(ErrorKind::InvalidAttribute, "MelWeightMatrix output_datatype is not a known type");
   auto bins = ctx.scalar_int(0);
   auto dft_length = ctx.scalar_int(1);
@@ -932,7 +932,7 @@ void mel_weight_matrix_rule(OpContext& ctx) {
 // ImageDecoder: the image size lives in the encoded bytes.
 void image_decoder_rule(OpContext& ctx) {
   if (ctx.rank(0) != 1) ctx.fail(ErrorKind::InvalidRank, "ImageDecoder needs a 1-D encoded stream");
-  const std::string format = ctx.attr_string("pixel_format", "RGB");
+  const std::string format = ctx.attr_string("pixel_format");
   int64_t channels = 3;
   if (format == "Grayscale") channels = 1;
   else if (format != "RGB" && format != "BGR")

@@ -360,10 +360,10 @@ void reshape_rule(OpContext& ctx) {
 void flatten_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  int64_t axis = ctx.attr_int("axis", 1);
+  int64_t axis = ctx.attr_int("axis");
   if (axis < 0) axis += rank;  // negative axes since opset 11
   if (axis < 0 || axis > rank)
-    ctx.fail(ErrorKind::InvalidAxis, "Flatten axis " + std::to_string(ctx.attr_int("axis", 1)) +
+    ctx.fail(ErrorKind::InvalidAxis, "Flatten axis " + std::to_string(ctx.attr_int("axis")) +
                                          " is out of range for rank " + std::to_string(rank));
   const auto split = in.begin() + axis;
   SymShape out = {simplified(ctx, numel(std::span<const SymInt>(in.begin(), split))),
@@ -818,7 +818,7 @@ void gather_rule(OpContext& ctx) {
   const SymShape& indices = ctx.shape(1);
   const int64_t rank = static_cast<int64_t>(data.size());
   if (rank == 0) ctx.fail(ErrorKind::InvalidRank, "Gather needs data of rank >= 1");
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
   const SymInt& extent = data[static_cast<size_t>(axis)];
   SymShape out(data.begin(), data.begin() + axis);
   out.insert(out.end(), indices.begin(), indices.end());
@@ -852,7 +852,7 @@ void gather_elements_rule(OpContext& ctx) {
     ctx.fail(ErrorKind::ShapeMismatch, "GatherElements: data " + shape_to_string(data) + " and indices " +
                                            shape_to_string(indices) + " must have the same rank");
   if (data.empty()) ctx.fail(ErrorKind::InvalidRank, "GatherElements needs rank >= 1");
-  normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
+  normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(data.size()));
   ctx.set_tensor(0, ctx.dtype(0), indices);
 }
 
@@ -1144,7 +1144,7 @@ void space_to_depth_rule(OpContext& ctx) {
 void one_hot_rule(OpContext& ctx) {
   const SymShape& indices = ctx.shape(0);
   const int64_t out_rank = static_cast<int64_t>(indices.size()) + 1;
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), out_rank);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), out_rank);
   if (ctx.rank(1) > 1 || (ctx.rank(1) == 1 && !known_true(ctx, sym_eq(ctx.shape(1)[0], 1))))
     ctx.fail(ErrorKind::InvalidShape, "OneHot: depth must be a scalar or a 1-element tensor");
   const SymShape& values = ctx.shape(2);
@@ -1177,7 +1177,7 @@ void trilu_rule(OpContext& ctx) {
 void reverse_sequence_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   if (in.size() < 2) ctx.fail(ErrorKind::InvalidRank, "ReverseSequence needs rank >= 2, got " + shape_to_string(in));
-  const int64_t batch_axis = ctx.attr_int("batch_axis", 1), time_axis = ctx.attr_int("time_axis", 0);
+  const int64_t batch_axis = ctx.attr_int("batch_axis"), time_axis = ctx.attr_int("time_axis");
   if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
     ctx.fail(ErrorKind::InvalidAttribute, "ReverseSequence: batch_axis/time_axis must be 0 and 1");
   const SymShape& lens = ctx.shape(1);
