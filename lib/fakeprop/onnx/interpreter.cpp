@@ -165,11 +165,11 @@ class Interpreter::Step final : public NodeStep {
                                                      : "no shape rule for operator " + node_.op_type +
                                                            " of domain '" + domain + "'");
     if (node_.inputs.size() > 1)
-      if (const auto most = ops::schema_max_inputs(domain, node_.op_type, opset);
-          most && static_cast<int64_t>(node_.inputs.size()) > *most)
+      if (const OpSchema* schema = find_schema(domain, node_.op_type, opset);
+          schema && static_cast<int64_t>(node_.inputs.size()) > schema->max_input)
         in_.result_.warnings.push_back(
             {record_name_.str(), ErrorKind::ExtraInputs,
-             node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " + std::to_string(*most) +
+             node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " + std::to_string(schema->max_input) +
                  " input(s); the node names " + std::to_string(node_.inputs.size()) + " and the rest are not read"});
     ShapeEnv& e = in_.env();
     DispatchCache* cache = in_.cache_.get();

@@ -19,29 +19,7 @@ constexpr OutputTypes kOutputTypes[] = {
 #include "fakeprop/onnx/ops/output_types.inc"
 };
 
-struct InputCount {
-  std::string_view domain;
-  std::string_view op;
-  int64_t since_version;
-  int64_t max_inputs;  // -1: any number
-};
-// Sorted by (domain, op, since_version), as the script writes it.
-constexpr InputCount kInputCounts[] = {
-#include "fakeprop/onnx/ops/input_counts.inc"
-};
-
 }  // namespace
-
-std::optional<int64_t> schema_max_inputs(std::string_view domain, std::string_view op, int64_t opset) {
-  const auto key = [](const InputCount& r) { return std::pair(r.domain, r.op); };
-  const auto [first, last] = std::equal_range(
-      std::begin(kInputCounts), std::end(kInputCounts), InputCount{domain, op, 0, 0},
-      [&](const InputCount& a, const InputCount& b) { return key(a) < key(b); });
-  std::optional<int64_t> most;
-  for (auto it = first; it != last && it->since_version <= opset; ++it)
-    most = it->max_inputs < 0 ? std::nullopt : std::optional<int64_t>(it->max_inputs);
-  return most;
-}
 
 std::optional<DType> schema_output_dtype(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs) {

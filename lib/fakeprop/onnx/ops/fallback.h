@@ -36,11 +36,6 @@ std::optional<DType> schema_output_dtype(std::string_view domain, std::string_vi
 std::optional<size_t> schema_output_rank(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs);
 
-// The most inputs ONNX's schema of `op` allows at `opset` (input_counts.inc,
-// made by scripts/gen_onnx_input_counts.py); nullopt for any number, an op
-// or version onnx does not define, or a domain it does not hold.
-std::optional<int64_t> schema_max_inputs(std::string_view domain, std::string_view op, int64_t opset);
-
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name);
 
