@@ -10,7 +10,8 @@ default) and its type constraints (variable -> allowed types, as a mask of Tenso
 types plus ONNX's own spelling for messages). A parameter of a fixed type ("tensor(int64)") gets a
 constraint row of its own named by that type, so every parameter points at one constraint.
 fakeprop's schema layer (lib/fakeprop/onnx/schema.h) reads the table: the schema in effect for a
-node's opset, the checks before its rule, and attribute defaults.
+node's opset, the checks before its rule, attribute defaults, the most inputs a version takes
+(extra_inputs) and the element type a failed node's outputs keep.
 """
 import json
 import os

@@ -21,7 +21,7 @@ OpContext::OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds&
       node_(node),
       opset_(opset),
       schema_(find_schema(schema_domain(node.domain), node.op_type, opset)),
-      defaults_(schema_ ? schema_ : first_version(schema_domain(node.domain), node.op_type)),
+      declared_(schema_ ? schema_ : first_version(schema_domain(node.domain), node.op_type)),
       inputs_(std::move(inputs)),
       outputs_(node.outputs.size()),
       interp_(interp) {}
@@ -170,7 +170,7 @@ std::optional<std::vector<float>> OpContext::attr_floats(std::string_view name) 
 }
 
 const AttrRow& OpContext::schema_default(std::string_view name, AttrType type) const {
-  const AttrRow* row = defaults_ ? defaults_->attribute(name) : nullptr;
+  const AttrRow* row = declared_ ? declared_->attribute(name) : nullptr;
   if (!row || !row->has_default || row->type != type)
     fail(ErrorKind::Internal, "the schema of " + op_type() + " declares no " + attr_type_name(type) +
                                   " default for attribute '" + std::string(name) + "'");

@@ -38,10 +38,11 @@ class OpContext : public RuleContext {
   // Throws OpError where the node does not fit its schema (schema.h's
   // check_node); nothing without one. The interpreter calls it before the rule.
   void check_schema() const;
-  // Facts of the version in effect, read in place of opset comparisons.
-  bool declares_input(std::string_view name) const { return schema_ && schema_->declares_input(name); }
-  bool declares_attribute(std::string_view name) const { return schema_ && schema_->declares_attribute(name); }
-  bool declares_output(std::string_view name) const { return schema_ && schema_->declares_output(name); }
+  // Facts of the version in effect, read in place of opset comparisons (of
+  // the op's first version where the opset predates it, as `opset < N` read).
+  bool declares_input(std::string_view name) const { return declared_ && declared_->declares_input(name); }
+  bool declares_attribute(std::string_view name) const { return declared_ && declared_->declares_attribute(name); }
+  bool declares_output(std::string_view name) const { return declared_ && declared_->declares_output(name); }
   Interpreter* interpreter() { return interp_; }
 
   // ---- inputs ----
@@ -101,7 +102,7 @@ class OpContext : public RuleContext {
   const Node& node_;
   int64_t opset_;
   const OpSchema* schema_;
-  const OpSchema* defaults_;  // schema_, or the op's first version when the opset predates it
+  const OpSchema* declared_;  // schema_, or the op's first version when the opset predates it
   std::vector<const Value*> inputs_;
   std::vector<Value> outputs_;
   Interpreter* interp_;

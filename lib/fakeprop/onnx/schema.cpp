@@ -1,6 +1,7 @@
 #include "fakeprop/onnx/schema.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "fakeprop/util/error.h"
@@ -61,6 +62,8 @@ bool OpSchema::declares_output(std::string_view name) const {
   return false;
 }
 
+std::span<const OpSchema> all_schemas() { return kSchemas; }
+
 std::span<const OpSchema> schema_versions(std::string_view domain, std::string_view op) {
   const OpSchema probe{domain, op, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   const auto [first, last] = std::equal_range(std::begin(kSchemas), std::end(kSchemas), probe, key_less);
@@ -78,6 +81,24 @@ const OpSchema* find_schema(std::string_view domain, std::string_view op, int64_
 }
 
 std::string_view schema_onnx_version() { return kSchemaOnnxVersion; }
+
+OutputTypeTie output_type_tie(const OpSchema& schema, size_t k) {
+  const auto outs = schema.outputs();
+  if (outs.empty()) return {};
+  const ParamRow& out = outs[std::min(k, outs.size() - 1)];
+  const auto heterogeneous = [](const ParamRow& p) { return p.arity == Arity::Variadic && !p.homogeneous; };
+  if (heterogeneous(out)) return {};
+  const ConstraintRow& c = schema.constraint(out);
+  const bool fixed_type = c.type.starts_with("tensor(");  // not a type variable
+  const auto ins = schema.inputs();
+  for (size_t i = 0; i < ins.size(); ++i)
+    if (ins[i].constraint == out.constraint && !fixed_type && !heterogeneous(ins[i])) return {static_cast<int>(i), 0};
+  // One allowed type, a plain tensor: the mask has its one bit.
+  if (c.allowed.find(',') == std::string_view::npos && c.allowed.starts_with("tensor(") && c.tensor_types != 0 &&
+      (c.tensor_types & (c.tensor_types - 1)) == 0)
+    return {-1, static_cast<int32_t>(std::countr_zero(c.tensor_types))};
+  return {};
+}
 
 std::span<const int64_t> default_ints(const AttrRow& a) { return {kDefaultInts + a.list_begin, a.list_size}; }
 std::span<const float> default_floats(const AttrRow& a) { return {kDefaultFloats + a.list_begin, a.list_size}; }

@@ -74,6 +74,20 @@ struct OpSchema {
 // domain, or an op newer than the opset).
 const OpSchema* find_schema(std::string_view domain, std::string_view op, int64_t opset);
 
+// How a version ties the element type of output k (the last output for a k
+// past it: a variadic's pieces): to input `input`'s (the first input of the
+// output's type variable), to one fixed TensorProto type `fixed`, or, both
+// unset, to neither (a variable no input carries, several allowed types, a
+// heterogeneous variadic).
+struct OutputTypeTie {
+  int input = -1;
+  int32_t fixed = 0;
+};
+OutputTypeTie output_type_tie(const OpSchema& schema, size_t k);
+
+// Every version of every op, sorted by (domain, op, since_version).
+std::span<const OpSchema> all_schemas();
+
 // Every version onnx holds of `op`, oldest first (empty when none).
 std::span<const OpSchema> schema_versions(std::string_view domain, std::string_view op);
 

@@ -22,8 +22,8 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
                      Device device, const std::string& why, StringMap<SymInt>& dim_params);
 
 // The element type that ONNX's schema of `op` gives its output k
-// (output_types.inc, made by scripts/gen_onnx_output_types.py): an input's,
-// when that input's element type is known, or a fixed one; nullopt else.
+// (output_type_tie of its newest version, schema.h): an input's, when that
+// input's element type is known, or a fixed one; nullopt else.
 std::optional<DType> schema_output_dtype(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs);
 
