@@ -71,12 +71,12 @@ std::span<const OpSchema> schema_versions(std::string_view domain, std::string_v
 }
 
 const OpSchema* find_schema(std::string_view domain, std::string_view op, int64_t opset) {
-  const auto versions = schema_versions(domain, op);
+  const OpSchema probe{domain, op, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  // One binary search; the versions of an op follow one another.
   const OpSchema* found = nullptr;
-  for (const OpSchema& s : versions) {
-    if (s.since_version > opset) break;
-    found = &s;
-  }
+  for (auto it = std::lower_bound(std::begin(kSchemas), std::end(kSchemas), probe, key_less);
+       it != std::end(kSchemas) && !key_less(probe, *it) && it->since_version <= opset; ++it)
+    found = &*it;
   return found;
 }
 

@@ -52,9 +52,11 @@ const OpRegistry& OpRegistry::instance() {
 
 OpRule OpRegistry::find(std::string_view domain, std::string_view op_type, int64_t opset) const {
   const OpRuleEntry probe{canonical_domain(domain), op_type, nullptr};
-  const auto [first, last] = std::equal_range(sorted_.begin(), sorted_.end(), probe, op_less);
+  // One binary search per dispatch; an op's ranges are few and adjacent.
   OpRule found = nullptr;
-  for (auto it = first; it != last && it->since_version <= opset; ++it) found = it->rule;
+  for (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), probe, op_less);
+       it != sorted_.end() && !op_less(probe, *it) && it->since_version <= opset; ++it)
+    found = it->rule;
   return found;
 }
 
