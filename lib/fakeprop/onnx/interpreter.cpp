@@ -169,8 +169,9 @@ class Interpreter::Step final : public NodeStep {
           schema && static_cast<int64_t>(node_.inputs.size()) > schema->max_input)
         in_.result_.warnings.push_back(
             {record_name_.str(), ErrorKind::ExtraInputs,
-             node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " + std::to_string(schema->max_input) +
-                 " input(s); the node names " + std::to_string(node_.inputs.size()) + " and the rest are not read"});
+             node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " +
+                 std::to_string(schema->max_input) + " input(s); the node names " +
+                 std::to_string(node_.inputs.size()) + " and the rest are not read"});
     ShapeEnv& e = in_.env();
     DispatchCache* cache = in_.cache_.get();
     DispatchCache::Visit visit;

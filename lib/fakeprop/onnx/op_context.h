@@ -131,7 +131,7 @@ class OpRegistry {
   // rule is registered.
   OpRule find(std::string_view domain, std::string_view op_type,
               int64_t opset = std::numeric_limits<int64_t>::max()) const;
-  // Every registered (domain, since_version) of `op_type`'s rules.
+  // The since_version of each range `op_type` has a rule for, in order.
   std::vector<int64_t> since_versions(std::string_view domain, std::string_view op_type) const;
   std::vector<std::pair<std::string, std::string>> all() const;  // (domain, op_type), each once
 

@@ -13,10 +13,11 @@ namespace {
 
 // TensorProto's element types as ONNX spells them in "tensor(...)".
 constexpr std::string_view kElementTypeNames[] = {
-    "undefined", "float",  "uint8",    "int8",          "uint16",     "int16",          "int32",  "int64",
-    "string",    "bool",   "float16",  "double",        "uint32",     "uint64",         "complex64",
-    "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",
-    "int4",      "float4e2m1", "float8e8m0", "uint2", "int2", "float6e2m3", "float6e3m2",
+    "undefined",    "float",          "uint8",      "int8",           "uint16",     "int16",
+    "int32",        "int64",          "string",     "bool",           "float16",    "double",
+    "uint32",       "uint64",         "complex64",  "complex128",     "bfloat16",   "float8e4m3fn",
+    "float8e4m3fnuz", "float8e5m2",   "float8e5m2fnuz", "uint4",      "int4",       "float4e2m1",
+    "float8e8m0",   "uint2",          "int2",       "float6e2m3",     "float6e3m2",
 };
 
 std::string tensor_type_string(int32_t code) {
@@ -29,7 +30,8 @@ std::string node_prefix(const Node& node) {
   return "(op_type:" + node.op_type + ", node name: " + node.name + "): ";
 }
 
-bool key_less(const OpSchema& a, const OpSchema& b) {
+// Orders the table's rows by (domain, op); an op's versions compare equal.
+bool op_less(const OpSchema& a, const OpSchema& b) {
   return a.domain != b.domain ? a.domain < b.domain : a.op < b.op;
 }
 }  // namespace
@@ -66,7 +68,7 @@ std::span<const OpSchema> all_schemas() { return kSchemas; }
 
 std::span<const OpSchema> schema_versions(std::string_view domain, std::string_view op) {
   const OpSchema probe{domain, op, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  const auto [first, last] = std::equal_range(std::begin(kSchemas), std::end(kSchemas), probe, key_less);
+  const auto [first, last] = std::equal_range(std::begin(kSchemas), std::end(kSchemas), probe, op_less);
   return {first, last};
 }
 
@@ -74,8 +76,8 @@ const OpSchema* find_schema(std::string_view domain, std::string_view op, int64_
   const OpSchema probe{domain, op, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   // One binary search; the versions of an op follow one another.
   const OpSchema* found = nullptr;
-  for (auto it = std::lower_bound(std::begin(kSchemas), std::end(kSchemas), probe, key_less);
-       it != std::end(kSchemas) && !key_less(probe, *it) && it->since_version <= opset; ++it)
+  for (auto it = std::lower_bound(std::begin(kSchemas), std::end(kSchemas), probe, op_less);
+       it != std::end(kSchemas) && !op_less(probe, *it) && it->since_version <= opset; ++it)
     found = &*it;
   return found;
 }
@@ -132,7 +134,8 @@ void check_arity(const OpSchema& s, const Node& node) {
   // ignores them. Too few is the first input missing, named as rules name it.
   const auto ins = s.inputs();
   const auto missing = [&](size_t i) {
-    const std::string name = ins.empty() ? std::string() : " (" + std::string(ins[std::min(i, ins.size() - 1)].name) + ")";
+    const std::string name =
+        ins.empty() ? std::string() : " (" + std::string(ins[std::min(i, ins.size() - 1)].name) + ")";
     return OpError(ErrorKind::MissingInput, node.op_type + " needs input " + std::to_string(i) + name);
   };
   if (static_cast<int64_t>(node.inputs.size()) < s.min_input) throw missing(node.inputs.size());
@@ -184,7 +187,7 @@ void check_types(const OpSchema& s, const Node& node, std::span<const Value* con
                                               ", has unsupported type: " + tensor_type_string(code) +
                                               " (allowed: " + std::string(c.allowed) + ")");
     if (p.arity == Arity::Variadic && !p.homogeneous) continue;
-    if (p.constraint >= kMaxConstraints) continue;
+    if (p.constraint >= kMaxConstraints) continue;  // more variables than any schema has: not bound
     if (bound[p.constraint] == 0) {
       bound[p.constraint] = code;
       bound_by[p.constraint] = i;

@@ -55,6 +55,19 @@ TEST(OnnxSchema, DefaultsAreTheVersionsOwn) {
   EXPECT_TRUE(find_schema("", "Concat", 13)->attribute("axis")->required);
 }
 
+TEST(OnnxSchema, OutputTypesTieToAnInputOrAFixedType) {
+  const auto tie = [](std::string_view op, int64_t opset, size_t k) {
+    return output_type_tie(*find_schema("", op, opset), k);
+  };
+  EXPECT_EQ(tie("Add", 14, 0).input, 0);
+  EXPECT_EQ(tie("ArgMax", 13, 0).fixed, 7);  // int64
+  EXPECT_EQ(tie("CastLike", 19, 0).input, 1);
+  EXPECT_EQ(tie("Split", 18, 5).input, 0);  // a variadic output's pieces
+  const OutputTypeTie loop = tie("Loop", 19, 0);  // heterogeneous
+  EXPECT_EQ(loop.input, -1);
+  EXPECT_EQ(loop.fixed, 0);
+}
+
 // Every rule registered for a version range starts at one of the schema's versions.
 TEST(OnnxSchema, RuleRangesStartAtSchemaVersions) {
   const auto& registry = OpRegistry::instance();
