@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "fakeprop/onnx/model_test_util.h"
@@ -80,6 +84,24 @@ TEST(OnnxSchema, RuleRangesStartAtSchemaVersions) {
           << domain << "::" << op << " has a rule from " << since << ", not a version of its schema";
     }
   }
+}
+
+// Issue 43's rule: version logic lives in the schema layer, so no rule
+// compares the opset (it asks declares_* or registers per range).
+TEST(OnnxSchema, NoRuleComparesTheOpset) {
+  const std::filesystem::path ops =
+      std::filesystem::path(FAKEPROP_TESTDATA) / ".." / "lib" / "fakeprop" / "onnx" / "ops";
+  const std::regex comparison(R"(opset\(\)\s*(<|>|==|!=))");
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(ops)) {
+    if (entry.path().extension() != ".cpp" || entry.path().filename().string().ends_with("_test.cpp")) continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_FALSE(std::regex_search(text.str(), comparison)) << entry.path().filename() << " compares ctx.opset()";
+  }
+  EXPECT_GT(files, 10u);
 }
 
 TEST(OnnxSchema, ARuleRegisteredPerRangeRunsInItsRange) {
