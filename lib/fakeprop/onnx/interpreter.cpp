@@ -152,9 +152,10 @@ class Interpreter::Step final : public NodeStep {
         return;
       }
     const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
-    const OpRule rule = OpRegistry::instance().find(domain, node_.op_type);
+    const int64_t opset = in_.model_.opset(domain);
+    const OpRule rule = OpRegistry::instance().find(domain, node_.op_type, opset);
     if (const custom_ops::OpRuleSet* user = in_.options_.op_rules.get())
-      if (const custom_ops::OpRule* u = user->find_onnx(domain, node_.op_type, in_.model_.opset(domain));
+      if (const custom_ops::OpRule* u = user->find_onnx(domain, node_.op_type, opset);
           u && (u->overrides || !rule)) {
         run_user_rule(*u, domain, outputs);
         return;
@@ -163,14 +164,14 @@ class Interpreter::Step final : public NodeStep {
       throw OpError(ErrorKind::UnsupportedOp, domain.empty() ? "no shape rule for operator " + node_.op_type
                                                      : "no shape rule for operator " + node_.op_type +
                                                            " of domain '" + domain + "'");
-    const int64_t opset = in_.model_.opset(domain);
     if (node_.inputs.size() > 1)
-      if (const auto most = ops::schema_max_inputs(domain, node_.op_type, opset);
-          most && static_cast<int64_t>(node_.inputs.size()) > *most)
+      if (const OpSchema* schema = find_schema(domain, node_.op_type, opset);
+          schema && static_cast<int64_t>(node_.inputs.size()) > schema->max_input)
         in_.result_.warnings.push_back(
             {record_name_.str(), ErrorKind::ExtraInputs,
-             node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " + std::to_string(*most) +
-                 " input(s); the node names " + std::to_string(node_.inputs.size()) + " and the rest are not read"});
+             node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " +
+                 std::to_string(schema->max_input) + " input(s); the node names " +
+                 std::to_string(node_.inputs.size()) + " and the rest are not read"});
     ShapeEnv& e = in_.env();
     DispatchCache* cache = in_.cache_.get();
     DispatchCache::Visit visit;
@@ -188,6 +189,7 @@ class Interpreter::Step final : public NodeStep {
     in_.subgraph_depth_ = depth_;
     in_.current_scope_ = &scope_;
     try {
+      ctx.check_schema();  // once, before the rule; a cache hit's key passed it
       rule(ctx);
     } catch (...) {
       if (cache) cache->failed(visit);
@@ -220,7 +222,7 @@ class Interpreter::Step final : public NodeStep {
   bool run_real(std::vector<std::optional<Value>>& real) override {
     if (!has_real_elements(inputs_)) return false;
     const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
-    const OpRule rule = OpRegistry::instance().find(domain, node_.op_type);
+    const OpRule rule = OpRegistry::instance().find(domain, node_.op_type, in_.model_.opset(domain));
     const std::string_view op = node_.op_type;
     if (!rule || op == "If" || op == "Loop" || op == "Scan" || op == "SequenceMap" ||
         in_.functions_.count(node_.domain + "::" + node_.op_type) ||

@@ -6,11 +6,22 @@
 
 namespace fakeprop::onnx {
 
+namespace {
+std::string_view schema_domain(std::string_view domain) { return domain == "ai.onnx" ? std::string_view() : domain; }
+
+const OpSchema* first_version(std::string_view domain, std::string_view op) {
+  const auto versions = schema_versions(domain, op);
+  return versions.empty() ? nullptr : &versions.front();
+}
+}  // namespace
+
 OpContext::OpContext(const Node& node, int64_t opset, ShapeEnv& env, StorageIds& storage, const InferOptions& options,
                      std::vector<const Value*> inputs, Interpreter* interp)
     : RuleContext(env, storage, options),
       node_(node),
       opset_(opset),
+      schema_(find_schema(schema_domain(node.domain), node.op_type, opset)),
+      declared_(schema_ ? schema_ : first_version(schema_domain(node.domain), node.op_type)),
       inputs_(std::move(inputs)),
       outputs_(node.outputs.size()),
       interp_(interp) {}
@@ -110,21 +121,6 @@ std::optional<SymInt> OpContext::scalar_int(size_t i) const {
   return (*xs)[0];
 }
 
-namespace {
-const char* attr_type_name(Attribute::Type t) {
-  switch (t) {
-    case Attribute::Type::Float: return "FLOAT";
-    case Attribute::Type::Int: return "INT";
-    case Attribute::Type::String: return "STRING";
-    case Attribute::Type::Tensor: return "TENSOR";
-    case Attribute::Type::Graph: return "GRAPH";
-    case Attribute::Type::Floats: return "FLOATS";
-    case Attribute::Type::Ints: return "INTS";
-    case Attribute::Type::Strings: return "STRINGS";
-    default: return "another type";
-  }
-}
-}  // namespace
 
 #define FP_EXPECT_ATTR_TYPE(a, want)                                                                     \
   if ((a)->type != (want))                                                                               \
@@ -171,6 +167,42 @@ std::optional<std::vector<float>> OpContext::attr_floats(std::string_view name) 
   if (!a) return std::nullopt;
   FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Floats);
   return a->floats();
+}
+
+const AttrRow& OpContext::schema_default(std::string_view name, AttrType type) const {
+  const AttrRow* row = declared_ ? declared_->attribute(name) : nullptr;
+  if (!row || !row->has_default || row->type != type)
+    fail(ErrorKind::Internal, "the schema of " + op_type() + " declares no " + attr_type_name(type) +
+                                  " default for attribute '" + std::string(name) + "'");
+  return *row;
+}
+
+int64_t OpContext::attr_int(std::string_view name) const {
+  if (const Attribute* a = attr(name)) {
+    FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Int);
+    return a->i;
+  }
+  return schema_default(name, AttrType::Int).i;
+}
+
+float OpContext::attr_float(std::string_view name) const {
+  if (const Attribute* a = attr(name)) {
+    FP_EXPECT_ATTR_TYPE(a, Attribute::Type::Float);
+    return a->f;
+  }
+  return schema_default(name, AttrType::Float).f;
+}
+
+std::string OpContext::attr_string(std::string_view name) const {
+  if (const Attribute* a = attr(name)) {
+    FP_EXPECT_ATTR_TYPE(a, Attribute::Type::String);
+    return a->s;
+  }
+  return std::string(schema_default(name, AttrType::String).s);
+}
+
+void OpContext::check_schema() const {
+  if (schema_) check_node(*schema_, node_, inputs_);
 }
 
 #undef FP_EXPECT_ATTR_TYPE

@@ -1,6 +1,8 @@
 // What an ONNX operator rule sees: its node, its input values, attribute
-// accessors with defaults, the opset, and the ShapeEnv for every decision.
+// accessors with defaults, the schema version in effect (schema.h) and the
+// ShapeEnv for every decision.
 #pragma once
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "fakeprop/value/value.h"
 #include "fakeprop/onnx/model.h"
+#include "fakeprop/onnx/schema.h"
 #include "fakeprop/runner/rule_context.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/error_kind.h"
@@ -29,6 +32,17 @@ class OpContext : public RuleContext {
   std::string input_name(size_t i) const { return i < node_.inputs.size() ? node_.inputs[i].str() : std::string(); }
   Name op_type() const { return node_.op_type; }
   int64_t opset() const { return opset_; }  // of the node's domain
+  // ONNX's schema of the op in effect at the opset, resolved once when the
+  // context is made; nullptr for contrib domains and ops newer than the opset.
+  const OpSchema* schema() const { return schema_; }
+  // Throws OpError where the node does not fit its schema (schema.h's
+  // check_node); nothing without one. The interpreter calls it before the rule.
+  void check_schema() const;
+  // Facts of the version in effect, read in place of opset comparisons (of
+  // the op's first version where the opset predates it, as `opset < N` read).
+  bool declares_input(std::string_view name) const { return declared_ && declared_->declares_input(name); }
+  bool declares_attribute(std::string_view name) const { return declared_ && declared_->declares_attribute(name); }
+  bool declares_output(std::string_view name) const { return declared_ && declared_->declares_output(name); }
   Interpreter* interpreter() { return interp_; }
 
   // ---- inputs ----
@@ -63,6 +77,12 @@ class OpContext : public RuleContext {
   std::optional<std::vector<int64_t>> attr_ints(std::string_view name) const;
   std::optional<std::vector<float>> attr_floats(std::string_view name) const;
   int64_t required_attr_int(std::string_view name) const;  // OpError when missing or mistyped
+  // The attribute, or the default the schema in effect declares for it (the
+  // op's first version where the opset predates it): rules do not repeat
+  // ONNX's defaults. An Internal error where the schema has none.
+  int64_t attr_int(std::string_view name) const;
+  float attr_float(std::string_view name) const;
+  std::string attr_string(std::string_view name) const;
 
   // ---- outputs ----
   size_t num_outputs() const { return node_.outputs.size(); }
@@ -77,8 +97,12 @@ class OpContext : public RuleContext {
   const std::vector<Value>& outputs() const { return outputs_; }
 
  private:
+  const AttrRow& schema_default(std::string_view name, AttrType type) const;
+
   const Node& node_;
   int64_t opset_;
+  const OpSchema* schema_;
+  const OpSchema* declared_;  // schema_, or the op's first version when the opset predates it
   std::vector<const Value*> inputs_;
   std::vector<Value> outputs_;
   Interpreter* interp_;
@@ -90,18 +114,26 @@ struct OpRuleEntry {
   std::string_view domain;   // "" default (also for "ai.onnx"), "com.microsoft", ...
   std::string_view op_type;
   OpRule rule;
+  // A rule whose operator changed at a schema version registers once per
+  // range: this row holds from its since_version (one of the schema's) to
+  // the next row's of the same op. 0: from the first version.
+  int64_t since_version = 0;
 };
 
 // The one registry of ONNX operator rules. Each family file defines a
 // constant table (ops/families.h); the registry merges them once into one
-// table sorted by (domain, op_type), so building it allocates once and
-// runs no family code, and a lookup is a binary search without a copy.
+// table sorted by (domain, op_type, since_version), so building it allocates
+// once and runs no family code, and a lookup is a binary search without a copy.
 class OpRegistry {
  public:
   static const OpRegistry& instance();
-  // nullptr when no rule is registered.
-  OpRule find(std::string_view domain, std::string_view op_type) const;
-  std::vector<std::pair<std::string, std::string>> all() const;  // (domain, op_type)
+  // The rule in effect at `opset` (the newest by default); nullptr when no
+  // rule is registered.
+  OpRule find(std::string_view domain, std::string_view op_type,
+              int64_t opset = std::numeric_limits<int64_t>::max()) const;
+  // The since_version of each range `op_type` has a rule for, in order.
+  std::vector<int64_t> since_versions(std::string_view domain, std::string_view op_type) const;
+  std::vector<std::pair<std::string, std::string>> all() const;  // (domain, op_type), each once
 
  private:
   OpRegistry();

@@ -588,7 +588,8 @@ void require_equal(OpContext& ctx, const SymInt& a, const SymInt& b, const std::
 void scan_rule(OpContext& ctx) {
   const Graph& body = graph_attr(ctx, "body");
   const int64_t n_scan = ctx.required_attr_int("num_scan_inputs");
-  const bool batched = ctx.opset() < 9;  // Scan-8: batch dim 0, optional sequence_lens first
+  // Scan-8: batch dim 0, optional sequence_lens first.
+  const bool batched = ctx.declares_input("sequence_lens");
   const size_t first = batched ? 1 : 0;
   if (n_scan < 1 || static_cast<size_t>(n_scan) + first > ctx.num_inputs())
     ctx.fail(ErrorKind::InvalidAttribute, "Scan: num_scan_inputs " + std::to_string(n_scan) + " does not fit " +
@@ -815,7 +816,7 @@ void split_to_sequence_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const DType dtype = ctx.dtype(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
   const SymInt dim = in[static_cast<size_t>(axis)];
   auto piece = [&](const SymInt& size, bool keep) {
     SymShape s = in;
@@ -831,7 +832,7 @@ void split_to_sequence_rule(OpContext& ctx) {
   auto fits = [](const SymInt& n) { return n.is_static() && n.value() <= kMaxExplicitSequence; };
 
   if (!ctx.has_input(1)) {  // pieces of size 1, squeezed unless keepdims
-    const bool keep = ctx.attr_int("keepdims", 1) != 0;
+    const bool keep = ctx.attr_int("keepdims") != 0;
     if (fits(dim)) emit(std::vector<SymInt>(static_cast<size_t>(dim.value()), SymInt(1)), keep);
     else ctx.set_output(0, Value::of_list_of_length(piece(1, keep), dim));
     return;
@@ -879,7 +880,7 @@ void split_to_sequence_rule(OpContext& ctx) {
 void concat_from_sequence_rule(OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0);
   const int64_t axis_attr = ctx.required_attr_int("axis");
-  const bool new_axis = ctx.attr_int("new_axis", 0) != 0;
+  const bool new_axis = ctx.attr_int("new_axis") != 0;
   if (seq.list->empty()) ctx.fail(ErrorKind::EmptySequence, "ConcatFromSequence: the sequence is empty");
   for (const Value& e : *seq.list)
     if (!e.is_tensor()) ctx.fail(ErrorKind::TypeError, "ConcatFromSequence: elements must be tensors");

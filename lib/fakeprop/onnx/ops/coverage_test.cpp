@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fakeprop/onnx/op_context.h"
+#include "fakeprop/onnx/schema.h"
 
 namespace {
 
@@ -88,3 +89,31 @@ TEST(OnnxOpCoverageList, LeftOutListIsCurrent) {
 }
 
 }  // namespace
+
+// The generated schema table (onnx/schemas.inc) agrees with the libonnx
+// linked here on every version both hold: a released version does not
+// change, so a difference is a generator bug.
+TEST(OnnxSchemaTable, AgreesWithLibonnx) {
+  size_t compared = 0;
+  for (const auto& s : ::onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+    const std::string domain = is_default_domain(s.domain()) ? "" : s.domain();
+    const std::string what = domain + "::" + s.Name() + "-" + std::to_string(s.SinceVersion());
+    const fakeprop::onnx::OpSchema* row = fakeprop::onnx::find_schema(domain, s.Name(), s.SinceVersion());
+    if (!row || row->since_version != s.SinceVersion()) continue;  // a version newer than the table's onnx
+    ++compared;
+    EXPECT_EQ(row->min_input, s.min_input()) << what;
+    EXPECT_EQ(row->max_input, s.max_input()) << what;
+    EXPECT_EQ(row->min_output, s.min_output()) << what;
+    EXPECT_EQ(row->max_output, s.max_output()) << what;
+    ASSERT_EQ(row->inputs().size(), s.inputs().size()) << what;
+    for (size_t i = 0; i < s.inputs().size(); ++i) EXPECT_EQ(row->inputs()[i].name, s.inputs()[i].GetName()) << what;
+    EXPECT_EQ(row->attributes().size(), s.attributes().size()) << what;
+    for (const auto& [name, a] : s.attributes()) {
+      const fakeprop::onnx::AttrRow* attr = row->attribute(name);
+      ASSERT_NE(attr, nullptr) << what << " " << name;
+      EXPECT_EQ(static_cast<int>(attr->type), static_cast<int>(a.type)) << what << " " << name;
+      EXPECT_EQ(attr->required, a.required) << what << " " << name;
+    }
+  }
+  EXPECT_GT(compared, 400u);  // 444 with the libonnx of this image
+}

@@ -103,7 +103,7 @@ void nonzero_rule(OpContext& ctx) {
 void unique_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  const bool sorted = ctx.attr_int("sorted", 1) != 0;
+  const bool sorted = ctx.attr_int("sorted") != 0;
   const bool has_axis = ctx.has_attr("axis");
   const int64_t axis = has_axis ? normalize_axis(ctx, ctx.attr_int("axis", 0), rank) : 0;
   const SymInt n = simplified(ctx, has_axis ? in[static_cast<size_t>(axis)] : numel(in));
@@ -262,7 +262,7 @@ void string_normalizer_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   if (in.empty() || in.size() > 2 || (in.size() == 2 && !known_true(ctx, sym_eq(in[0], 1))))
     ctx.fail(ErrorKind::InvalidShape, "StringNormalizer: input must be [C] or [1, C], got " + shape_to_string(in));
-  const std::string mode = ctx.attr_string("case_change_action", "NONE");
+  const std::string mode = ctx.attr_string("case_change_action");
   if (mode != "NONE" && mode != "LOWER" && mode != "UPPER")
     ctx.fail(ErrorKind::InvalidAttribute, "StringNormalizer: unknown case_change_action '" + mode + "'");
   const Attribute* stop = ctx.attr("stopwords");

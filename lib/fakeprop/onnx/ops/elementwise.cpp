@@ -309,27 +309,29 @@ void identity_rule(OpContext& ctx) {
     ctx.set_tensor(0, t.meta.dtype, t.meta.sizes);
 }
 
-// Softmax / LogSoftmax / Hardmax: same shape. Before 13 the axis (default
-// 1) coerces to 2-D, from 13 it is the reduced axis (default -1); either
-// way it only affects values. Opset 11+ schemas reject an out-of-range axis.
+// Softmax / LogSoftmax / Hardmax: same shape. Before 13 the axis coerces to
+// 2-D, from 13 it is the reduced axis (the schema's default says which: 1,
+// then -1); either way it only affects values. Versions 11+ reject an
+// out-of-range axis, 13+ a 0-D input.
+template <bool checks_axis, bool needs_rank>
 void softmax_rule(OpContext& ctx) {
   const int64_t rank = ctx.rank(0);
-  const int64_t axis = ctx.attr_int("axis", ctx.opset() >= 13 ? -1 : 1);
-  if (ctx.opset() >= 11) {
-    if (ctx.opset() >= 13 && rank == 0)
-      ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs an input of rank >= 1");
+  const int64_t axis = ctx.attr_int("axis");
+  if (checks_axis) {
+    if (needs_rank && rank == 0) ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs an input of rank >= 1");
     normalize_axis(ctx, axis, rank);
   }
   same_as_input(ctx);
 }
 
-// PRelu: slope broadcasts unidirectionally to X (opset 7+). Before 7 a 1-D
+// PRelu: slope broadcasts unidirectionally to X (7+). Before 7 a 1-D
 // slope of X's channel count applies per channel (dim 1), and any other
 // slope matches X's shape or is a single element.
+template <bool per_channel>
 void prelu_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& slope = ctx.shape(1);
-  if (ctx.opset() < 7 && slope.size() == 1 && x.size() >= 2 && !known_true(ctx, sym_eq(slope[0], 1)) &&
+  if (per_channel && slope.size() == 1 && x.size() >= 2 && !known_true(ctx, sym_eq(slope[0], 1)) &&
       !known_true(ctx, sym_eq(slope[0], x.back()))) {
     require(ctx, sym_eq(slope[0], x[1]), "PRelu-6: a 1-D slope has X's channel count", ErrorKind::ShapeMismatch,
             "PRelu slope " + shape_to_string(slope) + " is not per channel of X " + shape_to_string(x));
@@ -352,9 +354,10 @@ void prelu_rule(OpContext& ctx) {
 
 // Dropout: output like the input; mask of the same shape (T before 10,
 // bool from 10).
+template <bool bool_mask>
 void dropout_rule(OpContext& ctx) {
   same_as_input(ctx);
-  if (ctx.wants_output(1)) same_shape_as_input(ctx, ctx.opset() >= 10 ? DType::Bool : ctx.dtype(0), 0, 1);
+  if (ctx.wants_output(1)) same_shape_as_input(ctx, bool_mask ? DType::Bool : ctx.dtype(0), 0, 1);
 }
 
 // ---------------------------------------------------------------------------
@@ -452,7 +455,9 @@ ExprRef integral_e(std::span<const ExprRef> a) {
 // contiguous run of A's dims starting at `axis` (default: A's last dims), a B
 // dim of 1 standing for any, and the output took A's shape; broadcast=0
 // wanted equal shapes.
-bool legacy_broadcast(const OpContext& ctx) { return ctx.opset() < 7 && ctx.attr_int("broadcast", 0) != 0; }
+bool legacy_broadcast(const OpContext& ctx) {
+  return ctx.declares_attribute("broadcast") && ctx.attr_int("broadcast") != 0;
+}
 
 SymShape binary_shape(OpContext& ctx) {
   if (!legacy_broadcast(ctx)) return broadcast_inputs(ctx, {0, 1});
@@ -495,7 +500,7 @@ void variadic(OpContext& ctx) {
 // Mod: fmod=0 Python remainder (integers only), fmod=1 C fmod.
 void mod_rule(OpContext& ctx) {
   SymShape out = broadcast_inputs(ctx, {0, 1});
-  const bool c_fmod = ctx.attr_int("fmod", 0) != 0;
+  const bool c_fmod = ctx.attr_int("fmod") != 0;
   const DType dt = ctx.dtype(0);
   if (is_floating(dt) && !c_fmod) ctx.fail(ErrorKind::InvalidAttribute, "Mod on floating-point inputs needs fmod=1");
   std::optional<KnownData> data;
@@ -645,7 +650,7 @@ void clip_rule(OpContext& ctx) {
   std::optional<KnownData> data;
   auto out_shape = static_shape(ctx.shape(0));
   if (out_shape) {
-    if (ctx.opset() < 11) {
+    if (!ctx.declares_input("min")) {  // attributes before 11
       const double lo = ctx.attr_float("min", -std::numeric_limits<float>::max());
       const double hi = ctx.attr_float("max", std::numeric_limits<float>::max());
       if (auto xs = ctx.floats(0); xs && is_floating(dt)) {
@@ -897,12 +902,20 @@ std::span<const OpRuleEntry> elementwise_rules() {
       {"", "Swish", float_unary_rule},
       {"", "IsInf", is_inf_nan_rule},
       {"", "IsNaN", is_inf_nan_rule},
-      {"", "PRelu", prelu_rule},
-      {"", "Softmax", softmax_rule},
-      {"", "LogSoftmax", softmax_rule},
-      {"", "Hardmax", softmax_rule},
+      {"", "PRelu", prelu_rule<true>},
+      {"", "PRelu", prelu_rule<false>, 7},
+      {"", "Softmax", softmax_rule<false, false>},
+      {"", "Softmax", softmax_rule<true, false>, 11},
+      {"", "Softmax", softmax_rule<true, true>, 13},
+      {"", "LogSoftmax", softmax_rule<false, false>},
+      {"", "LogSoftmax", softmax_rule<true, false>, 11},
+      {"", "LogSoftmax", softmax_rule<true, true>, 13},
+      {"", "Hardmax", softmax_rule<false, false>},
+      {"", "Hardmax", softmax_rule<true, false>, 11},
+      {"", "Hardmax", softmax_rule<true, true>, 13},
       {"", "Identity", identity_rule},
-      {"", "Dropout", dropout_rule},
+      {"", "Dropout", dropout_rule<false>},
+      {"", "Dropout", dropout_rule<true>, 10},
       {"", "Where", where_rule},
       {"", "Clip", clip_rule},
       {"", "Cast", cast_rule},

@@ -244,9 +244,16 @@ std::vector<Case> make_cases() {
          b.initializer_ints("c", {2}, {1, 9});
          b.node("Max", {"a", "b", "c"}, {"mx"});
          b.node("Min", {"a", "b", "c"}, {"mn"});
-         b.node("Sum", {"a", "b", "c"}, {"sm"});
        },
-       {{"mx", {"2"}, Strings{"5", "9"}}, {"mn", {"2"}, Strings{"1", "5"}}, {"sm", {"2"}, Strings{"9", "21"}}}},
+       {{"mx", {"2"}, Strings{"5", "9"}}, {"mn", {"2"}, Strings{"1", "5"}}}},
+      // Sum's schema allows floating types only (ORT has no int64 kernel either).
+      {"SumOfInt64IsATypeError", 13,
+       [](ModelBuilder& b) {
+         b.initializer_ints("a", {2}, {3, 7});
+         b.node("Sum", {"a", "a"}, {"sm"});
+       },
+       {},
+       "type_error"},
       {"MaxOfSizeAndOne", 13,
        [](ModelBuilder& b) {
          b.input("x", kFloat, {"batch"});
@@ -272,10 +279,17 @@ std::vector<Case> make_cases() {
          b.node("BitShift", {"x", "n"}, {"r"}).attr_string("direction", "RIGHT");
        },
        {{"l", {"2"}, Strings{"2", "144"}, DType::UInt8}, {"r", {"2"}, Strings{"0", "100"}, DType::UInt8}}},
-      {"BitShiftNeedsDirection", 11,
+      {"BitShiftNeedsDirection", 11,  // required by the schema
        [](ModelBuilder& b) {
          b.initializer_ints("x", {1}, {1}, kUInt8);
          b.node("BitShift", {"x", "x"}, {"l"});
+       },
+       {},
+       "missing_attribute"},
+      {"BitShiftDirectionIsLeftOrRight", 11,
+       [](ModelBuilder& b) {
+         b.initializer_ints("x", {1}, {1}, kUInt8);
+         b.node("BitShift", {"x", "x"}, {"l"}).attr_string("direction", "UP");
        },
        {},
        "invalid_attribute"},
@@ -744,8 +758,8 @@ TEST(ElementwiseFloatSizes, SymbolicFloatDataTravelsThroughTheDispatchCache) {
   b.initializer_floats({}, "c2", {2.f});
   b.node("Shape", {"x"}, {"sx"});
   b.node("Shape", {"z"}, {"sz"});
-  b.node("Cast", {"sx"}, {"fx"}).attr_int("to", 11);
-  b.node("Cast", {"sz"}, {"fz"}).attr_int("to", 11);
+  b.node("Cast", {"sx"}, {"fx"}).attr_int("to", 1);  // float, as c2: Mul binds both to T
+  b.node("Cast", {"sz"}, {"fz"}).attr_int("to", 1);
   b.node("Mul", {"fx", "c2"}, {"mx"});
   b.node("Mul", {"fz", "c2"}, {"mz"});
   b.node("Cast", {"mx"}, {"ix"}).attr_int("to", 7);

@@ -1,5 +1,7 @@
 #include "fakeprop/onnx/ops/fallback.h"
 
+#include "fakeprop/onnx/schema.h"
+
 #include "fakeprop/util/identifier.h"
 #include <algorithm>
 #include <cctype>
@@ -8,63 +10,16 @@
 
 namespace fakeprop::onnx::ops {
 
-namespace {
-
-struct OutputTypes {
-  const char* domain;
-  const char* op;
-  const char* outputs;  // "i<K>" | "t<N>" | "?", comma-separated
-};
-constexpr OutputTypes kOutputTypes[] = {
-#include "fakeprop/onnx/ops/output_types.inc"
-};
-
-struct InputCount {
-  std::string_view domain;
-  std::string_view op;
-  int64_t since_version;
-  int64_t max_inputs;  // -1: any number
-};
-// Sorted by (domain, op, since_version), as the script writes it.
-constexpr InputCount kInputCounts[] = {
-#include "fakeprop/onnx/ops/input_counts.inc"
-};
-
-}  // namespace
-
-std::optional<int64_t> schema_max_inputs(std::string_view domain, std::string_view op, int64_t opset) {
-  const auto key = [](const InputCount& r) { return std::pair(r.domain, r.op); };
-  const auto [first, last] = std::equal_range(
-      std::begin(kInputCounts), std::end(kInputCounts), InputCount{domain, op, 0, 0},
-      [&](const InputCount& a, const InputCount& b) { return key(a) < key(b); });
-  std::optional<int64_t> most;
-  for (auto it = first; it != last && it->since_version <= opset; ++it)
-    most = it->max_inputs < 0 ? std::nullopt : std::optional<int64_t>(it->max_inputs);
-  return most;
-}
 
 std::optional<DType> schema_output_dtype(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs) {
-  static const auto* table = [] {
-    auto* t = new std::unordered_map<std::string, const char*>();
-    for (const auto& e : kOutputTypes) t->emplace(std::string(e.domain) + "::" + e.op, e.outputs);
-    return t;
-  }();
-  const auto it = table->find(std::string(domain) + "::" + std::string(op));
-  if (it == table->end()) return std::nullopt;
-  // The k-th entry, or the last one for the pieces of a variadic last output.
-  std::string_view entries = it->second, entry;
-  for (size_t i = 0; i <= k && !entries.empty(); ++i) {
-    const size_t comma = entries.find(',');
-    entry = entries.substr(0, comma);
-    entries = comma == std::string_view::npos ? std::string_view() : entries.substr(comma + 1);
-  }
-  if (entry.size() < 2) return std::nullopt;
-  int64_t n = 0;
-  if (std::from_chars(entry.data() + 1, entry.data() + entry.size(), n).ec != std::errc()) return std::nullopt;
-  if (entry[0] == 't') return dtype_from_onnx(static_cast<int32_t>(n));
-  if (entry[0] != 'i' || static_cast<size_t>(n) >= inputs.size()) return std::nullopt;
-  const Value* in = inputs[static_cast<size_t>(n)];
+  // The newest version: versions add allowed types but do not re-tie outputs to inputs.
+  const auto versions = schema_versions(domain, op);
+  if (versions.empty()) return std::nullopt;
+  const OutputTypeTie tie = output_type_tie(versions.back(), k);
+  if (tie.fixed) return dtype_from_onnx(tie.fixed);
+  if (tie.input < 0 || static_cast<size_t>(tie.input) >= inputs.size()) return std::nullopt;
+  const Value* in = inputs[static_cast<size_t>(tie.input)];
   if (!in || !in->tensor || !(in->is_tensor() || in->is_unranked())) return std::nullopt;
   return in->tensor->meta.dtype;
 }

@@ -22,8 +22,8 @@ Value fallback_value(std::string_view value_name, const Graph& g, ShapeEnv& env,
                      Device device, const std::string& why, StringMap<SymInt>& dim_params);
 
 // The element type that ONNX's schema of `op` gives its output k
-// (output_types.inc, made by scripts/gen_onnx_output_types.py): an input's,
-// when that input's element type is known, or a fixed one; nullopt else.
+// (output_type_tie of its newest version, schema.h): an input's, when that
+// input's element type is known, or a fixed one; nullopt else.
 std::optional<DType> schema_output_dtype(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs);
 
@@ -35,11 +35,6 @@ std::optional<DType> schema_output_dtype(std::string_view domain, std::string_vi
 // output's sizes are unknown, its rank is not.
 std::optional<size_t> schema_output_rank(std::string_view domain, std::string_view op, size_t k,
                                          std::span<const Value* const> inputs);
-
-// The most inputs ONNX's schema of `op` allows at `opset` (input_counts.inc,
-// made by scripts/gen_onnx_input_counts.py); nullopt for any number, an op
-// or version onnx does not define, or a domain it does not hold.
-std::optional<int64_t> schema_max_inputs(std::string_view domain, std::string_view op, int64_t opset);
 
 // The declared type of `value_name` in g (value_info, then outputs), or nullptr.
 const TypeInfo* declared_type(const Graph& g, std::string_view value_name);

@@ -203,7 +203,7 @@ void multinomial_rule(OpContext& ctx) {
   if (ctx.rank(0) != 2)
     ctx.fail(ErrorKind::InvalidRank, "Multinomial needs a 2-D input [batch_size, class_size], got rank " +
                                          std::to_string(ctx.rank(0)));
-  const int64_t samples = ctx.attr_int("sample_size", 1);
+  const int64_t samples = ctx.attr_int("sample_size");
   if (samples < 0)
     ctx.fail(ErrorKind::InvalidAttribute, "Multinomial sample_size is negative: " + std::to_string(samples));
   const DType dt = dtype_attr(ctx, "dtype", DType::Int32);

@@ -16,7 +16,7 @@ SymShape loss_shape(OpContext& ctx, size_t scores, size_t labels) {
                                            " must be input rank - 1 (" + std::to_string(in.size() - 1) + ")");
   ctx.expect(sym_eq(in[0], target[0]), "loss: batch sizes agree");
   for (size_t d = 2; d < in.size(); ++d) ctx.expect(sym_eq(in[d], target[d - 1]), "loss: spatial sizes agree");
-  const std::string reduction = ctx.attr_string("reduction", "mean");
+  const std::string reduction = ctx.attr_string("reduction");
   if (reduction == "none") {
     SymShape out;
     for (const SymInt& d : target) out.push_back(simplified(ctx, d));

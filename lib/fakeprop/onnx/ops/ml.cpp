@@ -91,7 +91,7 @@ void same_shape_float(OpContext& ctx) { ctx.set_tensor(0, DType::Float32, ctx.sh
 
 // LinearRegressor: [N, targets].
 void linear_regressor(OpContext& ctx) {
-  const int64_t targets = ctx.attr_int("targets", 1);
+  const int64_t targets = ctx.attr_int("targets");
   if (targets <= 0) ctx.fail(ErrorKind::InvalidAttribute, "LinearRegressor: targets must be positive");
   ctx.set_tensor(0, DType::Float32, {samples(ctx), SymInt(targets)});
 }
@@ -141,7 +141,7 @@ void category_mapper(OpContext& ctx) {
 // opset 4: values_tensor; opset 1: classes_strings maps string <-> int64).
 void label_encoder(OpContext& ctx) {
   DType out;
-  if (ctx.opset() < 2) {
+  if (ctx.declares_attribute("classes_strings")) {  // version 1
     out = ctx.dtype(0) == DType::String ? DType::Int64 : DType::String;
   } else if (list_size(ctx, "values_int64s")) {
     out = DType::Int64;
@@ -243,7 +243,7 @@ void svm_classifier(OpContext& ctx) {
 // (n_supports of them), or the coefficients (linear mode). ONNX Runtime's
 // kernel takes float only; the other input types ONNX allows are accepted.
 void svm_regressor(OpContext& ctx) {
-  const int64_t supports = ctx.attr_int("n_supports", 0);
+  const int64_t supports = ctx.attr_int("n_supports");
   if (supports < 0) ctx.fail(ErrorKind::InvalidAttribute, "SVMRegressor: n_supports must not be negative");
   const auto coefficients = static_cast<int64_t>(list_size(ctx, "coefficients"));
   if (coefficients == 0) ctx.fail(ErrorKind::InvalidAttribute, "SVMRegressor: coefficients must not be empty");
@@ -285,18 +285,18 @@ void cast_map(OpContext& ctx) {
   if (m.map_key != DType::Int64 || (value != DType::String && value != DType::Float32))
     ctx.fail(ErrorKind::TypeError,
              "CastMap: input must be map(int64, string) or map(int64, float32), got " + map_type_text(m));
-  const std::string to = ctx.attr_string("cast_to", "TO_FLOAT");
+  const std::string to = ctx.attr_string("cast_to");
   DType out;
   if (to == "TO_FLOAT") out = DType::Float32;
   else if (to == "TO_INT64") out = DType::Int64;
   else if (to == "TO_STRING") out = DType::String;
   else ctx.fail(ErrorKind::InvalidAttribute, "CastMap: cast_to must be TO_FLOAT, TO_INT64 or TO_STRING, got " + to);
-  const std::string form = ctx.attr_string("map_form", "DENSE");
+  const std::string form = ctx.attr_string("map_form");
   SymInt width;
   if (form == "DENSE") {
     width = m.map_entries();
   } else if (form == "SPARSE") {
-    const int64_t max_map = ctx.attr_int("max_map", 1);
+    const int64_t max_map = ctx.attr_int("max_map");
     if (max_map <= 0) ctx.fail(ErrorKind::InvalidAttribute, "CastMap: max_map must be positive for map_form SPARSE");
     width = SymInt(max_map);
   } else {

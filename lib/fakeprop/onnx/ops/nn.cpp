@@ -31,9 +31,7 @@ void gemm_rule(OpContext& ctx) {
     if (c.size() > 2) ctx.fail(ErrorKind::InvalidRank, "Gemm's C must have rank <= 2, got " + shape_to_string(c));
     const SymShape wide = broadcast_shapes(c, out, ctx.env());
     for (size_t i = 0; i < 2; ++i) require_equal(ctx, wide[i], out[i], "Gemm: C broadcasts to (M, N)");
-  } else if (ctx.opset() < 11) {
-    ctx.fail(ErrorKind::MissingInput, "Gemm before opset 11 needs input C");
-  }
+  }  // C is optional from 11; before, the schema check has required it
   simplify_all(ctx, out);
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
 }
@@ -168,7 +166,7 @@ void conv_rule(OpContext& ctx) {
   if (w.size() != x.size())
     ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " weight " + shape_to_string(w) + " must have the rank of input " +
                                          shape_to_string(x));
-  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t group = ctx.attr_int("group");
   if (group <= 0)
     ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " group must be positive, got " + std::to_string(group));
   const size_t spatial = x.size() - 2;
@@ -196,7 +194,7 @@ void deform_conv_rule(OpContext& ctx) {
   conv_rule(ctx);
   const SymShape& y = ctx.outputs()[0].tensor->meta.sizes;
   const SymShape& w = ctx.shape(1);
-  const int64_t offset_group = ctx.attr_int("offset_group", 1);
+  const int64_t offset_group = ctx.attr_int("offset_group");
   if (offset_group <= 0) ctx.fail(ErrorKind::InvalidAttribute, "DeformConv offset_group must be positive");
   require_divisible(ctx, ctx.shape(0)[1], offset_group, "DeformConv: channels divisible by offset_group");
   SymInt taps = offset_group;
@@ -224,7 +222,7 @@ void conv_transpose_rule(OpContext& ctx) {
   if (w.size() != x.size())
     ctx.fail(ErrorKind::InvalidRank, "ConvTranspose weight " + shape_to_string(w) + " must have the rank of input " +
                                          shape_to_string(x));
-  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t group = ctx.attr_int("group");
   if (group <= 0)
     ctx.fail(ErrorKind::InvalidAttribute, "ConvTranspose group must be positive, got " + std::to_string(group));
   const size_t spatial = x.size() - 2;
@@ -262,13 +260,10 @@ void conv_transpose_rule(OpContext& ctx) {
 
 // ---------------------------------------------------------------- pooling
 
-struct PoolFeatures {
-  int64_t dilations_since;  // first opset with a dilations attribute (0: never)
-  int64_t ceil_mode_since;
-  int64_t indices_since;    // first opset with the Indices output (0: never)
-};
-
-void pool(OpContext& ctx, const PoolFeatures& f) {
+// The version in effect says which attributes and outputs the op has:
+// dilations (MaxPool 10, LpPool 18, AveragePool 19), ceil_mode (10, 18, 10),
+// MaxPool's Indices (8).
+void pool_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   if (x.size() < 3)
     ctx.fail(ErrorKind::InvalidRank, ctx.op_type() + " needs input of rank >= 3, got " + shape_to_string(x));
@@ -277,8 +272,8 @@ void pool(OpContext& ctx, const PoolFeatures& f) {
   if (kernel->size() != x.size() - 2)
     ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " kernel_shape has " + std::to_string(kernel->size()) +
                                               " values for input " + shape_to_string(x));
-  const bool dilations = f.dilations_since && ctx.opset() >= f.dilations_since;
-  const bool ceil_mode = f.ceil_mode_since && ctx.opset() >= f.ceil_mode_since;
+  const bool dilations = ctx.declares_attribute("dilations");
+  const bool ceil_mode = ctx.declares_attribute("ceil_mode");
   const WindowAttrs attrs = read_window_attrs(ctx, std::move(*kernel), dilations, ceil_mode);
   SymShape out = {x[0], x[1]};
   SymShape sizes = window_output_sizes(ctx, std::span<const SymInt>(x).subspan(2), attrs);
@@ -299,16 +294,13 @@ void pool(OpContext& ctx, const PoolFeatures& f) {
   out.insert(out.end(), sizes.begin(), sizes.end());
   simplify_all(ctx, out);
   if (ctx.wants_output(1)) {
-    if (!f.indices_since || ctx.opset() < f.indices_since)
+    if (!ctx.declares_output("Indices"))
       ctx.fail(ErrorKind::OutputCount, ctx.op_type() + " has no second output at opset " + std::to_string(ctx.opset()));
     ctx.set_tensor(1, DType::Int64, out);
   }
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
 }
 
-void max_pool_rule(OpContext& ctx) { pool(ctx, {10, 10, 8}); }
-void average_pool_rule(OpContext& ctx) { pool(ctx, {19, 10, 0}); }
-void lp_pool_rule(OpContext& ctx) { pool(ctx, {18, 18, 0}); }
 
 void global_pool_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
@@ -341,7 +333,7 @@ void roi_align_rule(OpContext& ctx) {
     ctx.fail(ErrorKind::InvalidRank, "RoiAlign needs 1-D batch_indices, got " + shape_to_string(batch_indices));
   require_equal(ctx, rois[1], 4, "RoiAlign: rois are (x1, y1, x2, y2)");
   require_equal(ctx, batch_indices[0], rois[0], "RoiAlign: one batch index per roi");
-  const int64_t h = ctx.attr_int("output_height", 1), w = ctx.attr_int("output_width", 1);
+  const int64_t h = ctx.attr_int("output_height"), w = ctx.attr_int("output_width");
   if (h <= 0 || w <= 0) ctx.fail(ErrorKind::InvalidAttribute, "RoiAlign output_height/output_width must be positive");
   ctx.set_tensor(0, ctx.dtype(0), {rois[0], x[1], h, w});
 }
@@ -387,8 +379,8 @@ void max_unpool_rule(OpContext& ctx) {
 // ---------------------------------------------------------------- normalization
 
 void batch_norm_rule(OpContext& ctx) {
-  // Before opset 9, spatial=0 keeps one statistic per element of (C, D1, ...).
-  const bool spatial = ctx.opset() >= 9 || ctx.attr_int("spatial", 1) != 0;
+  // Before 9, spatial=0 keeps one statistic per element of (C, D1, ...).
+  const bool spatial = !ctx.declares_attribute("spatial") || ctx.attr_int("spatial") != 0;
   // An element type, whether or not the rank is known.
   auto elem = [&](size_t i) { return ctx.input(i).tensor ? ctx.input(i).tensor->meta.dtype : ctx.dtype(i); };
   const bool x_unranked = ctx.unranked(0);
@@ -423,8 +415,8 @@ void batch_norm_rule(OpContext& ctx) {
   } else {
     ctx.set_tensor(0, ctx.dtype(0), ctx.shape(0));
   }
-  if (ctx.opset() >= 14) {
-    const bool training = ctx.attr_int("training_mode", 0) != 0;
+  if (ctx.declares_attribute("training_mode")) {  // 14+
+    const bool training = ctx.attr_int("training_mode") != 0;
     if (!training && (ctx.wants_output(1) || ctx.wants_output(2)))
       ctx.fail(ErrorKind::OutputCount, "BatchNormalization outputs running_mean/running_var need training_mode=1");
     if (ctx.num_outputs() > 3)
@@ -452,15 +444,15 @@ void instance_norm_rule(OpContext& ctx) {
 void layer_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(x.size());
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
-  layer_norm_outputs(ctx, axis, {1, 2}, ctx.attr_int("stash_type", 1));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
+  layer_norm_outputs(ctx, axis, {1, 2}, ctx.attr_int("stash_type"));
 }
 
 // RMSNormalization (opset 23): Y is X's shape in scale's dtype; scale
 // broadcasts to X's dims from `axis` on.
 void rms_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), static_cast<int64_t>(x.size()));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(x.size()));
   const SymShape& scale = ctx.shape(1);
   const size_t normalized = x.size() - static_cast<size_t>(axis);
   if (scale.size() > normalized)
@@ -471,7 +463,7 @@ void rms_norm_rule(OpContext& ctx) {
     if (!(s.is_static() && s.value() == 1))
       require_equal(ctx, s, x[x.size() - 1 - i], "RMSNormalization: scale broadcasts to the normalized dims");
   }
-  const auto stash = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("stash_type", 1)));
+  const auto stash = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("stash_type")));
   if (!stash || !is_floating(*stash))
     ctx.fail(ErrorKind::InvalidAttribute, "RMSNormalization stash_type is not a float type");
   ctx.set_tensor(0, ctx.dtype(1), x);
@@ -533,11 +525,12 @@ void swiglu_rule(OpContext& ctx) {
 // adds window sizes (-1: unbounded), wants present_key and present_value
 // together and neither cache with nonpad_kv_seqlen, and allows the head
 // counts as attributes of 3-D inputs only.
+template <bool strict_caches>
 void attention_rule(OpContext& ctx) {
   for (const char* window : {"left_window_size", "right_window_size"})
     if (ctx.attr_int(window, -1) < -1)
       ctx.fail(ErrorKind::InvalidAttribute, "Attention " + std::string(window) + " must be -1 or at least 0");
-  if (ctx.opset() >= 25) {
+  if (strict_caches) {
     const bool past = ctx.has_input(4) || ctx.has_input(5), present = ctx.wants_output(1) || ctx.wants_output(2);
     if (ctx.wants_output(1) != ctx.wants_output(2))
       ctx.fail(ErrorKind::InvalidArgument, "Attention: present_key and present_value come together");
@@ -613,18 +606,19 @@ void tensor_scatter_rule(OpContext& ctx) {
   if (past.size() < 2 || update.size() != past.size())
     ctx.fail(ErrorKind::InvalidRank, "TensorScatter: past_cache " + shape_to_string(past) + " and update " +
                                          shape_to_string(update) + " must have one rank of at least 2");
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -2), static_cast<int64_t>(past.size()));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(past.size()));
   if (axis == 0) ctx.fail(ErrorKind::InvalidAxis, "TensorScatter: the sequence axis cannot be the batch axis 0");
   for (size_t i = 0; i < past.size(); ++i)
     if (static_cast<int64_t>(i) != axis)
       require_equal(ctx, update[i], past[i], "TensorScatter: update is the cache's shape but along the sequence axis");
-  const std::string mode = ctx.attr_string("mode", "linear");
+  const std::string mode = ctx.attr_string("mode");
   if (mode != "linear" && mode != "circular")
     ctx.fail(ErrorKind::InvalidAttribute, "TensorScatter: mode must be linear or circular, got '" + mode + "'");
   if (ctx.has_input(2)) require_vector(ctx, 2, past[0], "TensorScatter write_indices");
   same_as_input(ctx);
 }
 
+template <bool per_channel>
 void group_norm_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   if (x.size() < 2)
@@ -632,8 +626,8 @@ void group_norm_rule(OpContext& ctx) {
   const int64_t groups = ctx.required_attr_int("num_groups");
   if (groups <= 0) ctx.fail(ErrorKind::InvalidAttribute, "GroupNormalization num_groups must be positive");
   require_divisible(ctx, x[1], groups, "GroupNormalization: channels divisible by num_groups");
-  // Opset 18: scale and bias have one value per group; opset 21: per channel.
-  const SymInt per = ctx.opset() >= 21 ? x[1] : SymInt(groups);
+  // Version 18: scale and bias have one value per group; 21: per channel.
+  const SymInt per = per_channel ? x[1] : SymInt(groups);
   require_vector(ctx, 1, per, "GroupNormalization scale");
   require_vector(ctx, 2, per, "GroupNormalization bias");
   same_as_input(ctx);
@@ -646,24 +640,25 @@ void same_shape_rule(OpContext& ctx) { same_as_input(ctx); }
 void resize_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(x.size());
-  // Opset 10: (X, scales). 11+: (X, roi, scales, sizes); an empty tensor means "absent".
-  const size_t scales_at = ctx.opset() >= 11 ? 2 : 1;
+  // Version 10: (X, scales). 11+: (X, roi, scales, sizes); an empty tensor means "absent".
+  const size_t scales_at = ctx.declares_input("roi") ? 2 : 1;
   auto present = [&](size_t i) {
     if (!ctx.has_input(i)) return false;
     const SymShape& s = ctx.shape(i);
     return !(s.size() == 1 && s[0].is_static() && s[0].value() == 0);
   };
   const bool has_scales = present(scales_at);
-  const bool has_sizes = ctx.opset() >= 11 && present(3);
+  const bool has_sizes = ctx.declares_input("sizes") && present(3);
   if (has_scales == has_sizes)
     ctx.fail(ErrorKind::InvalidArgument, "Resize needs exactly one of 'scales' and 'sizes'");
   std::vector<int64_t> axes;
-  if (ctx.opset() >= 18 && ctx.has_attr("axes")) {
+  if (ctx.declares_attribute("axes") && ctx.has_attr("axes")) {  // 18+
     axes = normalize_axes(ctx, *ctx.attr_ints("axes"), rank);
   } else {
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   }
-  const std::string policy = ctx.opset() >= 18 ? ctx.attr_string("keep_aspect_ratio_policy", "stretch") : "stretch";
+  const std::string policy =
+      ctx.declares_attribute("keep_aspect_ratio_policy") ? ctx.attr_string("keep_aspect_ratio_policy") : "stretch";
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     ctx.fail(ErrorKind::InvalidAttribute, "Resize keep_aspect_ratio_policy '" + policy + "' is unknown");
   if (has_scales && policy != "stretch")
@@ -696,7 +691,7 @@ void upsample_rule(OpContext& ctx) {
   std::vector<int64_t> axes;
   for (size_t i = 0; i < x.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   SymShape out = x;
-  if (ctx.opset() < 9) {
+  if (!ctx.declares_input("scales")) {  // an attribute before 9
     auto scales = ctx.attr_floats("scales");
     if (!scales) ctx.fail(ErrorKind::MissingAttribute, "Upsample needs attribute 'scales' before opset 9");
     std::vector<double> s(scales->begin(), scales->end());
@@ -708,11 +703,12 @@ void upsample_rule(OpContext& ctx) {
   ctx.set_tensor(0, ctx.dtype(0), std::move(out));
 }
 
+template <bool four_d_only>
 void grid_sample_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const SymShape& grid = ctx.shape(1);
   if (x.size() < 3) ctx.fail(ErrorKind::InvalidRank, "GridSample needs input of rank >= 3, got " + shape_to_string(x));
-  if (ctx.opset() < 20 && x.size() != 4)
+  if (four_d_only && x.size() != 4)
     ctx.fail(ErrorKind::InvalidRank, "GridSample before opset 20 needs a 4-D input, got " + shape_to_string(x));
   if (grid.size() != x.size())
     ctx.fail(ErrorKind::InvalidRank, "GridSample grid " + shape_to_string(grid) + " must have the rank of input " +
@@ -799,7 +795,7 @@ void rnn(OpContext& ctx, int64_t gates, bool has_cell) {
   if (direction == "bidirectional") directions = 2;
   else if (direction != "forward" && direction != "reverse")
     ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " direction '" + direction + "' is unknown");
-  const int64_t layout = ctx.opset() >= 14 ? ctx.attr_int("layout", 0) : 0;
+  const int64_t layout = ctx.declares_attribute("layout") ? ctx.attr_int("layout") : 0;  // 14+
   if (layout != 0 && layout != 1) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " layout must be 0 or 1");
   const SymInt& seq = layout ? x[1] : x[0];
   const SymInt& batch = layout ? x[0] : x[1];
@@ -837,7 +833,7 @@ void dft_rule(OpContext& ctx) {
   const SymShape& x = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(x.size());
   if (rank < 2) ctx.fail(ErrorKind::InvalidRank, "DFT needs input of rank >= 2 (the last dim holds real/imaginary)");
-  const bool onesided = ctx.attr_int("onesided", 0) != 0, inverse = ctx.attr_int("inverse", 0) != 0;
+  const bool onesided = ctx.attr_int("onesided") != 0, inverse = ctx.attr_int("inverse") != 0;
   const SymInt& parts = x.back();
   if (onesided) {
     require_equal(ctx, parts, inverse ? 2 : 1,
@@ -848,7 +844,7 @@ void dft_rule(OpContext& ctx) {
   SymShape out = x;
   out.back() = onesided && inverse ? 1 : 2;
   int64_t axis = 1;
-  if (ctx.opset() >= 20) {
+  if (ctx.declares_input("axis")) {  // an attribute before 20
     axis = -2;
     if (ctx.has_input(2)) {
       auto a = ctx.static_ints(2);
@@ -863,7 +859,7 @@ void dft_rule(OpContext& ctx) {
       axis = (*a)[0];
     }
   } else {
-    axis = ctx.attr_int("axis", 1);
+    axis = ctx.attr_int("axis");
   }
   if (axis < -rank || axis == -1 || axis >= rank - 1)
     ctx.fail(ErrorKind::InvalidAxis, "DFT axis " + std::to_string(axis) + " is invalid for input rank " +
@@ -885,7 +881,7 @@ void stft_rule(OpContext& ctx) {
   const SymShape& signal = ctx.shape(0);
   if (signal.size() != 3)
     ctx.fail(ErrorKind::InvalidRank, "STFT needs a 3-D signal (batch, length, 1 or 2), got " + shape_to_string(signal));
-  const bool onesided = ctx.attr_int("onesided", 1) != 0;
+  const bool onesided = ctx.attr_int("onesided") != 0;
   if (onesided) require_equal(ctx, signal[2], 1, "STFT: one-sided output needs a real signal");
   std::optional<SymInt> frame_length;
   if (ctx.has_input(3)) {
@@ -919,7 +915,7 @@ void stft_rule(OpContext& ctx) {
 }
 
 void mel_weight_matrix_rule(OpContext& ctx) {
-  auto dtype = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("output_datatype", 1)));
+  auto dtype = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("output_datatype")));
   if (!dtype) ctx.fail(ErrorKind::InvalidAttribute, "MelWeightMatrix output_datatype is not a known type");
   auto bins = ctx.scalar_int(0);
   auto dft_length = ctx.scalar_int(1);
@@ -936,7 +932,7 @@ void mel_weight_matrix_rule(OpContext& ctx) {
 // ImageDecoder: the image size lives in the encoded bytes.
 void image_decoder_rule(OpContext& ctx) {
   if (ctx.rank(0) != 1) ctx.fail(ErrorKind::InvalidRank, "ImageDecoder needs a 1-D encoded stream");
-  const std::string format = ctx.attr_string("pixel_format", "RGB");
+  const std::string format = ctx.attr_string("pixel_format");
   int64_t channels = 3;
   if (format == "Grayscale") channels = 1;
   else if (format != "RGB" && format != "BGR")
@@ -956,9 +952,9 @@ std::span<const OpRuleEntry> nn_rules() {
       {"", "Conv", conv_rule},
       {"", "ConvTranspose", conv_transpose_rule},
       {"", "DeformConv", deform_conv_rule},
-      {"", "MaxPool", max_pool_rule},
-      {"", "AveragePool", average_pool_rule},
-      {"", "LpPool", lp_pool_rule},
+      {"", "MaxPool", pool_rule},
+      {"", "AveragePool", pool_rule},
+      {"", "LpPool", pool_rule},
       {"", "GlobalAveragePool", global_pool_rule},
       {"", "GlobalMaxPool", global_pool_rule},
       {"", "GlobalLpPool", global_pool_rule},
@@ -972,13 +968,16 @@ std::span<const OpRuleEntry> nn_rules() {
       {"", "RotaryEmbedding", rotary_embedding_rule},
       {"", "SwiGLU", swiglu_rule},
       {"", "TensorScatter", tensor_scatter_rule},
-      {"", "Attention", attention_rule},
-      {"", "GroupNormalization", group_norm_rule},
+      {"", "Attention", attention_rule<false>},
+      {"", "Attention", attention_rule<true>, 25},
+      {"", "GroupNormalization", group_norm_rule<false>},
+      {"", "GroupNormalization", group_norm_rule<true>, 21},
       {"", "LRN", same_shape_rule},
       {"", "MeanVarianceNormalization", same_shape_rule},
       {"", "Resize", resize_rule},
       {"", "Upsample", upsample_rule},
-      {"", "GridSample", grid_sample_rule},
+      {"", "GridSample", grid_sample_rule<true>},
+      {"", "GridSample", grid_sample_rule<false>, 20},
       {"", "AffineGrid", affine_grid_rule},
       {"", "Col2Im", col2im_rule},
       {"", "RNN", rnn_rule},

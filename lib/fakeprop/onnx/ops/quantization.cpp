@@ -22,13 +22,13 @@ void check_quant_param(OpContext& ctx, size_t x, size_t param) {
   const SymShape& xs = ctx.shape(x);
   const SymShape& ps = ctx.shape(param);
   const std::string name = "'" + ctx.input_name(param) + "'";
-  const int64_t block = ctx.opset() >= 21 ? ctx.attr_int("block_size", 0) : 0;
+  const int64_t block = ctx.declares_attribute("block_size") ? ctx.attr_int("block_size") : 0;  // 21+
   if (block < 0) ctx.fail(ErrorKind::InvalidAttribute, ctx.op_type() + " block_size is negative");
   if (ps.empty() || (ps.size() == 1 && ps[0].is_static() && ps[0].value() == 1 && block == 0)) return;
-  if (ctx.opset() < 13)
+  if (!ctx.declares_attribute("axis"))  // per-axis parameters come with the axis attribute (13)
     ctx.fail(ErrorKind::InvalidShape, ctx.op_type() + " " + name + " must be a scalar before opset 13, got " +
                                           shape_to_string(ps));
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 1), static_cast<int64_t>(xs.size()));
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(xs.size()));
   const SymInt& dim = xs[static_cast<size_t>(axis)];
   if (block == 0) {
     if (ps.size() != 1)
@@ -76,8 +76,8 @@ void quantize_linear_rule(OpContext& ctx) {
   check_quant_param(ctx, 0, 1);
   check_quant_param(ctx, 0, 2);
   DType dt = ctx.has_input(2) ? ctx.dtype(2) : DType::UInt8;
-  if (ctx.opset() >= 21) {
-    if (const int64_t code = ctx.attr_int("output_dtype", 0); code != 0) {
+  if (ctx.declares_attribute("output_dtype")) {  // 21+
+    if (const int64_t code = ctx.attr_int("output_dtype"); code != 0) {
       const DType want = dtype_code(ctx, code, "output_dtype");
       if (ctx.has_input(2) && want != dt)
         ctx.fail(ErrorKind::TypeError, "QuantizeLinear output_dtype " + std::string(dtype_name(want)) +
@@ -90,12 +90,13 @@ void quantize_linear_rule(OpContext& ctx) {
 
 // DequantizeLinear: x's shape; float32 before 19, the scale's type from 19
 // (and an explicit output_dtype from 23).
+template <bool scale_typed>
 void dequantize_linear_rule(OpContext& ctx) {
   check_quant_param(ctx, 0, 1);
   check_quant_param(ctx, 0, 2);
-  DType dt = ctx.opset() >= 19 ? ctx.dtype(1) : DType::Float32;
-  if (ctx.opset() >= 23)
-    if (const int64_t code = ctx.attr_int("output_dtype", 0); code != 0) dt = dtype_code(ctx, code, "output_dtype");
+  DType dt = scale_typed ? ctx.dtype(1) : DType::Float32;
+  if (ctx.declares_attribute("output_dtype"))  // 23+
+    if (const int64_t code = ctx.attr_int("output_dtype"); code != 0) dt = dtype_code(ctx, code, "output_dtype");
   same_shape_as_input(ctx, dt);
 }
 
@@ -308,7 +309,8 @@ void matmul_bnb4_rule(OpContext& ctx) {
 std::span<const OpRuleEntry> quantization_rules() {
   static constexpr OpRuleEntry kRules[] = {
       {"", "QuantizeLinear", quantize_linear_rule},
-      {"", "DequantizeLinear", dequantize_linear_rule},
+      {"", "DequantizeLinear", dequantize_linear_rule<false>},
+      {"", "DequantizeLinear", dequantize_linear_rule<true>, 19},
       {"", "DynamicQuantizeLinear", dynamic_quantize_linear_rule},
       {"", "MatMulInteger", matmul_integer_rule},
       {"", "QLinearMatMul", qlinear_matmul_rule},

@@ -1,4 +1,5 @@
-// Reductions: Reduce* (axes attribute or input by opset, keepdims,
+// Reductions: Reduce* (axes an attribute or an input, as the schema in
+// effect declares it; keepdims,
 // noop_with_empty_axes), ArgMax/ArgMin, TopK, CumSum, LpNormalization.
 // Known integer data folds through ReduceSum/Prod/Min/Max so that
 // ReduceProd(Shape(x)) is numel(x), symbolically.
@@ -12,9 +13,6 @@ namespace {
 
 
 enum class Fold { None, Sum, Prod, Min, Max };
-
-// The opset from which `axes` is an input instead of an attribute.
-int64_t axes_input_since(const OpContext& ctx) { return ctx.op_type() == "ReduceSum" ? 13 : 18; }
 
 // Elements `xs` of a static input shape `in` combined over the reduced
 // axes; nullopt when the data does not match the shape or is too big.
@@ -89,11 +87,11 @@ template <Fold fold>
 void reduce_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  const bool keepdims = ctx.attr_int("keepdims", 1) != 0;
+  const bool keepdims = ctx.attr_int("keepdims") != 0;
   std::optional<std::vector<int64_t>> axes;
   bool noop_if_empty = false;
-  if (ctx.opset() >= axes_input_since(ctx)) {
-    noop_if_empty = ctx.attr_int("noop_with_empty_axes", 0) != 0;
+  if (ctx.declares_input("axes")) {  // ReduceSum from 13, the others from 18
+    noop_if_empty = ctx.attr_int("noop_with_empty_axes") != 0;
     if (ctx.has_input(1)) {
       axes = ctx.static_ints(1);
       if (!axes) {
@@ -140,8 +138,8 @@ void reduce_rule(OpContext& ctx) {
 void arg_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
-  const bool keepdims = ctx.attr_int("keepdims", 1) != 0;
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
+  const bool keepdims = ctx.attr_int("keepdims") != 0;
   SymShape out;
   for (int64_t k = 0; k < rank; ++k) {
     if (k != axis)
@@ -158,10 +156,10 @@ void arg_rule(OpContext& ctx) {
 void topk_rule(OpContext& ctx) {
   SymShape out = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(out.size());
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
   const SymInt dim = out[static_cast<size_t>(axis)];
   std::optional<SymInt> k;
-  if (ctx.opset() < 10) {
+  if (!ctx.declares_input("K")) {  // an attribute before 10
     k = SymInt(ctx.required_attr_int("k"));
   } else {
     auto ks = static_shape(ctx.shape(1));
@@ -204,8 +202,8 @@ void cumulative_rule(OpContext& ctx) {
 
 // LpNormalization: same shape; axis default -1, p in {1, 2}.
 void lp_normalization_rule(OpContext& ctx) {
-  normalize_axis(ctx, ctx.attr_int("axis", -1), ctx.rank(0));
-  const int64_t p = ctx.attr_int("p", 2);
+  normalize_axis(ctx, ctx.attr_int("axis"), ctx.rank(0));
+  const int64_t p = ctx.attr_int("p");
   if (p != 1 && p != 2)
     ctx.fail(ErrorKind::InvalidAttribute, "LpNormalization p must be 1 or 2, got " + std::to_string(p));
   same_as_input(ctx);

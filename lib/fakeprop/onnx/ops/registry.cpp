@@ -13,8 +13,14 @@ std::string_view canonical_domain(std::string_view domain) {
   return domain == "ai.onnx" ? std::string_view() : domain;
 }
 
-bool key_less(const OpRuleEntry& a, const OpRuleEntry& b) {
+bool op_less(const OpRuleEntry& a, const OpRuleEntry& b) {
   return a.domain != b.domain ? a.domain < b.domain : a.op_type < b.op_type;
+}
+
+bool key_less(const OpRuleEntry& a, const OpRuleEntry& b) {
+  if (op_less(a, b)) return true;
+  if (op_less(b, a)) return false;
+  return a.since_version < b.since_version;
 }
 }  // namespace
 
@@ -30,12 +36,13 @@ OpRegistry::OpRegistry() {
   sorted_.reserve(n);
   for (auto family : families) sorted_.insert(sorted_.end(), family.begin(), family.end());
   std::sort(sorted_.begin(), sorted_.end(), key_less);
-  // Two rules for one op would make the table order decide which runs.
+  // Two rules for one op and range would make the table order decide which runs.
   const auto dup = std::adjacent_find(sorted_.begin(), sorted_.end(), [](const auto& a, const auto& b) {
     return !key_less(a, b) && !key_less(b, a);
   });
   if (dup != sorted_.end())
-    throw std::logic_error("two ONNX rules for " + std::string(dup->domain) + "::" + std::string(dup->op_type));
+    throw std::logic_error("two ONNX rules for " + std::string(dup->domain) + "::" + std::string(dup->op_type) +
+                           " from version " + std::to_string(dup->since_version));
 }
 
 const OpRegistry& OpRegistry::instance() {
@@ -43,16 +50,30 @@ const OpRegistry& OpRegistry::instance() {
   return registry;
 }
 
-OpRule OpRegistry::find(std::string_view domain, std::string_view op_type) const {
+OpRule OpRegistry::find(std::string_view domain, std::string_view op_type, int64_t opset) const {
   const OpRuleEntry probe{canonical_domain(domain), op_type, nullptr};
-  const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), probe, key_less);
-  return it != sorted_.end() && it->domain == probe.domain && it->op_type == op_type ? it->rule : nullptr;
+  // One binary search per dispatch; an op's ranges are few and adjacent.
+  OpRule found = nullptr;
+  for (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), probe, op_less);
+       it != sorted_.end() && !op_less(probe, *it) && it->since_version <= opset; ++it)
+    found = it->rule;
+  return found;
+}
+
+std::vector<int64_t> OpRegistry::since_versions(std::string_view domain, std::string_view op_type) const {
+  const OpRuleEntry probe{canonical_domain(domain), op_type, nullptr};
+  const auto [first, last] = std::equal_range(sorted_.begin(), sorted_.end(), probe, op_less);
+  std::vector<int64_t> out;
+  for (auto it = first; it != last; ++it) out.push_back(it->since_version);
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> OpRegistry::all() const {
   std::vector<std::pair<std::string, std::string>> out;
   out.reserve(sorted_.size());
-  for (const auto& e : sorted_) out.emplace_back(std::string(e.domain), std::string(e.op_type));
+  for (size_t i = 0; i < sorted_.size(); ++i)
+    if (i == 0 || op_less(sorted_[i - 1], sorted_[i]))
+      out.emplace_back(std::string(sorted_[i].domain), std::string(sorted_[i].op_type));
   return out;
 }
 

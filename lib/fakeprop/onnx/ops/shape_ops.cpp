@@ -157,23 +157,23 @@ void set_reshaped(OpContext& ctx, SymShape shape) {
   set_maybe_data(ctx, 0, ctx.dtype(0), std::move(shape), std::move(data));
 }
 
-// Static integer list from an attribute (opset < `input_since`) or an input.
-std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const char* attr, size_t input,
-                                                        int64_t input_since) {
-  if (ctx.opset() >= input_since) {
+// Static integer list `name` from the input of that name at `input`, where
+// the version in effect declares one, or else from the attribute.
+std::optional<std::vector<int64_t>> attr_or_input_ints(OpContext& ctx, const char* name, size_t input) {
+  if (ctx.declares_input(name)) {
     if (!ctx.has_input(input)) return std::nullopt;
     auto xs = ctx.static_ints(input);
     if (!xs)
       ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": input '" + ctx.input_name(input) + "' is not known");
     return xs;
   }
-  return ctx.attr_ints(attr);
+  return ctx.attr_ints(name);
 }
 
-// Number of axes of an axes input (opset >= 13) that is present but whose
+// Number of axes of an axes input (13+) that is present but whose
 // values are unknown; nullopt when the axes are known or absent.
 std::optional<int64_t> unknown_axes_count(OpContext& ctx) {
-  if (ctx.opset() < 13 || !ctx.has_input(1) || ctx.static_ints(1)) return std::nullopt;
+  if (!ctx.declares_input("axes") || !ctx.has_input(1) || ctx.static_ints(1)) return std::nullopt;
   auto n = static_shape(ctx.shape(1));
   if (!n || n->size() > 1)
     ctx.fail(ErrorKind::UnknownInput, ctx.op_type() + ": axes '" + ctx.input_name(1) + "' are not known");
@@ -191,8 +191,8 @@ void shape_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
   int64_t start = 0, end = rank;
-  if (ctx.opset() >= 15) {  // start/end attributes, clamped like Python slicing
-    start = ctx.attr_int("start", 0);
+  if (ctx.declares_attribute("start")) {  // 15+: start/end attributes, clamped like Python slicing
+    start = ctx.attr_int("start");
     end = ctx.attr_int("end", rank);
   }
   auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
@@ -300,7 +300,7 @@ void reshape_rule(OpContext& ctx) {
     ctx.set_tensor(0, ctx.dtype(0), std::move(out));
     return;
   }
-  const bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
+  const bool allowzero = ctx.declares_attribute("allowzero") && ctx.attr_int("allowzero") != 0;
   SymShape out;
   std::optional<size_t> infer_at;
   for (size_t i = 0; i < target->size(); ++i) {
@@ -360,10 +360,10 @@ void reshape_rule(OpContext& ctx) {
 void flatten_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  int64_t axis = ctx.attr_int("axis", 1);
+  int64_t axis = ctx.attr_int("axis");
   if (axis < 0) axis += rank;  // negative axes since opset 11
   if (axis < 0 || axis > rank)
-    ctx.fail(ErrorKind::InvalidAxis, "Flatten axis " + std::to_string(ctx.attr_int("axis", 1)) +
+    ctx.fail(ErrorKind::InvalidAxis, "Flatten axis " + std::to_string(ctx.attr_int("axis")) +
                                          " is out of range for rank " + std::to_string(rank));
   const auto split = in.begin() + axis;
   SymShape out = {simplified(ctx, numel(std::span<const SymInt>(in.begin(), split))),
@@ -394,7 +394,7 @@ void squeeze_rule(OpContext& ctx) {
     set_reshaped(ctx, std::move(out));
     return;
   }
-  auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
+  auto axes = attr_or_input_ints(ctx, "axes", 1);
   // An empty axes list (attribute before 13, input since) counts as none:
   // ORT drops every dim of 1 (libonnx's inference keeps them).
   if (axes && axes->empty()) axes.reset();
@@ -438,7 +438,7 @@ void unsqueeze_rule(OpContext& ctx) {
     set_reshaped(ctx, std::move(out));
     return;
   }
-  auto axes = attr_or_input_ints(ctx, "axes", 1, 13);
+  auto axes = attr_or_input_ints(ctx, "axes", 1);
   if (!axes) ctx.fail(ErrorKind::UnknownInput, "Unsqueeze needs axes");
   const SymShape& in = ctx.shape(0);
   const int64_t out_rank = static_cast<int64_t>(in.size() + axes->size());
@@ -493,7 +493,8 @@ void transpose_rule(OpContext& ctx) {
 
 void concat_rule(OpContext& ctx) {
   const int64_t rank = ctx.rank(0);
-  const int64_t axis_attr = ctx.opset() < 4 ? ctx.attr_int("axis", 1) : ctx.required_attr_int("axis");
+  // Required from 4 (the schema check has asked for it); before, 1 when absent.
+  const int64_t axis_attr = ctx.attr_int("axis", 1);
   const int64_t axis = normalize_axis(ctx, axis_attr, rank);
   SymShape out = ctx.shape(0);
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
@@ -568,7 +569,8 @@ void split_rule(OpContext& ctx) {
   const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
   std::optional<SymShape> sizes;
   bool split_unknown = false;
-  if (ctx.opset() >= 13 || (ctx.opset() < 2 && ctx.has_input(1))) {
+  // An input from 13; version 1 has both, and the input wins when given.
+  if (ctx.declares_input("split") && (!ctx.declares_attribute("split") || ctx.has_input(1))) {
     if (ctx.has_input(1)) {
       if (auto xs = ctx.ints(1))
         sizes = SymShape(xs->begin(), xs->end());
@@ -578,7 +580,7 @@ void split_rule(OpContext& ctx) {
   } else if (auto xs = ctx.attr_ints("split")) {
     sizes = SymShape(xs->begin(), xs->end());
   }
-  const bool has_num_outputs = ctx.opset() >= 18 && ctx.has_attr("num_outputs");
+  const bool has_num_outputs = ctx.declares_attribute("num_outputs") && ctx.has_attr("num_outputs");
   if (has_num_outputs) {
     const int64_t k = ctx.attr_int("num_outputs", 0);
     if (k != n_out)
@@ -726,7 +728,7 @@ void slice_rule(OpContext& ctx) {
   std::optional<std::vector<int64_t>> axes, steps;
   bool axes_unknown = false, steps_unknown = false;
   size_t n = 0;
-  if (ctx.opset() < 10) {
+  if (!ctx.declares_input("starts")) {  // attributes before 10
     auto s = ctx.attr_ints("starts"), e = ctx.attr_ints("ends");
     if (!s || !e) ctx.fail(ErrorKind::MissingAttribute, "Slice needs 'starts' and 'ends'");
     starts = std::vector<SymInt>(s->begin(), s->end());
@@ -816,7 +818,7 @@ void gather_rule(OpContext& ctx) {
   const SymShape& indices = ctx.shape(1);
   const int64_t rank = static_cast<int64_t>(data.size());
   if (rank == 0) ctx.fail(ErrorKind::InvalidRank, "Gather needs data of rank >= 1");
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
   const SymInt& extent = data[static_cast<size_t>(axis)];
   SymShape out(data.begin(), data.begin() + axis);
   out.insert(out.end(), indices.begin(), indices.end());
@@ -850,7 +852,7 @@ void gather_elements_rule(OpContext& ctx) {
     ctx.fail(ErrorKind::ShapeMismatch, "GatherElements: data " + shape_to_string(data) + " and indices " +
                                            shape_to_string(indices) + " must have the same rank");
   if (data.empty()) ctx.fail(ErrorKind::InvalidRank, "GatherElements needs rank >= 1");
-  normalize_axis(ctx, ctx.attr_int("axis", 0), static_cast<int64_t>(data.size()));
+  normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(data.size()));
   ctx.set_tensor(0, ctx.dtype(0), indices);
 }
 
@@ -858,7 +860,7 @@ void gather_nd_rule(OpContext& ctx) {
   const SymShape& data = ctx.shape(0);
   const SymShape& indices = ctx.shape(1);
   const int64_t r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
-  const int64_t b = ctx.opset() >= 12 ? ctx.attr_int("batch_dims", 0) : 0;
+  const int64_t b = ctx.declares_attribute("batch_dims") ? ctx.attr_int("batch_dims") : 0;  // 12+
   if (r < 1 || q < 1) ctx.fail(ErrorKind::InvalidRank, "GatherND needs data and indices of rank >= 1");
   if (b < 0 || b >= std::min(r, q))
     ctx.fail(ErrorKind::InvalidAttribute, "GatherND batch_dims " + std::to_string(b) + " must be less than both ranks");
@@ -999,22 +1001,26 @@ int64_t pad_source(int64_t src, int64_t d, const std::string& mode) {
   return m < d ? m : period - m;
 }
 
+// Pads come from an attribute ("paddings" in version 1, "pads" in 2) or,
+// from 11, an input, as do the constant value and (18) the axes; "wrap" is
+// a mode from 19.
+template <bool wraps>
 void pad_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   const int64_t rank = static_cast<int64_t>(in.size());
-  const std::string mode = ctx.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && ctx.opset() >= 19))
+  const std::string mode = ctx.attr_string("mode");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && wraps))
     ctx.fail(ErrorKind::InvalidAttribute, "Pad: unsupported mode '" + mode + "'");
   std::optional<std::vector<SymInt>> pads;
-  if (ctx.opset() < 11) {
-    auto p = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+  if (!ctx.declares_input("pads")) {
+    auto p = ctx.attr_ints(ctx.declares_attribute("paddings") ? "paddings" : "pads");
     if (!p) ctx.fail(ErrorKind::MissingAttribute, "Pad needs 'pads'");
     pads = std::vector<SymInt>(p->begin(), p->end());
   } else {
     pads = ctx.ints(1);
   }
   std::vector<int64_t> axes;
-  if (ctx.opset() >= 18 && ctx.has_input(3)) {
+  if (ctx.declares_input("axes") && ctx.has_input(3)) {
     auto a = ctx.static_ints(3);
     if (!a) {
       SymShape out = in;
@@ -1060,7 +1066,7 @@ void pad_rule(OpContext& ctx) {
       coords[a] = std::move(c);
     }
     std::optional<KnownData> fill;
-    if (ctx.opset() >= 11 && ctx.has_input(2))
+    if (ctx.declares_input("constant_value") && ctx.has_input(2))
       fill = known(ctx, 2);
     else
       fill = src->data.is_float ? float_data({ctx.attr_float("value", 0.0f)}) : int_data({SymInt(0)});
@@ -1138,7 +1144,7 @@ void space_to_depth_rule(OpContext& ctx) {
 void one_hot_rule(OpContext& ctx) {
   const SymShape& indices = ctx.shape(0);
   const int64_t out_rank = static_cast<int64_t>(indices.size()) + 1;
-  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), out_rank);
+  const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), out_rank);
   if (ctx.rank(1) > 1 || (ctx.rank(1) == 1 && !known_true(ctx, sym_eq(ctx.shape(1)[0], 1))))
     ctx.fail(ErrorKind::InvalidShape, "OneHot: depth must be a scalar or a 1-element tensor");
   const SymShape& values = ctx.shape(2);
@@ -1171,7 +1177,7 @@ void trilu_rule(OpContext& ctx) {
 void reverse_sequence_rule(OpContext& ctx) {
   const SymShape& in = ctx.shape(0);
   if (in.size() < 2) ctx.fail(ErrorKind::InvalidRank, "ReverseSequence needs rank >= 2, got " + shape_to_string(in));
-  const int64_t batch_axis = ctx.attr_int("batch_axis", 1), time_axis = ctx.attr_int("time_axis", 0);
+  const int64_t batch_axis = ctx.attr_int("batch_axis"), time_axis = ctx.attr_int("time_axis");
   if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
     ctx.fail(ErrorKind::InvalidAttribute, "ReverseSequence: batch_axis/time_axis must be 0 and 1");
   const SymShape& lens = ctx.shape(1);
@@ -1204,7 +1210,8 @@ std::span<const OpRuleEntry> shape_rules() {
       {"", "ScatterND", scatter_rule},
       {"", "Expand", expand_rule},
       {"", "Tile", tile_rule},
-      {"", "Pad", pad_rule},
+      {"", "Pad", pad_rule<false>},
+      {"", "Pad", pad_rule<true>, 19},
       {"", "CenterCropPad", center_crop_pad_rule},
       {"", "DepthToSpace", depth_to_space_rule},
       {"", "SpaceToDepth", space_to_depth_rule},
