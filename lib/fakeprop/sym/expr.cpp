@@ -1920,6 +1920,143 @@ namespace py {
 constexpr int kOr = 1, kAnd = 2, kNot = 3, kCompare = 4, kAdd = 5, kMul = 6, kUnary = 7, kPow = 8, kAtom = 9;
 }
 
+// sympy's argument order (Basic.compare), which torch's ExprPrinter prints
+// a sum's and a product's arguments in: classes in sympy's ordering_of_classes
+// order (numbers, Symbol, Pow, Mul, Add; others after, by name), then the
+// length of the content, then the content.
+struct SympyNode {
+  std::string cls;
+  int64_t number = 0;      // an Integer's value
+  std::string name;        // a Symbol's
+  size_t content_size = 0;
+  std::vector<SympyNode> args;
+};
+
+int sympy_class_index(const std::string& cls) {
+  static const char* const kOrder[] = {"Zero",  "One", "Half",          "Infinity", "NaN",  "NegativeOne",
+                                       "NegativeInfinity", "Integer", "Rational", "Float", "Exp1", "Pi",
+                                       "ImaginaryUnit", "Symbol", "Wild", "Pow", "Mul", "Add"};
+  for (size_t i = 0; i < std::size(kOrder); ++i)
+    if (cls == kOrder[i]) return static_cast<int>(i);
+  return -1;
+}
+
+int sympy_compare(const SympyNode& a, const SympyNode& b) {
+  if (a.cls != b.cls) {
+    const int i = sympy_class_index(a.cls), j = sympy_class_index(b.cls);
+    if (i < 0 && j < 0) return a.cls < b.cls ? -1 : 1;
+    if (i < 0) return 1;
+    if (j < 0) return -1;
+    return i < j ? -1 : 1;
+  }
+  if (a.content_size != b.content_size) return a.content_size < b.content_size ? -1 : 1;
+  if (a.cls == "Integer" || a.cls == "Zero" || a.cls == "One" || a.cls == "NegativeOne")
+    return a.number == b.number ? 0 : (a.number < b.number ? -1 : 1);
+  if (a.cls == "Symbol") return a.name == b.name ? 0 : (a.name < b.name ? -1 : 1);
+  for (size_t i = 0; i < a.args.size() && i < b.args.size(); ++i)
+    if (int c = sympy_compare(a.args[i], b.args[i])) return c;
+  return 0;
+}
+
+SympyNode sympy_integer(int64_t v) {
+  SympyNode n;
+  n.cls = v == 0 ? "Zero" : v == 1 ? "One" : v == -1 ? "NegativeOne" : "Integer";
+  n.number = v;
+  n.content_size = 1;
+  return n;
+}
+
+SympyNode sympy_node(ExprRef e);
+
+SympyNode sympy_compound(std::string cls, std::vector<SympyNode> args) {
+  SympyNode n;
+  n.cls = std::move(cls);
+  n.content_size = args.size();
+  n.args = std::move(args);
+  return n;
+}
+
+void sort_sympy_args(std::vector<SympyNode>& xs, size_t from) {
+  std::stable_sort(xs.begin() + static_cast<std::ptrdiff_t>(from), xs.end(),
+                   [](const SympyNode& a, const SympyNode& b) { return sympy_compare(a, b) < 0; });
+}
+
+// c * (the factors of t) as sympy's Mul holds it: the coefficient first.
+SympyNode sympy_product(int64_t c, ExprRef t) {
+  if (t->kind() == ExprKind::Mul) c *= t->value();
+  std::vector<SympyNode> args;
+  if (c != 1) args.push_back(sympy_integer(c));
+  const size_t from = args.size();
+  auto factor = [&](ExprRef b, int64_t k) {
+    args.push_back(k == 1 ? sympy_node(b) : sympy_compound("Pow", {sympy_node(b), sympy_integer(k)}));
+  };
+  if (t->kind() == ExprKind::Mul) {
+    for (const auto& [b, k] : t->terms()) factor(b, k);
+  } else {
+    factor(t, 1);
+  }
+  sort_sympy_args(args, from);
+  if (args.size() == 1) return args.front();
+  return sympy_compound("Mul", std::move(args));
+}
+
+SympyNode sympy_node(ExprRef e) {
+  switch (e->kind()) {
+    case ExprKind::Integer: return sympy_integer(e->value());
+    case ExprKind::Symbol: {
+      SympyNode n;
+      n.cls = "Symbol";
+      n.name = e->name();
+      // Backed sizes carry more assumptions (positive) than unbacked ones: longer content.
+      n.content_size = e->name().starts_with("u") ? 1 : 2;
+      return n;
+    }
+    case ExprKind::Mul: return sympy_product(1, e);
+    case ExprKind::Add: {
+      std::vector<SympyNode> args;
+      if (e->value() != 0) args.push_back(sympy_integer(e->value()));
+      const size_t from = args.size();
+      for (const auto& [t, c] : e->terms()) args.push_back(sympy_product(c, t));
+      sort_sympy_args(args, from);
+      return sympy_compound("Add", std::move(args));
+    }
+    default: break;
+  }
+  std::vector<SympyNode> args;
+  for (ExprRef a : e->args()) args.push_back(sympy_node(a));
+  const char* cls = e->kind() == ExprKind::FloorDiv ? "FloorDiv"
+                    : e->kind() == ExprKind::Mod    ? "Mod"
+                    : e->kind() == ExprKind::Max    ? "Max"
+                    : e->kind() == ExprKind::Min    ? "Min"
+                                                    : sympy_function_name(e->kind());
+  return sympy_compound(cls, std::move(args));
+}
+
+// The terms of an Add in sympy's argument order: (term, coefficient), the
+// constant as (nullptr, value), first.
+std::vector<Term> sympy_add_order(ExprRef add) {
+  std::vector<std::pair<SympyNode, Term>> keyed;
+  for (const auto& [t, c] : add->terms()) keyed.emplace_back(sympy_product(c, t), Term{t, c});
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return sympy_compare(a.first, b.first) < 0; });
+  std::vector<Term> out;
+  if (add->value() != 0) out.emplace_back(nullptr, add->value());
+  for (auto& k : keyed) out.push_back(k.second);
+  return out;
+}
+
+// The factors of a Mul in sympy's argument order.
+std::vector<Term> sympy_mul_order(ExprRef mul) {
+  std::vector<std::pair<SympyNode, Term>> keyed;
+  for (const auto& [b, k] : mul->terms())
+    keyed.emplace_back(k == 1 ? sympy_node(b) : sympy_compound("Pow", {sympy_node(b), sympy_integer(k)}), Term{b, k});
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return sympy_compare(a.first, b.first) < 0; });
+  std::vector<Term> out;
+  for (auto& k : keyed) out.push_back(k.second);
+  return out;
+}
+
 class PythonPrinter {
  public:
   PythonPrinter(const SymbolNamer& rename, bool torch_guard) : rename_(rename), torch_guard_(torch_guard) {}
@@ -1942,7 +2079,8 @@ class PythonPrinter {
   std::string print_node(ExprRef e, int& prec) {
     switch (e->kind()) {
       case ExprKind::Integer:
-        prec = e->value() < 0 ? py::kUnary : py::kAtom;
+        // sympy gives a negative number the precedence of +.
+        prec = e->value() < 0 ? (torch_guard_ ? py::kAdd : py::kUnary) : py::kAtom;
         return std::to_string(e->value());
       case ExprKind::Symbol:
         prec = py::kAtom;
@@ -1950,8 +2088,10 @@ class PythonPrinter {
       case ExprKind::BoolConst:
         prec = py::kAtom;
         return e->value() ? "True" : "False";
-      case ExprKind::Add: prec = py::kAdd; return print_add(e);
-      case ExprKind::Mul: return print_scaled(e, magnitude(e->value()), e->value() < 0, prec);
+      case ExprKind::Add: prec = py::kAdd; return torch_guard_ ? torch_add(e) : print_add(e);
+      case ExprKind::Mul:
+        if (torch_guard_) return torch_product(1, e, prec);
+        return print_scaled(e, magnitude(e->value()), e->value() < 0, prec);
       case ExprKind::FloorDiv:
         if (torch_guard_) return torch_division(e, " // ", prec);
         prec = py::kMul;
@@ -2069,7 +2209,58 @@ class PythonPrinter {
 
   std::string compare(ExprRef e, const char* op, int& prec) {
     prec = py::kCompare;
-    return paren(e->arg(0), py::kCompare) + op + paren(e->arg(1), py::kCompare);
+    // sympy ranks == and != with *: a guard wraps a sum or product beside them.
+    const bool equality = e->kind() == ExprKind::Eq || e->kind() == ExprKind::Ne;
+    const int level = torch_guard_ && equality ? py::kMul : py::kCompare;
+    return paren(e->arg(0), level) + op + paren(e->arg(1), level);
+  }
+
+  // torch's ExprPrinter._print_Add: the arguments in sympy's order joined by
+  // " + ", each wrapped when sympy ranks it at or below +.
+  std::string torch_add(ExprRef e) {
+    std::string out;
+    for (const auto& [t, c] : sympy_add_order(e)) {
+      if (!out.empty()) out += " + ";
+      int p;
+      std::string text = t == nullptr ? print(integer(c), p) : (c == 1 ? print(t, p) : torch_product(c, t, p));
+      out += p <= py::kAdd ? "(" + text + ")" : text;
+    }
+    return out;
+  }
+
+  // torch's ExprPrinter._print_Mul over c * t: the coefficient, then the
+  // factors in sympy's order, joined by "*"; sympy's precedence_Mul ranks it
+  // with + when the coefficient is negative, unless a factor is a // or %.
+  std::string torch_product(int64_t c, ExprRef t, int& prec) {
+    std::vector<std::pair<ExprRef, int64_t>> factors;
+    if (t->kind() == ExprKind::Mul) {
+      c = c * t->value();
+      for (const auto& f : sympy_mul_order(t)) factors.push_back(f);
+    } else {
+      factors.emplace_back(t, 1);
+    }
+    bool divides = false;
+    for (const auto& [b, k] : factors)
+      divides = divides || b->kind() == ExprKind::FloorDiv || b->kind() == ExprKind::Mod;
+    prec = c < 0 && !divides ? py::kAdd : py::kMul;
+    const int level = prec;
+    std::vector<std::string> parts;
+    if (c != 1) parts.push_back(c < 0 ? "(" + std::to_string(c) + ")" : std::to_string(c));
+    for (const auto& [b, k] : factors) {
+      std::string f = k == 1 ? paren(b, level) : power(b, k);
+      parts.push_back(f.starts_with("-") ? "(" + f + ")" : f);  // a ceil division's leading minus
+    }
+    if (parts.size() == 1 && c == 1) {  // a lone factor, or a power (sympy's Pow ranks above *)
+      const auto& [b, k] = factors.front();
+      if (k != 1) {
+        prec = py::kPow;
+        return power(b, k);
+      }
+      return print(b, prec);
+    }
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? "*" : "") + parts[i];
+    return out;
   }
 
   std::string power(ExprRef base, int64_t exponent) {

@@ -462,14 +462,25 @@ TEST(ExprPrintNamer, GuardStringFollowsTorchsPrecedenceForDivision) {
   EXPECT_EQ(to_guard_string(ne(floordiv(s0(), I(4)), I(1)), namer), "(" + x0 + " // 4) != 1");
   const std::string product = to_guard_string(mul(s0(), s1()), namer);
   EXPECT_EQ(to_guard_string(eq(mod(mul(s0(), s1()), I(2)), I(0)), namer), "((" + product + ") % 2) == 0");
-  EXPECT_EQ(to_guard_string(add(floordiv(s0(), I(4)), I(1)), namer), "(" + x0 + " // 4) + 1");
+  EXPECT_EQ(to_guard_string(add(floordiv(s0(), I(4)), I(1)), namer), "1 + (" + x0 + " // 4)");
   EXPECT_EQ(to_guard_string(mul(floordiv(s0(), I(4)), I(2)), namer), "2*(" + x0 + " // 4)");
-  EXPECT_EQ(to_guard_string(floordiv(add(s0(), I(1)), I(2)), namer), "(" + x0 + " + 1) // 2");
+  EXPECT_EQ(to_guard_string(floordiv(add(s0(), I(1)), I(2)), namer), "(1 + " + x0 + ") // 2");
   // A power is its base repeated (PythonPrinter._print_Pow; measured: a
   // (4, 6, 6) input under dynamic=True guards stride()[0] == s1*s1).
   EXPECT_EQ(to_guard_string(eq(s1(), pow(s0(), 2)), namer), x1 + " == " + x0 + "*" + x0);
-  EXPECT_EQ(to_guard_string(mul(pow(s0(), 2), s1()), namer), x0 + "*" + x0 + "*" + x1);
+  EXPECT_EQ(to_guard_string(mul(pow(s0(), 2), s1()), namer), x1 + "*" + x0 + "*" + x0);  // sympy: Symbol before Pow
   EXPECT_EQ(to_python_string(pow(s0(), 2)), "s0**2");
+  // A sum and a product print their arguments in sympy's order (constants
+  // first, then Basic.compare's), a negative coefficient as (-k)*, and ==
+  // and != wrap both; each text is torch 2.15's PythonPrinter's.
+  EXPECT_EQ(to_guard_string(ne(sub(s0(), I(1)), I(1)), namer), "((-1) + " + x0 + ") != 1");
+  EXPECT_EQ(to_guard_string(ge(sub(s0(), floordiv(s0(), I(2))), I(0)), namer),
+            x0 + " + (-1)*(" + x0 + " // 2) >= 0");
+  EXPECT_EQ(to_guard_string(add(mul(s1(), I(-2)), mul(s1(), s0())), namer),
+            "((-2)*" + x1 + ") + " + x0 + "*" + x1);
+  EXPECT_EQ(to_guard_string(sub(I(3), mul(s0(), I(2))), namer), "3 + ((-2)*" + x0 + ")");
+  EXPECT_EQ(to_guard_string(ge(sub(mul(s0(), I(40)), mul(floordiv(s0(), I(2)), I(40))), I(2)), namer),
+            "(-40)*(" + x0 + " // 2) + 40*" + x0 + " >= 2");
   // Without division it is to_python_string's text; dims keep theirs.
   EXPECT_EQ(to_guard_string(le(I(2), s0()), namer), "2 <= " + x0);
   EXPECT_EQ(to_python_string(floordiv(s0(), I(4))), "s0//4");
