@@ -1981,19 +1981,21 @@ void sort_sympy_args(std::vector<SympyNode>& xs, size_t from) {
                    [](const SympyNode& a, const SympyNode& b) { return sympy_compare(a, b) < 0; });
 }
 
+// A Mul's factor b**k: b itself, or Pow(b, k).
+SympyNode sympy_factor(ExprRef b, int64_t k) {
+  return k == 1 ? sympy_node(b) : sympy_compound("Pow", {sympy_node(b), sympy_integer(k)});
+}
+
 // c * (the factors of t) as sympy's Mul holds it: the coefficient first.
 SympyNode sympy_product(int64_t c, ExprRef t) {
   if (t->kind() == ExprKind::Mul) c *= t->value();
   std::vector<SympyNode> args;
   if (c != 1) args.push_back(sympy_integer(c));
   const size_t from = args.size();
-  auto factor = [&](ExprRef b, int64_t k) {
-    args.push_back(k == 1 ? sympy_node(b) : sympy_compound("Pow", {sympy_node(b), sympy_integer(k)}));
-  };
   if (t->kind() == ExprKind::Mul) {
-    for (const auto& [b, k] : t->terms()) factor(b, k);
+    for (const auto& [b, k] : t->terms()) args.push_back(sympy_factor(b, k));
   } else {
-    factor(t, 1);
+    args.push_back(sympy_node(t));
   }
   sort_sympy_args(args, from);
   if (args.size() == 1) return args.front();
@@ -2049,7 +2051,7 @@ std::vector<Term> sympy_add_order(ExprRef add) {
 std::vector<Term> sympy_mul_order(ExprRef mul) {
   std::vector<std::pair<SympyNode, Term>> keyed;
   for (const auto& [b, k] : mul->terms())
-    keyed.emplace_back(k == 1 ? sympy_node(b) : sympy_compound("Pow", {sympy_node(b), sympy_integer(k)}), Term{b, k});
+    keyed.emplace_back(sympy_factor(b, k), Term{b, k});
   std::stable_sort(keyed.begin(), keyed.end(),
                    [](const auto& a, const auto& b) { return sympy_compare(a.first, b.first) < 0; });
   std::vector<Term> out;
