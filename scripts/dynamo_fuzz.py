@@ -38,6 +38,8 @@ crashes C` and a Markdown table of the disagreement classes (docs/recompiles.md'
 `--keep DIR --rescore` runs no torch: it scores the goldens an earlier run with the same --seed and
 --keep DIR left there with the fakeprop in FAKEPROP_BIN, by the same comparison and classes, and
 minimizes nothing, so a fix's effect on a whole run costs seconds, not the run again.
+`--keep DIR --resume` continues a run that stopped: a program with a directory in DIR is scored
+from it as --rescore would, the others run torch.
 """
 import argparse
 import copy
@@ -891,12 +893,14 @@ def main():
     ap.add_argument("--only", type=int, nargs="*", help="run only these programs of the seed's run (their "
                     "texts do not depend on the others), each disagreeing one minimized")
     ap.add_argument("--keep", help="a directory for every program's golden (default: a temporary one)")
+    ap.add_argument("--resume", action="store_true", help="with --keep: score the programs an earlier, "
+                    "stopped run left in DIR from there and run torch for the others")
     ap.add_argument("--rescore", action="store_true", help="with --keep: run no torch, score the goldens an "
                     "earlier run with the same --seed and --keep left there with FAKEPROP_BIN, and minimize nothing "
                     "(how a fix changes a run's summary)")
     a = ap.parse_args()
-    if a.rescore and not a.keep:
-        ap.error("--rescore needs --keep DIR")
+    if (a.rescore or a.resume) and not a.keep:
+        ap.error("--rescore and --resume need --keep DIR")
 
     import torch
     import torch.nn.functional as F
@@ -920,6 +924,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     work = a.keep or tempfile.mkdtemp(prefix="dynamo_fuzz_")
     os.makedirs(work, exist_ok=True)
+    kept_dirs = os.listdir(work)
     stats = {"programs": 0, "agree": 0, "total": 0, "wrong": 0, "outside-graph": 0, "text": 0, "crashes": 0,
              "skipped": 0}
     classes = {}  # (class, aspect kind) -> {"aspects": n, "programs": set, "case": name}
@@ -933,7 +938,7 @@ def main():
             continue
         name = "s%d_p%04d" % (a.seed, i)
         fuzz = {"seed": a.seed, "program": i, "command": command}
-        if a.rescore:
+        if a.rescore or a.resume and any(d.startswith(name + "_") for d in kept_dirs):
             kept = kept_golden(name, work)
             golden, results, crash = score_golden(*kept) if kept else (None, "no kept golden", None)
         else:

@@ -459,12 +459,26 @@ def _run_child(spec_path, out_path):
     out = {"torch_version": torch.__version__, "results": results, "names": names, "fallback": fallback,
            "compiled_graphs": len(graphs)}
     if graphs:
-        last = graphs[-1]
+        last = _most_general(graphs, torch)
         example_call = 0 if sc["examples_from"] == "first" else last["call"]
         out["graph"] = _export(last, make_args(sc["calls"][example_call]), names, torch, fakeprop)
         out["graph_call"] = last["call"]
         out["example_call"] = example_call
     json.dump(out, open(out_path, "w"))
+
+
+def _most_general(graphs, torch):
+    """The graph fakeprop replays: of the graphs with the most tensor inputs, the one whose inputs
+    hold the most symbolic sizes, the last of equals. A later compile may specialize an input away
+    (a size of 0 makes `x.numel()` a constant and drops `x`), and its graph then tells nothing of
+    the earlier compiles."""
+    def generality(entry):
+        vals = [n.meta.get("val") for n in entry["gm"].graph.nodes if n.op == "placeholder"]
+        tensors = [v for v in vals if isinstance(v, torch.Tensor)]
+        symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt))
+        return len(tensors), symbolic
+    best = max(generality(e) for e in graphs)
+    return [e for e in graphs if generality(e) == best][-1]
 
 
 _SIZE_SOURCE = re.compile(r"^(L\['\w+'\])\.(size|stride)\(\)\[(\d+)\]$")

@@ -132,6 +132,21 @@ def _item_values(gm):
     return items
 
 
+def _specialized_dims(gm, names):
+    """Placeholder name -> the dims its traced value holds as constants, for the placeholders in
+    `names` (those an example replaces), when the graph was traced with symbolic sizes at all:
+    the trace specialized those dims (a SymInt whose expression became a number, or an int), and
+    the example's sizes alone would not say so."""
+    import torch
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
+    traced = {n.name: n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"}
+    shapes = {k: v.shape for k, v in traced.items() if isinstance(v, torch.Tensor)}
+    if all(is_concrete_int(d) for shape in shapes.values() for d in shape):
+        return {}
+    return {k: [i for i, d in enumerate(shape) if is_concrete_int(d)] for k, shape in shapes.items() if k in names}
+
+
 def _state_targets(program):
     """Placeholder name -> FQN for an ExportedProgram's parameters, buffers and constants, and the
     placeholders tied to an earlier one (name -> that one's name: the same tensor under two FQNs, as a
@@ -312,6 +327,8 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             "items": _item_values(gm),
             # the guards torch.export.save writes as the program's guards_code (the .pt2 reader reads them there)
             "guards_code": [str(g) for g in (getattr(program, "_guards_code", None) or [])] if exported else []}
+    if examples:
+        plan["specialized"] = _specialized_dims(gm, examples)
     if real_inputs is not None:
         plan["real_outputs"] = _real_outputs(program, gm, exported, state, real_inputs)
     if gradients is not None:

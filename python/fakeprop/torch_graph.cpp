@@ -77,6 +77,7 @@ class TorchGraphReader {
         renames_(plan["names"]),
         examples_(plan["examples"]),
         items_(plan.contains("items") ? py::dict(plan["items"]) : py::dict()),
+        specialized_(plan.contains("specialized") ? py::dict(plan["specialized"]) : py::dict()),
         reals_(plan.contains("real_outputs") ? py::dict(plan["real_outputs"]) : py::dict()),
         gradients_(plan.contains("gradients") ? py::dict(plan["gradients"]) : py::dict()),
         symbolic_(std::move(symbolic)) {
@@ -362,6 +363,10 @@ class TorchGraphReader {
           n.example.tensor.storage = storage_id(value);
           if (PyObject* item = given ? nullptr : PyDict_GetItemWithError(items_.ptr(), name.ptr()))
             n.example.tensor.item = item_value(item);
+          if (PyObject* dims = given ? PyDict_GetItemWithError(specialized_.ptr(), name.ptr()) : nullptr)
+            for (py::handle d : py::reinterpret_borrow<py::list>(dims))
+              if (py::cast<size_t>(d) < n.example.tensor.shape.size())
+                n.example.tensor.specialized.push_back(py::cast<int64_t>(d));
         }
       }
       if (PyErr_Occurred()) throw py::error_already_set();
@@ -487,6 +492,7 @@ class TorchGraphReader {
 
   py::dict state_, tied_, renames_, examples_;
   py::dict items_;  // placeholder -> the value its item() was memoized with (graph_export._item_values)
+  py::dict specialized_;  // placeholder -> the dims its trace specialized (graph_export._specialized_dims)
 
   static fx::ExampleTensor::Item item_value(PyObject* v) {
     fx::ExampleTensor::Item item;

@@ -269,6 +269,28 @@ def test_symbolic_make_fx_matches_torch():
     assert check_against_torch(gm, report) > 10
 
 
+def test_dims_a_symbolic_trace_specialized_stay_specialized():
+    # linspace's steps is an int: the symbolic trace specialized x's dim 0 to 8 and the graph holds
+    # the constant; with an example in its place the graph records it, and a run that makes the
+    # dim symbolic guards it, as torch.compile's own trace did.
+    def f(x):
+        return torch.linspace(0, 1, x.shape[0]), x * 2
+
+    x = torch.randn(8, 4)
+    gm = torch.fx.experimental.proxy_tensor.make_fx(f, tracing_mode="symbolic")(x)
+    doc = fakeprop.export_graph(gm, [x])
+    placeholder = next(n for n in doc["nodes"] if n["op"] == "placeholder")
+    assert placeholder["val"]["specialized"] == [0]
+    report = fakeprop.propagate(gm, x, assume_static_by_default=False)
+    assert report["errors"] == []
+    assert [g["expr"] for g in report["guards"] if g["expr"].endswith("== 8")], report["guards"]
+    mul = next(n for n in report["nodes"] if n["op"] == "aten.mul.Tensor")
+    shape = mul["outputs"][0]["val"]["shape"]
+    assert shape[0] == 8 and isinstance(shape[1], str), shape
+    plain = fakeprop.export_graph(torch.fx.experimental.proxy_tensor.make_fx(f)(x), [x])  # a static trace
+    assert "specialized" not in next(n for n in plain["nodes"] if n["op"] == "placeholder")["val"]
+
+
 def test_bad_programs_are_input_errors():
     gm = torch.fx.symbolic_trace(torch.nn.Sequential(torch.nn.Linear(2, 2)))  # not ATen-level
     with pytest.raises(fakeprop.InputError, match="call_module"):

@@ -119,13 +119,25 @@ def _sorted(xs):
 
 
 def _with_final_ranges(fp_raw, frame, records):
-    """A --trace-dir frame's events with each unbacked symbol's final range: the trace gives the range
-    at creation (as torch's create_unbacked_symbol does), the last range is in --log's lines of that
-    frame (constrain_symbol_range, _update_var_to_range), as torch's log gives it."""
+    """A --trace-dir frame's events with each unbacked symbol's final range and the duck-sized dims:
+    the trace gives the range at creation (as torch's create_unbacked_symbol does), the last range
+    and the duck sizing are in --log's lines of that frame (constrain_symbol_range,
+    _update_var_to_range, `create_symbol s0 duck sized ...`), as torch's log gives them."""
     logged = dynamo_log.frame_events([r[3] for r in records if r[2] == frame])
     final = {u["name"]: u["final"] for u in logged["unbacked"]}
     raw = dict(fp_raw)
     raw["unbacked"] = [dict(u, final=final.get(u["name"], u["range"])) for u in fp_raw["unbacked"]]
+    # Duck sizing is a log line and no trace event (in torch's too): placed from the log, whose
+    # frame 0/0 may hold the base run beside the first call (the same symbols twice).
+    first, seen = [], set()
+    for sym in logged["symbols"]:
+        key = (sym["name"], sym["source"], bool(sym.get("duck")))
+        if key not in seen:
+            seen.add(key)
+            first.append(sym)
+    traced = {(sym["name"], sym["source"]): sym for sym in fp_raw["symbols"]}
+    if [(sym["name"], sym["source"]) for sym in first if not sym.get("duck")] == list(traced):
+        raw["symbols"] = [sym if sym.get("duck") else traced[(sym["name"], sym["source"])] for sym in first]
     return raw
 
 

@@ -215,8 +215,9 @@ class GraphReader {
       ex.kind = ExampleValue::Kind::Other;
       return ex;
     }
-    const auto [sym, shape, stride, offset, dtype, device, grad, storage, item] = doc_.find_all<9>(
-        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad", "storage", "item"});
+    const auto [sym, shape, stride, offset, dtype, device, grad, storage, item, specialized] = doc_.find_all<10>(
+        j, {"sym", "shape", "stride", "storage_offset", "dtype", "device", "requires_grad", "storage", "item",
+            "specialized"});
     if (sym) {
       ex.kind = ExampleValue::Kind::SymInt;
       ex.sym = dim_text(*sym);
@@ -254,6 +255,14 @@ class GraphReader {
       t.storage = as_int64(*storage);
     }
     if (item && item->type != JsonType::Null) t.item = read_item(*item, t);
+    if (specialized && specialized->type != JsonType::Null) {
+      if (specialized->type != JsonType::Array) fail("specialized must be a list of dims");
+      doc_.for_each_child(*specialized, [&](const Json& d) {
+        if (!is_integer(d) || as_int64(d) < 0 || as_int64(d) >= static_cast<int64_t>(t.shape.size()))
+          fail("specialized entries must be dims of the value's shape");
+        t.specialized.push_back(as_int64(d));
+      });
+    }
     return ex;
   }
 

@@ -62,6 +62,12 @@ struct ExampleTensor {
     double f = 0;
   };
   std::optional<Item> item;
+  // Dims the traced graph holds as constants although it was traced with
+  // symbolic sizes: the trace specialized them (a composite such as
+  // take_along_dim read the size; linspace's steps is an int). A run that
+  // makes one of them symbolic guards it equal to its size, as the trace did.
+  // Written where an example replaced the traced value.
+  std::vector<int64_t> specialized;
 };
 
 // Example value of a placeholder that is a SymInt (torch.export passes them).

@@ -80,6 +80,11 @@ void write_example(DocumentWriter& w, const ExampleValue& ex) {
         else if (std::isfinite(t.item->f)) w.value(t.item->f);
         else w.begin_object().field("float", std::isnan(t.item->f) ? "nan" : t.item->f > 0 ? "inf" : "-inf").end_object();
       }
+      if (!t.specialized.empty()) {
+        w.key("specialized").begin_array();
+        for (int64_t d : t.specialized) w.value(d);
+        w.end_array();
+      }
       w.end_object();
       return;
     }

@@ -243,10 +243,18 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
       if (literal < 0) throw InputError(graph_.path + ": node '" + n.name + "': negative size " + text);
       const int64_t h = hint.value_or(literal);
       const DimPlan plan = is_input ? plan_input_dim(options_, src, static_cast<int64_t>(d), true) : DimPlan{};
-      if (plan.mark == DimMark::Unmarked || plan.mark == DimMark::Static)
+      if (plan.mark == DimMark::Unmarked || plan.mark == DimMark::Static) {
         tv.meta.sizes.push_back(SymInt(plan.mark == DimMark::Static ? h : static_cast<int64_t>(literal)));
-      else
-        tv.meta.sizes.push_back(input_dims_.create(plan, src, static_cast<int64_t>(d), h));
+        continue;
+      }
+      SymInt size = input_dims_.create(plan, src, static_cast<int64_t>(d), h);
+      if (!size.is_static() && plan.mark == DimMark::Dynamic &&
+          std::find(ex.specialized.begin(), ex.specialized.end(), static_cast<int64_t>(d)) != ex.specialized.end()) {
+        // The trace specialized this dim: its guard, and the constant the graph holds.
+        e.evaluate(sym_eq(size, h), "specialized in the traced graph");
+        size = SymInt(h);
+      }
+      tv.meta.sizes.push_back(size);
       continue;
     }
     // A symbol name binds its source; an expression is computed from symbols seen before.

@@ -105,10 +105,81 @@ void DimMarks::add(const std::string& raw) {
   matchers_.push_back(std::move(matcher));
 }
 
-const DimMarkOptions* DimMarks::find(const std::string& tensor_source, int64_t dim) const {
-  for (size_t i = marks_.size(); i-- > 0;)
-    if (matchers_[i].classify(tensor_source, dim) != DimMark::Unmarked) return &marks_[i];
-  return nullptr;
+// torch 2.15 keeps a tensor's marks as attributes that each call edits:
+// mark_dynamic sets the dim dynamic, replaces its range (none without min/max)
+// and takes it over from maybe_mark_dynamic; maybe_mark_dynamic is ignored on a
+// dim mark_dynamic holds; mark_unbacked records bounds of its own, and with
+// strict=True records only the strictness. builder.py then reads them: unbacked
+// wins, then mark_dynamic's constraint, then a maybe_mark_dynamic range (a
+// warning only), then strictness; a static mark loses to any of them.
+std::optional<DimMarkOptions> DimMarks::for_dim(const std::string& tensor_source, int64_t dim) const {
+  const DimMarkOptions* dynamic = nullptr;  // the dim's range holder: mark_dynamic or maybe_mark_dynamic
+  bool marked_dynamic = false, unbacked = false, strict_unbacked = false;
+  const DimMarkOptions *unbacked_mark = nullptr, *last = nullptr;
+  std::optional<int64_t> hint_override;
+  std::string shape_id;
+  std::optional<size_t> specializing;  // the entry whose specialize_on list holds
+  for (size_t i = 0; i < marks_.size(); ++i) {
+    if (matchers_[i].classify(tensor_source, dim) == DimMark::Unmarked) continue;
+    const DimMarkOptions& m = marks_[i];
+    last = &m;
+    if (!m.shape_id.empty() && !(m.kind == MarkKind::Unbacked && m.strict)) shape_id = m.shape_id;
+    switch (m.kind) {
+      case MarkKind::Dynamic:
+        marked_dynamic = true;
+        dynamic = &m;
+        if (m.hint_override) hint_override = m.hint_override;
+        specializing = i;
+        break;
+      case MarkKind::MaybeDynamic:
+        if (marked_dynamic) break;
+        dynamic = &m;
+        if (!m.specialize_on.empty()) specializing = i;  // fakeprop's extension: torch's takes none
+        break;
+      case MarkKind::Unbacked:
+        if (m.strict) {
+          strict_unbacked = true;
+          break;
+        }
+        unbacked = true;
+        unbacked_mark = &m;
+        if (m.hint_override) hint_override = m.hint_override;
+        specializing = i;
+        break;
+      case MarkKind::Static: break;
+    }
+  }
+  if (!last) return std::nullopt;
+  DimMarkOptions c;
+  c.text = last->text;
+  c.spec = last->spec;
+  c.hint_override = hint_override;
+  if (specializing) {
+    c.specialize_on = marks_[*specializing].specialize_on;
+    c.active_predicate = marks_[*specializing].active_predicate;
+  }
+  c.shape_id = shape_id;
+  const bool ranged = dynamic && (dynamic->min || dynamic->max);
+  if (unbacked) {
+    c.kind = MarkKind::Unbacked;
+    c.min = unbacked_mark->min;
+    c.max = unbacked_mark->max;
+    c.strict = marked_dynamic || (strict_unbacked && !ranged);
+    if (marked_dynamic && ranged) c.unbacked_constraint = dynamic->range().intersect({0, kIntOo});
+  } else if (dynamic) {
+    c.kind = dynamic->kind;
+    c.min = dynamic->min;
+    c.max = dynamic->max;
+    c.strict = strict_unbacked && !marked_dynamic && !ranged;
+  } else if (strict_unbacked) {
+    // torch 2.15's mark_unbacked(strict=True) alone: a backed dim without a
+    // range whose specialization is a constraint violation.
+    c.kind = MarkKind::MaybeDynamic;
+    c.strict = true;
+  } else {
+    c.kind = MarkKind::Static;
+  }
+  return c;
 }
 
 void DimMarks::check_all_matched(const std::vector<std::string>& sources) const {
@@ -128,16 +199,15 @@ DimPlan plan_input_dim(const InferOptions& o, const std::string& tensor_source, 
     plan.mark = DimMark::Static;
     return plan;
   }
-  if (const DimMarkOptions* m = o.marks.find(tensor_source, dim)) {
-    plan.options = m;
+  if (std::optional<DimMarkOptions> combined = o.marks.for_dim(tensor_source, dim)) {
+    const DimMarkOptions* m = &*combined;
     switch (m->kind) {
       case MarkKind::Static: plan.mark = DimMark::Static; break;
-      // torch 2.15's mark_unbacked(strict=True) only records the strictness:
-      // the dim is backed, and specializing it is a constraint violation.
-      case MarkKind::Unbacked: plan.mark = m->strict ? DimMark::Dynamic : DimMark::Unbacked; break;
+      case MarkKind::Unbacked: plan.mark = DimMark::Unbacked; break;
       case MarkKind::Dynamic:
       case MarkKind::MaybeDynamic: plan.mark = DimMark::Dynamic; break;
     }
+    plan.options = std::make_shared<const DimMarkOptions>(std::move(*combined));
     return plan;
   }
   plan.mark = by_specs;
@@ -151,7 +221,7 @@ DimPlan plan_input_dim(const InferOptions& o, const std::string& tensor_source, 
 SymInt InputDimFactory::create(const DimPlan& plan, const std::string& tensor_source, int64_t dim,
                                std::optional<int64_t> hint, const std::string& preferred_name) {
   const std::string dsrc = SourceSpecs::size_source(tensor_source, dim);
-  const DimMarkOptions* m = plan.options;
+  const DimMarkOptions* m = plan.options.get();
   SymInt size;
   switch (plan.mark) {
     case DimMark::Unmarked: throw Error("internal: InputDimFactory::create on an unmarked dim " + dsrc);
@@ -166,7 +236,7 @@ SymInt InputDimFactory::create(const DimPlan& plan, const std::string& tensor_so
         // mark_unbacked's min/max are checks on the value (runtime asserts).
         if (m->min) env_.defer_runtime_assert(SymBool(ge(u, integer(*m->min))), "mark_unbacked(min)");
         if (m->max) env_.defer_runtime_assert(SymBool(le(u, integer(*m->max))), "mark_unbacked(max)");
-        if (m->is_strict()) env_.mark_dynamic(u, m->marked_range({0, kIntOo}));
+        if (m->is_strict()) env_.mark_dynamic(u, m->unbacked_constraint);
         if (m->hint_override) env_.set_hint_override(u, *m->hint_override);
       }
       size = SymInt(u);
@@ -194,7 +264,7 @@ SymInt InputDimFactory::create(const DimPlan& plan, const std::string& tensor_so
 SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& tensor_source, int64_t dim,
                                        int64_t hint, const std::string& preferred_name) {
   const std::string dsrc = SourceSpecs::size_source(tensor_source, dim);
-  const DimMarkOptions* m = plan.options;
+  const DimMarkOptions* m = plan.options.get();
   if (m && m->active_predicate) {
     // A specialize_on run: the hint must satisfy the predicate it assumes.
     SymInt probe(hint);

@@ -10,9 +10,11 @@
 // for one dim; L[x] and x mean L['x']). `dynamic` is mark_dynamic: a
 // specialization of the dim, or a guard excluding part of its range, is a
 // constraint violation. `maybe_dynamic` never is. `strict` makes an unbacked
-// (or maybe_dynamic) dim behave the same way.
+// (or maybe_dynamic) dim behave the same way. Several marks of one dim combine
+// as torch's calls on one tensor do (`DimMarks::for_dim`).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,9 @@ struct DimMarkOptions {
   std::vector<std::string> specialize_on;  // predicate texts over `x`
   // Set in the options of a specialize_on run: the predicate this run assumes.
   std::optional<size_t> active_predicate;
+  // An unbacked dim also given mark_dynamic: that call's range (min/max are
+  // then mark_unbacked's bounds, which are runtime asserts).
+  std::optional<ValueRange> unbacked_constraint;
 
   ValueRange range() const;
   // The range min/max ask for within `sizes`, or nullopt without either
@@ -54,8 +59,9 @@ class DimMarks {
  public:
   // Parses one --mark value; throws InputError naming the problem.
   void add(const std::string& text);
-  // The last mark matching dim `dim` of `tensor_source`, or null.
-  const DimMarkOptions* find(const std::string& tensor_source, int64_t dim) const;
+  // The marks matching dim `dim` of `tensor_source`, combined in order as
+  // torch 2.15's calls on one tensor combine (see dim_marks.cpp), or nullopt.
+  std::optional<DimMarkOptions> for_dim(const std::string& tensor_source, int64_t dim) const;
   // Marks that matched none of `sources`: InputError naming the sources.
   void check_all_matched(const std::vector<std::string>& sources) const;
   bool empty() const { return marks_.empty(); }
@@ -72,7 +78,7 @@ class DimMarks {
 // becomes dynamic when assume_static_by_default is off.
 struct DimPlan {
   DimMark mark = DimMark::Unmarked;
-  const DimMarkOptions* options = nullptr;
+  std::shared_ptr<const DimMarkOptions> options;  // the combined marks, or null
   // Dynamic only because assume_static_by_default is off (dynamic=True):
   // duck sized, as Dynamo's DimDynamic.DUCK. Marks and dynamic sources are
   // DimDynamic.DYNAMIC: a symbol of their own.

@@ -15,8 +15,8 @@ const std::string kX0 = "L['x'].size()[0]";
 TEST(DimMarks, ParsesKindAndEveryOption) {
   DimMarks marks;
   marks.add("L[x]:0 = unbacked, min=2, max=64, shape_id=batch, strict, hint_override=32, specialize_on=x%16==0");
-  const DimMarkOptions* m = marks.find(kX, 0);
-  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(marks.entries().size(), 1u);
+  const DimMarkOptions* m = &marks.entries()[0];
   EXPECT_EQ(m->kind, MarkKind::Unbacked);
   EXPECT_EQ(m->min, 2);
   EXPECT_EQ(m->max, 64);
@@ -24,22 +24,57 @@ TEST(DimMarks, ParsesKindAndEveryOption) {
   EXPECT_TRUE(m->strict);
   EXPECT_EQ(m->hint_override, 32);
   EXPECT_EQ(m->specialize_on, std::vector<std::string>{"x%16==0"});
-  EXPECT_EQ(marks.find(kX, 1), nullptr);  // the :0 suffix selects one dim
+  EXPECT_FALSE(marks.for_dim(kX, 1));  // the :0 suffix selects one dim
+  // torch's strict mark_unbacked records the strictness and nothing else.
+  const std::optional<DimMarkOptions> c = marks.for_dim(kX, 0);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->kind, MarkKind::MaybeDynamic);
+  EXPECT_TRUE(c->is_strict());
+  EXPECT_FALSE(c->min || c->max || c->hint_override || !c->specialize_on.empty() || !c->shape_id.empty());
 }
 
-TEST(DimMarks, LastMatchWins) {
+TEST(DimMarks, MarksOfOneDimCombineAsTorchsCallsOnOneTensor) {
   DimMarks marks;
   marks.add("x=maybe_dynamic");
-  marks.add("x:1=static");
-  EXPECT_EQ(marks.find(kX, 0)->kind, MarkKind::MaybeDynamic);
-  EXPECT_EQ(marks.find(kX, 1)->kind, MarkKind::Static);
+  marks.add("x:1=static");  // a dynamic mark wins over a static one
+  EXPECT_EQ(marks.for_dim(kX, 0)->kind, MarkKind::MaybeDynamic);
+  EXPECT_EQ(marks.for_dim(kX, 1)->kind, MarkKind::MaybeDynamic);
+  marks.add("x:2=static");
+  EXPECT_EQ(marks.for_dim(kX, 2)->kind, MarkKind::MaybeDynamic);
+
+  DimMarks a;  // maybe_mark_dynamic after mark_dynamic is ignored
+  a.add("x:0=dynamic,min=5,max=6");
+  a.add("x:0=maybe_dynamic");
+  EXPECT_EQ(a.for_dim(kX, 0)->kind, MarkKind::Dynamic);
+  EXPECT_EQ(a.for_dim(kX, 0)->max, 6);
+
+  DimMarks b;  // mark_dynamic replaces the range, and without one declares none
+  b.add("x:0=maybe_dynamic,min=3,max=9");
+  b.add("x:0=dynamic");
+  EXPECT_EQ(b.for_dim(kX, 0)->kind, MarkKind::Dynamic);
+  EXPECT_FALSE(b.for_dim(kX, 0)->min || b.for_dim(kX, 0)->max);
+
+  DimMarks u;  // unbacked wins; its bounds stay runtime asserts, mark_dynamic's range constrains
+  u.add("x:0=dynamic,min=2,max=8");
+  u.add("x:0=unbacked,min=1,max=4");
+  const std::optional<DimMarkOptions> c = u.for_dim(kX, 0);
+  EXPECT_EQ(c->kind, MarkKind::Unbacked);
+  EXPECT_EQ(c->max, 4);
+  EXPECT_TRUE(c->is_strict());
+  ASSERT_TRUE(c->unbacked_constraint);
+  EXPECT_EQ(c->unbacked_constraint->hi, 8);
+
+  DimMarks w;  // strictness gives way to a maybe_mark_dynamic range (a warning only)
+  w.add("x:0=maybe_dynamic,min=2,max=8");
+  w.add("x:0=unbacked,strict");
+  EXPECT_FALSE(w.for_dim(kX, 0)->is_strict());
 }
 
 TEST(DimMarks, PredicatesMayHoldCommasInsideCalls) {
   DimMarks marks;
   marks.add("x:0=dynamic,specialize_on=max(x, 4)==8,max=16");
-  EXPECT_EQ(marks.find(kX, 0)->specialize_on, std::vector<std::string>{"max(x,4)==8"});
-  EXPECT_EQ(marks.find(kX, 0)->max, 16);
+  EXPECT_EQ(marks.for_dim(kX, 0)->specialize_on, std::vector<std::string>{"max(x,4)==8"});
+  EXPECT_EQ(marks.for_dim(kX, 0)->max, 16);
 }
 
 TEST(DimMarks, RefusesMalformedMarks) {

@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "fakeprop/sizing/memory.h"
+#include "fakeprop/sym/expand.h"
 
 namespace fakeprop {
 namespace {

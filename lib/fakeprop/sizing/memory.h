@@ -83,10 +83,6 @@ int64_t peak_at(const MemoryAnalysis& a, const SymbolValues& values);
 // An expression's value; Error naming the first symbol without one.
 int64_t value_at(ExprRef e, const SymbolValues& values);
 
-// e with every product of sums multiplied out, so that equal polynomials are
-// equal expressions and interval bounds are tight.
-ExprRef expand(ExprRef e);
-
 struct ComputeAnalysis {
   ExprRef flops = nullptr;  // every node's, nested ones included
   ExprRef bytes_read = nullptr, bytes_written = nullptr;  // of the nodes with FLOPs

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fakeprop/sym/expand.h"
 #include "fakeprop/sym/python_float.h"
 #include "fakeprop/util/error.h"
 
@@ -2366,7 +2367,7 @@ std::string to_python_string(ExprRef e, const SymbolNamer& rename) {
 std::string to_guard_string(ExprRef e, const SymbolNamer& rename) {
   if (e == nullptr) return "<null>";
   int prec;
-  return PythonPrinter(rename, true).print(e, prec);
+  return PythonPrinter(rename, true).print(safe_expand(e), prec);  // produce_guards simplifies (safe_expand) first
 }
 
 }  // namespace fakeprop

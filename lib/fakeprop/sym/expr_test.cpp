@@ -3,6 +3,7 @@
 // Python-style strings by eval() under /usr/bin/python3; arithmetic follows
 // Python's floor semantics.
 #include "fakeprop/sym/expr.h"
+#include "fakeprop/sym/expand.h"
 
 #include <gtest/gtest.h>
 
@@ -481,6 +482,14 @@ TEST(ExprPrintNamer, GuardStringFollowsTorchsPrecedenceForDivision) {
   EXPECT_EQ(to_guard_string(sub(I(3), mul(s0(), I(2))), namer), "3 + ((-2)*" + x0 + ")");
   EXPECT_EQ(to_guard_string(ge(sub(mul(s0(), I(40)), mul(floordiv(s0(), I(2)), I(40))), I(2)), namer),
             "(-40)*(" + x0 + " // 2) + 40*" + x0 + " >= 2");
+  // produce_guards simplifies first, and simplify starts with safe_expand: a
+  // product of sums is multiplied out (measured: x[1:-1] under automatic
+  // dynamic guards ((-8)*x.size()[1]) + 4*x.size()[1]*x.size()[0] >= 2, its
+  // symbols s27 for dim 1 and s77 for dim 0 in sympy's order).
+  EXPECT_EQ(to_guard_string(ge(mul(mul(s1(), sub(s0(), I(2))), I(4)), I(2)), namer),
+            "((-8)*" + x1 + ") + 4*" + x0 + "*" + x1 + " >= 2");
+  EXPECT_EQ(expand(pow(add(s0(), I(1)), 2)), add(add(pow(s0(), 2), mul(s0(), I(2))), I(1)));
+  EXPECT_EQ(safe_expand(eq(mod(mul(s1(), add(s0(), I(1))), I(2)), I(0))), eq(mod(add(mul(s0(), s1()), s1()), I(2)), I(0)));
   // Without division it is to_python_string's text; dims keep theirs.
   EXPECT_EQ(to_guard_string(le(I(2), s0()), namer), "2 <= " + x0);
   EXPECT_EQ(to_python_string(floordiv(s0(), I(4))), "s0//4");

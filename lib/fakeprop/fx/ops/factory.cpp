@@ -1,4 +1,4 @@
-// Factory ops (empty, zeros, ones, full, arange, *_like, new_*) and copies
+// Factory ops (empty, zeros, ones, full, arange, linspace, logspace, *_like, new_*) and copies
 // (clone, contiguous, _to_copy, copy_).
 #include <cmath>
 
@@ -70,6 +70,40 @@ void eye(OpContext& ctx) {
 void scalar_tensor(OpContext& ctx) {
   (void)ctx.scalar_arg(0, "s");
   set_tensor(ctx, empty_tensor(ctx, {}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
+}
+
+// linspace / logspace (start, end, int steps[, base]): a contiguous 1-D
+// tensor of `steps` values. steps is an `int` in ATen's schema, so a symbolic
+// one is specialized; a complex Scalar bound makes the default dtype complex
+// (torch._refs.linspace; a complex 0-d Tensor bound does not, measured);
+// Tensor bounds must be 0-d (ATen's RangeFactories).
+void linspace_like(OpContext& ctx) {
+  const std::string_view t = ctx.target();
+  const std::string_view name = t.starts_with("aten.logspace") ? "logspace" : "linspace";
+  const bool tensor_start = t.ends_with(".Tensor_Tensor") || t.ends_with(".Tensor_Scalar");
+  const bool tensor_end = t.ends_with(".Tensor_Tensor") || t.ends_with(".Scalar_Tensor");
+  bool complex = false;
+  int64_t start_dim = 0, end_dim = 0;
+  if (tensor_start) {
+    const TensorMeta& s = ctx.tensor(0, "start");
+    start_dim = s.dim();
+  } else {
+    complex = ctx.scalar_arg(0, "start").kind == Scalar::Kind::Complex;
+  }
+  if (tensor_end) {
+    const TensorMeta& e = ctx.tensor(1, "end");
+    end_dim = e.dim();
+  } else {
+    complex = complex || ctx.scalar_arg(1, "end").kind == Scalar::Kind::Complex;
+  }
+  if (start_dim != 0 || end_dim != 0)
+    ctx.fail(ErrorKind::InvalidArgument, std::string(name) + " only supports 0-dimensional start and end tensors, but got start with " +
+                                             std::to_string(start_dim) + " dimension(s) and end with " +
+                                             std::to_string(end_dim) + " dimension(s).");
+  const int64_t steps = static_int(ctx, 2, "steps");
+  if (steps < 0) ctx.fail(ErrorKind::InvalidArgument, "number of steps must be non-negative");
+  const DType dtype = dtype_or(ctx, complex ? DType::Complex64 : DType::Float32);
+  set_tensor(ctx, empty_tensor(ctx, {SymInt(steps)}, dtype, device_or(ctx, ctx.device())));
 }
 
 // empty_like / zeros_like / ones_like / full_like / rand_like / randn_like.
@@ -364,6 +398,10 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.arange.default", arange);
   r.add("aten.arange.start", arange);
   r.add("aten.arange.start_step", arange);
+  for (const char* name : {"aten.linspace.default", "aten.linspace.Tensor_Tensor", "aten.linspace.Tensor_Scalar",
+                           "aten.linspace.Scalar_Tensor", "aten.logspace.default", "aten.logspace.Tensor_Tensor",
+                           "aten.logspace.Tensor_Scalar", "aten.logspace.Scalar_Tensor"})
+    r.add(name, linspace_like, OutputGrad::none());
   r.add("aten.clone.default", clone);
   r.add("aten.lift_fresh_copy.default", lift_fresh_copy);
   r.add("aten.contiguous.default", contiguous);

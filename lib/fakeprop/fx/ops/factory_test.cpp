@@ -154,5 +154,42 @@ TEST(FxFactory, EyeIsAnNByMMatrix) {
   EXPECT_EQ(r.error("c"), "invalid_argument: n must be greater or equal to 0, got -1");
 }
 
+// linspace's steps is an int in ATen's schema: a symbolic one is specialized,
+// as torch.linspace(0, 1, x.shape[0]) guards Eq(s77, 8) under dynamic=True.
+TEST(FxFactory, LinspaceSpecializesItsSteps) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("x", tensor({"s0"}))
+      .call("n", "aten.sym_size.int", {node("x"), 0})
+      .call("a", "aten.linspace.default", {0, 1, node("n")})
+      .call("b", "aten.logspace.Tensor_Scalar", {node("x"), 2, 3}, {{"dtype", dtype("float64")}})
+      .call("c", "aten.linspace.default", {0, 1, -1});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), Strs{"5"});
+  EXPECT_EQ(r.tensor("a").dtype, DType::Float32);
+  EXPECT_EQ(r.guards(), Strs{"s0 == 5"});
+  EXPECT_EQ(r.error("b"), "invalid_argument: logspace only supports 0-dimensional start and end tensors, but got "
+                          "start with 1 dimension(s) and end with 0 dimension(s).");
+  EXPECT_EQ(r.error("c"), "invalid_argument: number of steps must be non-negative");
+}
+
+// A dim the trace held as a constant although it traced symbolic sizes (the
+// graph's `specialized`): made symbolic, it is guarded equal to its size and
+// is the constant, as the trace's own guard made it.
+TEST(FxFactory, ADimTheTraceSpecializedIsGuardedToItsSize) {
+  GraphText g;
+  json x = tensor({8, 4});
+  x["specialized"] = {0};
+  g.input("x", x).call("a", "aten.linspace.default", {0, 1, 8}).call("b", "aten.neg.default", {node("x")});
+  InferOptions dynamic_true;
+  dynamic_true.assume_static_by_default = false;
+  Ran r = run(g, dynamic_true);
+  EXPECT_EQ(strs(r.tensor("b").sizes)[0], "8");
+  EXPECT_NE(strs(r.tensor("b").sizes)[1], "4");  // dim 1 stays a symbol
+  ASSERT_EQ(r.guards().size(), 1u);
+  EXPECT_TRUE(r.guards()[0].ends_with(" == 8")) << r.guards()[0];
+  EXPECT_EQ(run(g).guards(), Strs{});  // static: nothing to specialize
+}
+
 }  // namespace
 }  // namespace fakeprop::fx

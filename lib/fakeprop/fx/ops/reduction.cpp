@@ -308,21 +308,26 @@ void max_all(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {}, self.dtype, self.device));
 }
 
-// argmax / argmin(self, dim=None, keepdim=False).
+// argmax / argmin(self, dim=None, keepdim=False), as torch's meta checks them
+// (check_argmax_argmin: torch._check, so an unbacked size gets a runtime
+// assert; the meta names both ops "argmax").
 void argmax(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor(0, "self");
   const bool keepdim = ctx.bool_arg(2, "keepdim", false);
-  const char* op = ctx.target().rfind("aten.argmax", 0) == 0 ? "argmax" : "argmin";
   if (!ctx.has(1, "dim")) {
-    if (decide(ctx, sym_eq(self.numel(), 0), op))
-      ctx.fail(ErrorKind::InvalidArgument, std::string(op) +
-                                               "(): Expected reduction dim to be specified for input.numel() == 0.");
+    require(ctx, sym_ne(self.numel(), 0), "argmax", ErrorKind::InvalidArgument,
+            "argmax: Expected reduction dim to be specified for input.numel() == 0.");
     const std::vector<bool> all = reduction_mask(ctx, {}, self.dim());
     set_tensor(ctx, reduction_out(ctx, self, all, keepdim, DType::Int64));
     return;
   }
-  const std::vector<bool> mask = reduction_mask(ctx, {static_int(ctx, 1, "dim")}, self.dim());
-  check_nonempty_reduction(ctx, self, mask, op);
+  const int64_t dim = static_int(ctx, 1, "dim");
+  const std::vector<bool> mask = reduction_mask(ctx, {dim}, self.dim());
+  if (self.dim() > 0) {
+    const int64_t d = canonical_dim(dim, self.dim(), true);
+    require(ctx, sym_ne(self.sizes[static_cast<size_t>(d)], 0), "argmax", ErrorKind::IndexError,
+            [&] { return "argmax: Expected reduction dim " + std::to_string(d) + " to have non-zero size."; });
+  }
   set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, DType::Int64));
 }
 
