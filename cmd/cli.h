@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeprop/driver/read_options.h"
 #include "fakeprop/options/infer_args.h"
 
 namespace fakeprop::cli {
@@ -15,7 +16,8 @@ struct InferFlags {
   InferArgs args;
 
   void add_to(CLI::App& app);
-  InferOptions to_options() const { return args.to_options(); }  // throws InputError on a malformed value
+  // Throws InputError on a malformed value or an unreadable file it names.
+  InferOptions to_options() const { return read_options(args); }
 };
 
 struct InferCommand {

@@ -21,15 +21,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "lib", "fakeprop")
 
-# "file: included folder" -> why it is still there.
-KNOWN_INVERSIONS = {
-    "options/real_inputs.cpp: onnx": "--real-input reads TensorProto files with onnx's parser; the reader "
-                                     "belongs in driver/ (issue 42)",
-    "options/infer_args.cpp: custom_ops": "InferArgs::to_options loads the --op-rules files; loading belongs in "
-                                          "driver/ (issue 42)",
-    "runner/node_runner.cpp: custom_ops": "begin_run copies the rules' digest into the result; the digest should "
-                                          "come as data in InferOptions (issue 42)",
-}
+# "file: included folder" -> why it is still there. Empty: issue 42 removed
+# the last three (the --real-input and --op-rules readers moved up to driver/,
+# the runner gets the rules' digest as data).
+KNOWN_INVERSIONS = {}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"fakeprop/([a-z_]+)/', re.M)
 

@@ -16,6 +16,7 @@
 #include "fakeprop/driver/check.h"
 #include "fakeprop/driver/infer.h"
 #include "fakeprop/driver/plan.h"
+#include "fakeprop/driver/read_options.h"
 #include "fakeprop/driver/request.h"
 #include "fakeprop/options/infer_args.h"
 #include "fakeprop/options/infer_flags.h"
@@ -89,7 +90,7 @@ py::tuple report_of(const std::string& path, const py::dict& args) {
   InferOutcome outcome;
   {
     py::gil_scoped_release release;
-    req.options = a.to_options();
+    req.options = read_options(a);
     outcome = run_request(req);
   }
   python::PyDocumentWriter w;
@@ -137,7 +138,7 @@ py::tuple plan_of(const std::string& path, const py::dict& args, const py::dict&
   PlanOutcome outcome;
   {
     py::gil_scoped_release release;
-    req.options = a.to_options();
+    req.options = read_options(a);
     outcome = run_plan(req);
   }
   return py::make_tuple(outcome.report.dump(), outcome.status);
@@ -153,7 +154,7 @@ using FxProgram = python::TorchGraph;
 // failed, and the run is made again until no failed call has one unread.
 py::tuple run_program(FxProgram& program, const py::dict& args, bool attach) {
   const InferArgs a = args_from(args);
-  const InferOptions options = a.to_options();
+  const InferOptions options = read_options(a);
   auto run = [&] {
     py::gil_scoped_release release;
     return infer_fx_graph(program.graph, options);
@@ -263,7 +264,7 @@ PYBIND11_MODULE(_core, m) {
             PlanOutcome outcome;
             {
               py::gil_scoped_release release;
-              req.options = a.to_options();
+              req.options = read_options(a);
               outcome = plan_run(std::make_unique<RunResult>(infer_fx_graph(program.graph, req.options)), req);
             }
             return py::make_tuple(outcome.report.dump(), outcome.status);

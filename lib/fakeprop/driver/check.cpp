@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "fakeprop/driver/infer.h"
+#include "fakeprop/driver/read_options.h"
 #include "fakeprop/options/infer_flags.h"
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/input_file.h"
@@ -113,7 +114,7 @@ InferOptions options_from(const std::vector<std::string>& recorded, const std::s
   } catch (const InputError& e) {
     throw InputError(where + ": the options it records do not parse: " + e.what());
   }
-  return args.to_options();
+  return read_options(args);
 }
 
 // A model runs with the options given; without any, with the ones its
@@ -140,6 +141,7 @@ ModelCheck check_one(const std::string& model, const CheckRequest& req, const In
       used = before->at("options").get<std::vector<std::string>>();
       run_options = options_from(used, out.baseline_path);
       run_options.op_rules = options.op_rules;
+      run_options.op_rules_digest = options.op_rules_digest;
       for (const ProtectedFile& f : options.input_files) run_options.input_files.push_back(f);
     }
     RunResult r = infer_file(model, run_options);
@@ -162,7 +164,7 @@ ModelCheck check_one(const std::string& model, const CheckRequest& req, const In
 }  // namespace
 
 CheckOutcome run_check(const CheckRequest& req) {
-  const InferOptions options = req.args.to_options();
+  const InferOptions options = read_options(req.args);
   const std::vector<std::string> given = recorded_flags(req.args);
   const std::vector<std::string> models = select_shard(req.models, req.shard);
   CheckOutcome outcome;

@@ -1,7 +1,5 @@
 #include "fakeprop/options/infer_args.h"
 
-#include "fakeprop/custom_ops/op_rules.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -74,8 +72,6 @@ InferOptions InferArgs::to_options() const {
     if (const char* env = std::getenv("TORCH_LOGS")) logs = env;
   o.log_level = parse_torch_logs(logs);
   if (!log.empty() && o.log_level == LogLevel::Off) throw InputError("--log " + log + ": expected dynamic or +dynamic");
-  if (!op_rules.empty()) o.op_rules = custom_ops::OpRuleSet::load(op_rules);
-  for (const std::string& path : op_rules) o.input_files.push_back({path, "an --op-rules file"});
   for (const auto& uv : unbacked_values) {
     const size_t eq = uv.find('=');
     const std::string name = eq == std::string::npos ? "" : uv.substr(0, eq);
@@ -89,8 +85,7 @@ InferOptions InferArgs::to_options() const {
       throw InputError("--unbacked-value " + uv + ": expected NAME=INT for an unbacked symbol, e.g. u0=37");
     o.unbacked_values[name] = v;
   }
-  o.real_inputs = read_real_inputs(real_inputs, real_input_arrays, o.max_fold_elements);
-  o.real_run = real_run || !o.real_inputs.empty();
+  o.real_run = real_run;  // read_options sets it too for the real inputs it reads
   if (max_nodes) o.max_nodes = static_cast<size_t>(max_nodes);
   if (max_program_bytes) o.file_limits.max_program_bytes = max_program_bytes;
   if (max_compression_ratio) o.file_limits.max_compression_ratio = max_compression_ratio;
@@ -106,14 +101,6 @@ InferOptions InferArgs::to_options() const {
     if (!dtype || count.empty() || *end != '\0' || errno != 0 || v <= 0 || v > 64)
       throw InputError("--dtype-bytes " + db + ": expected DTYPE=BYTES, e.g. float32=2");
     o.sizing.dtype_bytes[*dtype] = v;
-  }
-  for (const auto& [name, t] : o.real_inputs)
-    if (!t.file.empty()) o.input_files.push_back({t.file, "a --real-input file"});
-  for (const auto& [name, t] : o.real_inputs) {
-    const auto given = o.input_hints.find(name);
-    if (given != o.input_hints.end() && given->second != t.sizes)
-      throw InputError("--real-input " + t.file + ": its shape differs from --input " + name);
-    o.input_hints[name] = t.sizes;
   }
   return o;
 }

@@ -1,6 +1,8 @@
 // The options of a run as a user writes them: the CLI's flags and the Python
 // package's keyword arguments both fill one InferArgs, and to_options() is
-// the one place that turns that text into InferOptions.
+// the one place that turns that text into InferOptions. The files options
+// name (--op-rules, --real-input) are read above this layer, by
+// driver/read_options.h, which the front doors call.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,7 +24,7 @@ struct InferArgs {
   bool strict = false;
   std::string explain_guard;   // empty: TORCHDYNAMO_EXTENDED_DEBUG_GUARD_ADDED
   std::string explain_symbol;  // empty: TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL
-  std::vector<std::string> op_rules;  // --op-rules files, read (and checked) by to_options()
+  std::vector<std::string> op_rules;  // --op-rules files, read (and checked) by read_options()
   std::vector<std::string> unbacked_values;  // --unbacked-value NAME=INT, e.g. u0=37
   std::vector<std::string> real_inputs;      // --real-input [NAME=]FILE.pb|FILE.npy|DIR
   std::vector<std::pair<std::string, std::string>> real_input_arrays;  // the package's arrays: NAME, .npy bytes
@@ -36,8 +38,8 @@ struct InferArgs {
   int64_t alloc_round = 0;
   std::vector<std::string> dtype_bytes;
 
-  // Throws InputError naming the option (as the CLI spells it) for a malformed
-  // value, or FILE:LINE:COL for an --op-rules file that does not parse.
+  // The options without the files they name: no op_rules, no real_inputs.
+  // Throws InputError naming the option (as the CLI spells it) for a malformed value.
   InferOptions to_options() const;
 };
 

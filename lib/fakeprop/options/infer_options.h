@@ -48,14 +48,17 @@ struct InferOptions {
   // --unbacked-value: unbacked symbols' values from a real run, by name
   // (ShapeEnv::set_real_values: propagate_real_tensors).
   std::map<std::string, int64_t> unbacked_values;
-  // --real-input: real tensors of graph inputs, by name (options/real_inputs.h);
-  // each one's sizes are in input_hints too.
+  // --real-input: real tensors of graph inputs, by name (read by
+  // driver/real_inputs.h); each one's sizes are in input_hints too.
   std::map<std::string, RealTensor> real_inputs;
   // Real values travel beside the fake ones: from real_inputs, or from the
   // package's real run of the program. The report then lists real_values.
   bool real_run = false;
   // --op-rules: the user's rules for custom operators (custom_ops/op_rules.h); null when none.
   std::shared_ptr<const custom_ops::OpRuleSet> op_rules;
+  // Their digest (OpRuleSet::digest), set by whoever loaded them: the
+  // runner records it in the result for `check` without knowing the rules.
+  std::string op_rules_digest;
   // The files read for these options (rules, real inputs), kept from being
   // overwritten by the run's outputs.
   std::vector<ProtectedFile> input_files;

@@ -47,10 +47,10 @@ std::string creation_range(const SymbolInfo& s) {
 // create_symbol line gives: [2, int_oo] ([0, int_oo] without 0/1
 // specialization) within a mark's min/max; guards narrow it later (measured:
 // chunk(2) recompiled dynamic logs [2, int_oo] though a guard then asks
-// 6 <= size). A .pt2 archive's symbols start in their declared ranges, which
+// 6 <= size). Symbols that start in declared ranges (a .pt2 archive's)
 // fakeprop keeps only as the final ones.
-std::string backed_creation_range(const ShapeEnv& env, const SymbolInfo& s, std::string_view model_kind) {
-  if (s.is_float || model_kind == "pt2" || s.sources.empty() || !s.hint ||
+std::string backed_creation_range(const ShapeEnv& env, const SymbolInfo& s, bool declared_ranges) {
+  if (s.is_float || declared_ranges || s.sources.empty() || !s.hint ||
       s.sources.front().find(".size()[") == std::string::npos)
     return range_text(s);
   ValueRange r{env.settings().specialize_zero_one ? 2 : 0, kIntOo};
@@ -91,7 +91,7 @@ class TraceWriter {
       } else {
         emit("create_symbol", Json{{"symbol", name},
                                    {"val", hint_text(*s)},
-                                   {"vr", backed_creation_range(env, *s, r.model_kind)},
+                                   {"vr", backed_creation_range(env, *s, r.symbols_in_declared_ranges)},
                                    {"source", s->sources.empty() ? std::string() : s->sources.front()},
                                    {"user_stack", user_stack(s->node)},
                                    {"stack", fakeprop_stack("create_symbol")}});

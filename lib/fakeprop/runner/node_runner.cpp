@@ -2,8 +2,6 @@
 
 #include "fakeprop/sizing/flop_count.h"
 
-#include "fakeprop/custom_ops/op_rules.h"
-
 #include <algorithm>
 #include <exception>
 #include <new>
@@ -23,7 +21,7 @@ RunResult begin_run(std::string_view model_kind, std::string model_path, const I
   result.device = options.device;
   result.sizing = options.sizing;
   result.op_rules_given = options.op_rules != nullptr;
-  if (options.op_rules) result.op_rules_digest = options.op_rules->digest();
+  result.op_rules_digest = options.op_rules_digest;
   result.real_values_given = !options.unbacked_values.empty() || options.real_run;
   result.env = std::make_unique<ShapeEnv>(options.settings);
   result.env->log().set_level(options.log_level);

@@ -159,6 +159,10 @@ struct RunResult {
   // real-input files): no output of the run may replace one (util/output_file.h).
   std::vector<ProtectedFile> input_files;
   std::string model_kind;  // "onnx" | "fx" | "pt2" (a torch.export archive, run as FX)
+  // The symbols start in ranges the program declares (a .pt2's
+  // range_constraints), not where torch's ShapeEnv creates an input size
+  // ([2, int_oo]); set by the front end, read by the TORCH_TRACE log.
+  bool symbols_in_declared_ranges = false;
   Device device;
   std::vector<InputRecord> inputs;
   // Tensors the model holds outside its nodes (an ONNX graph's initializers;

@@ -1,6 +1,6 @@
 // .npy reading for --real-input: dtypes, Fortran order, the element cap, and
 // one clear error for each malformed file.
-#include "fakeprop/options/real_inputs.h"
+#include "fakeprop/driver/real_inputs.h"
 
 #include <gtest/gtest.h>
 

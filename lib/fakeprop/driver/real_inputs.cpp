@@ -1,11 +1,12 @@
-#include "fakeprop/options/real_inputs.h"
+#include "fakeprop/driver/real_inputs.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "fakeprop/onnx/model.h"

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fakeprop/driver/real_inputs.h"
 #include "fakeprop/onnx/model.h"
-#include "fakeprop/options/real_inputs.h"
 #include "fakeprop/util/error.h"
 
 namespace fakeprop::fuzz {
