@@ -733,8 +733,19 @@ def run_program(prog, name, fuzz, work):
     if any(not f.startswith("0/") for f in golden["torch"]["frames"]) or golden["graph"]["compiled_graphs"] > 1 \
             and not golden["fakeprop"]["workload"]:
         return None, "graph break (frames %s)" % ",".join(golden["torch"]["frames"]), None, d
+    if torch_internal_error(golden):
+        return None, "torch internal error: %s" % torch_internal_error(golden), None, d
     path = os.path.join(d, name + ".golden.json")
     return score_golden(golden, path) + (d,)
+
+
+def torch_internal_error(golden):
+    """The first line of torch's error when Dynamo failed inside itself (InternalTorchDynamoError, such
+    as PendingUnbackedSymbolNotFound): torch contradicting itself, so nothing to compare."""
+    err = golden["torch"].get("error") or {}
+    if err.get("type") != "InternalTorchDynamoError":
+        return None
+    return (err.get("core") or err.get("message") or "").split("\n")[0][:200]
 
 
 def kept_golden(name, work):
@@ -746,7 +757,8 @@ def kept_golden(name, work):
             with open(path) as fh:
                 golden = json.load(fh)
             if any(not f.startswith("0/") for f in golden["torch"]["frames"]) or \
-                    golden["graph"]["compiled_graphs"] > 1 and not golden["fakeprop"]["workload"]:
+                    golden["graph"]["compiled_graphs"] > 1 and not golden["fakeprop"]["workload"] or \
+                    torch_internal_error(golden):
                 return None
             return golden, path
     return None
@@ -881,6 +893,31 @@ def known_lines(name, results, crash):
     return out
 
 
+def run_specs(path, out):
+    """Each hand-chosen program of `path` through torch and fakeprop, its golden written to `out`:
+    the replayed case of a class the fuzzer found and fakeprop now gets right."""
+    with open(path) as fh:
+        specs = json.load(fh)
+    os.makedirs(out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="dynamo_fuzz_specs_")
+    rel = os.path.relpath(path, ROOT)
+    for sp in specs:
+        fuzz = {"seed": sp.get("seed", 0), "program": sp.get("program", 0), "program_spec": sp["program_spec"],
+                "command": "scripts/dynamo_fuzz.py --specs %s" % rel, "why": sp["why"]}
+        golden, results, crash, d = run_program(sp["program_spec"], sp["name"], fuzz, work)
+        if golden is None:
+            print("%s: no golden (%s)" % (sp["name"], results))
+            continue
+        golden["fuzz"] = dict(golden.get("fuzz") or {}, **fuzz)
+        with open(os.path.join(out, sp["name"] + ".golden.json"), "w") as fh:
+            json.dump(golden, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        shutil.copy(os.path.join(d, sp["name"] + ".graph.json"), os.path.join(out, sp["name"] + ".graph.json"))
+        bad = [(asp, cls) for asp, cls, _, _ in (results or []) if cls]
+        print("%s: %s" % (sp["name"], "CRASH " + crash if crash else "%d/%d agree%s" % (
+            len(results) - len(bad), len(results), "".join(" %s:%s" % b for b in bad))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=1)
@@ -893,12 +930,17 @@ def main():
     ap.add_argument("--only", type=int, nargs="*", help="run only these programs of the seed's run (their "
                     "texts do not depend on the others), each disagreeing one minimized")
     ap.add_argument("--keep", help="a directory for every program's golden (default: a temporary one)")
+    ap.add_argument("--specs", help="a JSON file of [{\"name\", \"why\", \"program_spec\"}]: run each program "
+                    "as written (a fixed class's reproduction, taken from a kept golden's fuzz.program_spec) "
+                    "and write its golden to --out, whether or not it agrees")
     ap.add_argument("--resume", action="store_true", help="with --keep: score the programs an earlier, "
                     "stopped run left in DIR from there and run torch for the others")
     ap.add_argument("--rescore", action="store_true", help="with --keep: run no torch, score the goldens an "
                     "earlier run with the same --seed and --keep left there with FAKEPROP_BIN, and minimize nothing "
                     "(how a fix changes a run's summary)")
     a = ap.parse_args()
+    if a.specs:
+        return run_specs(a.specs, a.out)
     if (a.rescore or a.resume) and not a.keep:
         ap.error("--rescore and --resume need --keep DIR")
 
@@ -985,7 +1027,7 @@ def main():
         stats["programs"], stats["agree"], stats["total"], stats["wrong"], stats["outside-graph"], stats["text"],
         stats["crashes"])
     print()
-    print("%d generated, %d skipped (no single-frame golden), %.0f s; torch %s" % (
+    print("%d generated, %d skipped (no single-frame golden, or a torch internal error), %.0f s; torch %s" % (
         len(progs), stats["skipped"], dt, torch.__version__))
     print(summary)
     print()

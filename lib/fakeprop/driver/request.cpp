@@ -57,6 +57,8 @@ InferOutcome run_request(const InferRequest& req) {
     RecompileOptions ro;
     ro.recompile_limit = req.recompile_limit;
     ro.location = req.model;
+    ro.graph_inputs.emplace();
+    for (const auto& in : result.inputs) ro.graph_inputs->insert(in.name);
     out.recompiles = simulate_recompiles([&](const InferOptions& o) { return infer_file(req.model, o); },
                                          req.options, calls, ro);
     out.extra["recompiles"] = out.recompiles->to_json();

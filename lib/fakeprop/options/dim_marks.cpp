@@ -52,6 +52,12 @@ ExprRef parse_predicate(const std::string& mark, const std::string& pred, ExprRe
   return e;
 }
 
+// torch's create_symbol, when a one-value range meets another size.
+InputError static_constraint_mismatch(int64_t v, int64_t size, const std::string& dsrc) {
+  return InputError("Static shape constraint of " + std::to_string(v) + " does not match input size of " +
+                    std::to_string(size) + ", for " + dsrc);
+}
+
 }  // namespace
 
 ValueRange DimMarkOptions::range() const {
@@ -230,6 +236,14 @@ SymInt InputDimFactory::create(const DimPlan& plan, const std::string& tensor_so
       size = *hint;
       break;
     case DimMark::Unbacked: {
+      // create_symbol's check comes first: mark_dynamic(min=v, max=v) beside
+      // mark_unbacked makes the dim the static v.
+      if (m && m->unbacked_constraint && m->unbacked_constraint->is_singleton()) {
+        const int64_t v = m->unbacked_constraint->lo;
+        if (hint && *hint != v) throw static_constraint_mismatch(v, *hint, dsrc);
+        size = SymInt(v);
+        break;
+      }
       ExprRef u = env_.create_unbacked_symint(true);
       env_.add_source(u, dsrc);
       if (m) {
@@ -274,9 +288,7 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
   // (mark_dynamic(min=v, max=v)) makes the dim static, and another size an error.
   if (m && m->is_strict())
     if (const std::optional<ValueRange> r = m->marked_range({0, kIntOo}); r && r->is_singleton()) {
-      if (r->lo != hint)
-        throw InputError("Static shape constraint of " + std::to_string(r->lo) + " does not match input size of " +
-                         std::to_string(hint) + ", for " + dsrc);
+      if (r->lo != hint) throw static_constraint_mismatch(r->lo, hint, dsrc);
       return SymInt(hint);
     }
   const DimDynamic dyn = plan.duck && !m && preferred_name.empty() ? DimDynamic::Duck : DimDynamic::Dynamic;

@@ -215,6 +215,27 @@ TEST(InputDimFactory, SpecializeOnEqualityMakesTheDimConstant) {
   EXPECT_EQ(constant(f.make.create(plan_input_dim(o, kX, 0, true), kX, 0, 8)), 32);
 }
 
+// torch's create_symbol checks a one-value StrictMinMaxConstraint before it
+// looks at DimDynamic: mark_unbacked beside mark_dynamic(min=2, max=2) is
+// the static 2, and an example of another size is its error.
+TEST(InputDimFactory, UnbackedWithAOneValueDynamicRangeIsThatValue) {
+  InferOptions o;
+  o.marks.add("x:0=unbacked");
+  o.marks.add("x:0=dynamic,min=2,max=2");
+  Factory f;
+  const DimPlan plan = plan_input_dim(o, kX, 0, true);
+  EXPECT_EQ(plan.mark, DimMark::Unbacked);
+  SymInt s = f.make.create(plan, kX, 0, 2);
+  ASSERT_TRUE(s.is_static());
+  EXPECT_EQ(s.value(), 2);
+  try {
+    (void)f.make.create(plan, kX, 0, 1);
+    ADD_FAILURE() << "expected the static constraint's error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "Static shape constraint of 2 does not match input size of 1, for " + kX0);
+  }
+}
+
 TEST(InputDimFactory, SpecializeOnDivisibilityMovesTheHintAndGuards) {
   InferOptions o;
   o.marks.add("x:0=maybe_dynamic,specialize_on=x%16==0");

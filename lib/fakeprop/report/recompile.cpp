@@ -350,9 +350,17 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
   std::set<std::string> dynamic_sources;
   bool limit_hit = false;
   std::string log;
+  std::set<std::string> ignored;  // call arguments the graph does not take, each said once
 
   for (size_t ci = 0; ci < calls.size(); ++ci) {
-    const Call& call = calls[ci];
+    Call call = calls[ci];
+    if (options.graph_inputs)
+      std::erase_if(call, [&](const auto& in) {
+        if (options.graph_inputs->count(in.first)) return false;
+        if (ignored.insert(in.first).second)
+          log += "call " + std::to_string(ci) + ": '" + in.first + "' is not an input of the graph; ignored\n";
+        return true;
+      });
     CallOutcome out;
     out.call = static_cast<int>(ci);
     std::vector<std::string> failures;
@@ -419,6 +427,18 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
       log += "    compile failed: " + std::string(err.what()) + "\n";
       rep.calls.push_back(std::move(out));
       continue;
+    }
+    // torch.compile raises a ConstraintViolationError to the caller: nothing
+    // is cached and the program stops at this call.
+    const auto violation = std::find_if(r.errors.begin(), r.errors.end(),
+                                        [](const ErrorRecord& er) { return er.kind == ErrorKind::ConstraintViolation; });
+    if (violation != r.errors.end()) {
+      out.status = CallStatus::CompileError;
+      log += "    compile failed: " + violation->message.substr(0, violation->message.find('\n')) +
+             " (the program stops at this call)\n";
+      rep.compiled.push_back({opts.log_frame, std::make_shared<const RunResult>(std::move(r)), failures});
+      rep.calls.push_back(std::move(out));
+      break;
     }
     Entry e;
     e.id = "0/" + std::to_string(entries.size());

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ struct RecompileOptions {
   int recompile_limit = 8;
   std::string function_name = "forward";
   std::string location;  // "model.onnx"
+  // The graph's inputs, when known: a call's argument the graph does not
+  // take (a tensor read only for a size the trace specialized, so Dynamo's
+  // graph dropped it) is passed to no run.
+  std::optional<std::set<std::string>> graph_inputs;
 };
 
 // What a replayed call met; the names are the report's `status` text.
