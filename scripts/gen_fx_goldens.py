@@ -326,8 +326,10 @@ def cuda(shape, **kw):
 
 
 def resolve_target(target):
-    _, name, overload = target.split(".")
-    return getattr(getattr(aten, name), overload)
+    ns, name, overload = target.split(".")
+    if ns == "transformers":  # its custom ops exist once the module registering them is imported
+        import transformers.integrations.moe  # noqa: F401
+    return getattr(getattr(getattr(torch.ops, ns), name), overload)
 
 
 def build_case(target, args, kwargs):
@@ -2066,6 +2068,25 @@ def composite_cases():
     return [c for c in cases if not (first_tensor(c[1]).device != "cpu" and first_tensor(c[1]).requires_grad)]
 
 
+def library_cases():
+    """Custom ops of model libraries that the sweeps meet (scripts/hf_sweep.py): their register_fake."""
+    g = "transformers.grouped_mm_fallback.default"
+    i64 = torch.int64
+    return [
+        (g, [T([6, 8]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8], layout=("perm", [1, 0])), T([4, 8, 5], layout=("perm", [0, 2, 1])),
+             T([4], dtype=torch.int32)], {}),
+        (g, [T([6, 8], dtype=torch.float16), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8], device="cuda:0"), T([4, 8, 5], device="cuda:0"), T([4], dtype=i64, device="cuda:0")], {}),
+        (g, [T([0, 8]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8]), T([4, 8, 5]), T([3], dtype=i64)], {}),
+        (g, [T([6, 7]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8]), T([4, 8, 5]), T([4])], {}),
+        (g, [T([2, 6, 8]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8]), T([8, 5]), T([4], dtype=i64)], {}),
+    ]
+
+
 FAMILIES = {
     "pointwise": pointwise_cases,
     "view": view_cases,
@@ -2078,6 +2099,7 @@ FAMILIES = {
     "grad": grad_cases,
     "core": core_cases,
     "composite": composite_cases,
+    "library": library_cases,
 }
 
 

@@ -321,6 +321,30 @@ void mm(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], b.sizes[1]}, a.dtype, device));
 }
 
+// transformers::grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E])
+// -> [S, N]: transformers' MoE experts as one opaque custom op. Its
+// register_fake (transformers/integrations/moe.py) asserts the ranks, offs'
+// length against E, K against K and an integer offs, and returns a fresh
+// contiguous tensor of input's dtype and device.
+void grouped_mm_fallback(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const TensorMeta& weight = ctx.tensor(1, "weight");
+  const TensorMeta& offs = ctx.tensor(2, "offs");
+  auto check = [&](bool ok, const std::string& message) {
+    if (!ok) ctx.fail(ErrorKind::AssertionError, message);
+  };
+  check(input.dim() == 2, "input must be 2D (S, input_dim), got shape " + text(input.sizes));
+  check(weight.dim() == 3, "weight must be 3D (num_experts, input_dim, output_dim), got shape " + text(weight.sizes));
+  check(offs.dim() == 1, "offs must be 1D (num_experts,), got shape " + text(offs.sizes));
+  check(same_size(ctx, offs.sizes[0], weight.sizes[0], "grouped_mm_fallback experts"),
+        "offs length " + text(offs.sizes[0]) + " must match number of experts " + text(weight.sizes[0]));
+  check(same_size(ctx, input.sizes[1], weight.sizes[1], "grouped_mm_fallback input_dim"),
+        "input_dim mismatch: input has " + text(input.sizes[1]) + ", weight has " + text(weight.sizes[1]));
+  check(offs.dtype == DType::Int32 || offs.dtype == DType::Int64,
+        "offs must be an integer tensor, got torch." + std::string(dtype_name(offs.dtype)));
+  set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], weight.sizes[2]}, input.dtype, input.device));
+}
+
 // self.expand(target) must succeed: addmm / baddbmm broadcast self to the
 // product's shape (fake tensors run that expand).
 void check_expandable(OpContext& ctx, const TensorMeta& self, const SymShape& target) {
@@ -2011,6 +2035,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.conv_transpose2d.input", conv_composite<2, true>);
   r.add("aten.conv_transpose3d.input", conv_composite<3, true>);
   r.add("aten.mm.default", mm);
+  r.add("transformers.grouped_mm_fallback.default", grouped_mm_fallback);
   r.add("aten.addmm.default", addmm);
   r.add("aten.bmm.default", bmm);
   r.add("aten.baddbmm.default", baddbmm);
