@@ -691,6 +691,12 @@ def view_cases():
         ("aten.expand.default", [T([3, 1]), [3]], {}),
         ("aten.expand.default", [T([]), [2, 2]], {}),
         ("aten.expand.default", [tr, [2, 4, 3]], {}),
+        # a new dim of size 1 spans the first original dim (HF AltCLIP's class embedding)
+        ("aten.expand.default", [T([64]), [2, 1, 64]], {}),
+        ("aten.expand.default", [T([64]), [1, 2, -1]], {}),
+        ("aten.expand.default", [T([3, 1]), [1, 1, 3, 4]], {}),
+        ("aten.expand.default", [tr, [1, 4, 3]], {}),
+        ("aten.expand.default", [T([]), [1, 1]], {}),
         ("aten.detach.default", [cl], {}),
         ("aten.detach.default", [T([2, 3], requires_grad=True)], {}),
         ("aten.alias.default", [off], {}),

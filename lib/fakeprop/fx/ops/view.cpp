@@ -18,6 +18,10 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
                                              ") must be greater or equal to the number of dimensions in the tensor (" +
                                              std::to_string(self.dim()) + ")");
   SymShape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+  // torch.export's fake tensors (fakified with a ShapeEnv) take the ref even
+  // where every size is static (a parameter expanded to [1, 2, 8]: (8, 0, 1)).
+  const bool by_ref = ctx.graph_exported() || has_symbolic_sizes_strides(self) ||
+                      std::any_of(target.begin(), target.end(), [](const SymInt& x) { return !x.is_static(); });
   for (int64_t i = n - 1; i >= 0; --i) {
     const auto ui = static_cast<size_t>(i);
     const int64_t dim = self.dim() - n + i;
@@ -28,7 +32,16 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
                                                  ") isn't allowed in a leading, non-existing dimension " +
                                                  std::to_string(i));
       sizes[ui] = size;
-      strides[ui] = 0;
+      // A new dim is broadcast (stride 0) unless it is 1. By the ref
+      // (prims.broadcast_in_dim) a new 1 spans the first original dim (1 for
+      // a 0-d tensor); by ATen's inferExpandGeometry (plain FakeTensorMode,
+      // all static) the next dim's size times stride (0 for a 0-d tensor).
+      if (!guard_or_false(ctx, sym_eq(size, 1), "expand"))
+        strides[ui] = 0;
+      else if (by_ref)
+        strides[ui] = self.dim() == 0 ? SymInt(1) : simplified(ctx, self.strides[0] * self.sizes[0]);
+      else
+        strides[ui] = self.dim() == 0 ? SymInt(0) : sizes[ui + 1] * strides[ui + 1];
       continue;
     }
     const auto ud = static_cast<size_t>(dim);
