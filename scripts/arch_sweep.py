@@ -197,11 +197,20 @@ def main(argv=None, targets=families, one=run_one, script=__file__, what="famili
     p.add_argument("--timeout", type=float, default=300, help="seconds one model may take")
     p.add_argument("--skip", type=int, default=0, help="start at this entry of the order (to go on from a run)")
     p.add_argument("--json", help="write every model's result here")
+    p.add_argument("--markdown", help="write the per-model table here (for the docs)")
+    p.add_argument("--from-json", help="print the summary (and --markdown) of an earlier run's --json; run nothing")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--workdir", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.one:
         print(json.dumps(one(a.one, a.fakeprop, a.workdir)))
+        return 0
+    if a.from_json:
+        with open(a.from_json) as f:
+            results = json.load(f)
+        summary(results)
+        if a.markdown:
+            markdown(results, a.markdown)
         return 0
     chosen = targets()
     if a.families:
@@ -237,7 +246,24 @@ def main(argv=None, targets=families, one=run_one, script=__file__, what="famili
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)
+    if a.markdown:
+        markdown(results, a.markdown)
     return 0
+
+
+def markdown(results, path):
+    """One row per model: what ran, how many values agree, or why it did not run."""
+    rows = ["| model | dynamic | nodes | compared | wrong | unresolved | CLI vs propagate | status |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in results:
+        status = r["status"] + (": " + r["cause"][:110].replace("|", "/") if r.get("cause") else "")
+        if r.get("missing"):
+            status += " (no rule: %s)" % ", ".join(sorted(r["missing"]))
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r.get("model", r.get("family")), r.get("dynamic", ""), r.get("nodes", ""), r.get("compared", ""),
+            r.get("wrong", ""), r.get("unresolved", ""), r.get("cli_vs_propagate", ""), status))
+    with open(path, "w") as f:
+        f.write("\n".join(rows) + "\n")
 
 
 # statuses that are torch's (or the model library's), not fakeprop's

@@ -33,7 +33,10 @@ _SMALL = dict(num_hidden_layers=2, num_layers=2, n_layer=2, encoder_layers=1, de
               intermediate_size=128, d_ff=128, n_inner=128, ffn_dim=128, encoder_ffn_dim=128,
               decoder_ffn_dim=128, moe_intermediate_size=32, shared_expert_intermediate_size=32,
               num_experts=4, num_local_experts=4, n_routed_experts=4, num_experts_per_tok=2,
-              vocab_size=256, image_size=64, max_source_positions=64, codebook_dim=64)
+              vocab_size=256, image_size=64, max_source_positions=64, codebook_dim=64,
+              # rotary and multi-head latent attention dims within the head dim of 16
+              rotary_dim=16, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, kv_lora_rank=32,
+              q_lora_rank=32)
 _TOKEN_IDS = ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id",
               "cls_token_id", "mask_token_id", "unk_token_id")
 
@@ -107,6 +110,10 @@ def _inputs(model, cfg):
     kwargs, shapes, batch = {name: x}, {name: full}, {name: {0: A}}
     # CLIP-like text-image pairs need both; models that splice image tokens into the text are run on text alone
     params = inspect.signature(model.forward).parameters
+    if name == "pixel_values" and "input_ids" in params and params["input_ids"].default is inspect.Parameter.empty:
+        kwargs["input_ids"] = torch.randint(3, min(vocab, 256), (2, 16))
+        shapes["input_ids"], batch["input_ids"] = {0: A, 1: A}, {0: A}
+        what += "+seq"
     if name == "input_ids" and "pixel_values" in params and getattr(cfg, "vision_config", None) is not None and not any(
             hasattr(cfg, k) for k in ("image_token_id", "image_token_index", "image_token")):
         size = getattr(cfg.vision_config, "image_size", 64)
