@@ -1858,6 +1858,53 @@ void col2im(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
 }
 
+// im2col(self [N?, C, H, W], kernel_size, dilation, padding, stride) ->
+// [N?, C * kh * kw, L], L the sliding blocks over H and W. Its
+// decomposition (torch/_decomp, which fake tensors run) checks the lists,
+// the spatial sizes and the blocks, and reshapes an index result: contiguous.
+void im2col(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const auto k = static_int_list(ctx, 1, "kernel_size");
+  const auto d = static_int_list(ctx, 2, "dilation");
+  const auto p = static_int_list(ctx, 3, "padding");
+  const auto s = static_int_list(ctx, 4, "stride");
+  const std::pair<const std::vector<int64_t>*, const char*> lists[] = {
+      {&k, "kernel"}, {&d, "dilation"}, {&p, "padding"}, {&s, "stride"}};
+  for (const auto& [list, name] : lists)
+    if (list->size() != 2) ctx.fail(ErrorKind::InvalidArgument, std::string("im2col(): only 2D ") + name + " supported");
+  auto positive = [&](const std::vector<int64_t>& v, const char* name, bool strict) {
+    for (int64_t x : v)
+      if (strict ? x <= 0 : x < 0)
+        ctx.fail(ErrorKind::InvalidArgument, std::string(name) + " should be greater than zero, but got [" +
+                                                 std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]");
+  };
+  positive(k, "kernel_size", true);
+  positive(d, "dilation", true);
+  positive(d, "padding", false);  // the decomposition checks dilation twice, never padding
+  positive(s, "stride", true);
+  const std::string bad_input =
+      "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and non-zero dimensions, but got: " +
+      text(self.sizes);
+  if (self.dim() != 3 && self.dim() != 4) ctx.fail(ErrorKind::InvalidArgument, bad_input);
+  for (int64_t i = self.dim() - 3; i < self.dim(); ++i)
+    require(ctx, sym_ne(self.sizes[static_cast<size_t>(i)], 0), "im2col", ErrorKind::InvalidArgument, bad_input);
+  SymInt blocks(1);
+  for (size_t i = 0; i < 2; ++i) {
+    const SymInt in = self.sizes[self.sizes.size() - 2 + i];
+    const SymInt n = simplified(ctx, floordiv(in + 2 * p[i] - d[i] * (k[i] - 1) - 1, SymInt(s[i])) + 1);
+    require(ctx, sym_gt(n, 0), "im2col", ErrorKind::InvalidArgument, [&] {
+      return "the calculated shape of the array of sliding blocks is " + text(n) +
+             ", but its components must be at least one.";
+    });
+    blocks = blocks * n;
+  }
+  SymShape sizes;
+  if (self.dim() == 4) sizes.push_back(self.sizes[0]);
+  sizes.push_back(simplified(ctx, self.sizes[self.sizes.size() - 3] * (k[0] * k[1])));
+  sizes.push_back(simplified(ctx, blocks));
+  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+}
+
 // native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW,
 // group, output_mask) -> (grad_input, grad_weight, grad_bias): grad_input
 // like input in its suggested memory format, grad_weight/bias [C]; None
@@ -2153,6 +2200,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.avg_pool1d.default", avg_pool1d);
   r.add("aten.adaptive_avg_pool1d.default", adaptive_avg_pool1d);
   r.add("aten.col2im.default", col2im);
+  r.add("aten.im2col.default", im2col);
   r.add("aten.native_group_norm_backward.default", native_group_norm_backward);
   r.add("aten.grid_sampler_2d.default", grid_sampler_2d);
   // Only `output` is differentiable (derivatives.yaml output_differentiability).

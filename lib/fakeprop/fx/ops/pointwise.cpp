@@ -462,6 +462,8 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.rsub", add_sub<true>);
   r.add("aten.mul", binary<PK::Default>);
   r.add_inplace("aten.mul_", binary_inplace<PK::Default, false>);
+  r.add("aten.multiply", binary<PK::Default>);  // mul's alias, kept by export (HF ConvBERT)
+  r.add_inplace("aten.multiply_", binary_inplace<PK::Default, false>);
   r.add("aten.div.Tensor", binary<PK::IntToFloat>);
   r.add("aten.div.Scalar", binary<PK::IntToFloat>);
   r.add("aten.div.Tensor_mode", div_mode);
