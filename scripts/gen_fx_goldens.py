@@ -1674,6 +1674,14 @@ def core_cases():
             ("aten.multiply.Scalar", [D([2, 3], dtype=torch.int32), 2.5], {}),
             ("aten.multiply_.Tensor", [D([2, 3]), D([3])], {}),
             ("aten.multiply_.Tensor", [D([3]), D([2, 3])], {}),
+            # grid_sampler (the composite export keeps: HF Deformable DETR), grid_sampler_3d, linspace
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6]), D([2, 4, 7, 2]), 0, 0, False], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6], layout="cl"), D([2, 4, 7, 2]), 1, 1, True], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 4, 5, 6]), D([2, 2, 3, 4, 3]), 0, 0, False], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6]), D([3, 4, 7, 2]), 0, 0, False], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6]), D([2, 4, 7, 3]), 0, 0, False], {}),
+            ("aten.grid_sampler_3d.default", [D([2, 3, 4, 5, 6]), D([2, 2, 3, 4, 3]), 0, 0, False], {}),
+            ("aten.grid_sampler_3d.default", [D([2, 3, 4, 5, 6]), D([2, 2, 3, 4, 2]), 0, 0, False], {}),
             ("aten.copy.default", [D([2, 3, 4], layout=("perm", [2, 0, 1])), D([3, 4])], {}),
             ("aten.copy.default", [D([2, 3]), D([2, 3], dtype=torch.float16)], {}),
             ("aten.masked_scatter.default", [D([2, 1, 4]), D([3, 4], dtype=torch.bool), D([30])], {}),
@@ -1702,6 +1710,13 @@ def core_cases():
     cpu_only = {"aten._pdist_forward.default", "aten.histc.default", "aten.bucketize.Tensor",
                 "aten.nll_loss2d_forward.default"}
     cases = [c for c in cases if c[1][0].device == "cpu" or c[0] not in cpu_only]
+    cases += [
+        ("aten.linspace.default", [0.0, 1.0, 5], {}),
+        ("aten.linspace.default", [0, 10, 3], {"dtype": torch.int64}),
+        ("aten.linspace.default", [-1.0, 1.0, 1], {"dtype": torch.float16, "device": torch.device("cuda:0")}),
+        ("aten.linspace.default", [0.0, 1.0, 0], {}),
+        ("aten.linspace.default", [0.0, 1.0, -2], {}),
+    ]
     cases += [  # on ints: each gives None
         ("aten._assert_scalar.default", [True, "u0 >= 0"], {}),
         ("aten.sym_constrain_range.default", [3], {"min": 0, "max": 5}),

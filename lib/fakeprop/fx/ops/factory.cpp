@@ -153,6 +153,17 @@ void arange(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {length}, dtype, device_or(ctx, ctx.device())));
 }
 
+// linspace(start, end, steps, *, dtype, layout, device, pin_memory) ->
+// [steps] of dtype (the default float), contiguous. torch._refs.linspace
+// checks steps >= 0, then branches on steps == 0 and steps == 1 (guards on a
+// symbolic count; each branch gives [steps]).
+void linspace(OpContext& ctx) {
+  const SymInt steps = ctx.int_arg(2, "steps");
+  require(ctx, sym_ge(steps, 0), "linspace", ErrorKind::InvalidArgument, "number of steps must be non-negative");
+  if (!decide(ctx, sym_eq(steps, 0), "linspace")) (void)decide(ctx, sym_eq(steps, 1), "linspace");
+  set_tensor(ctx, empty_tensor(ctx, {steps}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
+}
+
 // clone and _to_copy with the preserve format. Of symbolic sizes torch runs
 // them through the prims (_clone_meta, _convert_element_type_meta): a dense
 // input, asked in Python (is_non_overlapping_and_dense_or_false), keeps its
@@ -361,6 +372,7 @@ void register_factory_ops(OpRegistry& r) {
     r.add(name, new_factory, OutputGrad::none());
   r.add("aten.new_empty_strided.default", new_empty_strided, OutputGrad::none());
   r.add("aten.randint_like.default", randint_like);
+  r.add("aten.linspace.default", linspace);
   r.add("aten.arange.default", arange);
   r.add("aten.arange.start", arange);
   r.add("aten.arange.start_step", arange);

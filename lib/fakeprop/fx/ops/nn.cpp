@@ -1960,6 +1960,38 @@ void grid_sampler_2d(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}, input.dtype, device));
 }
 
+// grid_sampler_3d(input [N, C, D, H, W], grid [N, Do, Ho, Wo, 3], ...) ->
+// [N, C, Do, Ho, Wo] (torch's meta: check_grid_sampler_common and _3d, then
+// new_empty).
+void grid_sampler_3d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const TensorMeta& grid = ctx.tensor(1, "grid");
+  const Device device = common_device(present({&input, &grid}), ctx.target());
+  if (!same_size(ctx, input.sizes[0], grid.sizes[0], "grid_sampler batch"))
+    ctx.fail(ErrorKind::ShapeMismatch,
+             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes " +
+                 text(input.sizes) + " and grid with sizes " + text(grid.sizes));
+  if (grid.dim() < 1 || !same_size(ctx, grid.sizes.back(), SymInt(input.dim() - 2), "grid_sampler last dim"))
+    ctx.fail(ErrorKind::ShapeMismatch, "grid_sampler(): expected grid to have size " + std::to_string(input.dim() - 2) +
+                                           " in last dimension, but got grid with sizes " + text(grid.sizes));
+  if (input.dim() != 5 || grid.dim() != 5)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "grid_sampler(): expected 5D input and grid with same number of dimensions, but got input with sizes " +
+                 text(input.sizes) + " and grid with sizes " + text(grid.sizes));
+  set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2], grid.sizes[3]},
+                               input.dtype, device));
+}
+
+// grid_sampler(input, grid, ...), ATen's composite (GridSampler.cpp): the 2-D
+// kernel for a 4-D input, else the 3-D one; export keeps the composite
+// (HF Deformable DETR). cuDNN's path, when taken, gives the same value.
+void grid_sampler(OpContext& ctx) {
+  if (ctx.tensor(0, "input").dim() == 4)
+    grid_sampler_2d(ctx);
+  else
+    grid_sampler_3d(ctx);
+}
+
 // ---- embedding_bag ----
 // Current PyTorch's meta_embedding_bag / meta_embedding_bag_forward_only
 // (torch/_meta_registrations.py, pytorch/pytorch at 0015748b977f) and the
@@ -2203,6 +2235,8 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.im2col.default", im2col);
   r.add("aten.native_group_norm_backward.default", native_group_norm_backward);
   r.add("aten.grid_sampler_2d.default", grid_sampler_2d);
+  r.add("aten.grid_sampler_3d.default", grid_sampler_3d);
+  r.add("aten.grid_sampler.default", grid_sampler);
   // Only `output` is differentiable (derivatives.yaml output_differentiability).
   r.add("aten._embedding_bag.default", embedding_bag_private, OutputGrad::first_only());
   r.add("aten._embedding_bag_forward_only.default", embedding_bag_forward_only, OutputGrad::first_only());
