@@ -567,6 +567,12 @@ def more_pointwise_cases():
         ("aten.masked_fill.Scalar", [cl, T([2, 3, 4, 5], dtype=torch.bool), 1.0], {}),
         ("aten.masked_fill.Scalar", [T([3]), T([2, 3], dtype=torch.bool), 1.0], {}),
         ("aten.masked_fill.Scalar", [i, T([2, 3], dtype=torch.bool), 1.5], {}),
+        # contiguous whatever the layouts (a channels-last mask, an expanded self: HF Doge)
+        ("aten.masked_fill.Scalar", [cl, T([2, 3, 4, 5], dtype=torch.bool, layout="cl"), 1.0], {}),
+        ("aten.masked_fill.Scalar", [T([2, 2, 4, 4], layout=("stride", [8, 1, 0, 2])),
+                                     T([2, 1, 4, 4], dtype=torch.bool), 1.0], {}),
+        ("aten.masked_fill.Scalar", [T([3, 4], layout=("perm", [1, 0])), T([3, 4], dtype=torch.bool,
+                                                                            layout=("perm", [1, 0])), 0.0], {}),
         ("aten.masked_fill.Tensor", [f, T([2, 3], dtype=torch.bool), T([])], {}),
         # Left out where 1.13's fake kernels skipped checks current PyTorch
         # makes: a float mask, a mask broadcasting self in masked_fill_, and
