@@ -1662,6 +1662,11 @@ def core_cases():
             ("aten.avg_pool1d.default", [D([2, 3, 10]), [3]], {}),
             ("aten.avg_pool1d.default", [D([3, 11]), [3], [2], [1], True], {}),
             ("aten.adaptive_avg_pool1d.default", [D([2, 3, 10]), [4]], {}),
+            # the composite over adaptive_avg_pool2d: a transposed input suggests channels-last (HF FocalNet)
+            ("aten.adaptive_avg_pool1d.default", [D([2, 8, 10], layout=("perm", [0, 2, 1])), [1]], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([2, 8, 10], layout=("perm", [0, 2, 1])), [4]], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([8, 10], layout=("perm", [1, 0])), [1]], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([2, 8, 1]), [1]], {}),
             ("aten.col2im.default", [D([2, 12, 9]), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1]], {}),
             ("aten.col2im.default", [D([12, 4]), [4, 4], [2, 2], [1, 1], [0, 0], [2, 2]], {}),
             ("aten.col2im.default", [D([2, 12, 8]), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1]], {}),

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "fakeprop/fx/ops/composite.h"
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
 #include "fakeprop/fx/ops/view_helpers.h"
@@ -1812,9 +1813,14 @@ void adaptive_avg_pool1d(OpContext& ctx) {
                                              text(self.sizes));
   const auto out = ctx.int_list(1, "output_size");
   if (out.size() != 1) ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool1d: output_size must be 1");
-  SymShape sizes = self.sizes;
-  sizes.back() = out[0];
-  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+  // ATen's composite: adaptive_avg_pool2d(self.unsqueeze(-2), {1, L}).squeeze(-2),
+  // so the 2-D op's memory format decides the strides: a transposed
+  // [B, C, L] suggests channels-last (HF FocalNet's pooled [B, C, 1] is (C, 1, C)).
+  Composite c(ctx);
+  const TensorValue u = c.call("aten.unsqueeze.default", {ctx.value(0, "self"), Value::of_int(-2)});
+  const TensorValue p =
+      c.call("aten.adaptive_avg_pool2d.default", {Composite::tensor(u), Composite::sizes({SymInt(1), out[0]})});
+  set_tensor(ctx, c.call("aten.squeeze.dim", {Composite::tensor(p), Value::of_int(-2)}));
 }
 
 // col2im(self [N?, C * kh * kw, L], output_size, kernel_size, dilation,
