@@ -1749,6 +1749,18 @@ def fft_and_embedding_bag_cases():
             return T(shape, device=dev, dtype=dtype, **kw)
 
         r2c, c2r, c2c = "aten._fft_r2c.default", "aten._fft_c2r.default", "aten._fft_c2c.default"
+        # fft_fftn (the composite export keeps: HF FNet) and real / imag views of its result
+        cases += [
+            ("aten.fft_fftn.default", [D([2, 16, 8])], {}),
+            ("aten.fft_fftn.default", [D([2, 16, 8], layout=("perm", [0, 2, 1]))], {"dim": [1, 2]}),
+            ("aten.fft_fftn.default", [D([2, 5, 6], dtype=torch.int64)], {"dim": [-1]}),
+            ("aten.fft_fftn.default", [C([3, 4, 5])], {"dim": [0, 2], "norm": "ortho"}),
+            ("aten.fft_fftn.default", [D([3, 4])], {"dim": [0, 0]}),
+            ("aten.real.default", [C([3, 4, 5], layout=("perm", [2, 0, 1]))], {}),
+            ("aten.real.default", [D([3, 4])], {}),
+            ("aten.imag.default", [C([3, 4], dtype=torch.complex128, offset=2)], {}),
+            ("aten.imag.default", [D([3, 4])], {}),
+        ]
         cases += [
             (r2c, [D([2, 3, 8]), [2], 0, True], {}),
             (r2c, [D([2, 3, 8]), [-1], 2, False], {}),

@@ -229,6 +229,24 @@ void permute(OpContext& ctx) {
   set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
 }
 
+// real(self) / imag(self): of a complex tensor, view_as_real(self)[..., 0]
+// (or 1): the real dtype, strides and offset counted in real elements (twice
+// as many), imag one further; real of a real tensor is self, imag an error.
+void real_imag(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool imag = ctx.target() == "aten.imag.default";
+  if (!is_complex(self.dtype)) {
+    if (imag) ctx.fail(ErrorKind::TypeError, "imag is not implemented for tensors with non-complex dtypes.");
+    return set_tensor(ctx, ctx.view_of(self, self.sizes, self.strides, self.storage_offset));
+  }
+  SymShape strides;
+  for (const SymInt& st : self.strides) strides.push_back(simplified(ctx, st * 2));
+  TensorValue out = ctx.view_of(self, self.sizes, std::move(strides),
+                                simplified(ctx, self.storage_offset * 2 + (imag ? 1 : 0)));
+  out.meta.dtype = to_real(self.dtype);
+  set_tensor(ctx, std::move(out));
+}
+
 void expand(OpContext& ctx) { set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
 void expand_as(OpContext& ctx) {
   set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
@@ -889,6 +907,8 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.swapdims.default", transpose);
   r.add("aten.permute.default", permute);
   r.add("aten.expand.default", expand);
+  r.add("aten.real.default", real_imag);
+  r.add("aten.imag.default", real_imag);
   r.add("aten.slice.Tensor", slice);
   r.add("aten.select.int", select);
   r.add("aten.split.Tensor", split);
