@@ -1966,6 +1966,38 @@ void grid_sampler_2d(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}, input.dtype, device));
 }
 
+// lstm.input(input, hx [h0, c0], params, has_biases, num_layers, dropout,
+// train, bidirectional, batch_first) -> (output, h_n, c_n), as torch's
+// decomposition (torch/_decomp lstm_impl, which fake tensors run; timm's
+// Sequencer): the layers' [T, B, D * H_out] output, contiguous, transposed
+// back when batch_first; h_n and c_n the final states stacked, contiguous,
+// in hx's dtypes (mkldnn_rnn_layer's hx.new_empty on CPU).
+void lstm(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const Value& hx = ctx.value(1, "hx");
+  if (hx.kind != Value::Kind::List || hx.list->size() != 2 || !(*hx.list)[0].is_tensor() ||
+      !(*hx.list)[1].is_tensor())
+    ctx.fail(ErrorKind::InvalidArgument, "lstm expects two hidden states");
+  const TensorMeta& h0 = (*hx.list)[0].tensor->meta;
+  const TensorMeta& c0 = (*hx.list)[1].tensor->meta;
+  const int64_t layers = static_int(ctx, 4, "num_layers");
+  const bool bidirectional = ctx.bool_arg(7, "bidirectional", false);
+  const bool batch_first = ctx.bool_arg(8, "batch_first", false);
+  if (input.dim() != 3 || h0.dim() != 3 || c0.dim() != 3)
+    ctx.fail(ErrorKind::InvalidArgument, "lstm: expected a 3-D input and 3-D hidden states, got " +
+                                             text(input.sizes) + ", " + text(h0.sizes) + ", " + text(c0.sizes));
+  const int64_t dirs = bidirectional ? 2 : 1;
+  const SymInt steps = input.sizes[batch_first ? 1 : 0], batch = input.sizes[batch_first ? 0 : 1];
+  TensorValue out = empty_tensor(ctx, {steps, batch, simplified(ctx, h0.sizes[2] * dirs)}, input.dtype, input.device);
+  if (batch_first) {
+    std::swap(out.meta.sizes[0], out.meta.sizes[1]);
+    std::swap(out.meta.strides[0], out.meta.strides[1]);
+  }
+  const SymInt stacked(layers * dirs);
+  set_tuple(ctx, {std::move(out), empty_tensor(ctx, {stacked, h0.sizes[1], h0.sizes[2]}, h0.dtype, h0.device),
+                  empty_tensor(ctx, {stacked, c0.sizes[1], c0.sizes[2]}, c0.dtype, c0.device)});
+}
+
 // grid_sampler_3d(input [N, C, D, H, W], grid [N, Do, Ho, Wo, 3], ...) ->
 // [N, C, Do, Ho, Wo] (torch's meta: check_grid_sampler_common and _3d, then
 // new_empty).
@@ -2243,6 +2275,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.grid_sampler_2d.default", grid_sampler_2d);
   r.add("aten.grid_sampler_3d.default", grid_sampler_3d);
   r.add("aten.grid_sampler.default", grid_sampler);
+  r.add("aten.lstm.input", lstm);
   // Only `output` is differentiable (derivatives.yaml output_differentiability).
   r.add("aten._embedding_bag.default", embedding_bag_private, OutputGrad::first_only());
   r.add("aten._embedding_bag_forward_only.default", embedding_bag_forward_only, OutputGrad::first_only());
