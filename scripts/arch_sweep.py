@@ -70,13 +70,17 @@ def _at(d, values):
     return d if isinstance(d, int) else int(eval(d, dict(_FUNCS), dict(values)))  # noqa: S307
 
 
+def _cause(e):
+    # the first two lines: validators put the reason on the second
+    lines = [ln.strip() for ln in (type(e).__name__ + ": " + str(e)).splitlines() if ln.strip()]
+    return " ".join(lines[:2])[:240]
+
+
 def run_one(name, fakeprop_bin, workdir):
     """The sweep's result for one model, as a dict (runs in the child)."""
     import torch
     import timm
     from torch.export import Dim
-
-    import fakeprop
 
     out = {"model": name}
     t0 = time.perf_counter()
@@ -88,28 +92,48 @@ def run_one(name, fakeprop_bin, workdir):
         model.eval()
         size = tuple(model.pretrained_cfg.get("input_size", (3, 224, 224)))
     except Exception as e:  # noqa: BLE001 - a model timm cannot build is reported, not fatal
-        out.update(status="build_failed", cause=(type(e).__name__ + ": " + str(e)).splitlines()[0][:200])
+        out.update(status="build_failed", cause=_cause(e))
         return out
     x = torch.randn(2, *size)
-    ep, dynamic = None, None
-    for dims in ({0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO}, {0: Dim.AUTO}):
-        try:
-            ep = torch.export.export(model, (x,), dynamic_shapes=({k: v for k, v in dims.items()},), strict=False)
-            dynamic = "batch+hw" if len(dims) == 3 else "batch"
-            break
-        except Exception as e:  # noqa: BLE001
-            out["export_error"] = (type(e).__name__ + ": " + str(e)).splitlines()[0][:200]
+    ep = export_dynamic(model, (x,), {}, [({0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO},), ({0: Dim.AUTO},)],
+                        ["batch+hw", "batch"], out)
     out["export_s"] = round(time.perf_counter() - t0, 1)
-    if ep is None:
-        out.update(status="export_failed", cause=out.pop("export_error"))
-        return out
-    out["dynamic"] = dynamic
-    path = os.path.join(workdir, name + ".pt2")
+    return compare(ep, os.path.join(workdir, name + ".pt2"), fakeprop_bin, out) if ep is not None else out
+
+
+def export_dynamic(model, args, kwargs, tries, names, out):
+    """The first of `tries` (dynamic_shapes) torch.export takes, naming it in out["dynamic"]; None
+    (status export_failed, the first try's error as the cause) when it takes none."""
+    import torch
+
+    errors = []
+    for shapes, name in zip(tries, names):
+        try:
+            ep = torch.export.export(model, args, kwargs, dynamic_shapes=shapes, strict=False)
+            out["dynamic"] = name
+            if errors:
+                out["dynamic_note"] = errors[0]
+            return ep
+        except Exception as e:  # noqa: BLE001 - torch's own refusal is a result of the sweep
+            errors.append(_cause(e))
+    out.update(status="export_failed", cause=errors[0])
+    return None
+
+
+def compare(ep, path, fakeprop_bin, out):
+    """Saves `ep` at `path`, runs the CLI on it and fakeprop.propagate on `ep`, and compares every
+    node with torch's meta['val'] at the hints and the CLI's values with propagate's, into out."""
+    import torch
+
+    import fakeprop
+
+    print("stage: save", file=sys.stderr, flush=True)
     try:
         torch.export.save(ep, path)
     except Exception as e:  # noqa: BLE001 - e.g. math.ceil on a SymInt, which the serializer lacks
-        out.update(status="save_failed", cause=(type(e).__name__ + ": " + str(e)).splitlines()[0][:200])
+        out.update(status="save_failed", cause=_cause(e))
         return out
+    print("stage: fakeprop", file=sys.stderr, flush=True)
     t1 = time.perf_counter()
     proc = subprocess.run([fakeprop_bin, path, "--json"], capture_output=True, text=True)
     out["fakeprop_s"] = round(time.perf_counter() - t1, 2)
@@ -119,29 +143,36 @@ def run_one(name, fakeprop_bin, workdir):
     report = json.loads(proc.stdout)
     hints = {s["name"]: s["hint"] for s in report["symbols"] if s.get("hint") is not None}
     theirs = {n.name: n.meta.get("val") for n in ep.graph.nodes}
-    compared = wrong = 0
+    compared = wrong = unresolved = 0
     wrong_ops = collections.Counter()
+    wrong_at = {}
     for node in report["nodes"]:
         for o in node["outputs"]:
             val, t = o.get("val") or {}, theirs.get(o["name"])
-            if "shape" not in val or not isinstance(t, torch.Tensor):
+            if not isinstance(t, torch.Tensor):
                 continue
-            compared += 1
+            if "shape" not in val:
+                unresolved += 1
+                continue
             try:
-                ok = ([_at(d, hints) for d in val["shape"]] == [_hint(d) for d in t.shape] and
-                      [_at(d, hints) for d in val["stride"]] == [_hint(d) for d in t.stride()])
+                ours = ([_at(d, hints) for d in val["shape"]], [_at(d, hints) for d in val["stride"]])
             except Exception:  # noqa: BLE001 - an unbacked size has no hint: not compared
                 continue
-            if not ok:
+            compared += 1
+            want = ([_hint(d) for d in t.shape], [_hint(d) for d in t.stride()])
+            if ours != want:
                 wrong += 1
                 wrong_ops[node["op"]] += 1
+                wrong_at.setdefault(node["op"], "%s: ours %s, torch %s" % (o["name"], ours, want))
     missing = collections.Counter(n["op"] for n in report["nodes"] for e in report["errors"]
                                   if e["node"] == n["name"] and e["kind"] == "unsupported_op")
     other = collections.Counter("%s: %s" % (e["kind"], e["message"][:100]) for e in report["errors"]
                                 if e["kind"] not in ("unsupported_op", "unknown_input"))
     # the package in process on the same program
+    print("stage: propagate", file=sys.stderr, flush=True)
     try:
         inproc = fakeprop.propagate(ep)
+
         def plain(v):  # storage ids are numbered per front door; tied parameters alias only in process
             return {k: x for k, x in v.items() if k != "storage"} if isinstance(v, dict) else v
 
@@ -149,33 +180,44 @@ def run_one(name, fakeprop_bin, workdir):
         differ = sum(1 for n in report["nodes"] for o in n["outputs"] if ours.get(o["name"]) != plain(o.get("val")))
     except Exception as e:  # noqa: BLE001
         differ = "propagate raised %s" % type(e).__name__
-    out.update(status="ok" if not report["errors"] and not wrong else "differs", nodes=len(report["nodes"]),
-               compared=compared, wrong=wrong, wrong_ops=dict(wrong_ops), errors=len(report["errors"]),
-               missing=dict(missing), other_errors=dict(other), cli_vs_propagate=differ)
+    out.update(status="ok" if not report["errors"] and not wrong and differ == 0 else "differs", nodes=len(report["nodes"]),
+               compared=compared, wrong=wrong, unresolved=unresolved, wrong_ops=dict(wrong_ops),
+               wrong_at=wrong_at, errors=len(report["errors"]), missing=dict(missing), other_errors=dict(other),
+               cli_vs_propagate=differ)
     return out
 
 
-def main(argv=None):
+def main(argv=None, targets=families, one=run_one, script=__file__, what="families"):
+    """The sweep's command line; hf_sweep.py calls it with its own targets and child."""
     here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("families", nargs="*", help="family names or model names (default: every family)")
+    p = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__.split("\n")[0])
+    p.add_argument("families", nargs="*", help="%s or model names (default: all)" % what)
     p.add_argument("--fakeprop", default=os.path.join(here, "..", "build", "fakeprop"))
     p.add_argument("--budget", type=float, default=1200, help="seconds; no model starts after them")
     p.add_argument("--timeout", type=float, default=300, help="seconds one model may take")
-    p.add_argument("--skip", type=int, default=0, help="start at this family of the order (to go on from a run)")
+    p.add_argument("--skip", type=int, default=0, help="start at this entry of the order (to go on from a run)")
     p.add_argument("--json", help="write every model's result here")
+    p.add_argument("--markdown", help="write the per-model table here (for the docs)")
+    p.add_argument("--from-json", help="print the summary (and --markdown) of an earlier run's --json; run nothing")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--workdir", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.one:
-        print(json.dumps(run_one(a.one, a.fakeprop, a.workdir)))
+        print(json.dumps(one(a.one, a.fakeprop, a.workdir)))
         return 0
-    chosen = families()
+    if a.from_json:
+        with open(a.from_json) as f:
+            results = json.load(f)
+        summary(results)
+        if a.markdown:
+            markdown(results, a.markdown)
+        return 0
+    chosen = targets()
     if a.families:
         chosen = {f: m for f, m in chosen.items() if f in a.families or m in a.families}
         chosen.update({m: m for m in a.families if m not in chosen and m not in chosen.values() and "/" not in m})
     chosen = dict(list(chosen.items())[a.skip:])
-    print("%d families" % len(chosen), file=sys.stderr)
+    print("%d %s" % (len(chosen), what), file=sys.stderr)
     start, results = time.perf_counter(), []
     with tempfile.TemporaryDirectory() as workdir:
         for family, model in chosen.items():
@@ -183,28 +225,61 @@ def main(argv=None):
                 results.append({"family": family, "model": model, "status": "not_run (budget)"})
                 continue
             try:
-                proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", model, "--fakeprop",
+                proc = subprocess.run([sys.executable, os.path.abspath(script), "--one", model, "--fakeprop",
                                        a.fakeprop, "--workdir", workdir], capture_output=True, text=True,
                                       timeout=a.timeout)
                 lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
                 r = json.loads(lines[-1]) if lines else {
                     "model": model, "status": "crashed", "cause": (proc.stderr.strip().splitlines() or ["?"])[-1][:200]}
-            except subprocess.TimeoutExpired:
-                r = {"model": model, "status": "timeout"}
+            except subprocess.TimeoutExpired as e:
+                # the child names its stage on stderr: a timeout in export is torch's, later ones fakeprop's
+                stages = re.findall(r"^stage: (\w+)", (e.stderr or b"").decode(errors="replace"), re.M)
+                r = {"model": model, "status": "timeout", "cause": "in %s" % (stages[-1] if stages else "export")}
             r["family"] = family
             results.append(r)
             for f in os.listdir(workdir):
                 os.remove(os.path.join(workdir, f))
             print("%-40s %-28s %-16s %s" % (family, model, r["status"],
-                                            {k: r[k] for k in ("nodes", "wrong", "errors", "missing", "cause")
-                                             if r.get(k)}), flush=True)
+                                            {k: r[k] for k in ("nodes", "wrong", "unresolved", "errors", "missing",
+                                                               "cli_vs_propagate", "cause") if r.get(k)}), flush=True)
+    summary(results)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    if a.markdown:
+        markdown(results, a.markdown)
+    return 0
+
+
+def markdown(results, path):
+    """One row per model: what ran, how many values agree, or why it did not run."""
+    rows = ["| model | dynamic | nodes | compared | wrong | unresolved | CLI vs propagate | status |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in results:
+        status = r["status"] + (": " + r["cause"][:110].replace("|", "/") if r.get("cause") else "")
+        if r.get("missing"):
+            status += " (no rule: %s)" % ", ".join(sorted(r["missing"]))
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r.get("model", r.get("family")), r.get("dynamic", ""), r.get("nodes", ""), r.get("compared", ""),
+            r.get("wrong", ""), r.get("unresolved", ""), r.get("cli_vs_propagate", ""), status))
+    with open(path, "w") as f:
+        f.write("\n".join(rows) + "\n")
+
+
+# statuses that are torch's (or the model library's), not fakeprop's
+TORCH_STATUSES = ("build_failed", "export_failed", "save_failed")
+
+
+def summary(results):
     ran = [r for r in results if "nodes" in r]
     print("\n%d models: %d ok, %d differ, %s" % (
         len(results), sum(r["status"] == "ok" for r in results), sum(r["status"] == "differs" for r in results),
         dict(collections.Counter(r["status"] for r in results if r["status"] not in ("ok", "differs")))))
-    print("nodes: %d compared, %d wrong; CLI vs propagate: %d models differ" % (
-        sum(r["compared"] for r in ran), sum(r["wrong"] for r in ran),
-        sum(1 for r in ran if r["cli_vs_propagate"] != 0)))
+    print("propagated %d programs; nodes: %d compared, %d wrong, %d unresolved; CLI vs propagate: %d models, "
+          "%d values differ" % (
+              len(ran), sum(r["compared"] for r in ran), sum(r["wrong"] for r in ran),
+              sum(r.get("unresolved", 0) for r in ran), sum(1 for r in ran if r["cli_vs_propagate"] != 0),
+              sum(r["cli_vs_propagate"] for r in ran if isinstance(r["cli_vs_propagate"], int))))
     models, nodes = collections.Counter(), collections.Counter()
     for r in ran:
         for op, n in r["missing"].items():
@@ -213,21 +288,23 @@ def main(argv=None):
     print("\nops without a rule (models, nodes):")
     for op, m in models.most_common():
         print("  %-50s %3d %4d" % (op, m, nodes[op]))
-    causes = collections.Counter()
+    torch_causes, causes = collections.Counter(), collections.Counter()
     for r in results:
         if r.get("cause"):
-            causes["%s: %s" % (r["status"], r["cause"][:120])] += 1
+            c = "%s: %s" % (r["status"], r["cause"][:120])
+            (torch_causes if r["status"] in TORCH_STATUSES or r.get("cause") == "in export" else causes)[c] += 1
         for c in (r.get("other_errors") or {}):
             causes["fakeprop %s" % c] += 1
-        for op in (r.get("wrong_ops") or {}):
-            causes["wrong values at %s" % op] += 1
-    print("\nother failures by cause (models):")
+        for op, where in (r.get("wrong_at") or {}).items():
+            causes["wrong values at %s (%s)" % (op, where[:100])] += 1
+        if isinstance(r.get("cli_vs_propagate"), str):
+            causes[r["cli_vs_propagate"]] += 1
+    print("\ntorch (or the model library) cannot build, export or save (models):")
+    for c, n in torch_causes.most_common():
+        print("  %3d  %s" % (n, c))
+    print("\nfakeprop's failures by cause (models):")
     for c, n in causes.most_common():
         print("  %3d  %s" % (n, c))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(results, f, indent=1)
-    return 0
 
 
 if __name__ == "__main__":

@@ -326,8 +326,10 @@ def cuda(shape, **kw):
 
 
 def resolve_target(target):
-    _, name, overload = target.split(".")
-    return getattr(getattr(aten, name), overload)
+    ns, name, overload = target.split(".")
+    if ns == "transformers":  # its custom ops exist once the module registering them is imported
+        import transformers.integrations.moe  # noqa: F401
+    return getattr(getattr(getattr(torch.ops, ns), name), overload)
 
 
 def build_case(target, args, kwargs):
@@ -565,6 +567,12 @@ def more_pointwise_cases():
         ("aten.masked_fill.Scalar", [cl, T([2, 3, 4, 5], dtype=torch.bool), 1.0], {}),
         ("aten.masked_fill.Scalar", [T([3]), T([2, 3], dtype=torch.bool), 1.0], {}),
         ("aten.masked_fill.Scalar", [i, T([2, 3], dtype=torch.bool), 1.5], {}),
+        # contiguous whatever the layouts (a channels-last mask, an expanded self: HF Doge)
+        ("aten.masked_fill.Scalar", [cl, T([2, 3, 4, 5], dtype=torch.bool, layout="cl"), 1.0], {}),
+        ("aten.masked_fill.Scalar", [T([2, 2, 4, 4], layout=("stride", [8, 1, 0, 2])),
+                                     T([2, 1, 4, 4], dtype=torch.bool), 1.0], {}),
+        ("aten.masked_fill.Scalar", [T([3, 4], layout=("perm", [1, 0])), T([3, 4], dtype=torch.bool,
+                                                                            layout=("perm", [1, 0])), 0.0], {}),
         ("aten.masked_fill.Tensor", [f, T([2, 3], dtype=torch.bool), T([])], {}),
         # Left out where 1.13's fake kernels skipped checks current PyTorch
         # makes: a float mask, a mask broadcasting self in masked_fill_, and
@@ -689,6 +697,12 @@ def view_cases():
         ("aten.expand.default", [T([3, 1]), [3]], {}),
         ("aten.expand.default", [T([]), [2, 2]], {}),
         ("aten.expand.default", [tr, [2, 4, 3]], {}),
+        # a new dim of size 1 spans the first original dim (HF AltCLIP's class embedding)
+        ("aten.expand.default", [T([64]), [2, 1, 64]], {}),
+        ("aten.expand.default", [T([64]), [1, 2, -1]], {}),
+        ("aten.expand.default", [T([3, 1]), [1, 1, 3, 4]], {}),
+        ("aten.expand.default", [tr, [1, 4, 3]], {}),
+        ("aten.expand.default", [T([]), [1, 1]], {}),
         ("aten.detach.default", [cl], {}),
         ("aten.detach.default", [T([2, 3], requires_grad=True)], {}),
         ("aten.alias.default", [off], {}),
@@ -1660,9 +1674,46 @@ def core_cases():
             ("aten.avg_pool1d.default", [D([2, 3, 10]), [3]], {}),
             ("aten.avg_pool1d.default", [D([3, 11]), [3], [2], [1], True], {}),
             ("aten.adaptive_avg_pool1d.default", [D([2, 3, 10]), [4]], {}),
+            # the composite over adaptive_avg_pool2d: a transposed input suggests channels-last (HF FocalNet)
+            ("aten.adaptive_avg_pool1d.default", [D([2, 8, 10], layout=("perm", [0, 2, 1])), [1]], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([2, 8, 10], layout=("perm", [0, 2, 1])), [4]], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([8, 10], layout=("perm", [1, 0])), [1]], {}),
+            ("aten.adaptive_avg_pool1d.default", [D([2, 8, 1]), [1]], {}),
             ("aten.col2im.default", [D([2, 12, 9]), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1]], {}),
             ("aten.col2im.default", [D([12, 4]), [4, 4], [2, 2], [1, 1], [0, 0], [2, 2]], {}),
             ("aten.col2im.default", [D([2, 12, 8]), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1]], {}),
+            # im2col (HF ConvBERT's span-based convolution); multiply, mul's alias, as export keeps it
+            ("aten.im2col.default", [D([2, 3, 8, 8]), [3, 3], [1, 1], [1, 1], [1, 1]], {}),
+            ("aten.im2col.default", [D([3, 8, 7]), [3, 2], [1, 2], [0, 1], [2, 3]], {}),
+            ("aten.im2col.default", [D([2, 4, 9, 1], layout="cl"), [9, 1], [1, 1], [4, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([2, 4, 9, 1], dtype=torch.float16), [1, 1], [1, 1], [0, 0], [2, 1]], {}),
+            ("aten.im2col.default", [D([2, 3, 2, 2]), [3, 3], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([2, 3, 0, 4]), [1, 1], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([3, 8]), [1, 1], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([2, 3, 8, 8]), [3], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([2, 3, 8, 8]), [3, 3], [1, 1], [0, 0], [0, 1]], {}),
+            ("aten.multiply.Tensor", [D([2, 3, 4], layout=("perm", [0, 2, 1])), D([4])], {}),
+            ("aten.multiply.Tensor", [D([2, 3], dtype=torch.int64), D([3], dtype=torch.float16)], {}),
+            ("aten.multiply.Scalar", [D([2, 3], dtype=torch.int32), 2.5], {}),
+            ("aten.multiply_.Tensor", [D([2, 3]), D([3])], {}),
+            ("aten.multiply_.Tensor", [D([3]), D([2, 3])], {}),
+            # grid_sampler (the composite export keeps: HF Deformable DETR), grid_sampler_3d, linspace
+            # lstm.input: its decomposition, as fake tensors run it (timm's Sequencer)
+            ("aten.lstm.input", [D([5, 2, 3]), [D([1, 2, 4]), D([1, 2, 4])],
+                                 [D([16, 3]), D([16, 4]), D([16]), D([16])], True, 1, 0.0, False, False, False], {}),
+            ("aten.lstm.input", [D([2, 5, 3]), [D([4, 2, 4]), D([4, 2, 4])],
+                                 [D([16, 3]), D([16, 4]), D([16]), D([16]), D([16, 3]), D([16, 4]), D([16]),
+                                  D([16]), D([16, 8]), D([16, 4]), D([16]), D([16]), D([16, 8]), D([16, 4]),
+                                  D([16]), D([16])], True, 2, 0.0, False, True, True], {}),
+            ("aten.lstm.input", [D([2, 5, 3]), [D([1, 2, 4]), D([1, 2, 4])],
+                                 [D([16, 3]), D([16, 4])], False, 1, 0.0, False, False, True], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6]), D([2, 4, 7, 2]), 0, 0, False], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6], layout="cl"), D([2, 4, 7, 2]), 1, 1, True], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 4, 5, 6]), D([2, 2, 3, 4, 3]), 0, 0, False], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6]), D([3, 4, 7, 2]), 0, 0, False], {}),
+            ("aten.grid_sampler.default", [D([2, 3, 5, 6]), D([2, 4, 7, 3]), 0, 0, False], {}),
+            ("aten.grid_sampler_3d.default", [D([2, 3, 4, 5, 6]), D([2, 2, 3, 4, 3]), 0, 0, False], {}),
+            ("aten.grid_sampler_3d.default", [D([2, 3, 4, 5, 6]), D([2, 2, 3, 4, 2]), 0, 0, False], {}),
             ("aten.copy.default", [D([2, 3, 4], layout=("perm", [2, 0, 1])), D([3, 4])], {}),
             ("aten.copy.default", [D([2, 3]), D([2, 3], dtype=torch.float16)], {}),
             ("aten.masked_scatter.default", [D([2, 1, 4]), D([3, 4], dtype=torch.bool), D([30])], {}),
@@ -1689,8 +1740,16 @@ def core_cases():
     # No meta kernel in torch 1.13 for these: fake cuda tensors reach the
     # CPU-only build's CUDA kernel and fail, so they are traced on cpu only.
     cpu_only = {"aten._pdist_forward.default", "aten.histc.default", "aten.bucketize.Tensor",
-                "aten.nll_loss2d_forward.default"}
+                "aten.nll_loss2d_forward.default",
+                "aten.lstm.input"}  # its decomposition asks CUDA's driver (AcceleratorError without one)
     cases = [c for c in cases if c[1][0].device == "cpu" or c[0] not in cpu_only]
+    cases += [
+        ("aten.linspace.default", [0.0, 1.0, 5], {}),
+        ("aten.linspace.default", [0, 10, 3], {"dtype": torch.int64}),
+        ("aten.linspace.default", [-1.0, 1.0, 1], {"dtype": torch.float16, "device": torch.device("cuda:0")}),
+        ("aten.linspace.default", [0.0, 1.0, 0], {}),
+        ("aten.linspace.default", [0.0, 1.0, -2], {}),
+    ]
     cases += [  # on ints: each gives None
         ("aten._assert_scalar.default", [True, "u0 >= 0"], {}),
         ("aten.sym_constrain_range.default", [3], {"min": 0, "max": 5}),
@@ -1712,6 +1771,18 @@ def fft_and_embedding_bag_cases():
             return T(shape, device=dev, dtype=dtype, **kw)
 
         r2c, c2r, c2c = "aten._fft_r2c.default", "aten._fft_c2r.default", "aten._fft_c2c.default"
+        # fft_fftn (the composite export keeps: HF FNet) and real / imag views of its result
+        cases += [
+            ("aten.fft_fftn.default", [D([2, 16, 8])], {}),
+            ("aten.fft_fftn.default", [D([2, 16, 8], layout=("perm", [0, 2, 1]))], {"dim": [1, 2]}),
+            ("aten.fft_fftn.default", [D([2, 5, 6], dtype=torch.int64)], {"dim": [-1]}),
+            ("aten.fft_fftn.default", [C([3, 4, 5])], {"dim": [0, 2], "norm": "ortho"}),
+            ("aten.fft_fftn.default", [D([3, 4])], {"dim": [0, 0]}),
+            ("aten.real.default", [C([3, 4, 5], layout=("perm", [2, 0, 1]))], {}),
+            ("aten.real.default", [D([3, 4])], {}),
+            ("aten.imag.default", [C([3, 4], dtype=torch.complex128, offset=2)], {}),
+            ("aten.imag.default", [D([3, 4])], {}),
+        ]
         cases += [
             (r2c, [D([2, 3, 8]), [2], 0, True], {}),
             (r2c, [D([2, 3, 8]), [-1], 2, False], {}),
@@ -2078,6 +2149,25 @@ def composite_cases():
     return [c for c in cases if not (first_tensor(c[1]).device != "cpu" and first_tensor(c[1]).requires_grad)]
 
 
+def library_cases():
+    """Custom ops of model libraries that the sweeps meet (scripts/hf_sweep.py): their register_fake."""
+    g = "transformers.grouped_mm_fallback.default"
+    i64 = torch.int64
+    return [
+        (g, [T([6, 8]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8], layout=("perm", [1, 0])), T([4, 8, 5], layout=("perm", [0, 2, 1])),
+             T([4], dtype=torch.int32)], {}),
+        (g, [T([6, 8], dtype=torch.float16), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8], device="cuda:0"), T([4, 8, 5], device="cuda:0"), T([4], dtype=i64, device="cuda:0")], {}),
+        (g, [T([0, 8]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8]), T([4, 8, 5]), T([3], dtype=i64)], {}),
+        (g, [T([6, 7]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8]), T([4, 8, 5]), T([4])], {}),
+        (g, [T([2, 6, 8]), T([4, 8, 5]), T([4], dtype=i64)], {}),
+        (g, [T([6, 8]), T([8, 5]), T([4], dtype=i64)], {}),
+    ]
+
+
 FAMILIES = {
     "pointwise": pointwise_cases,
     "view": view_cases,
@@ -2090,6 +2180,7 @@ FAMILIES = {
     "grad": grad_cases,
     "core": core_cases,
     "composite": composite_cases,
+    "library": library_cases,
 }
 
 

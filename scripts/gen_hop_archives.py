@@ -6,7 +6,7 @@ Run in the oracle venv, from the repository root:
     .venv-oracle/bin/python scripts/gen_hop_archives.py
 
 One small program per higher-order op (cond, while_loop, map, scan,
-invoke_subgraph, auto_functionalized_v2, with_effects), exported with a
+invoke_subgraph, auto_functionalized_v2, with_effects, wrap_with_set_grad_enabled), exported with a
 dynamic batch and saved to testdata/pt2/hop_NAME.pt2 beside
 hop_NAME.golden.json, torch's meta['val'] of every node in the format of
 gen_pt2_archives.py, which pt2_golden_test.cpp replays without torch.
@@ -144,6 +144,19 @@ def _effectful():
 
 
 # Programs whose op appears only once the program is functionalized (run_decompositions).
+class SetGradEnabled(torch.nn.Module):
+    """torch.no_grad() inside forward (HF CPM-Ant): export wraps the block in wrap_with_set_grad_enabled."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            y = self.lin(x).t()
+        return y.relu(), self.lin(x), y
+
+
 FUNCTIONALIZED = ("hop_auto_functionalized", "hop_with_effects")
 # Programs exported by Dynamo (strict): nested_compile_region becomes invoke_subgraph only there.
 STRICT = ("hop_invoke_subgraph",)
@@ -162,6 +175,7 @@ def programs():
         ("hop_auto_functionalized", AutoFunctionalized(), (torch.randn(5, 3), torch.randn(5, 3)),
          {"x": {0: b}, "y": {0: b}}),
         ("hop_with_effects", WithEffects(), (torch.randn(5, 3),), {"x": {0: b}}),
+        ("hop_set_grad_enabled", SetGradEnabled(), (torch.randn(5, 3),), {"x": {0: b}}),
     ]
 
 

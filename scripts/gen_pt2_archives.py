@@ -119,6 +119,22 @@ def resnet18():
     return torchvision.models.resnet18(weights=None).eval()
 
 
+class ExpandNewDims(nn.Module):
+    """expand's new leading dims (HF AltCLIP's class embedding): a new dim of size 1 takes a stride
+    that spans a dim, not 0, by the ref where a size is symbolic and by ATen's where all are static."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls = nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        b, s = x.shape[0], x.shape[1]
+        c = self.cls.expand(b, 1, -1)
+        r = self.cls.expand(1, s, 8)
+        t = self.cls.expand(1, 2, 8)
+        return torch.cat([c, x], 1), r + x, t.sum()
+
+
 def programs(big):
     """(name, module factory, example inputs, dynamic_shapes, big)."""
     batch = Dim("batch", min=2, max=64)
@@ -133,6 +149,7 @@ def programs(big):
         # JSON, with its stack traces, is most of it); two layers and Llama
         # (335 KB with one) are --big.
         ("gpt2_tiny", lambda: tiny_gpt2(1), (ids,), {"input_ids": {0: batch, 1: seq}}, False),
+        ("expand_new_dims", ExpandNewDims, (torch.randn(3, 5, 8),), {"x": {0: batch, 1: seq}}, False),
     ]
     if big:
         out.append(("gpt2_2layer", lambda: tiny_gpt2(2), (ids,), {"input_ids": {0: batch, 1: seq}}, True))

@@ -1,8 +1,9 @@
 """Higher-order ops (cond, while_loop, map, scan, invoke_subgraph, auto_functionalized_v2,
-with_effects): the programs of scripts/gen_hop_archives.py, exported afresh, through
-fakeprop.propagate in process and through the CLI on the saved .pt2. The two front doors agree node
-by node, and both give torch's meta['val'] (at three points of the symbols where every size is
-backed; at the export sizes, with unbacked sizes where torch has them, for cond's merged outputs)."""
+with_effects, wrap_with_set_grad_enabled): the programs of scripts/gen_hop_archives.py, exported
+afresh, through fakeprop.propagate in process and through the CLI on the saved .pt2. The two front
+doors agree node by node, and both give torch's meta['val'] (at three points of the symbols where
+every size is backed; at the export sizes, with unbacked sizes where torch has them, for cond's
+merged outputs)."""
 import json
 import pathlib
 import sys
@@ -32,6 +33,7 @@ OPS = {
     "hop_invoke_subgraph": "higher_order.invoke_subgraph",
     "hop_auto_functionalized": "higher_order.auto_functionalized_v2",
     "hop_with_effects": "higher_order.with_effects",
+    "hop_set_grad_enabled": "higher_order.wrap_with_set_grad_enabled",
 }
 
 

@@ -490,7 +490,11 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
                                    args[0]->kind == Value::Kind::List
                                ? args[0]
                                : nullptr;
+  // export's `with torch.no_grad()` block: nothing it returns requires grad.
+  const bool grad_off = n.target == "higher_order.wrap_with_set_grad_enabled" && !args.empty() &&
+                        args[0]->kind == Value::Kind::Bool && args[0]->b.is_static() && !args[0]->b.value();
   auto grad_in = [&](size_t output) {
+    if (grad_off) return false;
     if (!per_input) return any_grad;
     if (output >= per_input->list->size()) return false;
     const Value& x = (*per_input->list)[output];

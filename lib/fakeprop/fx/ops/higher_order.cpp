@@ -13,6 +13,8 @@
 //  - scan: the combine function on init and the first row of xs; carries as
 //    the body gives them, per-step outputs stacked along the scan length.
 //  - invoke_subgraph: the subgraph on this call's operands.
+//  - wrap_with_set_grad_enabled: the body on the operands, its outputs as
+//    they are; none requires grad where grad is off.
 //  - auto_functionalized_v2: the op's results, then a copy of each base with
 //    its strides (clone_preserve_strides).
 //  - with_effects: a new token (an empty float tensor), then the op's results.
@@ -297,6 +299,22 @@ void invoke_subgraph(OpContext& ctx) {
   ctx.set_result(Value::of_list(std::move(out)));
 }
 
+// wrap_with_set_grad_enabled(enabled, body, *args): export's wrapper of a
+// `with torch.no_grad()` (or enable_grad) block. torch runs the body under
+// that grad mode and returns its outputs as they are (no copy); with grad
+// off none of them requires grad (the interpreter's grad step clears it).
+void wrap_with_set_grad_enabled(OpContext& ctx) {
+  Interpreter& in = interp(ctx);
+  const Value& enabled = ctx.value(0, "enable_grad");
+  if (enabled.kind != Value::Kind::Bool || !enabled.b.is_static())
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": enable_grad must be a constant bool");
+  const Graph& body = subgraph(ctx, 1);
+  std::vector<Value> operands;
+  for (size_t k = 2; k < ctx.num_args(); ++k) operands.push_back(ctx.value(k, ""));
+  const std::vector<Value> outs = in.run_subgraph(body, operands);
+  ctx.set_result(Value::of_list(ValueList(outs.begin(), outs.end())));
+}
+
 // The op an auto_functionalized / with_effects call wraps, as a target name ("aten.add.Tensor").
 std::string wrapped_op(OpContext& ctx, const Arg& a) {
   if (a.kind != Arg::Kind::String) ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": the wrapped op is not named");
@@ -477,6 +495,7 @@ void register_higher_order_ops(OpRegistry& r) {
   r.add("higher_order.map_impl", map_impl);
   r.add("higher_order.scan", scan);
   r.add("higher_order.invoke_subgraph", invoke_subgraph);
+  r.add("higher_order.wrap_with_set_grad_enabled", wrap_with_set_grad_enabled);
   r.add("higher_order.auto_functionalized", auto_functionalized);
   r.add("higher_order.auto_functionalized_v2", auto_functionalized_v2);
   r.add("higher_order.with_effects", with_effects, OutputGrad{1u});

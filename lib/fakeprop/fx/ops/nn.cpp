@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "fakeprop/fx/ops/composite.h"
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
 #include "fakeprop/fx/ops/view_helpers.h"
@@ -319,6 +320,30 @@ void mm(OpContext& ctx) {
                                            ")");
   check_same_dtype(ctx, a, b, "mat1 and mat2");
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], b.sizes[1]}, a.dtype, device));
+}
+
+// transformers::grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E])
+// -> [S, N]: transformers' MoE experts as one opaque custom op. Its
+// register_fake (transformers/integrations/moe.py) asserts the ranks, offs'
+// length against E, K against K and an integer offs, and returns a fresh
+// contiguous tensor of input's dtype and device.
+void grouped_mm_fallback(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const TensorMeta& weight = ctx.tensor(1, "weight");
+  const TensorMeta& offs = ctx.tensor(2, "offs");
+  auto check = [&](bool ok, const std::string& message) {
+    if (!ok) ctx.fail(ErrorKind::AssertionError, message);
+  };
+  check(input.dim() == 2, "input must be 2D (S, input_dim), got shape " + text(input.sizes));
+  check(weight.dim() == 3, "weight must be 3D (num_experts, input_dim, output_dim), got shape " + text(weight.sizes));
+  check(offs.dim() == 1, "offs must be 1D (num_experts,), got shape " + text(offs.sizes));
+  check(same_size(ctx, offs.sizes[0], weight.sizes[0], "grouped_mm_fallback experts"),
+        "offs length " + text(offs.sizes[0]) + " must match number of experts " + text(weight.sizes[0]));
+  check(same_size(ctx, input.sizes[1], weight.sizes[1], "grouped_mm_fallback input_dim"),
+        "input_dim mismatch: input has " + text(input.sizes[1]) + ", weight has " + text(weight.sizes[1]));
+  check(offs.dtype == DType::Int32 || offs.dtype == DType::Int64,
+        "offs must be an integer tensor, got torch." + std::string(dtype_name(offs.dtype)));
+  set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], weight.sizes[2]}, input.dtype, input.device));
 }
 
 // self.expand(target) must succeed: addmm / baddbmm broadcast self to the
@@ -1788,9 +1813,14 @@ void adaptive_avg_pool1d(OpContext& ctx) {
                                              text(self.sizes));
   const auto out = ctx.int_list(1, "output_size");
   if (out.size() != 1) ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool1d: output_size must be 1");
-  SymShape sizes = self.sizes;
-  sizes.back() = out[0];
-  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+  // ATen's composite: adaptive_avg_pool2d(self.unsqueeze(-2), {1, L}).squeeze(-2),
+  // so the 2-D op's memory format decides the strides: a transposed
+  // [B, C, L] suggests channels-last (HF FocalNet's pooled [B, C, 1] is (C, 1, C)).
+  Composite c(ctx);
+  const TensorValue u = c.call("aten.unsqueeze.default", {ctx.value(0, "self"), Value::of_int(-2)});
+  const TensorValue p =
+      c.call("aten.adaptive_avg_pool2d.default", {Composite::tensor(u), Composite::sizes({SymInt(1), out[0]})});
+  set_tensor(ctx, c.call("aten.squeeze.dim", {Composite::tensor(p), Value::of_int(-2)}));
 }
 
 // col2im(self [N?, C * kh * kw, L], output_size, kernel_size, dilation,
@@ -1831,6 +1861,53 @@ void col2im(OpContext& ctx) {
   sizes.push_back(simplified(ctx, floordiv(cols, SymInt(kernel))));
   sizes.push_back(out[0]);
   sizes.push_back(out[1]);
+  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+}
+
+// im2col(self [N?, C, H, W], kernel_size, dilation, padding, stride) ->
+// [N?, C * kh * kw, L], L the sliding blocks over H and W. Its
+// decomposition (torch/_decomp, which fake tensors run) checks the lists,
+// the spatial sizes and the blocks, and reshapes an index result: contiguous.
+void im2col(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const auto k = static_int_list(ctx, 1, "kernel_size");
+  const auto d = static_int_list(ctx, 2, "dilation");
+  const auto p = static_int_list(ctx, 3, "padding");
+  const auto s = static_int_list(ctx, 4, "stride");
+  const std::pair<const std::vector<int64_t>*, const char*> lists[] = {
+      {&k, "kernel"}, {&d, "dilation"}, {&p, "padding"}, {&s, "stride"}};
+  for (const auto& [list, name] : lists)
+    if (list->size() != 2) ctx.fail(ErrorKind::InvalidArgument, std::string("im2col(): only 2D ") + name + " supported");
+  auto positive = [&](const std::vector<int64_t>& v, const char* name, bool strict) {
+    for (int64_t x : v)
+      if (strict ? x <= 0 : x < 0)
+        ctx.fail(ErrorKind::InvalidArgument, std::string(name) + " should be greater than zero, but got [" +
+                                                 std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]");
+  };
+  positive(k, "kernel_size", true);
+  positive(d, "dilation", true);
+  positive(d, "padding", false);  // the decomposition checks dilation twice, never padding
+  positive(s, "stride", true);
+  const std::string bad_input =
+      "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and non-zero dimensions, but got: " +
+      text(self.sizes);
+  if (self.dim() != 3 && self.dim() != 4) ctx.fail(ErrorKind::InvalidArgument, bad_input);
+  for (int64_t i = self.dim() - 3; i < self.dim(); ++i)
+    require(ctx, sym_ne(self.sizes[static_cast<size_t>(i)], 0), "im2col", ErrorKind::InvalidArgument, bad_input);
+  SymInt blocks(1);
+  for (size_t i = 0; i < 2; ++i) {
+    const SymInt in = self.sizes[self.sizes.size() - 2 + i];
+    const SymInt n = simplified(ctx, floordiv(in + 2 * p[i] - d[i] * (k[i] - 1) - 1, SymInt(s[i])) + 1);
+    require(ctx, sym_gt(n, 0), "im2col", ErrorKind::InvalidArgument, [&] {
+      return "the calculated shape of the array of sliding blocks is " + text(n) +
+             ", but its components must be at least one.";
+    });
+    blocks = blocks * n;
+  }
+  SymShape sizes;
+  if (self.dim() == 4) sizes.push_back(self.sizes[0]);
+  sizes.push_back(simplified(ctx, self.sizes[self.sizes.size() - 3] * (k[0] * k[1])));
+  sizes.push_back(simplified(ctx, blocks));
   set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
 }
 
@@ -1887,6 +1964,70 @@ void grid_sampler_2d(OpContext& ctx) {
                                        dtype_title(input.dtype) + " and grid has " + dtype_title(grid.dtype));
   const Device device = common_device(present({&input, &grid}), ctx.target());
   set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}, input.dtype, device));
+}
+
+// lstm.input(input, hx [h0, c0], params, has_biases, num_layers, dropout,
+// train, bidirectional, batch_first) -> (output, h_n, c_n), as torch's
+// decomposition (torch/_decomp lstm_impl, which fake tensors run; timm's
+// Sequencer): the layers' [T, B, D * H_out] output, contiguous, transposed
+// back when batch_first; h_n and c_n the final states stacked, contiguous,
+// in hx's dtypes (mkldnn_rnn_layer's hx.new_empty on CPU).
+void lstm(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const Value& hx = ctx.value(1, "hx");
+  if (hx.kind != Value::Kind::List || hx.list->size() != 2 || !(*hx.list)[0].is_tensor() ||
+      !(*hx.list)[1].is_tensor())
+    ctx.fail(ErrorKind::InvalidArgument, "lstm expects two hidden states");
+  const TensorMeta& h0 = (*hx.list)[0].tensor->meta;
+  const TensorMeta& c0 = (*hx.list)[1].tensor->meta;
+  const int64_t layers = static_int(ctx, 4, "num_layers");
+  const bool bidirectional = ctx.bool_arg(7, "bidirectional", false);
+  const bool batch_first = ctx.bool_arg(8, "batch_first", false);
+  if (input.dim() != 3 || h0.dim() != 3 || c0.dim() != 3)
+    ctx.fail(ErrorKind::InvalidArgument, "lstm: expected a 3-D input and 3-D hidden states, got " +
+                                             text(input.sizes) + ", " + text(h0.sizes) + ", " + text(c0.sizes));
+  const int64_t dirs = bidirectional ? 2 : 1;
+  const SymInt steps = input.sizes[batch_first ? 1 : 0], batch = input.sizes[batch_first ? 0 : 1];
+  TensorValue out = empty_tensor(ctx, {steps, batch, simplified(ctx, h0.sizes[2] * dirs)}, input.dtype, input.device);
+  if (batch_first) {
+    std::swap(out.meta.sizes[0], out.meta.sizes[1]);
+    std::swap(out.meta.strides[0], out.meta.strides[1]);
+  }
+  const SymInt stacked(layers * dirs);
+  set_tuple(ctx, {std::move(out), empty_tensor(ctx, {stacked, h0.sizes[1], h0.sizes[2]}, h0.dtype, h0.device),
+                  empty_tensor(ctx, {stacked, c0.sizes[1], c0.sizes[2]}, c0.dtype, c0.device)});
+}
+
+// grid_sampler_3d(input [N, C, D, H, W], grid [N, Do, Ho, Wo, 3], ...) ->
+// [N, C, Do, Ho, Wo] (torch's meta: check_grid_sampler_common and _3d, then
+// new_empty).
+void grid_sampler_3d(OpContext& ctx) {
+  const TensorMeta& input = ctx.tensor(0, "input");
+  const TensorMeta& grid = ctx.tensor(1, "grid");
+  const Device device = common_device(present({&input, &grid}), ctx.target());
+  if (!same_size(ctx, input.sizes[0], grid.sizes[0], "grid_sampler batch"))
+    ctx.fail(ErrorKind::ShapeMismatch,
+             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes " +
+                 text(input.sizes) + " and grid with sizes " + text(grid.sizes));
+  if (grid.dim() < 1 || !same_size(ctx, grid.sizes.back(), SymInt(input.dim() - 2), "grid_sampler last dim"))
+    ctx.fail(ErrorKind::ShapeMismatch, "grid_sampler(): expected grid to have size " + std::to_string(input.dim() - 2) +
+                                           " in last dimension, but got grid with sizes " + text(grid.sizes));
+  if (input.dim() != 5 || grid.dim() != 5)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "grid_sampler(): expected 5D input and grid with same number of dimensions, but got input with sizes " +
+                 text(input.sizes) + " and grid with sizes " + text(grid.sizes));
+  set_tensor(ctx, empty_tensor(ctx, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2], grid.sizes[3]},
+                               input.dtype, device));
+}
+
+// grid_sampler(input, grid, ...), ATen's composite (GridSampler.cpp): the 2-D
+// kernel for a 4-D input, else the 3-D one; export keeps the composite
+// (HF Deformable DETR). cuDNN's path, when taken, gives the same value.
+void grid_sampler(OpContext& ctx) {
+  if (ctx.tensor(0, "input").dim() == 4)
+    grid_sampler_2d(ctx);
+  else
+    grid_sampler_3d(ctx);
 }
 
 // ---- embedding_bag ----
@@ -2011,6 +2152,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.conv_transpose2d.input", conv_composite<2, true>);
   r.add("aten.conv_transpose3d.input", conv_composite<3, true>);
   r.add("aten.mm.default", mm);
+  r.add("transformers.grouped_mm_fallback.default", grouped_mm_fallback);
   r.add("aten.addmm.default", addmm);
   r.add("aten.bmm.default", bmm);
   r.add("aten.baddbmm.default", baddbmm);
@@ -2128,8 +2270,12 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten.avg_pool1d.default", avg_pool1d);
   r.add("aten.adaptive_avg_pool1d.default", adaptive_avg_pool1d);
   r.add("aten.col2im.default", col2im);
+  r.add("aten.im2col.default", im2col);
   r.add("aten.native_group_norm_backward.default", native_group_norm_backward);
   r.add("aten.grid_sampler_2d.default", grid_sampler_2d);
+  r.add("aten.grid_sampler_3d.default", grid_sampler_3d);
+  r.add("aten.grid_sampler.default", grid_sampler);
+  r.add("aten.lstm.input", lstm);
   // Only `output` is differentiable (derivatives.yaml output_differentiability).
   r.add("aten._embedding_bag.default", embedding_bag_private, OutputGrad::first_only());
   r.add("aten._embedding_bag_forward_only.default", embedding_bag_forward_only, OutputGrad::first_only());

@@ -279,9 +279,12 @@ void masked_fill(OpContext& ctx) {
   if (mask.dtype != DType::Bool)
     ctx.fail(ErrorKind::TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype " +
                                        dtype_title(mask.dtype));
-  // The ref is where(mask, value, self): the mask's layout leads.
+  // The ref is where(mask, value, self).contiguous(), ATen's a clone of the
+  // broadcast self in the contiguous format: contiguous either way (HF Doge's
+  // mask over an expanded self was given where's layout).
   PointwiseOperands ops = pointwise_operands(ctx, {{1, "mask"}, {0, "self"}});
-  set_tensor(ctx, pointwise_result(ctx, ops, self.dtype));
+  const TensorValue r = pointwise_result(ctx, ops, self.dtype);
+  set_tensor(ctx, empty_tensor(ctx, r.meta.sizes, r.meta.dtype, r.meta.device));
 }
 void masked_fill_inplace(OpContext& ctx) {
   const TensorMeta& mask = ctx.tensor(1, "mask");
@@ -462,6 +465,8 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.rsub", add_sub<true>);
   r.add("aten.mul", binary<PK::Default>);
   r.add_inplace("aten.mul_", binary_inplace<PK::Default, false>);
+  r.add("aten.multiply", binary<PK::Default>);  // mul's alias, kept by export (HF ConvBERT)
+  r.add_inplace("aten.multiply_", binary_inplace<PK::Default, false>);
   r.add("aten.div.Tensor", binary<PK::IntToFloat>);
   r.add("aten.div.Scalar", binary<PK::IntToFloat>);
   r.add("aten.div.Tensor_mode", div_mode);

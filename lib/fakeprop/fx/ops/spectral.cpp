@@ -264,9 +264,32 @@ void fft_c2c(OpContext& ctx) {
   set_tensor(ctx, empty_strided(ctx, out.sizes, out.strides, self.dtype, self.device));
 }
 
+// fft_fftn(self, s=None, dim=None, norm=None), ATen's composite
+// (SpectralOps.cpp), which export keeps (HF FNet): the input promoted to
+// complex (an integer one through the default float; a copy keeping a dense
+// input's strides), then one _fft_c2c over `dim` (every dim by default). A
+// given `s` resizes the input first, which this rule does not model.
+void fft_fftn(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  if (ctx.has(1, "s")) ctx.fail(ErrorKind::NotImplemented, "fft_fftn with s: the input's resize is not modelled");
+  std::vector<int64_t> raw;
+  if (ctx.has(2, "dim")) {
+    raw = static_int_list(ctx, 2, "dim");
+  } else {
+    for (int64_t i = 0; i < self.dim(); ++i) raw.push_back(i);
+  }
+  DType dtype = is_integral(self.dtype, true) ? DType::Float32 : self.dtype;
+  if (!is_complex(dtype)) dtype = to_complex(dtype);
+  const TensorMeta x = dtype == self.dtype ? self : empty_like(ctx, self, dtype).meta;
+  const std::vector<int64_t> dims = fft_dims(ctx, raw, x.dim(), "fftn");
+  const Layout out = c2c_layout(ctx, x, dims);
+  set_tensor(ctx, empty_strided(ctx, out.sizes, out.strides, x.dtype, x.device));
+}
+
 }  // namespace
 
 void register_spectral_ops(OpRegistry& r) {
+  r.add("aten.fft_fftn.default", fft_fftn);
   r.add("aten._fft_r2c.default", fft_r2c);
   r.add("aten._fft_c2r.default", fft_c2r);
   r.add("aten._fft_c2c.default", fft_c2c);

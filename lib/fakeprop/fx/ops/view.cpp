@@ -18,6 +18,10 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
                                              ") must be greater or equal to the number of dimensions in the tensor (" +
                                              std::to_string(self.dim()) + ")");
   SymShape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+  // torch.export's fake tensors (fakified with a ShapeEnv) take the ref even
+  // where every size is static (a parameter expanded to [1, 2, 8]: (8, 0, 1)).
+  const bool by_ref = ctx.graph_exported() || has_symbolic_sizes_strides(self) ||
+                      std::any_of(target.begin(), target.end(), [](const SymInt& x) { return !x.is_static(); });
   for (int64_t i = n - 1; i >= 0; --i) {
     const auto ui = static_cast<size_t>(i);
     const int64_t dim = self.dim() - n + i;
@@ -28,7 +32,16 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
                                                  ") isn't allowed in a leading, non-existing dimension " +
                                                  std::to_string(i));
       sizes[ui] = size;
-      strides[ui] = 0;
+      // A new dim is broadcast (stride 0) unless it is 1. By the ref
+      // (prims.broadcast_in_dim) a new 1 spans the first original dim (1 for
+      // a 0-d tensor); by ATen's inferExpandGeometry (plain FakeTensorMode,
+      // all static) the next dim's size times stride (0 for a 0-d tensor).
+      if (!guard_or_false(ctx, sym_eq(size, 1), "expand"))
+        strides[ui] = 0;
+      else if (by_ref)
+        strides[ui] = self.dim() == 0 ? SymInt(1) : simplified(ctx, self.strides[0] * self.sizes[0]);
+      else
+        strides[ui] = self.dim() == 0 ? SymInt(0) : sizes[ui + 1] * strides[ui + 1];
       continue;
     }
     const auto ud = static_cast<size_t>(dim);
@@ -214,6 +227,24 @@ void permute(OpContext& ctx) {
     strides.push_back(self.strides[w]);
   }
   set_tensor(ctx, ctx.view_of(self, sizes, strides, self.storage_offset));
+}
+
+// real(self) / imag(self): of a complex tensor, view_as_real(self)[..., 0]
+// (or 1): the real dtype, strides and offset counted in real elements (twice
+// as many), imag one further; real of a real tensor is self, imag an error.
+void real_imag(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor(0, "self");
+  const bool imag = ctx.target() == "aten.imag.default";
+  if (!is_complex(self.dtype)) {
+    if (imag) ctx.fail(ErrorKind::TypeError, "imag is not implemented for tensors with non-complex dtypes.");
+    return set_tensor(ctx, ctx.view_of(self, self.sizes, self.strides, self.storage_offset));
+  }
+  SymShape strides;
+  for (const SymInt& st : self.strides) strides.push_back(simplified(ctx, st * 2));
+  TensorValue out = ctx.view_of(self, self.sizes, std::move(strides),
+                                simplified(ctx, self.storage_offset * 2 + (imag ? 1 : 0)));
+  out.meta.dtype = to_real(self.dtype);
+  set_tensor(ctx, std::move(out));
 }
 
 void expand(OpContext& ctx) { set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
@@ -876,6 +907,8 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.swapdims.default", transpose);
   r.add("aten.permute.default", permute);
   r.add("aten.expand.default", expand);
+  r.add("aten.real.default", real_imag);
+  r.add("aten.imag.default", real_imag);
   r.add("aten.slice.Tensor", slice);
   r.add("aten.select.int", select);
   r.add("aten.split.Tensor", split);
