@@ -57,14 +57,12 @@ ExprRef safe_expand(ExprRef e) {
     case ExprKind::Symbol:
     case ExprKind::FloatConst:
     case ExprKind::BoolConst: return e;
-    case ExprKind::Add:
-    case ExprKind::Mul: {
-      // The terms' and bases' own operands first, then the sum or product.
-      if (e->kind() == ExprKind::Add) {
-        ExprRef r = integer(e->value());
-        for (const auto& [term, coeff] : e->terms()) r = add(r, mul(safe_expand(term), coeff));
-        return expand(r);
-      }
+    case ExprKind::Add: {  // each term's operands first, then the sum
+      ExprRef r = integer(e->value());
+      for (const auto& [term, coeff] : e->terms()) r = add(r, mul(safe_expand(term), coeff));
+      return expand(r);
+    }
+    case ExprKind::Mul: {  // each base's operands first, then the product
       ExprRef r = integer(e->value());
       for (const auto& [base, exponent] : e->terms()) r = mul(r, pow(safe_expand(base), exponent));
       return expand(r);
@@ -77,6 +75,5 @@ ExprRef safe_expand(ExprRef e) {
     }
   }
 }
-
 
 }  // namespace fakeprop
