@@ -20,7 +20,7 @@ std::span<const InferFlag> infer_flags() {
       {"--mark", "marks", "marks", &InferArgs::marks, "MARK",
        "Mark one source's dims with options, as mark_dynamic/mark_unbacked take them: "
        "SPEC=KIND[,min=N,max=N,shape_id=ID,strict,specialize_on=PRED,hint_override=N], KIND one of "
-       "dynamic, maybe_dynamic, unbacked, static; repeatable, the last match wins"},
+       "dynamic, maybe_dynamic, unbacked, static; repeatable, marks of one dim combine as torch's calls do"},
       {"--input", "inputs", "inputs", &InferArgs::inputs, "NAME=DIMS",
        "Example sizes (hints) for a graph input, e.g. x=8,3,224,224 (also its rank, where the model gives none); "
        "repeatable"},
