@@ -13,6 +13,7 @@ OpContext::OpContext(const Node& node, std::span<const Value* const> args,
     : RuleContext(env, storage, options), node_(node), args_(args), kwargs_(kwargs), interp_(interp) {}
 
 bool OpContext::graph_exported() const { return interp_ && interp_->graph().exported; }
+bool OpContext::graph_traced() const { return interp_ && interp_->graph().traced_by_make_fx; }
 
 Interpreter* OpContext::interpreter() {
   if (interp_) interp_->note_state_read();

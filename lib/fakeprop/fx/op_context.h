@@ -54,6 +54,10 @@ class OpContext : public RuleContext {
   // Whether the graph is torch.export's (Graph::exported): fixed for the
   // run, so reading it keeps the result cacheable.
   bool graph_exported() const;
+  // Whether the graph was traced from a program (make_fx or torch.export),
+  // so a CompositeImplicit op that shows as the op it chose already made the
+  // composite's decisions; false for a graph run op by op (FakeTensorProp).
+  bool graph_traced() const;
 
   // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
   bool has(size_t pos, std::string_view name) const;  // given and not None

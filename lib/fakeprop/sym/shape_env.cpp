@@ -454,7 +454,7 @@ struct ShapeEnvInternals {
       int64_t g = known_divisor(env, variable_part, use_facts);
       if (g > 1 && d->value() % g != 0) return s->kind() == ExprKind::Ne;
     }
-    if (use_facts && !env.divisible_.empty())
+    if (use_facts && (!env.divisible_.empty() || contains_kind(s, ExprKind::FloorDiv)))
       if (ExprRef exact = exact_divisions(env, s); exact != s) return static_value(env, exact, size_oblivious, use_facts);
     if (contains_kind(s, ExprKind::Mod))
       if (ExprRef reduced = static_mods(env, s, rng, size_oblivious, use_facts); reduced != s)
@@ -563,6 +563,22 @@ struct ShapeEnvInternals {
       if (!r) continue;
       for (const auto& [other, x] : e->terms())
         if (other != base) r = mul(r, pow(other, x));
+      return r;
+    }
+    // A symbolic divisor: q*(p//q) is p once Mod(p, q) == 0 was guarded
+    // (torch adds every such Mod to `divisible`, whatever its divisor), so a
+    // reshape's s1*s2*(s0//s2) of an s0 divisible by s2 is s1*s0. torch
+    // cancels only a q that is itself a factor of the product (sympy's Mul
+    // args): s2**2*(s0//s2) and (s1*s2)*(s0//(s1*s2)) stay.
+    for (const auto& [base, exponent] : e->terms()) {
+      if (exponent != 1 || base->kind() != ExprKind::FloorDiv || as_integer(base->arg(1))) continue;
+      ExprRef p = base->arg(0), q = base->arg(1);
+      if (q->kind() == ExprKind::Mul || !env.known_true_.count(eq(mod(p, q), integer(0)))) continue;
+      const auto& terms = e->terms();
+      if (std::none_of(terms.begin(), terms.end(), [&](const auto& t) { return t.first == q && t.second == 1; })) continue;
+      ExprRef r = mul(integer(coeff), p);
+      for (const auto& [other, x] : terms)
+        if (other != base && other != q) r = mul(r, pow(other, x));
       return r;
     }
     return e;

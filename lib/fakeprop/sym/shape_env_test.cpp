@@ -15,6 +15,7 @@ namespace {
 
 const std::string kX0 = "L['x'].size()[0]";
 const std::string kX1 = "L['x'].size()[1]";
+const std::string kX2 = "L['x'].size()[2]";
 const std::string kY0 = "L['y'].size()[0]";
 
 ExprRef I(int64_t v) { return integer(v); }
@@ -601,6 +602,25 @@ TEST(ShapeEnvGuards, ExactDivisionDecidesMultiplesOfAFloorDivision) {
   EXPECT_FALSE(env.maybe_evaluate_static(lt(mul(floordiv(s0, I(4)), 16), I(2))).has_value());
   EXPECT_FALSE(env.maybe_evaluate_static(ne(floordiv(s0, I(4)), I(0))).has_value());
   EXPECT_FALSE(env.maybe_evaluate_static(ge(mul(floordiv(s0, I(8)), 8), I(2))).has_value());  // 8 not known to divide
+  EXPECT_EQ(env.guards().size(), 1u);
+}
+
+// The same with a symbolic divisor (torch's divisible set holds any guarded
+// Mod): after Mod(s0, s2) == 0, s1*s2*(s0//s2) is s1*s0, as a reshape of
+// [s0, s1, s2] to [s2, -1] needs; s2**2*(s0//s2) keeps its floor (s2 is no
+// factor of that product in sympy's args; measured with torch 2.15).
+TEST(ShapeEnvGuards, ExactDivisionByASymbolicDivisorCancelsOnlyAPlainFactor) {
+  ShapeEnv env;
+  ExprRef s0 = env.create_symbol(4, kX0).expr();
+  ExprRef s1 = env.create_symbol(6, kX1).expr();
+  ExprRef s2 = env.create_symbol(2, kX2).expr();
+  ExprRef q = floordiv(s0, s2);
+  const ExprRef same = eq(mul(s1, s0), mul(mul(s1, s2), q));
+  EXPECT_FALSE(env.maybe_evaluate_static(same).has_value());
+  EXPECT_TRUE(env.evaluate(B(eq(mod(s0, s2), I(0))), "view"));
+  EXPECT_EQ(env.maybe_evaluate_static(same), std::optional<bool>(true));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(mod(mul(mul(s1, s2), q), mul(s1, s0)), I(0))), std::optional<bool>(true));
+  EXPECT_FALSE(env.maybe_evaluate_static(ne(mul(mul(s1, pow(s2, 2)), q), I(0))).has_value());
   EXPECT_EQ(env.guards().size(), 1u);
 }
 

@@ -1745,7 +1745,19 @@ void cdist_forward(OpContext& ctx) {
   if (!is_floating(x1.dtype))
     ctx.fail(ErrorKind::TypeError, "cdist only supports floating-point dtypes, X1 got: " + dtype_title(x1.dtype));
   if (x1.dtype != x2.dtype) ctx.fail(ErrorKind::TypeError, "cdist: X1 and X2 must have the same dtype");
-  if (ctx.float_arg(2, "p") < 0) ctx.fail(ErrorKind::InvalidArgument, "cdist only supports non-negative p values");
+  const double p = ctx.float_arg(2, "p");
+  if (p < 0) ctx.fail(ErrorKind::InvalidArgument, "cdist only supports non-negative p values");
+  // torch.cdist (Distance.cpp) is a composite: it came here only after
+  // asking whether an input is empty and, for p = 2 by default, whether a
+  // row count exceeds 25 (above it, the matrix-multiply path).
+  if (ctx.graph_traced()) {
+    const bool empty = decide(ctx, sym_eq(x1.numel(), 0), "cdist of an empty input") ||
+                       decide(ctx, sym_eq(x2.numel(), 0), "cdist of an empty input");
+    const std::optional<SymInt> mode = ctx.optional_int(3, "compute_mode");
+    if (!empty && p == 2 && (!mode || mode->maybe_value() == std::optional<int64_t>(0)))
+      (void)(decide(ctx, sym_gt(x1.sizes[x1.dim() - 2], 25), "cdist matrix-multiply path") ||
+             decide(ctx, sym_gt(x2.sizes[x2.dim() - 2], 25), "cdist matrix-multiply path"));
+  }
   const Device device = common_device(present({&x1, &x2}), ctx.target());
   SymShape b1(x1.sizes.begin(), x1.sizes.end() - 2), b2(x2.sizes.begin(), x2.sizes.end() - 2);
   SymShape out = broadcast_shapes(b1, b2, ctx.env());
