@@ -310,50 +310,23 @@ struct ShapeEnvInternals {
     return out;
   }
 
+  // torch's simplify rewrites nothing by ranges: s//100 and Mod(s, 100) of
+  // an s in [2, 64] stay as they are, and so does Mod(s, s//3) of an s in
+  // [6, 7] (measured, torch 2.15); only deciding bounds the whole expression.
+  // Left here: a multiple of d modulo d, and Max/Min arguments a range rules
+  // out (sympy drops those it can prove from its assumptions).
   static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious, bool use_facts) {
     switch (e->kind()) {
       case ExprKind::Mod:
-      case ExprKind::FloorDiv:
-      case ExprKind::CeilDiv:
-      case ExprKind::FloorToInt:
-      case ExprKind::CeilToInt:
-      case ExprKind::TruncToInt:
-      case ExprKind::RoundToInt:
+        if (auto d = as_integer(e->arg(1)); d && *d > 0 && known_divisor(env, e->arg(0), use_facts) % *d == 0)
+          return integer(0);
+        return e;
       case ExprKind::Max:
       case ExprKind::Min:
-        break;
-      default:
-        return e;  // nothing to rewrite: no ranges needed
-    }
-    auto rng = ranges(env, size_oblivious);
-    switch (e->kind()) {
-      case ExprKind::Mod:
-        if (auto d = as_integer(e->arg(1)); d && *d > 0) {
-          ExprRef p = e->arg(0);
-          if (known_divisor(env, p, use_facts) % *d == 0) return integer(0);
-          ValueRange bp = bound_expr(p, rng);
-          if (bp.lo >= 0 && bp.hi < *d) return p;  // already reduced
-        }
-        return fold_constant(e, rng);
-      case ExprKind::FloorDiv:
-      case ExprKind::CeilDiv:
-      case ExprKind::FloorToInt:
-      case ExprKind::CeilToInt:
-      case ExprKind::TruncToInt:
-      case ExprKind::RoundToInt:
-        return fold_constant(e, rng);
-      case ExprKind::Max:
-      case ExprKind::Min:
-        return prune_dominated(e, rng);
+        return prune_dominated(e, ranges(env, size_oblivious));
       default:
         return e;
     }
-  }
-
-  static ExprRef fold_constant(ExprRef e, const SymbolRanges& rng) {
-    ValueRange b = bound_expr(e, rng);
-    if (b.is_singleton() && !b.lo_infinite() && !b.hi_infinite()) return integer(b.lo);
-    return e;
   }
 
   // Max drops an argument that never exceeds another one; Min one never below another.
