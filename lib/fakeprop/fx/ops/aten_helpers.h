@@ -17,6 +17,29 @@ namespace fakeprop::fx::ops {
 inline std::string text(const SymInt& v) { return v.is_static() ? std::to_string(v.value()) : v.to_python(); }
 inline std::string text(const SymShape& s) { return shape_to_string(s); }
 
+// size != 0 as sympy builds it: torch makes a backed size symbol positive
+// by assumption, so Ne of one (or of a product of them) is True at once and
+// drops out of a torch._check's conjunction; an unbacked size's stays.
+inline SymBool sympy_nonzero(const OpContext& ctx, const SymInt& size) {
+  if (size.is_static()) return size.value() != 0;
+  ExprRef e = size.expr();
+  auto positive_symbol = [&](ExprRef s) {
+    return s->is_symbol() && ctx.env().is_symbol_known(s) && !ctx.env().info(s).unbacked;
+  };
+  bool positive = positive_symbol(e);
+  if (e->kind() == ExprKind::Mul && e->value() > 0) {
+    positive = true;
+    for (const auto& [base, exponent] : e->terms()) positive = positive && positive_symbol(base);
+  }
+  return positive ? SymBool(true) : sym_ne(size, 0);
+}
+
+// a < b as a Python meta function evaluates it: with an int on the left,
+// Python calls the SymInt's reflected __gt__, so sympy holds b > a.
+inline SymBool python_lt(const SymInt& a, const SymInt& b) {
+  return a.is_static() && !b.is_static() ? sym_gt(b, a) : sym_lt(a, b);
+}
+
 // The decision vocabulary (decide, same_size, require, known_true,
 // size_oblivious, guard_or_false, simplified) is runner/rule_context.h's.
 

@@ -548,11 +548,12 @@ void constant_pad_nd(OpContext& ctx) {
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const size_t d = out.size() - 1 - i;
     out[d] = simplified(ctx, out[d] + pad[2 * i] + pad[2 * i + 1]);
-    if (decide(ctx, sym_lt(out[d], 0), "constant_pad_nd"))
-      ctx.fail(ErrorKind::InvalidArgument,
-               "The input size " + text(self.sizes[d]) + ", plus negative padding " + text(pad[2 * i]) + " and " +
-                   text(pad[2 * i + 1]) + " resulted in a negative output size, which is invalid. Check dimension " +
-                   std::to_string(d) + " of your input.");
+    // torch._check in the meta: a runtime assert on an unbacked size.
+    require(ctx, sym_ge(out[d], 0), "constant_pad_nd", ErrorKind::InvalidArgument, [&] {
+      return "The input size " + text(self.sizes[d]) + ", plus negative padding " + text(pad[2 * i]) + " and " +
+             text(pad[2 * i + 1]) + " resulted in a negative output size, which is invalid. Check dimension " +
+             std::to_string(d) + " of your input.";
+    });
   }
   const MemoryFormat format = suggest_memory_format(self, ctx.env());
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device, format));

@@ -673,11 +673,24 @@ std::vector<TensorValue> max_pool2d_outputs(OpContext& ctx, const TensorMeta& in
   const SymInt& in_w = input.sizes[static_cast<size_t>(r - 1)];
   const SymInt out_h = pooled_size(ctx, in_h, kh, ph, dh, dilh, ceil_mode);
   const SymInt out_w = pooled_size(ctx, in_w, kw, pw, dw, dilw, ceil_mode);
-  if (decide(ctx, sym_or(sym_lt(out_h, 1), sym_lt(out_w, 1)), "max_pool2d output size"))
-    ctx.fail(ErrorKind::InvalidArgument, "Given input size: (" + text(input.sizes[static_cast<size_t>(r - 3)]) + "x" +
-                                             text(in_h) + "x" + text(in_w) + "). Calculated output size: (" +
-                                             text(input.sizes[static_cast<size_t>(r - 3)]) + "x" + text(out_h) + "x" +
-                                             text(out_w) + "). Output size is too small");
+  // pool2d_shape_check's torch._check calls: runtime asserts where a size is
+  // unbacked. First no size of the plane dims is 0 (the batch dim may be).
+  SymBool nonzero(true);
+  for (int64_t d = r == 3 ? 0 : 1; d < r; ++d)
+    nonzero = sym_and(nonzero, sympy_nonzero(ctx, input.sizes[static_cast<size_t>(d)]));
+  require(ctx, nonzero, "max_pool2d input size", ErrorKind::InvalidArgument, [&] {
+    return std::string(format == MemoryFormat::ChannelsLast
+                           ? "Expected 4D (batch mode) tensor expected for input with channels_last layout"
+                           : "Expected 3D or 4D (batch mode) tensor") +
+           " with optional 0 dim batch size for input, but got: torch.Size(" + text(input.sizes) + ")";
+  });
+  auto too_small = [&] {
+    return "Given input size: (" + text(input.sizes[static_cast<size_t>(r - 3)]) + "x" + text(in_h) + "x" + text(in_w) +
+           "). Calculated output size: (" + text(input.sizes[static_cast<size_t>(r - 3)]) + "x" + text(out_h) + "x" +
+           text(out_w) + "). Output size is too small";
+  };
+  require(ctx, sym_and(sym_ge(out_w, 1), sym_ge(out_h, 1)), "max_pool2d output size", ErrorKind::InvalidArgument,
+          too_small);
   SymShape out(input.sizes.begin(), input.sizes.end() - 2);
   out.push_back(out_h);
   out.push_back(out_w);
@@ -1603,21 +1616,37 @@ TensorValue pad_nd_result(OpContext& ctx, const TensorMeta& self, const std::vec
              "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
              "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
              "for input, but got: " + text(self.sizes));
+  // The meta's torch._check calls (runtime asserts where a size is
+  // unbacked): every dim but a batch dim is non-zero, each reflection pad is
+  // below its size, then every output size is at least 1.
+  SymBool nonzero(true);
+  for (size_t d = self.dim() == Spatial + 2 ? 1 : 0; d < self.sizes.size(); ++d)
+    nonzero = sym_and(nonzero, sympy_nonzero(ctx, self.sizes[d]));
+  require(ctx, nonzero, "pad input size", ErrorKind::InvalidArgument, [&] {
+    return "Expected " + std::to_string(Spatial + 1) + "D or " + std::to_string(Spatial + 2) +
+           "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: " +
+           text(self.sizes);
+  });
   SymShape out = self.sizes;
-  for (int i = 0; i < Spatial; ++i) {
+  for (int i = 0; i < Spatial && reflection; ++i) {
     const size_t d = out.size() - 1 - static_cast<size_t>(i);
     const SymInt& l = pad[2 * static_cast<size_t>(i)];
     const SymInt& r = pad[2 * static_cast<size_t>(i) + 1];
-    if (reflection && decide(ctx, sym_or(sym_ge(l, self.sizes[d]), sym_ge(r, self.sizes[d])), "reflection_pad"))
-      ctx.fail(ErrorKind::InvalidArgument,
-               "Argument #4: Padding size should be less than the corresponding input dimension, "
-               "but got: padding (" + text(l) + ", " + text(r) + ") at dimension " + std::to_string(d) + " of input " +
-               text(self.sizes));
-    out[d] = simplified(ctx, out[d] + l + r);
-    if (decide(ctx, sym_lt(out[d], 1), "pad output size"))
-      ctx.fail(ErrorKind::InvalidArgument, "input (" + text(self.sizes) + ") is too small. Calculated output " +
-                                               text(out));
+    require(ctx, sym_and(python_lt(l, self.sizes[d]), python_lt(r, self.sizes[d])), "reflection_pad",
+            ErrorKind::InvalidArgument, [&] {
+              return "Argument #" + std::to_string(4 + 2 * i) +
+                     ": Padding size should be less than the corresponding input dimension, but got: padding (" +
+                     text(l) + ", " + text(r) + ") at dimension " + std::to_string(d) + " of input " + text(self.sizes);
+            });
   }
+  SymBool positive(true);
+  for (int i = 0; i < Spatial; ++i) {
+    const size_t d = out.size() - 1 - static_cast<size_t>(i);
+    out[d] = simplified(ctx, out[d] + pad[2 * static_cast<size_t>(i)] + pad[2 * static_cast<size_t>(i) + 1]);
+    positive = sym_and(positive, sym_ge(out[d], 1));
+  }
+  require(ctx, positive, "pad output size", ErrorKind::InvalidArgument,
+          [&] { return "input (" + text(self.sizes) + ") is too small. Calculated output " + text(out); });
   // The CPU 2-D kernels keep a batched channels-last input's layout; CUDA and
   // the 1-D / 3-D kernels allocate contiguous results.
   const bool cl = Spatial == 2 && !self.device.is_cuda() && suggests_channels_last(ctx, self);

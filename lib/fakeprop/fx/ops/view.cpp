@@ -59,6 +59,14 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
         require(ctx, sym_ge(size, 0), "expand", ErrorKind::InvalidArgument, what);
       }
     }
+    // prims.broadcast_in_dim: a dim of size 1 keeps its stride only where it
+    // is known to stay 1 (guard_or_false), so an unbacked target broadcasts.
+    if (by_ref && guard_or_false(ctx, sym_eq(self.sizes[ud], 1), "expand")) {
+      const bool kept = guard_or_false(ctx, sym_eq(self.sizes[ud], size), "expand");
+      sizes[ui] = kept ? self.sizes[ud] : size;
+      strides[ui] = kept ? self.strides[ud] : SymInt(0);
+      continue;
+    }
     if (same_size(ctx, self.sizes[ud], size, "expand")) {
       sizes[ui] = self.sizes[ud];
       strides[ui] = self.strides[ud];
