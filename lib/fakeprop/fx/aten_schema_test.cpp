@@ -157,7 +157,8 @@ TEST(AtenSchema, RulesReadArgumentsByNameWithTheSchemasDefaults) {
 TEST(AtenSchema, MigratedRuleFilesReadArgumentsByName) {
   const std::filesystem::path ops = std::filesystem::path(FAKEPROP_TESTDATA) / ".." / "lib" / "fakeprop" / "fx" / "ops";
   const std::vector<std::string> migrated = {
-      "reduction.cpp", "factory.cpp", "sym.cpp", "view.cpp", "indexing.cpp", "nn.cpp",
+      "reduction.cpp", "factory.cpp", "sym.cpp", "view.cpp", "indexing.cpp", "nn.cpp", "pointwise.cpp",
+      "contraction.cpp", "spectral.cpp", "data_dependent.cpp",
   };
   const std::regex reader(
       R"(\.(has|value|tensor|tensor_value|optional_tensor|tensor_list|int_arg|optional_int|int_list|optional_int_list|)"
