@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "fakeprop/fx/graph.h"
 
@@ -204,27 +205,31 @@ AtenSchema parse_aten_schema(std::string_view target, std::string_view declarati
 std::span<const AtenSchemaRow> aten_schema_rows() { return kAtenSchemaRows; }
 
 namespace {
-// Parsed once, all together (about 1500 rows, a millisecond), so lookups
-// need no lock; the interpreter keeps each target's row.
-const std::unordered_map<std::string_view, AtenSchema>& schema_table() {
-  static const std::unordered_map<std::string_view, AtenSchema> table = [] {
-    std::unordered_map<std::string_view, AtenSchema> t;
-    t.reserve(std::size(kAtenSchemaRows));
-    for (const AtenSchemaRow& row : kAtenSchemaRows) t.emplace(row.target, parse_aten_schema(row.target, row.declaration));
-    return t;
-  }();
-  return table;
+// Each row is parsed the first time it is looked up (a run meets a few
+// dozen of the 1500), so a run pays for the rows it uses.
+struct LazySchema {
+  std::once_flag parsed;
+  AtenSchema schema;
+};
+const AtenSchema* schema_at(size_t i) {
+  static const std::unique_ptr<LazySchema[]> table(new LazySchema[std::size(kAtenSchemaRows)]);
+  LazySchema& e = table[i];
+  const AtenSchemaRow& row = kAtenSchemaRows[i];
+  std::call_once(e.parsed, [&] { e.schema = parse_aten_schema(row.target, row.declaration); });
+  return &e.schema;
+}
+const AtenSchema* find_row(std::string_view target) {
+  const auto* row = std::lower_bound(std::begin(kAtenSchemaRows), std::end(kAtenSchemaRows), target,
+                                     [](const AtenSchemaRow& r, std::string_view t) { return r.target < t; });
+  if (row == std::end(kAtenSchemaRows) || row->target != target) return nullptr;
+  return schema_at(static_cast<size_t>(row - std::begin(kAtenSchemaRows)));
 }
 }  // namespace
 
 const AtenSchema* find_aten_schema(std::string_view target) {
-  const auto& table = schema_table();
-  if (auto it = table.find(target); it != table.end()) return &it->second;
+  if (const AtenSchema* s = find_row(target)) return s;
   // A packet named without an overload ("aten.sym_numel") is its default.
-  if (std::count(target.begin(), target.end(), '.') == 1) {
-    const std::string with_default = std::string(target) + ".default";
-    if (auto it = table.find(with_default); it != table.end()) return &it->second;
-  }
+  if (std::count(target.begin(), target.end(), '.') == 1) return find_row(std::string(target) + ".default");
   return nullptr;
 }
 

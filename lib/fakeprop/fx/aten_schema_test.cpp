@@ -38,7 +38,10 @@ TEST(AtenSchema, EveryRegisteredTargetHasARow) {
 }
 
 TEST(AtenSchema, EveryRowParses) {
+  std::string_view previous;
   for (const AtenSchemaRow& row : aten_schema_rows()) {
+    EXPECT_LT(previous, row.target) << "rows are looked up by binary search: sorted, one per target";
+    previous = row.target;
     const AtenSchema* s = find_aten_schema(row.target);
     ASSERT_NE(s, nullptr) << row.target;
     EXPECT_EQ(s->declaration, row.declaration);
