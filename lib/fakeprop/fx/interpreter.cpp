@@ -2,6 +2,7 @@
 
 #include "fakeprop/custom_ops/op_rules.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -83,6 +84,7 @@ const Interpreter::TargetInfo& Interpreter::target_info(const std::string& targe
     return t;
   }
   t.entry = OpRegistry::instance().find_entry(target);
+  t.schema = find_aten_schema(target);
   // The rule's registration says whether, and how, the op mutates self.
   const Mutation mutation = t.entry ? t.entry->mutation : Mutation::None;
   t.inplace = mutation != Mutation::None;
@@ -436,7 +438,7 @@ Value Interpreter::run_rule(const Node& n, const OpEntry& entry, const TargetInf
     }
   }
   state_read_ = false;
-  OpContext ctx(n, args, call_kwargs_, env(), storage_, options_, this);
+  OpContext ctx(n, info.schema, args, call_kwargs_, env(), storage_, options_, this);
   try {
     entry.rule(ctx);
   } catch (...) {
@@ -449,6 +451,28 @@ Value Interpreter::run_rule(const Node& n, const OpEntry& entry, const TargetInf
   if (cache_)
     cache_->store(visit, cache_inputs_, {&out, 1}, ctx.precision_notes().empty() && !state_read_, env(), storage_);
   return out;
+}
+
+namespace {
+// The overloads of a packet ("aten.sym_size"), its default first.
+std::vector<const AtenSchema*> aten_overloads(std::string_view packet) {
+  std::vector<const AtenSchema*> out;
+  const std::string prefix = std::string(packet) + ".";
+  const std::span<const AtenSchemaRow> rows = aten_schema_rows();  // sorted by target
+  auto row = std::lower_bound(rows.begin(), rows.end(), prefix,
+                              [](const AtenSchemaRow& r, const std::string& p) { return r.target < p; });
+  for (; row != rows.end() && row->target.starts_with(prefix); ++row) {
+    const AtenSchema* s = find_aten_schema(row->target);
+    if (row->target.ends_with(".default")) out.insert(out.begin(), s);
+    else out.push_back(s);
+  }
+  return out;
+}
+}  // namespace
+
+void Interpreter::check_arguments(const Node& n, const TargetInfo& info, std::span<const Value* const> args) const {
+  if (!info.schema) return;
+  if (auto error = check_call(*info.schema, n, args, call_kwargs_)) throw OpError(error->kind, std::move(error->message));
 }
 
 Value Interpreter::run_call(const Node& n, uint32_t position) {
@@ -483,7 +507,23 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
   const bool self_is_tensor = !args.empty() && args[0]->is_tensor();
   const int64_t self_storage = self_is_tensor ? args[0]->tensor->meta.storage : 0;
   for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
-  out = run_rule(n, *entry, info, args);
+  // A bare packet ("aten.sym_size", as symbolic traces spell some calls)
+  // calls the first overload its arguments match, as torch's
+  // OpOverloadPacket does, with that overload's rule (the default's error
+  // when none matches). Rare, so looked up per call.
+  TargetInfo overload_info;
+  const TargetInfo* call_info = &info;
+  if (info.schema && info.schema->target.size() == n.target.size() + 8)  // ".default" was added
+    for (const AtenSchema* overload : aten_overloads(n.target))
+      if (!check_call(*overload, n, args, call_kwargs_)) {
+        overload_info = info;
+        overload_info.schema = overload;
+        if (const OpEntry* e = OpRegistry::instance().find_entry(overload->target)) entry = e;
+        call_info = &overload_info;
+        break;
+      }
+  check_arguments(n, *call_info, args);
+  out = run_rule(n, *entry, *call_info, args);
   // meshgrid's output i is a view of input i alone, so it requires grad
   // exactly when that input does.
   const Value* per_input = n.target.starts_with("aten.meshgrid.") && !args.empty() &&

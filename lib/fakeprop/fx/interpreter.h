@@ -28,6 +28,7 @@ struct OpRule;
 namespace fakeprop::fx {
 
 struct OpEntry;
+struct AtenSchema;
 
 RunResult run_graph(const Graph& g, const InferOptions& options);
 
@@ -73,6 +74,7 @@ class Interpreter {
   // distinct target rather than once per node.
   struct TargetInfo {
     const OpEntry* entry = nullptr;  // the ATen rule; null when there is none
+    const AtenSchema* schema = nullptr;  // torch's schema of the target; null when it has none
     bool is_scalar = false;          // operator.*, math.floor, torch.sym_float, ...: scalar_ops.h, `op` names it
     std::string_view op;
     bool inplace = false;            // the entry's Mutation is Data or Metadata
@@ -89,6 +91,9 @@ class Interpreter {
   Value run_call(const Node& n, uint32_t position);
   // The rule's result for the call, from the dispatch cache or by running it.
   Value run_rule(const Node& n, const OpEntry& entry, const TargetInfo& info, std::span<const Value* const> args);
+  // The call's arguments against the target's schema, before its rule:
+  // OpError with torch's text for a wrong one.
+  void check_arguments(const Node& n, const TargetInfo& info, std::span<const Value* const> args) const;
   // Writes the call's key into the cache's buffer; false when it is not keyed.
   bool write_dispatch_key(const Node& n);
   Value run_user_rule(const custom_ops::OpRule& rule, const Node& n, std::span<const Value* const> args);

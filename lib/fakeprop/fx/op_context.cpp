@@ -10,7 +10,13 @@ namespace fakeprop::fx {
 OpContext::OpContext(const Node& node, std::span<const Value* const> args,
                      std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env,
                      StorageIds& storage, const InferOptions& options, Interpreter* interp)
-    : RuleContext(env, storage, options), node_(node), args_(args), kwargs_(kwargs), interp_(interp) {}
+    : OpContext(node, find_aten_schema(node.target), args, kwargs, env, storage, options, interp) {}
+
+OpContext::OpContext(const Node& node, const AtenSchema* schema, std::span<const Value* const> args,
+                     std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env,
+                     StorageIds& storage, const InferOptions& options, Interpreter* interp)
+    : RuleContext(env, storage, options), node_(node), args_(args), kwargs_(kwargs), interp_(interp),
+      schema_(schema) {}
 
 bool OpContext::graph_exported() const { return interp_ && interp_->graph().exported; }
 bool OpContext::graph_traced() const { return interp_ && interp_->graph().traced_by_make_fx; }
@@ -216,6 +222,108 @@ Scalar OpContext::scalar_arg(size_t pos, std::string_view name, std::optional<Sc
       return s;
     default: fail(ErrorKind::TypeError, target() + ": " + arg_label(pos, name) + " must be a number");
   }
+}
+
+// ---- by name ----
+
+const ArgSpec& OpContext::spec(std::string_view name) const {
+  if (!schema_) fail(ErrorKind::Internal, target() + " has no schema row (scripts/gen_aten_schemas.py)");
+  const ArgSpec* a = schema_->find(name);
+  if (!a) fail(ErrorKind::Internal, target() + "'s schema has no argument '" + std::string(name) + "'");
+  return *a;
+}
+
+size_t OpContext::position(std::string_view name) const {
+  const ArgSpec& a = spec(name);
+  return a.kwarg_only ? kKeywordOnly : a.position;
+}
+
+const ArgDefault* OpContext::missing_default(std::string_view name) const {
+  const ArgSpec& a = spec(name);
+  if (has(a.kwarg_only ? kKeywordOnly : a.position, name)) return nullptr;
+  return a.dflt.kind == ArgDefault::Kind::Absent || a.dflt.kind == ArgDefault::Kind::None ? nullptr : &a.dflt;
+}
+
+SymInt OpContext::int_arg(std::string_view name, std::optional<SymInt> dflt) const {
+  if (!dflt)
+    if (const ArgDefault* d = missing_default(name); d && d->kind == ArgDefault::Kind::Int) return SymInt(d->i);
+  return int_arg(position(name), name, std::move(dflt));
+}
+
+std::optional<SymInt> OpContext::optional_int(std::string_view name) const {
+  if (const ArgDefault* d = missing_default(name); d && d->kind == ArgDefault::Kind::Int) return SymInt(d->i);
+  return optional_int(position(name), name);
+}
+
+std::vector<SymInt> OpContext::int_list(std::string_view name, std::optional<std::vector<SymInt>> dflt,
+                                        size_t expand_to) const {
+  if (!dflt)
+    if (const ArgDefault* d = missing_default(name)) {
+      const ArgSpec& a = spec(name);
+      // `int[2] stride=1`: one int stands for every entry.
+      if (d->kind == ArgDefault::Kind::Int)
+        return std::vector<SymInt>(expand_to ? expand_to : std::max<size_t>(a.fixed_size, 1), SymInt(d->i));
+      if (d->kind == ArgDefault::Kind::IntList) {
+        std::vector<SymInt> out(d->ints.begin(), d->ints.end());
+        if (expand_to && out.size() == 1) out.assign(expand_to, out[0]);
+        return out;
+      }
+    }
+  return int_list(position(name), name, std::move(dflt), expand_to);
+}
+
+std::optional<std::vector<SymInt>> OpContext::optional_int_list(std::string_view name) const {
+  if (missing_default(name)) return int_list(name);
+  return optional_int_list(position(name), name);
+}
+
+double OpContext::float_arg(std::string_view name, std::optional<double> dflt) {
+  if (!dflt)
+    if (const ArgDefault* d = missing_default(name)) {
+      if (d->kind == ArgDefault::Kind::Float) return d->f;
+      if (d->kind == ArgDefault::Kind::Int) return static_cast<double>(d->i);
+    }
+  return float_arg(position(name), name, dflt);
+}
+
+bool OpContext::bool_arg(std::string_view name, std::optional<bool> dflt) const {
+  if (!dflt)
+    if (const ArgDefault* d = missing_default(name); d && d->kind == ArgDefault::Kind::Bool) return d->b;
+  return bool_arg(position(name), name, dflt);
+}
+
+std::string OpContext::string_arg(std::string_view name, std::optional<std::string> dflt) const {
+  if (!dflt)
+    if (const ArgDefault* d = missing_default(name); d && d->kind == ArgDefault::Kind::Str) return std::string(d->text);
+  return string_arg(position(name), name, std::move(dflt));
+}
+
+std::optional<MemoryFormat> OpContext::memory_format_arg(std::string_view name) const {
+  // `MemoryFormat memory_format=contiguous_format` (empty.memory_format's is None).
+  if (const ArgDefault* d = missing_default(name); d && d->text == "contiguous_format") return MemoryFormat::Contiguous;
+  return memory_format_arg(position(name), name);
+}
+
+Scalar OpContext::scalar_arg(std::string_view name, std::optional<Scalar> dflt) const {
+  if (!dflt)
+    if (const ArgDefault* d = missing_default(name)) {
+      Scalar s;
+      if (d->kind == ArgDefault::Kind::Int) {
+        s.i = d->i;
+        return s;
+      }
+      if (d->kind == ArgDefault::Kind::Float) {
+        s.kind = Scalar::Kind::Float;
+        s.f = d->f;
+        return s;
+      }
+      if (d->kind == ArgDefault::Kind::Bool) {
+        s.kind = Scalar::Kind::Bool;
+        s.i = d->b ? 1 : 0;
+        return s;
+      }
+    }
+  return scalar_arg(position(name), name, dflt);
 }
 
 TensorValue OpContext::new_tensor(SymShape sizes, DType dtype, Device device, std::optional<SymShape> strides) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fakeprop/fx/aten_schema.h"
 #include "fakeprop/fx/graph.h"
 #include "fakeprop/runner/rule_context.h"
 #include "fakeprop/value/value.h"
@@ -29,8 +30,13 @@ struct Scalar {
 
 class OpContext : public RuleContext {
  public:
-  // `args` and `kwargs` (by keyword, in the node's order) must outlive the context.
+  // `args` and `kwargs` (by keyword, in the node's order) must outlive the
+  // context. `schema` is the target's row (find_aten_schema), which the
+  // interpreter looks up once per target; by default it is looked up here.
   OpContext(const Node& node, std::span<const Value* const> args,
+            std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env, StorageIds& storage,
+            const InferOptions& options, Interpreter* interp);
+  OpContext(const Node& node, const AtenSchema* schema, std::span<const Value* const> args,
             std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env, StorageIds& storage,
             const InferOptions& options, Interpreter* interp);
 
@@ -38,13 +44,14 @@ class OpContext : public RuleContext {
   // the rule of the op it decomposes into (convolution) on the same node.
   OpContext(const OpContext& outer, std::span<const Value* const> args,
             std::span<const std::pair<std::string_view, const Value*>> kwargs = {})
-      : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_) {}
+      : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_),
+        schema_(outer.schema_) {}
   // A call of another op, `target`, inside a composite's rule (einsum's
   // permutes and bmm): its arguments are `args` alone, never the node's.
   OpContext(const OpContext& outer, const std::string& target, std::span<const Value* const> args,
             std::span<const std::pair<std::string_view, const Value*>> kwargs = {})
       : RuleContext(outer), node_(outer.node_), args_(args), kwargs_(kwargs), interp_(outer.interp_),
-        target_(&target), node_args_(false) {}
+        schema_(find_aten_schema(target)), target_(&target), node_args_(false) {}
 
   const Node& node() const { return node_; }
   const std::string& target() const { return target_ ? *target_ : node_.target; }
@@ -59,7 +66,40 @@ class OpContext : public RuleContext {
   // composite's decisions; false for a graph run op by op (FakeTensorProp).
   bool graph_traced() const;
 
+  // ---- arguments by name: where the target's schema row puts `name` ----
+  // (position, or keyword-only). An argument not given reads as the
+  // schema's default unless the rule passes its own. A name the row does not
+  // declare, or a target without a row, is an Internal error.
+  const AtenSchema* schema() const { return schema_; }
+  // Whether this overload has an argument `name` (sum.dim_IntList's dim;
+  // sum.default has none): how a rule shared by overloads tells them apart.
+  bool declares(std::string_view name) const { return schema_ && schema_->find(name); }
+  // The declared type of `name` (linspace.Tensor_Scalar's start is a Tensor); Other when undeclared.
+  ArgType declared_type(std::string_view name) const {
+    const ArgSpec* a = schema_ ? schema_->find(name) : nullptr;
+    return a ? a->type : ArgType::Other;
+  }
+  bool has(std::string_view name) const { return has(position(name), name); }
+  const Value& value(std::string_view name) const { return value(position(name), name); }
+  const TensorMeta& tensor(std::string_view name) const { return tensor(position(name), name); }
+  const TensorValue& tensor_value(std::string_view name) const { return tensor_value(position(name), name); }
+  const TensorMeta* optional_tensor(std::string_view name) const { return optional_tensor(position(name), name); }
+  std::vector<const TensorMeta*> tensor_list(std::string_view name) const { return tensor_list(position(name), name); }
+  SymInt int_arg(std::string_view name, std::optional<SymInt> dflt = std::nullopt) const;
+  std::optional<SymInt> optional_int(std::string_view name) const;
+  std::vector<SymInt> int_list(std::string_view name, std::optional<std::vector<SymInt>> dflt = std::nullopt,
+                               size_t expand_to = 0) const;
+  std::optional<std::vector<SymInt>> optional_int_list(std::string_view name) const;
+  double float_arg(std::string_view name, std::optional<double> dflt = std::nullopt);
+  bool bool_arg(std::string_view name, std::optional<bool> dflt = std::nullopt) const;
+  std::string string_arg(std::string_view name, std::optional<std::string> dflt = std::nullopt) const;
+  std::optional<DType> dtype_arg(std::string_view name) const { return dtype_arg(position(name), name); }
+  std::optional<Device> device_arg(std::string_view name) const { return device_arg(position(name), name); }
+  std::optional<MemoryFormat> memory_format_arg(std::string_view name) const;
+  Scalar scalar_arg(std::string_view name, std::optional<Scalar> dflt = std::nullopt) const;
+
   // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
+  // The old form, kept while rule files still use it (issue 43 migrates them).
   bool has(size_t pos, std::string_view name) const;  // given and not None
   const Value& value(size_t pos, std::string_view name) const;  // Value::none() when absent
   const TensorMeta& tensor(size_t pos, std::string_view name) const;  // OpError unless a tensor
@@ -94,11 +134,20 @@ class OpContext : public RuleContext {
   Value tensor_result(TensorValue t) { return Value::of_tensor(std::move(t)); }
 
  private:
+  // A position past every call's arguments: lookup finds it by keyword only.
+  static constexpr size_t kKeywordOnly = 1000;
   const Value* lookup(size_t pos, std::string_view name) const;
+  // The row's argument `name`; an Internal error when there is none.
+  const ArgSpec& spec(std::string_view name) const;
+  // Where lookup finds `name`: its position, or kKeywordOnly.
+  size_t position(std::string_view name) const;
+  // The schema's default of `name` when it is not given (nullptr when given or without one).
+  const ArgDefault* missing_default(std::string_view name) const;
   const Node& node_;
   std::span<const Value* const> args_;
   std::span<const std::pair<std::string_view, const Value*>> kwargs_;
   Interpreter* interp_;
+  const AtenSchema* schema_ = nullptr;
   const std::string* target_ = nullptr;  // set in a call of another op
   bool node_args_ = true;  // string, dtype, device and format arguments come from the node's literals
   Value result_;

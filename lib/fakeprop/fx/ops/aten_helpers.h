@@ -78,6 +78,19 @@ inline int64_t dim_arg(OpContext& ctx, size_t pos, std::string_view name, int64_
                        std::optional<int64_t> dflt = std::nullopt, bool wrap_scalar = true) {
   return canonical_dim(static_int(ctx, pos, name, dflt), rank, wrap_scalar);
 }
+// The same, by name: the argument's place and default come from the schema.
+inline int64_t static_int(OpContext& ctx, std::string_view name, std::optional<int64_t> dflt = std::nullopt) {
+  const SymInt v = ctx.int_arg(name, dflt ? std::optional<SymInt>(*dflt) : std::nullopt);
+  return specialize(ctx, v, "static int argument");
+}
+inline std::vector<int64_t> static_int_list(OpContext& ctx, std::string_view name,
+                                            std::optional<std::vector<SymInt>> dflt = std::nullopt) {
+  return static_ints(ctx, ctx.int_list(name, std::move(dflt)));
+}
+inline int64_t dim_arg(OpContext& ctx, std::string_view name, int64_t rank, std::optional<int64_t> dflt = std::nullopt,
+                       bool wrap_scalar = true) {
+  return canonical_dim(static_int(ctx, name, dflt), rank, wrap_scalar);
+}
 // Reduction dims: wrapped, duplicates rejected; empty means every dim.
 inline std::vector<bool> reduction_mask(OpContext& ctx, const std::vector<int64_t>& dims, int64_t rank) {
   std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(rank, 1)), dims.empty());

@@ -89,8 +89,8 @@ TensorValue sumproduct_pair(OpContext& ctx, Composite& c, TensorValue left, Tens
 
 // einsum(equation, tensors, *, path=None)
 void einsum(OpContext& ctx) {
-  const std::string equation = ctx.string_arg(0, "equation");
-  const Value& list = ctx.value(1, "tensors");
+  const std::string equation = ctx.string_arg("equation");
+  const Value& list = ctx.value("tensors");
   if (list.kind != Value::Kind::List || list.list_length)
     ctx.fail(ErrorKind::TypeError, "einsum: argument 'tensors' (position 1) must be a list of tensors");
   std::vector<TensorValue> operands;
@@ -100,7 +100,7 @@ void einsum(OpContext& ctx) {
   }
   if (operands.empty()) ctx.fail(ErrorKind::InvalidArgument, "einsum(): must provide at least one operand");
   const size_t num_ops = operands.size();
-  std::optional<std::vector<SymInt>> path = ctx.optional_int_list(2, "path");
+  std::optional<std::vector<SymInt>> path = ctx.optional_int_list("path");
   if (path && path->size() != (num_ops == 1 ? 1 : (num_ops - 1) * 2))
     ctx.fail(ErrorKind::InvalidArgument, "einsum(): expected contraction path given in path parameter to have size " +
                                              std::to_string(num_ops == 1 ? 1 : (num_ops - 1) * 2) + " but got " +

@@ -11,14 +11,14 @@ namespace {
 
 // nonzero(self): (u0, self.dim()) int64 with strides (1, u0).
 void nonzero(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   const SymInt count = nonzero_count(ctx, self);
   set_tensor(ctx, empty_strided(ctx, {count, SymInt(self.dim())}, {SymInt(1), count}, DType::Int64, self.device));
 }
 
 // _local_scalar_dense / item: an unbacked symbol of the tensor's kind.
 void local_scalar_dense(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (!same_size(ctx, self.numel(), 1, "item"))
     ctx.fail(ErrorKind::InvalidArgument, "a Tensor with " + text(self.numel()) +
                                              " elements cannot be converted to Scalar");
@@ -45,8 +45,8 @@ void local_scalar_dense(OpContext& ctx) {
 
 // masked_select(self, mask): 1-D, as many elements as the mask selects.
 void masked_select(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& mask = ctx.tensor(1, "mask");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& mask = ctx.tensor("mask");
   if (mask.dtype != DType::Bool) ctx.fail(ErrorKind::TypeError, "masked_select: expected BoolTensor for mask");
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask}, ctx.target());
   const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
@@ -56,15 +56,15 @@ void masked_select(OpContext& ctx) {
 
 // _unique2(self, sorted, return_inverse, return_counts) -> (output, inverse, counts).
 void unique2(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   bool fresh = false;
   Value* slot = memo_slot(ctx, "unique", self, &fresh);
   SymInt count;
   if (slot && !fresh) count = slot->i;
   else count = data_dependent_count(ctx, self.numel());
   if (slot) *slot = Value::of_int(count);
-  const bool inverse = ctx.bool_arg(2, "return_inverse", false);
-  const bool counts = ctx.bool_arg(3, "return_counts", false);
+  const bool inverse = ctx.bool_arg("return_inverse");
+  const bool counts = ctx.bool_arg("return_counts");
   std::vector<TensorValue> outs;
   outs.push_back(empty_tensor(ctx, {count}, self.dtype, self.device));
   outs.push_back(inverse ? empty_tensor(ctx, self.sizes, DType::Int64, self.device)
@@ -76,10 +76,10 @@ void unique2(OpContext& ctx) {
 
 // repeat_interleave.Tensor(repeats, *, output_size=None): indices into repeats.
 void repeat_interleave(OpContext& ctx) {
-  const TensorMeta& repeats = ctx.tensor(0, "repeats");
+  const TensorMeta& repeats = ctx.tensor("repeats");
   if (repeats.dim() > 1) ctx.fail(ErrorKind::InvalidArgument, "repeat_interleave only accept 1D vector as repeat");
   SymInt count;
-  if (auto given = ctx.optional_int(1000, "output_size")) count = *given;
+  if (auto given = ctx.optional_int("output_size")) count = *given;
   else count = ctx.new_unbacked_size(ValueRange{0, kIntOo - 1});
   set_tensor(ctx, empty_tensor(ctx, {count}, repeats.dtype, repeats.device));
 }
@@ -87,10 +87,10 @@ void repeat_interleave(OpContext& ctx) {
 // one_hot(self, num_classes=-1): int64 [*self.shape, C]; C is data-dependent
 // (max + 1) unless given.
 void one_hot(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dtype != DType::Int64)
     ctx.fail(ErrorKind::TypeError, "one_hot is only applicable to index tensor of type LongTensor.");
-  SymInt classes = ctx.int_arg(1, "num_classes", SymInt(-1));
+  SymInt classes = ctx.int_arg("num_classes");
   if (classes.is_static() && classes.value() == -1) {
     bool fresh = false;
     Value* slot = memo_slot(ctx, "one_hot", self, &fresh);
@@ -112,9 +112,9 @@ void one_hot(OpContext& ctx) {
 // least minlength, a fresh size-like unbacked length (fake_impls.bincount;
 // not memoized there); int64 counts, or the weights' float32 / float64.
 void bincount(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta* weights = ctx.optional_tensor(1, "weights");
-  const SymInt minlength = ctx.int_arg(2, "minlength", SymInt(0));
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta* weights = ctx.optional_tensor("weights");
+  const SymInt minlength = ctx.int_arg("minlength");
   if (self.numel().is_static() && self.numel().value() == 0) {
     set_tensor(ctx, empty_tensor(ctx, {minlength}, DType::Int64, self.device));
     return;

@@ -10,14 +10,13 @@ namespace fakeprop::fx::ops {
 
 namespace {
 
-// Keyword-only arguments (dtype=, device=, memory_format=) have no position.
-constexpr size_t kKw = 1000;
+DType dtype_or(OpContext& ctx, DType dflt) { return ctx.dtype_arg("dtype").value_or(dflt); }
+Device device_or(OpContext& ctx, Device dflt) { return ctx.device_arg("device").value_or(dflt); }
 
-DType dtype_or(OpContext& ctx, DType dflt) { return ctx.dtype_arg(kKw, "dtype").value_or(dflt); }
-Device device_or(OpContext& ctx, Device dflt) { return ctx.device_arg(kKw, "device").value_or(dflt); }
-
+// zeros / ones / full declare no memory_format; empty.memory_format's is None.
 MemoryFormat factory_format(OpContext& ctx) {
-  const MemoryFormat f = ctx.memory_format_arg(kKw, "memory_format").value_or(MemoryFormat::Contiguous);
+  if (!ctx.declares("memory_format")) return MemoryFormat::Contiguous;
+  const MemoryFormat f = ctx.memory_format_arg("memory_format").value_or(MemoryFormat::Contiguous);
   if (f == MemoryFormat::Preserve)
     ctx.fail(ErrorKind::InvalidArgument, "Unsupported memory format torch.preserve_format for " + ctx.target());
   return f;
@@ -25,7 +24,7 @@ MemoryFormat factory_format(OpContext& ctx) {
 
 // empty / zeros / ones / rand / randn (size first).
 void factory(OpContext& ctx) {
-  SymShape size = ctx.int_list(0, "size");
+  SymShape size = ctx.int_list("size");
   check_size_nonnegative(ctx, size);
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device()),
                                factory_format(ctx)));
@@ -34,10 +33,10 @@ void factory(OpContext& ctx) {
 // full(size, fill_value): without dtype=, the fill value's kind picks it
 // (bool, int64, or the default float), as torch.full does.
 void full(OpContext& ctx) {
-  SymShape size = ctx.int_list(0, "size");
+  SymShape size = ctx.int_list("size");
   check_size_nonnegative(ctx, size);
   DType inferred = DType::Float32;
-  switch (ctx.scalar_arg(1, "fill_value").kind) {
+  switch (ctx.scalar_arg("fill_value").kind) {
     case Scalar::Kind::Bool: inferred = DType::Bool; break;
     case Scalar::Kind::Int: inferred = DType::Int64; break;
     default: break;
@@ -47,8 +46,8 @@ void full(OpContext& ctx) {
 }
 
 void empty_strided_op(OpContext& ctx) {
-  SymShape size = ctx.int_list(0, "size");
-  SymShape stride = ctx.int_list(1, "stride");
+  SymShape size = ctx.int_list("size");
+  SymShape stride = ctx.int_list("stride");
   if (size.size() != stride.size())
     ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_size_nonnegative(ctx, size);
@@ -58,8 +57,8 @@ void empty_strided_op(OpContext& ctx) {
 
 // eye(n) / eye.m(n, m): an n x m matrix; ATen's meta checks both >= 0.
 void eye(OpContext& ctx) {
-  const SymInt n = ctx.int_arg(0, "n");
-  const SymInt m = ctx.target() == "aten.eye.m" ? ctx.int_arg(1, "m") : n;
+  const SymInt n = ctx.int_arg("n");
+  const SymInt m = ctx.declares("m") ? ctx.int_arg("m") : n;  // eye.m / eye.default
   // No structured binding: clang 14 (the sanitizer build) cannot capture one.
   for (const std::pair<SymInt, const char*>& arg : {std::pair<SymInt, const char*>{n, "n"}, {m, "m"}})
     require(ctx, sym_ge(arg.first, 0), "eye", ErrorKind::InvalidArgument,
@@ -68,7 +67,7 @@ void eye(OpContext& ctx) {
 }
 
 void scalar_tensor(OpContext& ctx) {
-  (void)ctx.scalar_arg(0, "s");
+  (void)ctx.scalar_arg("s");
   set_tensor(ctx, empty_tensor(ctx, {}, dtype_or(ctx, DType::Float32), device_or(ctx, ctx.device())));
 }
 
@@ -76,31 +75,33 @@ void scalar_tensor(OpContext& ctx) {
 // tensor of `steps` values. steps is an `int` in ATen's schema, so a symbolic
 // one is specialized; a complex Scalar bound makes the default dtype complex
 // (torch._refs.linspace; a complex 0-d Tensor bound does not, measured);
-// Tensor bounds must be 0-d (ATen's RangeFactories).
+// Tensor bounds must be 0-d (ATen's RangeFactories). kName names the op in
+// errors; the overload's declared types say which bounds are tensors.
+constexpr char kLinspace[] = "linspace", kLogspace[] = "logspace";
+template <const char* kName>
 void linspace_like(OpContext& ctx) {
-  const std::string_view t = ctx.target();
-  const std::string_view name = t.starts_with("aten.logspace") ? "logspace" : "linspace";
-  const bool tensor_start = t.ends_with(".Tensor_Tensor") || t.ends_with(".Tensor_Scalar");
-  const bool tensor_end = t.ends_with(".Tensor_Tensor") || t.ends_with(".Scalar_Tensor");
+  const std::string_view name = kName;
+  const bool tensor_start = ctx.declared_type("start") == ArgType::Tensor;
+  const bool tensor_end = ctx.declared_type("end") == ArgType::Tensor;
   bool complex = false;
   int64_t start_dim = 0, end_dim = 0;
   if (tensor_start) {
-    const TensorMeta& s = ctx.tensor(0, "start");
+    const TensorMeta& s = ctx.tensor("start");
     start_dim = s.dim();
   } else {
-    complex = ctx.scalar_arg(0, "start").kind == Scalar::Kind::Complex;
+    complex = ctx.scalar_arg("start").kind == Scalar::Kind::Complex;
   }
   if (tensor_end) {
-    const TensorMeta& e = ctx.tensor(1, "end");
+    const TensorMeta& e = ctx.tensor("end");
     end_dim = e.dim();
   } else {
-    complex = complex || ctx.scalar_arg(1, "end").kind == Scalar::Kind::Complex;
+    complex = complex || ctx.scalar_arg("end").kind == Scalar::Kind::Complex;
   }
   if (start_dim != 0 || end_dim != 0)
     ctx.fail(ErrorKind::InvalidArgument, std::string(name) + " only supports 0-dimensional start and end tensors, but got start with " +
                                              std::to_string(start_dim) + " dimension(s) and end with " +
                                              std::to_string(end_dim) + " dimension(s).");
-  const int64_t steps = static_int(ctx, 2, "steps");
+  const int64_t steps = static_int(ctx, "steps");
   if (steps < 0) ctx.fail(ErrorKind::InvalidArgument, "number of steps must be non-negative");
   const DType dtype = dtype_or(ctx, complex ? DType::Complex64 : DType::Float32);
   set_tensor(ctx, empty_tensor(ctx, {SymInt(steps)}, dtype, device_or(ctx, ctx.device())));
@@ -108,24 +109,24 @@ void linspace_like(OpContext& ctx) {
 
 // empty_like / zeros_like / ones_like / full_like / rand_like / randn_like.
 void like(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   TensorMeta base = self;
   base.device = device_or(ctx, self.device);
-  set_tensor(ctx, empty_permuted_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), ctx.memory_format_arg(kKw, "memory_format")));
+  set_tensor(ctx, empty_permuted_like(ctx, base, ctx.dtype_arg("dtype"), ctx.memory_format_arg("memory_format")));
 }
 
 // new_empty / new_zeros / new_ones / new_full: contiguous, self's dtype and device by default.
 void new_factory(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  SymShape size = ctx.int_list(1, "size");
+  const TensorMeta& self = ctx.tensor("self");
+  SymShape size = ctx.int_list("size");
   check_size_nonnegative(ctx, size);
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, self.dtype), device_or(ctx, self.device)));
 }
 
 void new_empty_strided(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  SymShape size = ctx.int_list(1, "size");
-  SymShape stride = ctx.int_list(2, "stride");
+  const TensorMeta& self = ctx.tensor("self");
+  SymShape size = ctx.int_list("size");
+  SymShape stride = ctx.int_list("stride");
   if (size.size() != stride.size()) ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_size_nonnegative(ctx, size);
   set_tensor(ctx, ops::empty_strided(ctx, std::move(size), std::move(stride), dtype_or(ctx, self.dtype),
@@ -135,11 +136,11 @@ void new_empty_strided(OpContext& ctx) {
 // arange(end) / arange(start, end) / arange(start, end, step): int64 when
 // every bound is an integer, else the default float dtype.
 void arange(OpContext& ctx) {
-  const bool has_start = ctx.target() != "aten.arange.default";
-  const bool has_step = ctx.target() == "aten.arange.start_step";
-  const Value start_v = has_start ? ctx.value(0, "start") : Value::of_int(0);
-  const Value end_v = ctx.value(has_start ? 1 : 0, "end");
-  const Value step_v = has_step && ctx.has(2, "step") ? ctx.value(2, "step") : Value::of_int(1);
+  const bool has_start = ctx.declares("start");
+  const bool has_step = ctx.declares("step");
+  const Value start_v = has_start ? ctx.value("start") : Value::of_int(0);
+  const Value end_v = ctx.value("end");
+  const Value step_v = has_step && ctx.has("step") ? ctx.value("step") : Value::of_int(1);
   auto is_int = [](const Value& v) { return v.kind == Value::Kind::Int || v.kind == Value::Kind::Bool; };
   const bool all_int = is_int(start_v) && is_int(end_v) && is_int(step_v);
   const DType dtype = dtype_or(ctx, all_int ? DType::Int64 : DType::Float32);
@@ -205,8 +206,8 @@ TensorValue preserved_copy(OpContext& ctx, const TensorMeta& like, std::optional
 }
 
 void clone(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::optional<MemoryFormat> f = ctx.memory_format_arg(kKw, "memory_format");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::optional<MemoryFormat> f = ctx.memory_format_arg("memory_format");
   if (f.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve) return set_tensor(ctx, preserved_copy(ctx, self, std::nullopt));
   set_tensor(ctx, empty_like(ctx, self, std::nullopt, f));
 }
@@ -214,14 +215,14 @@ void clone(OpContext& ctx) {
 // lift_fresh_copy(self): a constant lifted into the graph, copied; fake
 // tensors give a contiguous copy whatever self's layout.
 void lift_fresh_copy(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
 }
 
 // contiguous: self itself when already laid out so, else a copy.
 void contiguous(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const MemoryFormat f = ctx.memory_format_arg(kKw, "memory_format").value_or(MemoryFormat::Contiguous);
+  const TensorMeta& self = ctx.tensor("self");
+  const MemoryFormat f = ctx.memory_format_arg("memory_format").value_or(MemoryFormat::Contiguous);
   if (f == MemoryFormat::Preserve)
     ctx.fail(ErrorKind::InvalidArgument, "preserve memory format is unsupported by the contiguous operator");
   const bool already = f == MemoryFormat::Contiguous ? is_contiguous(self, ctx.env())
@@ -236,13 +237,13 @@ void contiguous(OpContext& ctx) {
 
 // _to_copy(self, *, dtype, layout, device, pin_memory, non_blocking, memory_format).
 void to_copy(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   TensorMeta base = self;
   base.device = device_or(ctx, self.device);
-  const std::optional<MemoryFormat> f = ctx.memory_format_arg(kKw, "memory_format");
+  const std::optional<MemoryFormat> f = ctx.memory_format_arg("memory_format");
   if (f.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve)
-    return set_tensor(ctx, preserved_copy(ctx, base, ctx.dtype_arg(kKw, "dtype")));
-  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg(kKw, "dtype"), f));
+    return set_tensor(ctx, preserved_copy(ctx, base, ctx.dtype_arg("dtype")));
+  set_tensor(ctx, empty_like(ctx, base, ctx.dtype_arg("dtype"), f));
 }
 
 // prims.convert_element_type(a, dtype) (AOTAutograd's decompositions emit
@@ -250,8 +251,8 @@ void to_copy(OpContext& ctx) {
 // (is_non_overlapping_and_dense_or_false), else compute_elementwise_output_strides;
 // TensorMeta then allocates through empty_strided.
 void convert_element_type(OpContext& ctx) {
-  const TensorMeta& a = ctx.tensor(0, "a");
-  const std::optional<DType> dtype = ctx.dtype_arg(1, "dtype");
+  const TensorMeta& a = ctx.tensor("a");
+  const std::optional<DType> dtype = ctx.dtype_arg("dtype");
   if (!dtype) ctx.fail(ErrorKind::InvalidArgument, "convert_element_type expects a dtype");
   SymShape strides;
   if (is_non_overlapping_and_dense_or_false(a, ctx.env())) {
@@ -266,8 +267,8 @@ void convert_element_type(OpContext& ctx) {
 
 // copy_(self, src): src broadcasts into self; the result is self.
 void copy_inplace(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& src = ctx.tensor(1, "src");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& src = ctx.tensor("src");
   if (overlaps_itself(ctx, self))
     ctx.fail(ErrorKind::InvalidArgument,
              "more than one element of the written-to tensor refers to a single memory location");
@@ -281,39 +282,28 @@ void copy_inplace(OpContext& ctx) {
 }
 
 // fill.Scalar / fill.Tensor (out of place): like self.
-void fill(OpContext& ctx) { set_tensor(ctx, empty_permuted_like(ctx, ctx.tensor(0, "self"))); }
-void fill_inplace(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor(0, "self"))); }
+void fill(OpContext& ctx) { set_tensor(ctx, empty_permuted_like(ctx, ctx.tensor("self"))); }
+void fill_inplace(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor("self"))); }
 
 // to.dtype / to.device / to.dtype_layout / to.other (CompositeImplicit, in
 // pre-dispatch graphs): self itself when nothing changes and no copy is
 // asked, else _to_copy.
 void to(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::string& t = ctx.target();
+  const TensorMeta& self = ctx.tensor("self");
   std::optional<DType> dtype;
   std::optional<Device> device;
-  size_t copy_pos = kKw, format_pos = kKw;
-  if (t == "aten.to.dtype") {
-    dtype = ctx.dtype_arg(1, "dtype");
-    copy_pos = 3;
-    format_pos = 4;
-  } else if (t == "aten.to.device") {
-    device = ctx.device_arg(1, "device");
-    dtype = ctx.dtype_arg(2, "dtype");
-    copy_pos = 4;
-    format_pos = 5;
-  } else if (t == "aten.to.other" || t == "aten.type_as.default") {  // type_as(self, other) is self.to(other)
-    const TensorMeta& other = ctx.tensor(1, "other");
+  if (ctx.declares("other")) {  // to.other; type_as(self, other) is self.to(other)
+    const TensorMeta& other = ctx.tensor("other");
     dtype = other.dtype;
     device = other.device;
-    copy_pos = 3;
-    format_pos = 4;
-  } else {
-    dtype = ctx.dtype_arg(kKw, "dtype");
-    device = ctx.device_arg(kKw, "device");
+  } else {  // to.dtype (no device), to.device, to.dtype_layout
+    if (ctx.declares("device")) device = ctx.device_arg("device");
+    dtype = ctx.dtype_arg("dtype");
   }
-  const bool copy = ctx.bool_arg(copy_pos, "copy", false);
-  const std::optional<MemoryFormat> format = ctx.memory_format_arg(format_pos, "memory_format");
+  // type_as declares neither copy nor memory_format.
+  const bool copy = ctx.declares("copy") && ctx.bool_arg("copy");
+  const std::optional<MemoryFormat> format =
+      ctx.declares("memory_format") ? ctx.memory_format_arg("memory_format") : std::nullopt;
   // to_will_alias: nothing changes, and the format is preserve or the one self suggests.
   const bool same = dtype.value_or(self.dtype) == self.dtype && device.value_or(self.device) == self.device &&
                     (!format || *format == MemoryFormat::Preserve || *format == suggest_memory_format(self, ctx.env()));
@@ -328,30 +318,30 @@ void to(OpContext& ctx) {
 
 // randint(high, size) / randint.low(low, high, size): int64 by default.
 void randint(OpContext& ctx) {
-  const bool low = ctx.target() == "aten.randint.low";
-  SymShape size = ctx.int_list(low ? 2 : 1, "size");
+  SymShape size = ctx.int_list("size");
   check_size_nonnegative(ctx, size);
+  // The schema's default, ScalarType 4, is int64.
   set_tensor(ctx, empty_tensor(ctx, std::move(size), dtype_or(ctx, DType::Int64), device_or(ctx, ctx.device())));
 }
 
 // randperm(n): [n] int64.
 void randperm(OpContext& ctx) {
-  const SymInt n = ctx.int_arg(0, "n");
+  const SymInt n = ctx.int_arg("n");
   if (n.is_static() && n.value() < 0) ctx.fail(ErrorKind::InvalidArgument, "n must be non-negative, got" + text(n));
   set_tensor(ctx, empty_tensor(ctx, {n}, dtype_or(ctx, DType::Int64), device_or(ctx, ctx.device())));
 }
 
 // bernoulli(self[, p]): empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT).
 void random_like(OpContext& ctx) {
-  set_tensor(ctx, empty_like(ctx, ctx.tensor(0, "self"), std::nullopt, MemoryFormat::Contiguous));
+  set_tensor(ctx, empty_like(ctx, ctx.tensor("self"), std::nullopt, MemoryFormat::Contiguous));
 }
 
 // multinomial(self, num_samples, replacement): [*, num_samples] int64.
 void multinomial(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() < 1 || self.dim() > 2) ctx.fail(ErrorKind::InvalidArgument, "prob_dist must be 1 or 2 dim");
   SymShape out(self.sizes.begin(), self.sizes.end() - 1);
-  out.push_back(ctx.int_arg(1, "num_samples"));
+  out.push_back(ctx.int_arg("num_samples"));
   set_tensor(ctx, empty_tensor(ctx, out, DType::Int64, self.device));
 }
 
@@ -359,8 +349,8 @@ void multinomial(OpContext& ctx) {
 // FakeTensor runs ATen's kernel, clone_preserve_strides(self) then copy_(src).
 // src must broadcast to self.
 void copy_functional(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& src = ctx.tensor(1, "src");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& src = ctx.tensor("src");
   const SymShape b = broadcast_shapes(self.sizes, src.sizes, ctx.env());
   bool same = b.size() == self.sizes.size();
   for (size_t i = 0; same && i < b.size(); ++i) same = same_size(ctx, b[i], self.sizes[i], "copy broadcast");
@@ -399,9 +389,11 @@ void register_factory_ops(OpRegistry& r) {
   r.add("aten.arange.start", arange);
   r.add("aten.arange.start_step", arange);
   for (const char* name : {"aten.linspace.default", "aten.linspace.Tensor_Tensor", "aten.linspace.Tensor_Scalar",
-                           "aten.linspace.Scalar_Tensor", "aten.logspace.default", "aten.logspace.Tensor_Tensor",
-                           "aten.logspace.Tensor_Scalar", "aten.logspace.Scalar_Tensor"})
-    r.add(name, linspace_like, OutputGrad::none());
+                           "aten.linspace.Scalar_Tensor"})
+    r.add(name, linspace_like<kLinspace>, OutputGrad::none());
+  for (const char* name : {"aten.logspace.default", "aten.logspace.Tensor_Tensor", "aten.logspace.Tensor_Scalar",
+                           "aten.logspace.Scalar_Tensor"})
+    r.add(name, linspace_like<kLogspace>, OutputGrad::none());
   r.add("aten.clone.default", clone);
   r.add("aten.lift_fresh_copy.default", lift_fresh_copy);
   r.add("aten.contiguous.default", contiguous);

@@ -77,17 +77,17 @@ TensorValue cat_of(OpContext& ctx, const std::vector<const TensorMeta*>& ts, int
 }
 
 void cat(OpContext& ctx) {
-  set_tensor(ctx, cat_of(ctx, ctx.tensor_list(0, "tensors"), static_int(ctx, 1, "dim", 0)));
+  set_tensor(ctx, cat_of(ctx, ctx.tensor_list("tensors"), static_int(ctx, "dim")));
 }
 
 // stack (at::native::stack): below the last dim, cat along dim then a view
 // that splits it; at the end, cat of the inputs unsqueezed there.
 void stack(OpContext& ctx) {
-  const std::vector<const TensorMeta*> ts = ctx.tensor_list(0, "tensors");
+  const std::vector<const TensorMeta*> ts = ctx.tensor_list("tensors");
   if (ts.empty()) ctx.fail(ErrorKind::InvalidArgument, "stack expects a non-empty TensorList");
   for (const TensorMeta* t : ts)
     if (!t) ctx.fail(ErrorKind::TypeError, "stack expects Tensors");
-  const int64_t dim = dim_arg(ctx, 1, "dim", ts[0]->dim() + 1, 0);
+  const int64_t dim = dim_arg(ctx, "dim", ts[0]->dim() + 1);
   for (size_t i = 0; i < ts.size(); ++i) {
     const TensorMeta& t = *ts[i];
     bool same = t.dim() == ts[0]->dim();
@@ -135,9 +135,9 @@ void check_index_dtype(OpContext& ctx, const TensorMeta& index, const char* op) 
 
 // index_select(self, dim, index): self with dim resized to index.numel().
 void index_select(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& index = ctx.tensor(2, "index");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& index = ctx.tensor("index");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   // The meta kernel leaves the index's rank and dtype to the real kernel.
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &index}, ctx.target());
   SymShape sizes = self.sizes;
@@ -147,9 +147,9 @@ void index_select(OpContext& ctx) {
 
 // gather(self, dim, index, sparse_grad): index's shape, contiguous.
 void gather(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& index = ctx.tensor(2, "index");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& index = ctx.tensor("index");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   check_index_dtype(ctx, index, "gather");
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &index}, ctx.target());
   if (!known_true(ctx, sym_eq(index.numel(), 0))) {
@@ -191,10 +191,11 @@ void check_scatter(OpContext& ctx, const TensorMeta& self, int64_t dim, const Te
 // the structured meta allocates a contiguous self-shaped result.
 template <bool Inplace>
 void scatter(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
-  const TensorMeta& index = ctx.tensor(2, "index");
-  const Value& third = ctx.value(3, "src");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  const TensorMeta& index = ctx.tensor("index");
+  // scatter.value / value_reduce take a number, `value`, where the others take `src`.
+  const Value& third = ctx.value(ctx.declares("src") ? "src" : "value");
   const TensorMeta* src = third.is_tensor() ? &third.tensor->meta : nullptr;
   check_scatter(ctx, self, dim, index, src, "scatter");
   std::vector<const TensorMeta*> all{&self, &index};
@@ -209,16 +210,18 @@ void scatter(OpContext& ctx) {
 }
 
 // index_add / index_copy(self, dim, index, source): contiguous self-shaped;
-// index_fill preserves self's layout (clone then fill).
+// index_fill(self, dim, index, value) preserves self's layout (clone then fill).
 template <bool Inplace>
 void index_func(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
-  const TensorMeta& index = ctx.tensor(2, "index");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  const TensorMeta& index = ctx.tensor("index");
   if (index.dim() > 1) ctx.fail(ErrorKind::InvalidArgument, "Index is supposed to be a vector");
   if (!is_index_dtype(index.dtype))
     ctx.fail(ErrorKind::TypeError, "index_add_(): Expected dtype int32/int64 for index");
-  const Value& source_v = ctx.value(3, "source");
+  // index_fill's fourth argument is `value` (a number, or a 0-d tensor checked as a source).
+  const bool fill = !ctx.declares("source");
+  const Value& source_v = ctx.value(fill ? "value" : "source");
   if (source_v.is_tensor()) {
     const TensorMeta& source = source_v.tensor->meta;
     if (source.dtype != self.dtype)
@@ -232,7 +235,7 @@ void index_func(OpContext& ctx) {
   if constexpr (Inplace) {
     check_writable(ctx, self);
     set_tensor(ctx, same_view(ctx, self));
-  } else if (ctx.target().rfind("aten.index_fill", 0) == 0) {
+  } else if (fill) {
     set_tensor(ctx, empty_like(ctx, self));
   } else {
     set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
@@ -282,8 +285,8 @@ std::vector<std::optional<TensorMeta>> expand_masks(OpContext& ctx, const Tensor
 // (2.x): broadcast indices replace their dims (moved to the front when not
 // adjacent); strides follow self as TensorIterator restrides it.
 void index_tensor(OpContext& ctx) {
-  const TensorMeta& self0 = ctx.tensor(0, "self");
-  const std::vector<const TensorMeta*> given = ctx.tensor_list(1, "indices");
+  const TensorMeta& self0 = ctx.tensor("self");
+  const std::vector<const TensorMeta*> given = ctx.tensor_list("indices");
   if (given.empty()) ctx.fail(ErrorKind::InvalidArgument, "at least one index must be provided");
   std::vector<const TensorMeta*> all{&self0};
   for (const TensorMeta* t : given)
@@ -347,9 +350,9 @@ void index_tensor(OpContext& ctx) {
 // index_put(self, indices, values, accumulate): like self (index_put_: self).
 template <bool Inplace>
 void index_put(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& values = ctx.tensor(2, "values");
-  const std::vector<const TensorMeta*> given = ctx.tensor_list(1, "indices");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& values = ctx.tensor("values");
+  const std::vector<const TensorMeta*> given = ctx.tensor_list("indices");
   if (values.dtype != self.dtype)
     ctx.fail(ErrorKind::TypeError, "Index put requires the source and destination dtypes match, got " +
                                        dtype_title(self.dtype) + " for the destination and " +
@@ -365,8 +368,8 @@ void index_put(OpContext& ctx) {
 
 // repeat(self, repeats): contiguous, leading dims added.
 void repeat(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<SymInt> repeats = ctx.int_list(1, "repeats");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<SymInt> repeats = ctx.int_list("repeats");
   if (static_cast<int64_t>(repeats.size()) < self.dim())
     ctx.fail(ErrorKind::InvalidArgument,
              "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
@@ -385,10 +388,10 @@ void repeat(OpContext& ctx) {
 // composite: self (flattened without a dim) gets a new dim after `dim`,
 // expanded to `repeats`, cloned contiguous and viewed back, as ATen does.
 void repeat_interleave_int(OpContext& ctx) {
-  const TensorValue& self = ctx.tensor_value(0, "self");
-  const SymInt repeats = ctx.int_arg(1, "repeats");
-  const std::optional<SymInt> dim_arg = ctx.optional_int(2, "dim");
-  const std::optional<SymInt> output_size = ctx.optional_int(3, "output_size");
+  const TensorValue& self = ctx.tensor_value("self");
+  const SymInt repeats = ctx.int_arg("repeats");
+  const std::optional<SymInt> dim_arg = ctx.optional_int("dim");
+  const std::optional<SymInt> output_size = ctx.optional_int("output_size");
   Composite c(ctx);
   TensorValue input = self;
   int64_t dim = 0;
@@ -419,10 +422,10 @@ void repeat_interleave_int(OpContext& ctx) {
 // composite: index_select of self (flattened without a dim) with the
 // data-dependent repeat_interleave(repeats), one repeats broadcast first.
 void repeat_interleave_tensor(OpContext& ctx) {
-  const TensorValue& self = ctx.tensor_value(0, "self");
-  const TensorValue& repeats = ctx.tensor_value(1, "repeats");
-  const std::optional<SymInt> dim_arg = ctx.optional_int(2, "dim");
-  const Value& output_size = ctx.value(1000, "output_size");
+  const TensorValue& self = ctx.tensor_value("self");
+  const TensorValue& repeats = ctx.tensor_value("repeats");
+  const std::optional<SymInt> dim_arg = ctx.optional_int("dim");
+  const Value& output_size = ctx.value("output_size");
   Composite c(ctx);
   TensorValue input = self;
   int64_t dim = 0;
@@ -452,9 +455,9 @@ void repeat_interleave_tensor(OpContext& ctx) {
 
 // flip keeps self's layout (empty_like).
 void flip(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
-  for (int64_t d : static_int_list(ctx, 1, "dims")) {
+  for (int64_t d : static_int_list(ctx, "dims")) {
     const auto w = static_cast<size_t>(canonical_dim(d, self.dim()));
     if (seen[w])
       ctx.fail(ErrorKind::InvalidArgument, "dims has duplicates, original flip dims size=" + std::to_string(w));
@@ -466,9 +469,9 @@ void flip(OpContext& ctx) {
 // index_select (dims empty: over the flattened tensor), so the result is
 // contiguous; only an empty self is cloned, keeping its layout.
 void roll(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<int64_t> shifts = static_int_list(ctx, 1, "shifts");
-  const std::vector<int64_t> dims = static_int_list(ctx, 2, "dims", std::vector<SymInt>{});
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<int64_t> shifts = static_int_list(ctx, "shifts");
+  const std::vector<int64_t> dims = static_int_list(ctx, "dims");
   for (int64_t d : dims) (void)canonical_dim(d, self.dim());
   if (decide(ctx, sym_eq(self.numel(), 0), "roll")) return set_tensor(ctx, empty_like(ctx, self));
   if (self.dim() == 0 && !dims.empty())
@@ -481,15 +484,15 @@ void roll(OpContext& ctx) {
 }
 // tril / triu: the structured meta checks nothing (the kernel wants 2-D).
 void tril(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
 }
 
 // topk(self, k, dim=-1, largest, sorted) -> (values, indices).
 void topk(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const SymInt k = ctx.int_arg(1, "k");
-  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), -1);
+  const TensorMeta& self = ctx.tensor("self");
+  const SymInt k = ctx.int_arg("k");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const SymInt size = self.dim() > 0 ? self.sizes[static_cast<size_t>(dim)] : SymInt(1);
   if (decide(ctx, sym_or(sym_lt(k, 0), sym_gt(k, size)), "topk"))
     ctx.fail(ErrorKind::IndexError, "selected index k out of range");
@@ -499,14 +502,14 @@ void topk(OpContext& ctx) {
 }
 
 // sort(self, dim=-1, descending) / sort.stable: dense in self's order;
-// argsort is sort's indices.
+// argsort (kArgsort) is sort's indices.
+template <bool kArgsort>
 void sort(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const bool stable = ctx.target() == "aten.sort.stable" || ctx.target() == "aten.argsort.stable";
-  (void)dim_arg(ctx, stable ? 2 : 1, "dim", self.dim(), -1);
+  const TensorMeta& self = ctx.tensor("self");
+  (void)dim_arg(ctx, "dim", self.dim());
   const SymShape strides = strides_like(self, self.sizes, ctx.env());
   TensorValue indices = ctx.new_tensor(self.sizes, DType::Int64, self.device, strides);
-  if (ctx.target().rfind("aten.argsort", 0) == 0) {
+  if (kArgsort) {
     set_tensor(ctx, std::move(indices));
     return;
   }
@@ -516,9 +519,9 @@ void sort(OpContext& ctx) {
 // masked_scatter(self, mask, source): self expanded to the broadcast shape
 // of (self, mask), cloned contiguous. mask must be bool; source of self's dtype.
 void masked_scatter(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& mask = ctx.tensor(1, "mask");
-  const TensorMeta& source = ctx.tensor(2, "source");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& mask = ctx.tensor("mask");
+  const TensorMeta& source = ctx.tensor("source");
   if (mask.dtype != DType::Bool)
     ctx.fail(ErrorKind::TypeError, "masked_scatter_ only supports boolean masks, but got mask with dtype " +
                                        dtype_title(mask.dtype));
@@ -535,8 +538,8 @@ void masked_scatter(OpContext& ctx) {
 // constant_pad_nd(self, pad, value): pad pairs from the last dim; the result
 // keeps self's suggested memory format.
 void constant_pad_nd(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<SymInt> pad = ctx.int_list(1, "pad");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<SymInt> pad = ctx.int_list("pad");
   if (pad.size() % 2 != 0) ctx.fail(ErrorKind::InvalidArgument, "Length of pad must be even but instead it equals " +
                                                                     std::to_string(pad.size()));
   if (static_cast<int64_t>(pad.size() / 2) > self.dim())
@@ -591,10 +594,10 @@ void register_indexing_ops(OpRegistry& r) {
   r.add("aten.tril.default", tril);
   r.add("aten.triu.default", tril);
   r.add("aten.topk.default", topk);
-  r.add("aten.sort.default", sort);
-  r.add("aten.sort.stable", sort);
-  r.add("aten.argsort.default", sort);
-  r.add("aten.argsort.stable", sort);
+  r.add("aten.sort.default", sort<false>);
+  r.add("aten.sort.stable", sort<false>);
+  r.add("aten.argsort.default", sort<true>);
+  r.add("aten.argsort.stable", sort<true>);
   r.add("aten.constant_pad_nd.default", constant_pad_nd);
   r.add("aten.masked_scatter.default", masked_scatter);
 }

@@ -23,9 +23,9 @@ std::vector<const TensorMeta*> present(std::initializer_list<const TensorMeta*> 
 }
 
 // A per-dim parameter list: one value for every dim, or a single value repeated.
-std::vector<SymInt> per_dim(OpContext& ctx, size_t pos, std::string_view name, size_t n,
+std::vector<SymInt> per_dim(OpContext& ctx, std::string_view name, size_t n,
                             std::optional<std::vector<SymInt>> dflt = std::nullopt) {
-  std::vector<SymInt> v = ctx.int_list(pos, name, std::move(dflt));
+  std::vector<SymInt> v = ctx.int_list(name, std::move(dflt));
   if (v.size() == 1 && n > 1) v.assign(n, v[0]);
   if (v.size() != n)
     ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": expected " + std::string(name) + " to have " +
@@ -214,20 +214,20 @@ TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMet
 
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 void convolution(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const TensorMeta& weight = ctx.tensor(1, "weight");
-  const TensorMeta* bias = ctx.optional_tensor(2, "bias");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta& weight = ctx.tensor("weight");
+  const TensorMeta* bias = ctx.optional_tensor("bias");
   if (input.dim() < 3 || weight.dim() != input.dim())
     ctx.fail(ErrorKind::InvalidArgument, "convolution: expected input and weight of the same rank >= 3, got input " +
                                              text(input.sizes) + " and weight " + text(weight.sizes));
   const size_t spatial = static_cast<size_t>(input.dim() - 2);
   ConvParams p;
-  p.stride = per_dim(ctx, 3, "stride", spatial);
-  p.padding = per_dim(ctx, 4, "padding", spatial);
-  p.dilation = per_dim(ctx, 5, "dilation", spatial);
-  p.transposed = ctx.bool_arg(6, "transposed");
-  p.groups = static_int(ctx, 8, "groups", 1);
-  if (p.transposed) p.output_padding = per_dim(ctx, 7, "output_padding", spatial);
+  p.stride = per_dim(ctx, "stride", spatial);
+  p.padding = per_dim(ctx, "padding", spatial);
+  p.dilation = per_dim(ctx, "dilation", spatial);
+  p.transposed = ctx.bool_arg("transposed");
+  p.groups = static_int(ctx, "groups", 1);
+  if (p.transposed) p.output_padding = per_dim(ctx, "output_padding", spatial);
   set_tensor(ctx, conv_result(ctx, input, weight, bias, p));
 }
 
@@ -237,9 +237,9 @@ void convolution(OpContext& ctx) {
 // is squeezed out again (aten/src/ATen/native/Convolution.cpp).
 template <int Spatial, bool Transposed>
 void conv_composite(OpContext& ctx) {
-  const TensorMeta& given = ctx.tensor(0, "input");
-  const TensorMeta& weight = ctx.tensor(1, "weight");
-  const TensorMeta* bias = ctx.optional_tensor(2, "bias");
+  const TensorMeta& given = ctx.tensor("input");
+  const TensorMeta& weight = ctx.tensor("weight");
+  const TensorMeta* bias = ctx.optional_tensor("bias");
   const char* name = Transposed ? "conv_transpose" : "conv";
   const std::string op = std::string(name) + std::to_string(Spatial) + "d";
   const bool batched = given.dim() == Spatial + 2;
@@ -256,18 +256,18 @@ void conv_composite(OpContext& ctx) {
   const std::vector<SymInt> ones(n, SymInt(1)), zeros(n, SymInt(0));
   ConvParams p;
   p.transposed = Transposed;
-  p.stride = per_dim(ctx, 3, "stride", n, ones);
+  p.stride = per_dim(ctx, "stride", n, ones);
   if (Transposed) {
     // conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    p.padding = per_dim(ctx, 4, "padding", n, zeros);
-    p.output_padding = per_dim(ctx, 5, "output_padding", n, zeros);
-    p.groups = static_int(ctx, 6, "groups", 1);
-    p.dilation = per_dim(ctx, 7, "dilation", n, ones);
+    p.padding = per_dim(ctx, "padding", n, zeros);
+    p.output_padding = per_dim(ctx, "output_padding", n, zeros);
+    p.groups = static_int(ctx, "groups", 1);
+    p.dilation = per_dim(ctx, "dilation", n, ones);
   } else {
-    p.dilation = per_dim(ctx, 5, "dilation", n, ones);
-    p.groups = static_int(ctx, 6, "groups", 1);
-    if (ctx.target().ends_with(".padding")) {
-      const std::string mode = ctx.string_arg(4, "padding", "valid");
+    p.dilation = per_dim(ctx, "dilation", n, ones);
+    p.groups = static_int(ctx, "groups", 1);
+    if (ctx.declared_type("padding") == ArgType::Str) {  // conv{1,2,3}d.padding
+      const std::string mode = ctx.string_arg("padding", "valid");
       if (mode == "valid") {
         p.padding = zeros;
       } else if (mode == "same") {
@@ -289,7 +289,7 @@ void conv_composite(OpContext& ctx) {
         ctx.fail(ErrorKind::InvalidArgument, "Invalid padding string: '" + mode + "'");
       }
     } else {
-      p.padding = per_dim(ctx, 4, "padding", n, zeros);
+      p.padding = per_dim(ctx, "padding", n, zeros);
     }
   }
   TensorValue out = conv_result(ctx, input, weight, bias, p);
@@ -309,8 +309,8 @@ void check_same_dtype(OpContext& ctx, const TensorMeta& a, const TensorMeta& b, 
 }
 
 void mm(OpContext& ctx) {
-  const TensorMeta& a = ctx.tensor(0, "self");
-  const TensorMeta& b = ctx.tensor(1, "mat2");
+  const TensorMeta& a = ctx.tensor("self");
+  const TensorMeta& b = ctx.tensor("mat2");
   const Device device = common_device(present({&a, &b}), ctx.target());
   if (a.dim() != 2) ctx.fail(ErrorKind::InvalidArgument, "self must be a matrix");
   if (b.dim() != 2) ctx.fail(ErrorKind::InvalidArgument, "mat2 must be a matrix");
@@ -328,9 +328,9 @@ void mm(OpContext& ctx) {
 // length against E, K against K and an integer offs, and returns a fresh
 // contiguous tensor of input's dtype and device.
 void grouped_mm_fallback(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const TensorMeta& weight = ctx.tensor(1, "weight");
-  const TensorMeta& offs = ctx.tensor(2, "offs");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta& weight = ctx.tensor("weight");
+  const TensorMeta& offs = ctx.tensor("offs");
   auto check = [&](bool ok, const std::string& message) {
     if (!ok) ctx.fail(ErrorKind::AssertionError, message);
   };
@@ -355,9 +355,9 @@ void check_expandable(OpContext& ctx, const TensorMeta& self, const SymShape& ta
 // addmm(self, mat1, mat2, *, beta, alpha): contiguous [n, m]; self must
 // broadcast to it.
 void addmm(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& a = ctx.tensor(1, "mat1");
-  const TensorMeta& b = ctx.tensor(2, "mat2");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& a = ctx.tensor("mat1");
+  const TensorMeta& b = ctx.tensor("mat2");
   const Device device = common_device(present({&self, &a, &b}), ctx.target());
   if (a.dim() != 2)
     ctx.fail(ErrorKind::InvalidArgument, "mat1 must be a matrix, got " + std::to_string(a.dim()) + "-D tensor");
@@ -386,22 +386,22 @@ void bmm_like(OpContext& ctx, const TensorMeta& a, const TensorMeta& b, std::vec
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0], a.sizes[1], b.sizes[2]}, a.dtype, device));
 }
 void bmm(OpContext& ctx) {
-  const TensorMeta& a = ctx.tensor(0, "self");
-  const TensorMeta& b = ctx.tensor(1, "mat2");
+  const TensorMeta& a = ctx.tensor("self");
+  const TensorMeta& b = ctx.tensor("mat2");
   bmm_like(ctx, a, b, {&a, &b});
 }
 void baddbmm(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& a = ctx.tensor(1, "batch1");
-  const TensorMeta& b = ctx.tensor(2, "batch2");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& a = ctx.tensor("batch1");
+  const TensorMeta& b = ctx.tensor("batch2");
   bmm_like(ctx, a, b, {&self, &a, &b});
   if (a.dim() == 3 && b.dim() == 3) check_expandable(ctx, self, {a.sizes[0], a.sizes[1], b.sizes[2]});
 }
 
 // matmul (CompositeImplicit: seen in torch.export graphs): numpy rules.
 void matmul(OpContext& ctx) {
-  const TensorMeta& a = ctx.tensor(0, "self");
-  const TensorMeta& b = ctx.tensor(1, "other");
+  const TensorMeta& a = ctx.tensor("self");
+  const TensorMeta& b = ctx.tensor("other");
   const Device device = common_device(present({&a, &b}), ctx.target());
   if (a.dim() == 0 || b.dim() == 0)
     ctx.fail(ErrorKind::InvalidArgument, "both arguments to matmul need to be at least 1D, but they are " +
@@ -416,9 +416,9 @@ void matmul(OpContext& ctx) {
 
 // linear(input, weight, bias=None): input[..., in] x weight[out, in]^T.
 void linear(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const TensorMeta& weight = ctx.tensor(1, "weight");
-  const TensorMeta* bias = ctx.optional_tensor(2, "bias");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta& weight = ctx.tensor("weight");
+  const TensorMeta* bias = ctx.optional_tensor("bias");
   const Device device = common_device(present({&input, &weight, bias}), ctx.target());
   if (input.dim() == 0 || weight.dim() < 1 || weight.dim() > 2)
     ctx.fail(ErrorKind::InvalidArgument, "linear: bad ranks, input " + text(input.sizes) + " and weight " +
@@ -487,26 +487,26 @@ std::vector<TensorValue> batch_norm_outputs(OpContext& ctx, const TensorMeta& in
 
 // native_batch_norm / _native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps)
 void native_batch_norm(OpContext& ctx) {
-  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor(0, "input"), ctx.optional_tensor(1, "weight"),
-                                    ctx.optional_tensor(2, "bias"), ctx.optional_tensor(3, "running_mean"),
-                                    ctx.optional_tensor(4, "running_var"), ctx.bool_arg(5, "training"), false));
+  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor("input"), ctx.optional_tensor("weight"),
+                                    ctx.optional_tensor("bias"), ctx.optional_tensor("running_mean"),
+                                    ctx.optional_tensor("running_var"), ctx.bool_arg("training"), false));
 }
 // _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps)
 void batch_norm_no_stats(OpContext& ctx) {
-  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor(0, "input"), ctx.optional_tensor(1, "weight"),
-                                    ctx.optional_tensor(2, "bias"), nullptr, nullptr, ctx.bool_arg(3, "training"), false));
+  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor("input"), ctx.optional_tensor("weight"),
+                                    ctx.optional_tensor("bias"), nullptr, nullptr, ctx.bool_arg("training"), false));
 }
 // _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps)
 void batch_norm_no_training(OpContext& ctx) {
-  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor(0, "input"), ctx.optional_tensor(1, "weight"),
-                                    ctx.optional_tensor(2, "bias"), &ctx.tensor(3, "running_mean"),
-                                    &ctx.tensor(4, "running_var"), false, false));
+  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor("input"), ctx.optional_tensor("weight"),
+                                    ctx.optional_tensor("bias"), &ctx.tensor("running_mean"),
+                                    &ctx.tensor("running_var"), false, false));
 }
 // _native_batch_norm_legit_functional: also the new running statistics.
 void batch_norm_functional(OpContext& ctx) {
-  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor(0, "input"), ctx.optional_tensor(1, "weight"),
-                                    ctx.optional_tensor(2, "bias"), ctx.optional_tensor(3, "running_mean"),
-                                    ctx.optional_tensor(4, "running_var"), ctx.bool_arg(5, "training"), true));
+  set_tuple(ctx, batch_norm_outputs(ctx, ctx.tensor("input"), ctx.optional_tensor("weight"),
+                                    ctx.optional_tensor("bias"), ctx.optional_tensor("running_mean"),
+                                    ctx.optional_tensor("running_var"), ctx.bool_arg("training"), true));
 }
 
 // native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd),
@@ -516,10 +516,10 @@ void batch_norm_functional(OpContext& ctx) {
 // Shared by native_layer_norm and layer_norm (CompositeImplicit: it calls
 // native_layer_norm and keeps the output); their arguments agree.
 std::vector<TensorValue> layer_norm_outputs(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const std::vector<SymInt> normalized = ctx.int_list(1, "normalized_shape");
-  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
-  const TensorMeta* bias = ctx.optional_tensor(3, "bias");
+  const TensorMeta& input = ctx.tensor("input");
+  const std::vector<SymInt> normalized = ctx.int_list("normalized_shape");
+  const TensorMeta* weight = ctx.optional_tensor("weight");
+  const TensorMeta* bias = ctx.optional_tensor("bias");
   const Device device = common_device(present({&input, weight, bias}), ctx.target());
   const auto n = static_cast<int64_t>(normalized.size());
   if (n < 1)
@@ -558,9 +558,9 @@ void layer_norm(OpContext& ctx) { set_tensor(ctx, std::move(layer_norm_outputs(c
 // rms_norm(input, normalized_shape, weight=None, eps=None): the trailing dims
 // must be normalized_shape; a contiguous result of the input's dtype.
 void rms_norm(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const std::vector<SymInt> normalized = ctx.int_list(1, "normalized_shape");
-  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
+  const TensorMeta& input = ctx.tensor("input");
+  const std::vector<SymInt> normalized = ctx.int_list("normalized_shape");
+  const TensorMeta* weight = ctx.optional_tensor("weight");
   const Device device = common_device(present({&input, weight}), ctx.target());
   const auto n = static_cast<int64_t>(normalized.size());
   bool ok = n >= 1 && input.dim() >= n;
@@ -587,16 +587,16 @@ void rms_norm(OpContext& ctx) {
 // use_input_stats, momentum, eps, cudnn_enabled): batch_norm over the input
 // viewed as [1, N*C, *], viewed back: contiguous.
 void instance_norm(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const TensorMeta* running_mean = ctx.optional_tensor(3, "running_mean");
-  const TensorMeta* running_var = ctx.optional_tensor(4, "running_var");
-  const bool use_input_stats = ctx.bool_arg(5, "use_input_stats");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta* running_mean = ctx.optional_tensor("running_mean");
+  const TensorMeta* running_var = ctx.optional_tensor("running_var");
+  const bool use_input_stats = ctx.bool_arg("use_input_stats");
   if (!use_input_stats && (!running_mean || !running_var))
     ctx.fail(ErrorKind::InvalidArgument,
              "Expected running_mean and running_var to be defined when use_input_stats is false");
   if (input.dim() < 2)
     ctx.fail(ErrorKind::InvalidArgument, "instance_norm: expected at least 2D input, got " + text(input.sizes));
-  const Device device = common_device(present({&input, ctx.optional_tensor(1, "weight"), ctx.optional_tensor(2, "bias"),
+  const Device device = common_device(present({&input, ctx.optional_tensor("weight"), ctx.optional_tensor("bias"),
                                                running_mean, running_var}),
                                       ctx.target());
   set_tensor(ctx, empty_tensor(ctx, input.sizes, input.dtype, device));
@@ -606,8 +606,8 @@ void instance_norm(OpContext& ctx) {
 // momentum, eps, cudnn_enabled): native_batch_norm's output.
 void batch_norm(OpContext& ctx) {
   std::vector<TensorValue> outs = batch_norm_outputs(
-      ctx, ctx.tensor(0, "input"), ctx.optional_tensor(1, "weight"), ctx.optional_tensor(2, "bias"),
-      ctx.optional_tensor(3, "running_mean"), ctx.optional_tensor(4, "running_var"), ctx.bool_arg(5, "training"), false);
+      ctx, ctx.tensor("input"), ctx.optional_tensor("weight"), ctx.optional_tensor("bias"),
+      ctx.optional_tensor("running_mean"), ctx.optional_tensor("running_var"), ctx.bool_arg("training"), false);
   set_tensor(ctx, std::move(outs[0]));
 }
 
@@ -619,9 +619,9 @@ SymInt pooled_size(OpContext& ctx, const SymInt& in, int64_t k, int64_t pad, int
   return sliding_window_size(ctx.env(), in, WindowDim{k, stride, dilation, pad, pad, ceil_mode}, "pooling ceil_mode");
 }
 
-std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_view name, const char* op,
+std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, std::string_view name, const char* op,
                                      std::optional<std::vector<SymInt>> dflt = std::nullopt) {
-  const std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
+  const std::vector<int64_t> v = static_int_list(ctx, name, std::move(dflt));
   if (v.size() != 1 && v.size() != 2)
     ctx.fail(ErrorKind::InvalidArgument, std::string(op) + ": " + std::string(name) +
                                              " must either be a single int, or a tuple of two ints");
@@ -630,7 +630,7 @@ std::pair<int64_t, int64_t> pair_arg(OpContext& ctx, size_t pos, std::string_vie
 
 // stride at position 2: omitted (the kernel), one int, or two.
 std::pair<int64_t, int64_t> pool2d_stride(OpContext& ctx, const char* op, int64_t kh, int64_t kw) {
-  const std::vector<int64_t> stride = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  const std::vector<int64_t> stride = static_int_list(ctx, "stride", std::vector<SymInt>{});
   if (stride.size() > 2)
     ctx.fail(ErrorKind::InvalidArgument,
              std::string(op) + ": stride must either be omitted, a single int, or a tuple of two ints");
@@ -701,12 +701,12 @@ std::vector<TensorValue> max_pool2d_outputs(OpContext& ctx, const TensorMeta& in
 void max_pool2d_with_indices(OpContext& ctx) {
   const char* op = "max_pool2d";
   Pool2dParams p;
-  std::tie(p.kh, p.kw) = pair_arg(ctx, 1, "kernel_size", op);
+  std::tie(p.kh, p.kw) = pair_arg(ctx, "kernel_size", op);
   std::tie(p.dh, p.dw) = pool2d_stride(ctx, op, p.kh, p.kw);
-  std::tie(p.ph, p.pw) = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
-  std::tie(p.dilh, p.dilw) = pair_arg(ctx, 4, "dilation", op, std::vector<SymInt>{1});
-  p.ceil_mode = ctx.bool_arg(5, "ceil_mode", false);
-  set_tuple(ctx, max_pool2d_outputs(ctx, ctx.tensor(0, "self"), p));
+  std::tie(p.ph, p.pw) = pair_arg(ctx, "padding", op, std::vector<SymInt>{0});
+  std::tie(p.dilh, p.dilw) = pair_arg(ctx, "dilation", op, std::vector<SymInt>{1});
+  p.ceil_mode = ctx.bool_arg("ceil_mode", false);
+  set_tuple(ctx, max_pool2d_outputs(ctx, ctx.tensor("self"), p));
 }
 
 // x.unsqueeze(-2) (a fresh dim of size 1 before the last), and the squeeze of
@@ -729,21 +729,21 @@ TensorValue squeezed_before_last(TensorValue t) {
 // for fake tensors the composite runs max_pool2d_with_indices over
 // self.unsqueeze(-2) and squeezes the output.
 void max_pool1d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
+  const TensorMeta& input = ctx.tensor("self");
   if (input.dim() != 2 && input.dim() != 3)
     ctx.fail(ErrorKind::InvalidArgument, "max_pool1d() Expected 2D or 3D input tensor, but got " + text(input.sizes));
-  auto one = [&](size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt) {
-    const std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
+  auto one = [&](std::string_view name, std::optional<std::vector<SymInt>> dflt) {
+    const std::vector<int64_t> v = static_int_list(ctx, name, std::move(dflt));
     if (v.size() > 1)
       ctx.fail(ErrorKind::InvalidArgument, "max_pool1d() " + std::string(name) + " must be a single int");
     return v;
   };
-  const std::vector<int64_t> k = one(1, "kernel_size", std::nullopt);
+  const std::vector<int64_t> k = one("kernel_size", std::nullopt);
   if (k.empty()) ctx.fail(ErrorKind::InvalidArgument, "max_pool1d() kernel_size must be a single int");
-  const std::vector<int64_t> st = one(2, "stride", std::vector<SymInt>{});
-  const std::vector<int64_t> pad = one(3, "padding", std::vector<SymInt>{0});
-  const std::vector<int64_t> dil = one(4, "dilation", std::vector<SymInt>{1});
-  const Pool2dParams p{1, k[0], 1, st.empty() ? k[0] : st[0], 0, pad[0], 1, dil[0], ctx.bool_arg(5, "ceil_mode", false)};
+  const std::vector<int64_t> st = one("stride", std::vector<SymInt>{});
+  const std::vector<int64_t> pad = one("padding", std::vector<SymInt>{0});
+  const std::vector<int64_t> dil = one("dilation", std::vector<SymInt>{1});
+  const Pool2dParams p{1, k[0], 1, st.empty() ? k[0] : st[0], 0, pad[0], 1, dil[0], ctx.bool_arg("ceil_mode", false)};
   std::vector<TensorValue> outs = max_pool2d_outputs(ctx, unsqueezed_before_last(ctx, input), p);
   set_tensor(ctx, squeezed_before_last(std::move(outs[0])));
 }
@@ -758,13 +758,13 @@ void max_pool2d(OpContext& ctx) {
 
 // avg_pool2d(input, kernel_size, stride=[], padding=0, ceil_mode, count_include_pad, divisor_override)
 void avg_pool2d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
+  const TensorMeta& input = ctx.tensor("self");
   const char* op = "avg_pool2d";
-  const auto [kh, kw] = pair_arg(ctx, 1, "kernel_size", op);
+  const auto [kh, kw] = pair_arg(ctx, "kernel_size", op);
   const auto [dh, dw] = pool2d_stride(ctx, op, kh, kw);
-  const auto [ph, pw] = pair_arg(ctx, 3, "padding", op, std::vector<SymInt>{0});
-  const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
-  if (ctx.has(6, "divisor_override") && static_int(ctx, 6, "divisor_override") == 0)
+  const auto [ph, pw] = pair_arg(ctx, "padding", op, std::vector<SymInt>{0});
+  const bool ceil_mode = ctx.bool_arg("ceil_mode", false);
+  if (ctx.has("divisor_override") && static_int(ctx, "divisor_override") == 0)
     ctx.fail(ErrorKind::InvalidArgument, "divisor must be not zero");
   if (input.dim() != 3 && input.dim() != 4)
     ctx.fail(ErrorKind::InvalidArgument, "non-empty 3D or 4D (batch mode) tensor expected for input");
@@ -787,8 +787,8 @@ void avg_pool2d(OpContext& ctx) {
 // memory format (torch 1.13 returned a contiguous result).
 template <int Spatial>
 void adaptive_avg_pool(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
-  const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", Spatial);
+  const TensorMeta& input = ctx.tensor("self");
+  const std::vector<SymInt> size = per_dim(ctx, "output_size", Spatial);
   if (input.dim() != Spatial + 1 && input.dim() != Spatial + 2)
     ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 1) + "D or " +
                                              std::to_string(Spatial + 2) + "D tensor, but got " + text(input.sizes));
@@ -806,8 +806,8 @@ void adaptive_avg_pool(OpContext& ctx) {
 template <int Spatial>
 void adaptive_avg_pool_composite(OpContext& ctx) {
   const std::string op = "adaptive_avg_pool" + std::to_string(Spatial) + "d";
-  const TensorMeta& input = ctx.tensor(0, "self");
-  const std::vector<SymInt> size = ctx.int_list(1, "output_size");
+  const TensorMeta& input = ctx.tensor("self");
+  const std::vector<SymInt> size = ctx.int_list("output_size");
   if (size.size() != Spatial)
     ctx.fail(ErrorKind::InvalidArgument, op + ": output_size must be " + std::to_string(Spatial));
   bool all_ones = true;
@@ -837,14 +837,14 @@ std::vector<TensorValue> adaptive_max_pool2d_outputs(OpContext& ctx, const Tenso
           empty_tensor(ctx, out, DType::Int64, input.device, format)};
 }
 void adaptive_max_pool2d(OpContext& ctx) {
-  set_tuple(ctx, adaptive_max_pool2d_outputs(ctx, ctx.tensor(0, "self"), per_dim(ctx, 1, "output_size", 2)));
+  set_tuple(ctx, adaptive_max_pool2d_outputs(ctx, ctx.tensor("self"), per_dim(ctx, "output_size", 2)));
 }
 
 // adaptive_max_pool1d(self, output_size) -> (out, indices): adaptive_max_pool2d
 // over self.unsqueeze(-2) with output size [1, L], both squeezed.
 void adaptive_max_pool1d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
-  const std::vector<SymInt> size = per_dim(ctx, 1, "output_size", 1);
+  const TensorMeta& input = ctx.tensor("self");
+  const std::vector<SymInt> size = per_dim(ctx, "output_size", 1);
   if (input.dim() != 2 && input.dim() != 3)
     ctx.fail(ErrorKind::InvalidArgument, "adaptive_max_pool1d() argument 'input' (position 1) must be 2D or 3D, got " +
                                              text(input.sizes));
@@ -873,22 +873,23 @@ SymInt scaled_size(OpContext& ctx, const SymInt& size, const Value& scale) {
 // suggested memory format, except that the CUDA bilinear / trilinear kernels
 // take their channels-last path only from 16 channels on. `.vec` overloads
 // compute output_size from scales.
-template <int Spatial>
+// kLinearCuda: bilinear2d / trilinear3d, whose CUDA kernels take the
+// channels-last path only from 16 channels on.
+template <int Spatial, bool kLinearCuda = false>
 void upsample(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
+  const bool vec = ctx.declares("scale_factors");  // the .vec overloads, whose input is `input`, not `self`
+  const TensorMeta& input = ctx.tensor(vec ? "input" : "self");
   if (input.dim() != Spatial + 2)
     ctx.fail(ErrorKind::InvalidArgument, "Expected " + std::to_string(Spatial + 2) + "D input, got " +
                                              text(input.sizes));
-  const bool vec = ctx.target().ends_with(".vec");
-  const size_t scale_pos = ctx.target().find("nearest") != std::string::npos ? 2 : 3;
   std::vector<SymInt> size;
-  if (ctx.has(1, "output_size")) {
+  if (ctx.has("output_size")) {
     // upsample_compute_output_size (the .vec decompositions): not both
-    if (vec && ctx.has(scale_pos, "scale_factors"))
+    if (vec && ctx.has("scale_factors"))
       ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
-    size = ctx.int_list(1, "output_size");
+    size = ctx.int_list("output_size");
   } else if (vec) {
-    const Value& scales = ctx.value(scale_pos, "scale_factors");
+    const Value& scales = ctx.value("scale_factors");
     if (scales.kind != Value::Kind::List || scales.list->size() != static_cast<size_t>(Spatial))
       ctx.fail(ErrorKind::InvalidArgument, "Must specify exactly one of output_size and scale_factors");
     for (int i = 0; i < Spatial; ++i) {
@@ -908,9 +909,7 @@ void upsample(OpContext& ctx) {
   SymShape out{input.sizes[0], input.sizes[1]};
   out.insert(out.end(), size.begin(), size.end());
   MemoryFormat format = suggest_memory_format(input, ctx.env());
-  const bool linear = ctx.target().rfind("aten.upsample_bilinear2d.", 0) == 0 ||
-                      ctx.target().rfind("aten.upsample_trilinear3d.", 0) == 0;
-  if (linear && input.device.is_cuda() && format != MemoryFormat::Contiguous &&
+  if (kLinearCuda && input.device.is_cuda() && format != MemoryFormat::Contiguous &&
       decide(ctx, sym_lt(input.sizes[1], 16), "upsample channels"))
     format = MemoryFormat::Contiguous;
   set_tensor(ctx, empty_tensor(ctx, out, input.dtype, input.device, format));
@@ -918,8 +917,8 @@ void upsample(OpContext& ctx) {
 
 // embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).
 void embedding(OpContext& ctx) {
-  const TensorMeta& weight = ctx.tensor(0, "weight");
-  const TensorMeta& indices = ctx.tensor(1, "indices");
+  const TensorMeta& weight = ctx.tensor("weight");
+  const TensorMeta& indices = ctx.tensor("indices");
   if (weight.dim() != 2) ctx.fail(ErrorKind::InvalidArgument, "'weight' must be 2-D");
   if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
     ctx.fail(ErrorKind::TypeError,
@@ -945,18 +944,18 @@ std::vector<TensorValue> group_norm_outputs(OpContext& ctx, const TensorMeta& in
   return outs;
 }
 void native_group_norm(OpContext& ctx) {
-  set_tuple(ctx, group_norm_outputs(ctx, ctx.tensor(0, "input"), ctx.int_arg(3, "N"), ctx.int_arg(4, "C"),
-                                    ctx.int_arg(6, "group")));
+  set_tuple(ctx, group_norm_outputs(ctx, ctx.tensor("input"), ctx.int_arg("N"), ctx.int_arg("C"),
+                                    ctx.int_arg("group")));
 }
 
 // group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): checks
 // the parameters, then native_group_norm over the input made contiguous in
 // its suggested memory format; keeps the output.
 void group_norm(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const SymInt group = ctx.int_arg(1, "num_groups");
-  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
-  const TensorMeta* bias = ctx.optional_tensor(3, "bias");
+  const TensorMeta& input = ctx.tensor("input");
+  const SymInt group = ctx.int_arg("num_groups");
+  const TensorMeta* weight = ctx.optional_tensor("weight");
+  const TensorMeta* bias = ctx.optional_tensor("bias");
   if (input.dim() < 2)
     ctx.fail(ErrorKind::InvalidArgument, "group_norm: expected at least 2D input, got " + text(input.sizes));
   const SymInt& c = input.sizes[1];
@@ -984,9 +983,9 @@ TensorValue dropout_output(OpContext& ctx, const TensorMeta& input, double p, bo
 }
 
 void native_dropout(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const double p = ctx.float_arg(1, "p");
-  const bool train = !ctx.has(2, "train") || ctx.bool_arg(2, "train");
+  const TensorMeta& input = ctx.tensor("input");
+  const double p = ctx.float_arg("p");
+  const bool train = !ctx.has("train") || ctx.bool_arg("train");
   set_tuple(ctx, {dropout_output(ctx, input, p, train), empty_permuted_like(ctx, input, DType::Bool)});
 }
 
@@ -996,9 +995,9 @@ void native_dropout(OpContext& ctx) {
 // tensor (native_dropout's output on CUDA, input * noise on CPU), which
 // keeps the input's layout.
 void dropout(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const double p = ctx.float_arg(1, "p");
-  const bool train = ctx.bool_arg(2, "train");
+  const TensorMeta& input = ctx.tensor("input");
+  const double p = ctx.float_arg("p");
+  const bool train = ctx.bool_arg("train");
   if (p < 0 || p > 1)
     ctx.fail(ErrorKind::InvalidArgument,
              "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
@@ -1010,8 +1009,8 @@ void dropout(OpContext& ctx) {
 }
 // Their in-place twins return self.
 void dropout_inplace(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "input");
-  const double p = ctx.float_arg(1, "p");
+  const TensorMeta& self = ctx.tensor("self");
+  const double p = ctx.float_arg("p");
   if (p < 0 || p > 1)
     ctx.fail(ErrorKind::InvalidArgument,
              "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
@@ -1021,8 +1020,8 @@ void dropout_inplace(OpContext& ctx) {
 // pixel_unshuffle(self, r): [*, C*r^2, H/r, W/r], in the input's suggested
 // memory format on both devices.
 void pixel_unshuffle(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t r = static_int(ctx, 1, "downscale_factor");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t r = static_int(ctx, "downscale_factor");
   if (self.dim() < 3 || r <= 0)
     ctx.fail(ErrorKind::InvalidArgument,
              "pixel_unshuffle expects input to have at least 3 dimensions and a positive factor");
@@ -1043,8 +1042,8 @@ void pixel_unshuffle(OpContext& ctx) {
 
 // channel_shuffle / native_channel_shuffle(self, groups): same shape, contiguous.
 void channel_shuffle(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const SymInt groups = ctx.int_arg(1, "groups");
+  const TensorMeta& self = ctx.tensor("self");
+  const SymInt groups = ctx.int_arg("groups");
   if (self.dim() < 3)
     ctx.fail(ErrorKind::InvalidArgument, "channel_shuffle expects input to have at least 3 dimensions, but got input "
                                          "with sizes " + text(self.sizes));
@@ -1060,8 +1059,8 @@ void channel_shuffle(OpContext& ctx) {
 // prelu(self, weight): _prelu_kernel(self, weight viewed to broadcast over
 // the channels): an elementwise result in self's layout.
 void prelu(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& weight = ctx.tensor(1, "weight");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& weight = ctx.tensor("weight");
   if (weight.dim() > 1)
     ctx.fail(ErrorKind::InvalidArgument, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = " +
                                              std::to_string(weight.dim()));
@@ -1069,17 +1068,17 @@ void prelu(OpContext& ctx) {
   if (!same_size(ctx, weight.numel(), 1, "prelu") && !same_size(ctx, weight.numel(), channels, "prelu"))
     ctx.fail(ErrorKind::ShapeMismatch, "Mismatch of parameter numbers and input channel size. Found parameter numbers = " +
                                            text(weight.numel()) + " and channel size = " + text(channels) + ".");
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self"});
   common_device(present({&self, &weight}), ctx.target());
   set_tensor(ctx, pointwise_result(ctx, ops, self.dtype));
 }
 
 // glu(self, dim=-1): the dim halves (a structured kernel over the two halves).
 void glu(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() == 0)
     ctx.fail(ErrorKind::InvalidArgument, "glu does not support scalars because halving size must be even");
-  const auto dim = static_cast<size_t>(dim_arg(ctx, 1, "dim", self.dim(), -1));
+  const auto dim = static_cast<size_t>(dim_arg(ctx, "dim", self.dim(), -1));
   if (!decide(ctx, sym_eq(mod(self.sizes[dim], 2), 0), "glu"))
     ctx.fail(ErrorKind::InvalidArgument, "Halving dimension must be even, but dimension " + std::to_string(dim) +
                                              " is size " + text(self.sizes[dim]));
@@ -1095,8 +1094,8 @@ void glu(OpContext& ctx) {
 // pixel_shuffle(self, r): [*, C/r^2, H*r, W*r]; a channels-last input gives a
 // channels-last result on CPU and a contiguous one on CUDA (meta_pixel_shuffle).
 void pixel_shuffle(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t r = static_int(ctx, 1, "upscale_factor");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t r = static_int(ctx, "upscale_factor");
   if (self.dim() < 3 || r <= 0)
     ctx.fail(ErrorKind::InvalidArgument,
              "pixel_shuffle expects input to have at least 3 dimensions and a positive factor");
@@ -1126,9 +1125,9 @@ void check_sdpa_inputs(OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
 
 // _scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, return_debug_mask, scale)
 void sdpa_flash(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& k = ctx.tensor(1, "key");
-  const TensorMeta& v = ctx.tensor(2, "value");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& k = ctx.tensor("key");
+  const TensorMeta& v = ctx.tensor("value");
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &lq = q.sizes[2], &d = q.sizes[3], &lk = k.sizes[2];
   ValueList outs;
@@ -1142,7 +1141,7 @@ void sdpa_flash(OpContext& ctx) {
   // mode puts every output on the inputs' device (so do the kernels below).
   outs.push_back(Value::of_tensor(empty_tensor(ctx, {SymInt(2)}, DType::UInt64, q.device)));
   outs.push_back(Value::of_tensor(empty_tensor(ctx, {}, DType::UInt64, q.device)));
-  if (ctx.bool_arg(5, "return_debug_mask", false)) {
+  if (ctx.bool_arg("return_debug_mask", false)) {
     SymInt max_k;
     if (decide(ctx, sym_le(lk, 128), "flash debug mask")) max_k = 128;
     else if (decide(ctx, sym_le(lk, 256), "flash debug mask")) max_k = 256;
@@ -1156,15 +1155,15 @@ void sdpa_flash(OpContext& ctx) {
 
 // _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal, scale)
 void sdpa_efficient(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& k = ctx.tensor(1, "key");
-  const TensorMeta& v = ctx.tensor(2, "value");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& k = ctx.tensor("key");
+  const TensorMeta& v = ctx.tensor("value");
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &m = q.sizes[2], &kv = v.sizes[3];
   // A [B, M, H, Kv] buffer seen as [B, H, M, Kv].
   SymShape buffer = contiguous_strides(SymShape{b, m, h, kv}, &ctx.env());
   TensorValue res = empty_strided(ctx, {b, h, m, kv}, {buffer[0], buffer[2], buffer[1], buffer[3]}, q.dtype, q.device);
-  const bool lse = ctx.bool_arg(4, "compute_log_sumexp");
+  const bool lse = ctx.bool_arg("compute_log_sumexp");
   const SymInt lse_len = lse ? simplified(ctx, ceildiv(m, 32) * 32) : SymInt(0);
   ValueList outs;
   outs.push_back(Value::of_tensor(std::move(res)));
@@ -1194,9 +1193,9 @@ TensorValue matching_layout(OpContext& ctx, const TensorMeta& q, const SymShape&
 
 // _scaled_dot_product_cudnn_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal, return_debug_mask, scale)
 void sdpa_cudnn(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& k = ctx.tensor(1, "key");
-  const TensorMeta& v = ctx.tensor(2, "value");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& k = ctx.tensor("key");
+  const TensorMeta& v = ctx.tensor("value");
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &sq = q.sizes[2], &skv = k.sizes[2], &dv = v.sizes[3];
   ValueList outs;
@@ -1215,9 +1214,9 @@ void sdpa_cudnn(OpContext& ctx) {
 // _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask, scale)
 // -> (out like query, logsumexp [B, H, L] stored as [B, L, H]).
 void sdpa_flash_cpu(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& k = ctx.tensor(1, "key");
-  const TensorMeta& v = ctx.tensor(2, "value");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& k = ctx.tensor("key");
+  const TensorMeta& v = ctx.tensor("value");
   check_sdpa_inputs(ctx, q, k, v);
   const SymInt &b = q.sizes[0], &h = q.sizes[1], &l = q.sizes[2];
   const SymShape buffer = contiguous_strides(SymShape{b, l, h}, &ctx.env());
@@ -1249,9 +1248,9 @@ void sdpa_flash_cpu_backward(OpContext& ctx) {
 // query (a [B, L, H, E] buffer for HF's transposed queries); otherwise the
 // math path's matmul result is contiguous.
 void sdpa(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& k = ctx.tensor(1, "key");
-  const TensorMeta& v = ctx.tensor(2, "value");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& k = ctx.tensor("key");
+  const TensorMeta& v = ctx.tensor("value");
   if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2)
     ctx.fail(ErrorKind::InvalidArgument, "scaled_dot_product_attention expects query, key and value of rank >= 2");
   if (!same_size(ctx, q.sizes.back(), k.sizes.back(), "sdpa"))
@@ -1260,7 +1259,7 @@ void sdpa(OpContext& ctx) {
   const Device device = common_device(present({&q, &k, &v}), ctx.target());
   // The leading dims broadcast (the math path's matmuls); with enable_gqa the
   // key/value heads divide the query's.
-  const bool enable_gqa = ctx.bool_arg(1000, "enable_gqa", false);
+  const bool enable_gqa = ctx.bool_arg("enable_gqa", false);
   for (const TensorMeta* kv : {&k, &v}) {
     if (kv->dim() != q.dim()) continue;
     for (size_t i = 0; i + 2 < q.sizes.size(); ++i) {
@@ -1283,7 +1282,7 @@ void sdpa(OpContext& ctx) {
   // math path, whose matmul gives a contiguous result. The sizes are asked
   // as TORCH_GUARD_OR_FALSE asks them: a guard where they are backed.
   const char* why = "sdpa backend choice";
-  const TensorMeta* mask = ctx.optional_tensor(3, "attn_mask");
+  const TensorMeta* mask = ctx.optional_tensor("attn_mask");
   // check_attn_mask_shape: a mask dim matches when it equals the target
   // (guard_or_false) or is the constant 1.
   auto mask_dim_fits = [&](const SymInt& m, const SymInt& target) {
@@ -1300,11 +1299,11 @@ void sdpa(OpContext& ctx) {
   };
   auto flash_cpu = [&] {
     if (!device.is_cpu()) return false;
-    if (ctx.float_arg(4, "dropout_p", 0.0) > 0) return false;
+    if (ctx.float_arg("dropout_p", 0.0) > 0) return false;
     if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
     if (!same_size(ctx, q.sizes[0], k.sizes[0], why) || !same_size(ctx, q.sizes[0], v.sizes[0], why)) return false;
     // Key and value heads: the query's, one (broadcast), or with enable_gqa any.
-    const bool gqa = ctx.bool_arg(1000, "enable_gqa", false);
+    const bool gqa = ctx.bool_arg("enable_gqa", false);
     for (const TensorMeta* kv : {&k, &v})
       if (!gqa && !same_size(ctx, q.sizes[1], kv->sizes[1], why) && !same_size(ctx, kv->sizes[1], 1, why)) return false;
     if (!mask_fits()) return false;
@@ -1330,8 +1329,8 @@ void sdpa(OpContext& ctx) {
 // fast path. Like torch's fake kernel, the weights are [B, T, T] (or [B, heads, T, T]) over the
 // query's length, and a query known to be empty gives empty outputs.
 void native_multi_head_attention(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& proj_weight = ctx.tensor(7, "proj_weight");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& proj_weight = ctx.tensor("proj_weight");
   if (guard_or_false(ctx, sym_eq(q.numel(), 0), "_native_multi_head_attention")) {
     set_tuple(ctx, {empty_tensor(ctx, q.sizes, q.dtype, q.device), empty_tensor(ctx, {SymInt(0)}, q.dtype, q.device)});
     return;
@@ -1341,12 +1340,12 @@ void native_multi_head_attention(OpContext& ctx) {
                                              text(q.sizes));
   const SymInt &b = q.sizes[0], &t = q.sizes[1];
   TensorValue weights;
-  if (!ctx.bool_arg(10, "need_weights", true))
+  if (!ctx.bool_arg("need_weights", true))
     weights = empty_tensor(ctx, {SymInt(0)}, q.dtype, q.device);
-  else if (ctx.bool_arg(11, "average_attn_weights", true))
+  else if (ctx.bool_arg("average_attn_weights", true))
     weights = empty_tensor(ctx, {b, t, t}, q.dtype, q.device);
   else
-    weights = empty_tensor(ctx, {b, ctx.int_arg(4, "num_head"), t, t}, q.dtype, q.device);
+    weights = empty_tensor(ctx, {b, ctx.int_arg("num_head"), t, t}, q.dtype, q.device);
   set_tuple(ctx, {empty_tensor(ctx, {b, t, proj_weight.sizes[0]}, q.dtype, q.device), std::move(weights)});
 }
 
@@ -1357,9 +1356,9 @@ void native_multi_head_attention(OpContext& ctx) {
 // ignore_index) -> (output, total_weight): output is [N, H, W] without
 // reduction, else a scalar; total_weight a scalar of self's dtype.
 void nll_loss2d_forward(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& target = ctx.tensor(1, "target");
-  const int64_t reduction = static_int(ctx, 3, "reduction", 1);
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& target = ctx.tensor("target");
+  const int64_t reduction = static_int(ctx, "reduction", 1);
   if (self.dim() != 4)
     ctx.fail(ErrorKind::InvalidArgument,
              "only batches of spatial inputs supported (4D tensors), but got input of dimension: " +
@@ -1380,9 +1379,9 @@ void nll_loss2d_forward(OpContext& ctx) {
 }
 
 void nll_loss_forward(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& target = ctx.tensor(1, "target");
-  const int64_t reduction = static_int(ctx, 3, "reduction", 1);
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& target = ctx.tensor("target");
+  const int64_t reduction = static_int(ctx, "reduction", 1);
   if (self.dim() < 1 || self.dim() > 2) ctx.fail(ErrorKind::InvalidArgument, "input tensor should be 1D or 2D");
   if (target.dim() > 1)
     ctx.fail(ErrorKind::InvalidArgument, "0D or 1D target tensor expected, multi-target not supported");
@@ -1399,16 +1398,16 @@ void nll_loss_forward(OpContext& ctx) {
 
 // nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight): like self, contiguous.
 void nll_loss_backward(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(1, "self");
+  const TensorMeta& self = ctx.tensor("self");
   set_tensor(ctx, empty_tensor(ctx, self.sizes, self.dtype, self.device));
 }
 
 // _softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim, input_dtype):
 // contiguous, grad's dtype except float grads of half inputs.
 void softmax_backward(OpContext& ctx) {
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
-  (void)dim_arg(ctx, 2, "dim", grad.dim());
-  const std::optional<DType> input_dtype = ctx.dtype_arg(3, "input_dtype");
+  const TensorMeta& grad = ctx.tensor("grad_output");
+  (void)dim_arg(ctx, "dim", grad.dim());
+  const std::optional<DType> input_dtype = ctx.dtype_arg("input_dtype");
   const DType dtype = grad.dtype == DType::Float32 && input_dtype == DType::Float16 ? DType::Float16 : grad.dtype;
   set_tensor(ctx, empty_tensor(ctx, grad.sizes, dtype, grad.device));
 }
@@ -1418,19 +1417,22 @@ void softmax_backward(OpContext& ctx) {
 // decompositions that select on self (hardtanh, leaky_relu, hardsigmoid,
 // hardswish, softplus, elu backward), take self first, which decides the
 // layout when the two differ.
+// kInput names the second operand: self, or the forward's output (sigmoid / tanh_backward).
+constexpr char kSelf[] = "self", kOutput[] = "output";
+template <const char* kInput>
 void binary_backward(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {1, "self"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"grad_output", kInput});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
 }
 void threshold_backward(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{1, "self"}, {0, "grad_output"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "grad_output"});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
 }
 
 // select_backward / slice_backward(grad_output, input_sizes, ...): zeros of input_sizes.
 void index_backward(OpContext& ctx) {
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
-  SymShape sizes = ctx.int_list(1, "input_sizes");
+  const TensorMeta& grad = ctx.tensor("grad_output");
+  SymShape sizes = ctx.int_list("input_sizes");
   check_non_negative(ctx, sizes);
   set_tensor(ctx, empty_tensor(ctx, std::move(sizes), grad.dtype, grad.device));
 }
@@ -1440,10 +1442,10 @@ void index_backward(OpContext& ctx) {
 // grad_input and grad_weight take the forward's backend layout (from input and
 // weight, not grad_output); grad_bias is contiguous.
 void convolution_backward(OpContext& ctx) {
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
-  const TensorMeta& input = ctx.tensor(1, "input");
-  const TensorMeta& weight = ctx.tensor(2, "weight");
-  const Value& mask_v = ctx.value(10, "output_mask");
+  const TensorMeta& grad = ctx.tensor("grad_output");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta& weight = ctx.tensor("weight");
+  const Value& mask_v = ctx.value("output_mask");
   auto wanted = [&](size_t i) {
     if (mask_v.kind != Value::Kind::List || mask_v.list->size() != 3)
       ctx.fail(ErrorKind::InvalidArgument, "convolution_backward: output_mask must hold 3 bools");
@@ -1457,7 +1459,7 @@ void convolution_backward(OpContext& ctx) {
   outs.push_back(wanted(1) ? Value::of_tensor(conv_tensor(ctx, weight.sizes, grad.dtype, grad.device, format))
                            : Value::none());
   if (wanted(2)) {
-    SymShape bias = ctx.optional_int_list(3, "bias_sizes").value_or(SymShape{weight.sizes[0]});
+    SymShape bias = ctx.optional_int_list("bias_sizes").value_or(SymShape{weight.sizes[0]});
     outs.push_back(Value::of_tensor(empty_tensor(ctx, bias, grad.dtype, grad.device)));
   } else {
     outs.push_back(Value::none());
@@ -1465,8 +1467,8 @@ void convolution_backward(OpContext& ctx) {
   ctx.set_result(Value::of_list(std::move(outs)));
 }
 
-bool mask_bit(OpContext& ctx, size_t pos, std::string_view name, size_t i) {
-  const Value& m = ctx.value(pos, name);
+bool mask_bit(OpContext& ctx, std::string_view name, size_t i) {
+  const Value& m = ctx.value(name);
   if (m.kind != Value::Kind::List || m.list->size() <= i) ctx.fail(ErrorKind::InvalidArgument, "bad output_mask");
   const Value& b = (*m.list)[i];
   return b.kind == Value::Kind::Bool ? b.b.value() : b.i.value() != 0;
@@ -1475,17 +1477,17 @@ bool mask_bit(OpContext& ctx, size_t pos, std::string_view name, size_t i) {
 // native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
 // save_invstd, train, eps, output_mask) -> (grad_input like input, grad_weight [C], grad_bias [C]).
 void batch_norm_backward(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(1, "input");
-  const TensorMeta* weight = ctx.optional_tensor(2, "weight");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta* weight = ctx.optional_tensor("weight");
   if (input.dim() < 2)  // the decomposition's assertion, which fake tensors run
     ctx.fail(ErrorKind::InvalidArgument, "rank of the input must be at least 2, got " + std::to_string(input.dim()));
   const SymInt channels = input.sizes[1];
   const DType param_dtype = weight ? weight->dtype : input.dtype;
   ValueList outs;
-  outs.push_back(mask_bit(ctx, 9, "output_mask", 0) ? Value::of_tensor(normalized_output(ctx, input, input.device))
+  outs.push_back(mask_bit(ctx, "output_mask", 0) ? Value::of_tensor(normalized_output(ctx, input, input.device))
                                                     : Value::none());
   for (size_t i : {1, 2})
-    outs.push_back(mask_bit(ctx, 9, "output_mask", i)
+    outs.push_back(mask_bit(ctx, "output_mask", i)
                        ? Value::of_tensor(empty_tensor(ctx, {channels}, param_dtype, input.device))
                        : Value::none());
   ctx.set_result(Value::of_list(std::move(outs)));
@@ -1498,12 +1500,12 @@ void batch_norm_backward(OpContext& ctx) {
 // last step multiplies rstd (broadcast over the normalized dims) by a term
 // laid out from grad_out, then input. Empty inputs give zeros (contiguous).
 void layer_norm_backward(OpContext& ctx) {
-  const TensorMeta& grad = ctx.tensor(0, "grad_out");
-  const TensorMeta& input = ctx.tensor(1, "input");
-  const size_t normalized = ctx.int_list(2, "normalized_shape").size();
-  const TensorMeta& rstd = ctx.tensor(4, "rstd");
-  const TensorMeta* weight = ctx.optional_tensor(5, "weight");
-  const TensorMeta* bias = ctx.optional_tensor(6, "bias");
+  const TensorMeta& grad = ctx.tensor("grad_out");
+  const TensorMeta& input = ctx.tensor("input");
+  const size_t normalized = ctx.int_list("normalized_shape").size();
+  const TensorMeta& rstd = ctx.tensor("rstd");
+  const TensorMeta* weight = ctx.optional_tensor("weight");
+  const TensorMeta* bias = ctx.optional_tensor("bias");
   auto as_computed = [&](const TensorMeta& t) {
     TensorMeta c = t;
     if (computation_dtype(t.dtype) != t.dtype || suggest_memory_format(t, ctx.env()) != MemoryFormat::Contiguous)
@@ -1522,38 +1524,38 @@ void layer_norm_backward(OpContext& ctx) {
     return ctx.new_tensor(input.sizes, input.dtype, input.device, simplified(ctx, std::move(strides)));
   };
   ValueList outs;
-  outs.push_back(mask_bit(ctx, 7, "output_mask", 0) ? Value::of_tensor(grad_input()) : Value::none());
-  outs.push_back(mask_bit(ctx, 7, "output_mask", 1) && weight ? Value::of_tensor(empty_like(ctx, *weight)) : Value::none());
-  outs.push_back(mask_bit(ctx, 7, "output_mask", 2) && bias ? Value::of_tensor(empty_like(ctx, *bias)) : Value::none());
+  outs.push_back(mask_bit(ctx, "output_mask", 0) ? Value::of_tensor(grad_input()) : Value::none());
+  outs.push_back(mask_bit(ctx, "output_mask", 1) && weight ? Value::of_tensor(empty_like(ctx, *weight)) : Value::none());
+  outs.push_back(mask_bit(ctx, "output_mask", 2) && bias ? Value::of_tensor(empty_like(ctx, *bias)) : Value::none());
   ctx.set_result(Value::of_list(std::move(outs)));
 }
 
 // max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
 // ceil_mode, indices): like self in its suggested memory format.
 void max_pool2d_backward(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(1, "self");
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& grad = ctx.tensor("grad_output");
   set_tensor(ctx, empty_tensor(ctx, self.sizes, grad.dtype, self.device, suggest_memory_format(self, ctx.env())));
 }
 
 // avg_pool2d_backward / _adaptive_avg_pool2d_backward: like self in its suggested memory format.
 void pool_backward_like_self(OpContext& ctx) {
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
-  const TensorMeta& self = ctx.tensor(1, "self");
+  const TensorMeta& grad = ctx.tensor("grad_output");
+  const TensorMeta& self = ctx.tensor("self");
   set_tensor(ctx, empty_tensor(ctx, self.sizes, grad.dtype, self.device, suggest_memory_format(self, ctx.env())));
 }
 
 // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
 void embedding_dense_backward(OpContext& ctx) {
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
-  const SymInt num = ctx.int_arg(2, "num_weights");
+  const TensorMeta& grad = ctx.tensor("grad_output");
+  const SymInt num = ctx.int_arg("num_weights");
   set_tensor(ctx, empty_tensor(ctx, {num, grad.sizes.back()}, grad.dtype, grad.device));
 }
 
 // mv(self, vec) -> [n]; dot(self, tensor) -> [].
 void mv(OpContext& ctx) {
-  const TensorMeta& a = ctx.tensor(0, "self");
-  const TensorMeta& v = ctx.tensor(1, "vec");
+  const TensorMeta& a = ctx.tensor("self");
+  const TensorMeta& v = ctx.tensor("vec");
   if (a.dim() != 2 || v.dim() != 1)
     ctx.fail(ErrorKind::InvalidArgument, "vector + matrix @ vector expected, got " + std::to_string(a.dim()) + ", " +
                                              std::to_string(v.dim()));
@@ -1564,8 +1566,8 @@ void mv(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, {a.sizes[0]}, a.dtype, common_device(present({&a, &v}), ctx.target())));
 }
 void dot(OpContext& ctx) {
-  const TensorMeta& a = ctx.tensor(0, "self");
-  const TensorMeta& b = ctx.tensor(1, "tensor");
+  const TensorMeta& a = ctx.tensor("self");
+  const TensorMeta& b = ctx.tensor("tensor");
   if (a.dim() != 1 || b.dim() != 1)
     ctx.fail(ErrorKind::InvalidArgument, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
                                              std::to_string(b.dim()) + "D tensors");
@@ -1581,13 +1583,12 @@ void dot(OpContext& ctx) {
 // mse_loss / binary_cross_entropy_with_logits(self, target, ..., reduction):
 // elementwise for reduction none (0), else a 0-dim result.
 void pointwise_loss(OpContext& ctx) {
-  const bool logits = ctx.target().rfind("aten.binary_cross_entropy_with_logits", 0) == 0;
-  const size_t reduction_pos = logits ? 4 : 2;
-  const int64_t reduction = static_int(ctx, reduction_pos, "reduction", 1);
-  PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "target"}});
+  const bool logits = ctx.declares("pos_weight");  // binary_cross_entropy_with_logits
+  const int64_t reduction = static_int(ctx, "reduction", 1);
+  PointwiseOperands ops = pointwise_operands(ctx, {"self", "target"});
   if (logits) {
-    for (const auto& [pos, name] : {std::pair<size_t, std::string_view>{2, "weight"}, {3, "pos_weight"}})
-      if (const TensorMeta* t = ctx.optional_tensor(pos, name)) ops.tensors.push_back(t);
+    for (std::string_view name : {"weight", "pos_weight"})
+      if (const TensorMeta* t = ctx.optional_tensor(name)) ops.tensors.push_back(t);
   }
   const DType dtype = promoted_dtype(ctx, ops, PromotionKind::Default);
   TensorValue elementwise = pointwise_result(ctx, ops, dtype);
@@ -1600,7 +1601,7 @@ void pointwise_loss(OpContext& ctx) {
 
 // elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result).
 void elu_backward(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{5, "self_or_result"}, {0, "grad_output"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self_or_result", "grad_output"});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PromotionKind::Default)));
 }
 
@@ -1652,10 +1653,10 @@ TensorValue pad_nd_result(OpContext& ctx, const TensorMeta& self, const std::vec
   const bool cl = Spatial == 2 && !self.device.is_cuda() && suggests_channels_last(ctx, self);
   return empty_tensor(ctx, out, self.dtype, self.device, cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous);
 }
-template <int Spatial>
+// reflection_pad{1,2,3}d (kReflection) / replication_pad{1,2,3}d.
+template <int Spatial, bool kReflection>
 void pad_nd(OpContext& ctx) {
-  set_tensor(ctx, pad_nd_result<Spatial>(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "padding"),
-                                         ctx.target().find("reflection") != std::string::npos));
+  set_tensor(ctx, pad_nd_result<Spatial>(ctx, ctx.tensor("self"), ctx.int_list("padding"), kReflection));
 }
 
 // _pad_circular(self, pad): the last pad.size() / 2 dims grow by their pads,
@@ -1674,16 +1675,16 @@ TensorValue pad_circular_result(OpContext& ctx, const TensorMeta& self, const st
   return empty_tensor(ctx, out, self.dtype, self.device);
 }
 void pad_circular(OpContext& ctx) {
-  set_tensor(ctx, pad_circular_result(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "pad")));
+  set_tensor(ctx, pad_circular_result(ctx, ctx.tensor("self"), ctx.int_list("pad")));
 }
 
 // pad(self, pad, mode="constant", value=None), CompositeImplicit: constant
 // padding is constant_pad_nd; reflect / replicate / circular take 2, 4 or 6
 // pads over a 1-D, 2-D or 3-D (batched or not) input.
 void pad(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<SymInt> pads = ctx.int_list(1, "pad");
-  const std::string mode = ctx.string_arg(2, "mode", "constant");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<SymInt> pads = ctx.int_list("pad");
+  const std::string mode = ctx.string_arg("mode", "constant");
   if (pads.size() % 2 != 0) ctx.fail(ErrorKind::InvalidArgument, "Padding length must be divisible by 2");
   if (static_cast<int64_t>(pads.size()) > 2 * self.dim())
     ctx.fail(ErrorKind::InvalidArgument,
@@ -1692,7 +1693,7 @@ void pad(OpContext& ctx) {
   if (mode == "constant") return constant_pad_nd(ctx);
   if (mode != "reflect" && mode != "replicate" && mode != "circular")
     ctx.fail(ErrorKind::InvalidArgument, "Unrecognised padding mode " + mode);
-  if (ctx.has(3, "value") && ctx.float_arg(3, "value") != 0)
+  if (ctx.has("value") && ctx.float_arg("value") != 0)
     ctx.fail(ErrorKind::InvalidArgument, "Padding mode \"" + mode + "\" doesn't take in value argument");
   const auto n = static_cast<int64_t>(pads.size() / 2);
   if (n < 1 || n > 3 || (self.dim() != n + 1 && self.dim() != n + 2))
@@ -1707,22 +1708,22 @@ void pad(OpContext& ctx) {
 
 // max_pool3d_with_indices / avg_pool3d (kernel, stride, padding[, dilation], ceil_mode, ...).
 void pool3d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "self");
-  const bool is_max = ctx.target().rfind("aten.max_pool3d", 0) == 0;
-  auto triple = [&](size_t pos, std::string_view name, std::optional<std::vector<SymInt>> dflt) {
-    std::vector<int64_t> v = static_int_list(ctx, pos, name, std::move(dflt));
+  const TensorMeta& input = ctx.tensor("self");
+  const bool is_max = ctx.declares("dilation");  // max_pool3d_with_indices; avg_pool3d has none
+  auto triple = [&](std::string_view name, std::optional<std::vector<SymInt>> dflt) {
+    std::vector<int64_t> v = static_int_list(ctx, name, std::move(dflt));
     if (v.size() == 1) v.assign(3, v[0]);
     if (v.size() != 3)
       ctx.fail(ErrorKind::InvalidArgument, std::string(name) + " must be a single int or a tuple of three ints");
     return v;
   };
-  const std::vector<int64_t> k = triple(1, "kernel_size", std::nullopt);
-  std::vector<int64_t> st = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  const std::vector<int64_t> k = triple("kernel_size", std::nullopt);
+  std::vector<int64_t> st = static_int_list(ctx, "stride", std::vector<SymInt>{});
   if (st.empty()) st = k;
   if (st.size() == 1) st.assign(3, st[0]);
-  const std::vector<int64_t> pad = triple(3, "padding", std::vector<SymInt>{0});
-  const std::vector<int64_t> dil = is_max ? triple(4, "dilation", std::vector<SymInt>{1}) : std::vector<int64_t>{1, 1, 1};
-  const bool ceil_mode = ctx.bool_arg(is_max ? 5 : 4, "ceil_mode", false);
+  const std::vector<int64_t> pad = triple("padding", std::vector<SymInt>{0});
+  const std::vector<int64_t> dil = is_max ? triple("dilation", std::vector<SymInt>{1}) : std::vector<int64_t>{1, 1, 1};
+  const bool ceil_mode = ctx.bool_arg("ceil_mode", false);
   if (input.dim() != 4 && input.dim() != 5)
     ctx.fail(ErrorKind::InvalidArgument, "non-empty 4D or 5D (batch mode) tensor expected for input");
   SymShape out(input.sizes.begin(), input.sizes.end() - 3);
@@ -1760,8 +1761,8 @@ void max_pool3d(OpContext& ctx) {
 // _cdist_forward(x1 [*, P, M], x2 [*, R, M], p, compute_mode) -> [*, P, R]
 // with the batch dims broadcast; contiguous, x1's dtype.
 void cdist_forward(OpContext& ctx) {
-  const TensorMeta& x1 = ctx.tensor(0, "x1");
-  const TensorMeta& x2 = ctx.tensor(1, "x2");
+  const TensorMeta& x1 = ctx.tensor("x1");
+  const TensorMeta& x2 = ctx.tensor("x2");
   if (x1.dim() < 2)
     ctx.fail(ErrorKind::InvalidArgument, "cdist only supports at least 2D tensors, X1 got: " +
                                              std::to_string(x1.dim()) + "D");
@@ -1774,7 +1775,7 @@ void cdist_forward(OpContext& ctx) {
   if (!is_floating(x1.dtype))
     ctx.fail(ErrorKind::TypeError, "cdist only supports floating-point dtypes, X1 got: " + dtype_title(x1.dtype));
   if (x1.dtype != x2.dtype) ctx.fail(ErrorKind::TypeError, "cdist: X1 and X2 must have the same dtype");
-  const double p = ctx.float_arg(2, "p");
+  const double p = ctx.float_arg("p");
   if (p < 0) ctx.fail(ErrorKind::InvalidArgument, "cdist only supports non-negative p values");
   // torch.cdist (Distance.cpp) is a composite: it came here only after
   // asking whether an input is empty and, for p = 2 by default, whether a
@@ -1782,7 +1783,7 @@ void cdist_forward(OpContext& ctx) {
   if (ctx.graph_traced()) {
     const bool empty = decide(ctx, sym_eq(x1.numel(), 0), "cdist of an empty input") ||
                        decide(ctx, sym_eq(x2.numel(), 0), "cdist of an empty input");
-    const std::optional<SymInt> mode = ctx.optional_int(3, "compute_mode");
+    const std::optional<SymInt> mode = ctx.optional_int("compute_mode");
     if (!empty && p == 2 && (!mode || mode->maybe_value() == std::optional<int64_t>(0)))
       (void)(decide(ctx, sym_gt(x1.sizes[x1.dim() - 2], 25), "cdist matrix-multiply path") ||
              decide(ctx, sym_gt(x2.sizes[x2.dim() - 2], 25), "cdist matrix-multiply path"));
@@ -1797,10 +1798,10 @@ void cdist_forward(OpContext& ctx) {
 
 // _pdist_forward(self [N, M], p=2) -> [N * (N - 1) / 2], contiguous.
 void pdist_forward(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() != 2)
     ctx.fail(ErrorKind::InvalidArgument, "pdist only supports 2D tensors, got: " + std::to_string(self.dim()) + "D");
-  if (ctx.float_arg(1, "p", 2.0) < 0) ctx.fail(ErrorKind::InvalidArgument, "pdist only supports non-negative p values");
+  if (ctx.float_arg("p", 2.0) < 0) ctx.fail(ErrorKind::InvalidArgument, "pdist only supports non-negative p values");
   const SymInt n = self.sizes[0];
   const SymInt pairs = decide(ctx, sym_le(n, SymInt(1)), "pdist of one row") ? SymInt(0) : floordiv(n * (n - 1), 2);
   set_tensor(ctx, empty_tensor(ctx, {simplified(ctx, pairs)}, self.dtype, self.device));
@@ -1816,23 +1817,23 @@ SymInt pool_out(OpContext& ctx, const SymInt& in, int64_t k, int64_t pad, int64_
   return out;
 }
 
-int64_t single(OpContext& ctx, size_t pos, std::string_view name, const char* op, std::optional<int64_t> dflt) {
-  const auto v = static_int_list(ctx, pos, name, dflt ? std::optional<std::vector<SymInt>>({SymInt(*dflt)}) : std::nullopt);
+int64_t single(OpContext& ctx, std::string_view name, const char* op, std::optional<int64_t> dflt) {
+  const auto v = static_int_list(ctx, name, dflt ? std::optional<std::vector<SymInt>>({SymInt(*dflt)}) : std::nullopt);
   if (v.size() != 1)
     ctx.fail(ErrorKind::InvalidArgument, std::string(op) + ": " + std::string(name) + " must be a single int");
   return v[0];
 }
 
 void avg_pool1d(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   const char* op = "avg_pool1d";
   if (self.dim() != 2 && self.dim() != 3)
     ctx.fail(ErrorKind::InvalidArgument, "avg_pool1d() Expected 2D or 3D input tensor, but got " + text(self.sizes));
-  const int64_t k = single(ctx, 1, "kernel_size", op, std::nullopt);
-  const auto stride_list = static_int_list(ctx, 2, "stride", std::vector<SymInt>{});
+  const int64_t k = single(ctx, "kernel_size", op, std::nullopt);
+  const auto stride_list = static_int_list(ctx, "stride", std::vector<SymInt>{});
   const int64_t stride = stride_list.empty() ? k : stride_list[0];
-  const int64_t pad = single(ctx, 3, "padding", op, 0);
-  const bool ceil_mode = ctx.bool_arg(4, "ceil_mode", false);
+  const int64_t pad = single(ctx, "padding", op, 0);
+  const bool ceil_mode = ctx.bool_arg("ceil_mode", false);
   if (k <= 0 || stride <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "avg_pool1d: kernel size and stride should be greater than zero");
   if (pad > k / 2)
@@ -1848,17 +1849,17 @@ void avg_pool1d(OpContext& ctx) {
 }
 
 void adaptive_avg_pool1d(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() != 2 && self.dim() != 3)
     ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool1d() argument 'input' must be 2D or 3D, but got " +
                                              text(self.sizes));
-  const auto out = ctx.int_list(1, "output_size");
+  const auto out = ctx.int_list("output_size");
   if (out.size() != 1) ctx.fail(ErrorKind::InvalidArgument, "adaptive_avg_pool1d: output_size must be 1");
   // ATen's composite: adaptive_avg_pool2d(self.unsqueeze(-2), {1, L}).squeeze(-2),
   // so the 2-D op's memory format decides the strides: a transposed
   // [B, C, L] suggests channels-last (HF FocalNet's pooled [B, C, 1] is (C, 1, C)).
   Composite c(ctx);
-  const TensorValue u = c.call("aten.unsqueeze.default", {ctx.value(0, "self"), Value::of_int(-2)});
+  const TensorValue u = c.call("aten.unsqueeze.default", {ctx.value("self"), Value::of_int(-2)});
   const TensorValue p =
       c.call("aten.adaptive_avg_pool2d.default", {Composite::tensor(u), Composite::sizes({SymInt(1), out[0]})});
   set_tensor(ctx, c.call("aten.squeeze.dim", {Composite::tensor(p), Value::of_int(-2)}));
@@ -1867,12 +1868,12 @@ void adaptive_avg_pool1d(OpContext& ctx) {
 // col2im(self [N?, C * kh * kw, L], output_size, kernel_size, dilation,
 // padding, stride) -> [N?, C, out_h, out_w], contiguous.
 void col2im(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const auto out = ctx.int_list(1, "output_size");
-  const auto k = static_int_list(ctx, 2, "kernel_size");
-  const auto d = static_int_list(ctx, 3, "dilation");
-  const auto p = static_int_list(ctx, 4, "padding");
-  const auto s = static_int_list(ctx, 5, "stride");
+  const TensorMeta& self = ctx.tensor("self");
+  const auto out = ctx.int_list("output_size");
+  const auto k = static_int_list(ctx, "kernel_size");
+  const auto d = static_int_list(ctx, "dilation");
+  const auto p = static_int_list(ctx, "padding");
+  const auto s = static_int_list(ctx, "stride");
   if (out.size() != 2 || k.size() != 2 || d.size() != 2 || p.size() != 2 || s.size() != 2)
     ctx.fail(ErrorKind::InvalidArgument,
              "col2im: output_size, kernel_size, dilation, padding and stride must each have 2 entries");
@@ -1910,11 +1911,11 @@ void col2im(OpContext& ctx) {
 // decomposition (torch/_decomp, which fake tensors run) checks the lists,
 // the spatial sizes and the blocks, and reshapes an index result: contiguous.
 void im2col(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const auto k = static_int_list(ctx, 1, "kernel_size");
-  const auto d = static_int_list(ctx, 2, "dilation");
-  const auto p = static_int_list(ctx, 3, "padding");
-  const auto s = static_int_list(ctx, 4, "stride");
+  const TensorMeta& self = ctx.tensor("self");
+  const auto k = static_int_list(ctx, "kernel_size");
+  const auto d = static_int_list(ctx, "dilation");
+  const auto p = static_int_list(ctx, "padding");
+  const auto s = static_int_list(ctx, "stride");
   const std::pair<const std::vector<int64_t>*, const char*> lists[] = {
       {&k, "kernel"}, {&d, "dilation"}, {&p, "padding"}, {&s, "stride"}};
   for (const auto& [list, name] : lists)
@@ -1957,11 +1958,11 @@ void im2col(OpContext& ctx) {
 // like input in its suggested memory format, grad_weight/bias [C]; None
 // where output_mask is false.
 void native_group_norm_backward(OpContext& ctx) {
-  const TensorMeta& grad_out = ctx.tensor(0, "grad_out");
-  const TensorMeta& input = ctx.tensor(1, "input");
-  const TensorMeta* weight = ctx.optional_tensor(4, "weight");
-  const SymInt c = ctx.int_arg(6, "C");
-  const Value& mask_v = ctx.value(9, "output_mask");
+  const TensorMeta& grad_out = ctx.tensor("grad_out");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta* weight = ctx.optional_tensor("weight");
+  const SymInt c = ctx.int_arg("C");
+  const Value& mask_v = ctx.value("output_mask");
   if (mask_v.kind != Value::Kind::List || mask_v.list->size() != 3)
     ctx.fail(ErrorKind::InvalidArgument, "native_group_norm_backward: output_mask must be 3 bools");
   std::array<bool, 3> mask{};
@@ -1986,8 +1987,8 @@ void native_group_norm_backward(OpContext& ctx) {
 // grid_sampler_2d(input [N, C, H, W], grid [N, Ho, Wo, 2], interpolation,
 // padding, align_corners) -> [N, C, Ho, Wo], contiguous on both devices.
 void grid_sampler_2d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const TensorMeta& grid = ctx.tensor(1, "grid");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta& grid = ctx.tensor("grid");
   if (input.dim() != 4 || grid.dim() != 4)
     ctx.fail(ErrorKind::InvalidArgument,
              "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with sizes " +
@@ -2014,16 +2015,16 @@ void grid_sampler_2d(OpContext& ctx) {
 // back when batch_first; h_n and c_n the final states stacked, contiguous,
 // in hx's dtypes (mkldnn_rnn_layer's hx.new_empty on CPU).
 void lstm(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const Value& hx = ctx.value(1, "hx");
+  const TensorMeta& input = ctx.tensor("input");
+  const Value& hx = ctx.value("hx");
   if (hx.kind != Value::Kind::List || hx.list->size() != 2 || !(*hx.list)[0].is_tensor() ||
       !(*hx.list)[1].is_tensor())
     ctx.fail(ErrorKind::InvalidArgument, "lstm expects two hidden states");
   const TensorMeta& h0 = (*hx.list)[0].tensor->meta;
   const TensorMeta& c0 = (*hx.list)[1].tensor->meta;
-  const int64_t layers = static_int(ctx, 4, "num_layers");
-  const bool bidirectional = ctx.bool_arg(7, "bidirectional", false);
-  const bool batch_first = ctx.bool_arg(8, "batch_first", false);
+  const int64_t layers = static_int(ctx, "num_layers");
+  const bool bidirectional = ctx.bool_arg("bidirectional", false);
+  const bool batch_first = ctx.bool_arg("batch_first", false);
   if (input.dim() != 3 || h0.dim() != 3 || c0.dim() != 3)
     ctx.fail(ErrorKind::InvalidArgument, "lstm: expected a 3-D input and 3-D hidden states, got " +
                                              text(input.sizes) + ", " + text(h0.sizes) + ", " + text(c0.sizes));
@@ -2043,8 +2044,8 @@ void lstm(OpContext& ctx) {
 // [N, C, Do, Ho, Wo] (torch's meta: check_grid_sampler_common and _3d, then
 // new_empty).
 void grid_sampler_3d(OpContext& ctx) {
-  const TensorMeta& input = ctx.tensor(0, "input");
-  const TensorMeta& grid = ctx.tensor(1, "grid");
+  const TensorMeta& input = ctx.tensor("input");
+  const TensorMeta& grid = ctx.tensor("grid");
   const Device device = common_device(present({&input, &grid}), ctx.target());
   if (!same_size(ctx, input.sizes[0], grid.sizes[0], "grid_sampler batch"))
     ctx.fail(ErrorKind::ShapeMismatch,
@@ -2065,7 +2066,7 @@ void grid_sampler_3d(OpContext& ctx) {
 // kernel for a 4-D input, else the 3-D one; export keeps the composite
 // (HF Deformable DETR). cuDNN's path, when taken, gives the same value.
 void grid_sampler(OpContext& ctx) {
-  if (ctx.tensor(0, "input").dim() == 4)
+  if (ctx.tensor("input").dim() == 4)
     grid_sampler_2d(ctx);
   else
     grid_sampler_3d(ctx);
@@ -2090,12 +2091,12 @@ void grid_sampler(OpContext& ctx) {
 constexpr int64_t kModeSum = 0, kModeMean = 1, kModeMax = 2;
 
 void embedding_bag_outputs(OpContext& ctx, int64_t padding_idx, bool forward_only) {
-  const TensorMeta& weight = ctx.tensor(0, "weight");
-  const TensorMeta& indices = ctx.tensor(1, "indices");
-  const TensorMeta& offsets = ctx.tensor(2, "offsets");
-  const int64_t mode = static_int(ctx, 4, "mode", kModeSum);
-  const TensorMeta* psw = ctx.optional_tensor(6, "per_sample_weights");
-  const bool include_last_offset = ctx.bool_arg(7, "include_last_offset", false);
+  const TensorMeta& weight = ctx.tensor("weight");
+  const TensorMeta& indices = ctx.tensor("indices");
+  const TensorMeta& offsets = ctx.tensor("offsets");
+  const int64_t mode = static_int(ctx, "mode", kModeSum);
+  const TensorMeta* psw = ctx.optional_tensor("per_sample_weights");
+  const bool include_last_offset = ctx.bool_arg("include_last_offset", false);
 
   if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
     ctx.fail(ErrorKind::TypeError, "expected indices to be long or int, got " + torch_dtype(indices.dtype));
@@ -2155,18 +2156,19 @@ void embedding_bag_outputs(OpContext& ctx, int64_t padding_idx, bool forward_onl
   set_tuple(ctx, std::move(outs));
 }
 
-void embedding_bag_private(OpContext& ctx) { embedding_bag_outputs(ctx, static_int(ctx, 8, "padding_idx", -1), false); }
+void embedding_bag_private(OpContext& ctx) { embedding_bag_outputs(ctx, static_int(ctx, "padding_idx", -1), false); }
 void embedding_bag_forward_only(OpContext& ctx) {
-  embedding_bag_outputs(ctx, static_int(ctx, 8, "padding_idx", -1), true);
+  embedding_bag_outputs(ctx, static_int(ctx, "padding_idx", -1), true);
 }
 
 // embedding_bag.default / .padding_idx: a padding_idx in [-num_embeddings,
 // num_embeddings) is wrapped to a non-negative one; the call goes to
 // _embedding_bag when weight requires grad, else to _embedding_bag_forward_only.
 void embedding_bag_composite(OpContext& ctx) {
-  const TensorMeta& weight = ctx.tensor(0, "weight");
+  const TensorMeta& weight = ctx.tensor("weight");
   int64_t padding_idx = -1;
-  if (auto given = ctx.optional_int(8, "padding_idx")) {
+  // embedding_bag.padding_idx declares it; embedding_bag.default does not.
+  if (auto given = ctx.declares("padding_idx") ? ctx.optional_int("padding_idx") : std::nullopt) {
     const SymInt idx = *given;
     canonical_dim(0, weight.dim(), /*wrap_scalar=*/false);  // weight.size(0)
     const SymInt n = weight.sizes[0];
@@ -2244,7 +2246,6 @@ void register_nn_ops(OpRegistry& r) {
     r.add(name, upsample<1>);
   for (const char* name : {"aten.upsample_nearest2d.default", "aten.upsample_nearest2d.vec",
                            "aten._upsample_nearest_exact2d.default", "aten._upsample_nearest_exact2d.vec",
-                           "aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d.vec",
                            "aten.upsample_bicubic2d.default", "aten.upsample_bicubic2d.vec",
                            // antialiased (F.interpolate(antialias=True)): the same meta, without
                            // the CUDA bilinear kernel's channels-last threshold
@@ -2252,9 +2253,12 @@ void register_nn_ops(OpRegistry& r) {
                            "aten._upsample_bicubic2d_aa.default", "aten._upsample_bicubic2d_aa.vec",
                            "aten._upsample_lanczos2d_aa.default", "aten._upsample_lanczos2d_aa.vec"})
     r.add(name, upsample<2>);
-  for (const char* name : {"aten.upsample_nearest3d.default", "aten.upsample_nearest3d.vec",
-                           "aten.upsample_trilinear3d.default", "aten.upsample_trilinear3d.vec"})
-    r.add(name, upsample<3>);
+  r.add("aten.upsample_bilinear2d.default", upsample<2, true>);
+  r.add("aten.upsample_bilinear2d.vec", upsample<2, true>);
+  r.add("aten.upsample_nearest3d.default", upsample<3>);
+  r.add("aten.upsample_nearest3d.vec", upsample<3>);
+  r.add("aten.upsample_trilinear3d.default", upsample<3, true>);
+  r.add("aten.upsample_trilinear3d.vec", upsample<3, true>);
   r.add("aten.embedding.default", embedding);
   r.add("aten.native_group_norm.default", native_group_norm);
   r.add("aten.native_dropout.default", native_dropout);
@@ -2278,21 +2282,22 @@ void register_nn_ops(OpRegistry& r) {
   r.add("aten._softmax_backward_data.default", softmax_backward);
   r.add("aten._log_softmax_backward_data.default", softmax_backward);
   r.add("aten.threshold_backward.default", threshold_backward);
-  r.add("aten.gelu_backward.default", binary_backward);
-  for (const char* name : {"aten.silu_backward.default", "aten.sigmoid_backward.default",
-                           "aten.tanh_backward.default", "aten.mish_backward.default"})
-    r.add(name, binary_backward);
+  r.add("aten.gelu_backward.default", binary_backward<kSelf>);
+  r.add("aten.silu_backward.default", binary_backward<kSelf>);
+  r.add("aten.mish_backward.default", binary_backward<kSelf>);
+  r.add("aten.sigmoid_backward.default", binary_backward<kOutput>);
+  r.add("aten.tanh_backward.default", binary_backward<kOutput>);
   for (const char* name : {"aten.hardtanh_backward.default", "aten.leaky_relu_backward.default",
                            "aten.hardsigmoid_backward.default", "aten.hardswish_backward.default",
                            "aten.softplus_backward.default"})
     r.add(name, threshold_backward);
   r.add("aten.elu_backward.default", elu_backward);
-  r.add("aten.reflection_pad1d.default", pad_nd<1>);
-  r.add("aten.reflection_pad2d.default", pad_nd<2>);
-  r.add("aten.reflection_pad3d.default", pad_nd<3>);
-  r.add("aten.replication_pad1d.default", pad_nd<1>);
-  r.add("aten.replication_pad2d.default", pad_nd<2>);
-  r.add("aten.replication_pad3d.default", pad_nd<3>);
+  r.add("aten.reflection_pad1d.default", pad_nd<1, true>);
+  r.add("aten.reflection_pad2d.default", pad_nd<2, true>);
+  r.add("aten.reflection_pad3d.default", pad_nd<3, true>);
+  r.add("aten.replication_pad1d.default", pad_nd<1, false>);
+  r.add("aten.replication_pad2d.default", pad_nd<2, false>);
+  r.add("aten.replication_pad3d.default", pad_nd<3, false>);
   r.add("aten.max_pool3d_with_indices.default", pool3d);
   r.add("aten.avg_pool3d.default", pool3d);
   r.add("aten.select_backward.default", index_backward);

@@ -14,30 +14,32 @@ using PK = PromotionKind;
 
 template <PK Kind>
 void unary(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self"});
   if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
 template <PK Kind>
 void unary_inplace(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self"});
   if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
-// Binary ops: `self` and `other` are tensors or numbers (at least one tensor).
-template <PK Kind>
+// Binary ops: `self` and `other` are tensors or numbers (at least one
+// tensor); kOther names the second where it is not `other` (pow's exponent).
+constexpr char kOther[] = "other", kExponent[] = "exponent", kWeight[] = "weight", kMin[] = "min", kMax[] = "max";
+template <PK Kind, const char* kSecond = kOther>
 void binary(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", kSecond});
   if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": needs a Tensor operand");
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
-template <PK Kind, bool CheckCast = true>
+template <PK Kind, bool CheckCast = true, const char* kSecond = kOther>
 void binary_inplace(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  if (!ctx.value(0, "self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", kSecond});
+  if (!ctx.value("self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind), CheckCast));
 }
 
@@ -47,7 +49,7 @@ bool is_bool_or_integral(DType t) { return is_integral(t, true); }
 // bool inputs: no kernel (frac, hardtanh, logaddexp, ...).
 template <void (*Rule)(OpContext&)>
 void no_bool(OpContext& ctx) {
-  const Value& self = ctx.value(0, "self");
+  const Value& self = ctx.value("self");
   if (self.is_tensor() && self.tensor->meta.dtype == DType::Bool)
     ctx.fail(ErrorKind::TypeError, ctx.target() + ": not implemented for 'Bool'");
   Rule(ctx);
@@ -56,17 +58,16 @@ void no_bool(OpContext& ctx) {
 // The refs cast these Scalar parameters to the input's Python type: a float
 // parameter (given or by default) cannot go into an integral or bool input.
 struct FloatParam {
-  size_t pos;
   const char* name;
   bool float_default;
 };
 template <const FloatParam* Params, size_t N, bool Inplace = false>
 void float_params(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (is_bool_or_integral(self.dtype)) {
     for (size_t i = 0; i < N; ++i) {
       const FloatParam& p = Params[i];
-      const bool is_float = ctx.has(p.pos, p.name) ? ctx.value(p.pos, p.name).kind == Value::Kind::Float : p.float_default;
+      const bool is_float = ctx.has(p.name) ? ctx.value(p.name).kind == Value::Kind::Float : p.float_default;
       if (is_float)
         ctx.fail(ErrorKind::TypeError, std::string(p.name) + " argument of type <class 'float'> cannot be safely cast "
                                                               "to the input's type");
@@ -75,13 +76,13 @@ void float_params(OpContext& ctx) {
   if (Inplace) unary_inplace<PK::Default>(ctx);
   else unary<PK::Default>(ctx);
 }
-constexpr FloatParam kLeakyRelu[] = {{1, "negative_slope", true}};
-constexpr FloatParam kSoftplus[] = {{1, "beta", false}, {2, "threshold", false}};
+constexpr FloatParam kLeakyRelu[] = {{"negative_slope", true}};
+constexpr FloatParam kSoftplus[] = {{"beta", false}, {"threshold", false}};
 
 // elu / selu: their refs scale by a float whatever the arguments.
 template <bool Inplace>
 void float_only_activation_any(OpContext& ctx) {
-  if (is_bool_or_integral(ctx.tensor(0, "self").dtype))
+  if (is_bool_or_integral(ctx.tensor("self").dtype))
     ctx.fail(ErrorKind::TypeError, ctx.target() + ": input_scale argument of type <class 'float'> cannot be safely "
                                                   "cast to the input's type");
   if (Inplace) unary_inplace<PK::Default>(ctx);
@@ -90,7 +91,7 @@ void float_only_activation_any(OpContext& ctx) {
 
 // softshrink: torch.finfo of the input.
 void softshrink(OpContext& ctx) {
-  if (!is_floating(ctx.tensor(0, "self").dtype))
+  if (!is_floating(ctx.tensor("self").dtype))
     ctx.fail(ErrorKind::TypeError, "torch.finfo() requires a floating point input type");
   unary<PK::Default>(ctx);
 }
@@ -106,8 +107,8 @@ void check_alpha(OpContext& ctx, const PointwiseOperands& ops, DType result, boo
                  "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                  "`logical_xor()` operator instead.");
   }
-  if (!ctx.has(2, "alpha")) return;
-  const Value& alpha = ctx.value(2, "alpha");
+  if (!ctx.has("alpha")) return;
+  const Value& alpha = ctx.value("alpha");
   if (is_integral(result, true) && alpha.kind == Value::Kind::Float)
     ctx.fail(ErrorKind::TypeError, "For integral input tensors, argument alpha must not be a floating point number.");
   if (result == DType::Bool && alpha.kind == Value::Kind::Int)
@@ -116,7 +117,7 @@ void check_alpha(OpContext& ctx, const PointwiseOperands& ops, DType result, boo
 
 template <bool IsSub>
 void add_sub(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
   if (ops.tensors.empty()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": needs a Tensor operand");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   check_alpha(ctx, ops, dtype, IsSub);
@@ -125,8 +126,8 @@ void add_sub(OpContext& ctx) {
 
 template <bool IsSub>
 void add_sub_inplace(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  if (!ctx.value(0, "self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
+  if (!ctx.value("self").is_tensor()) ctx.fail(ErrorKind::TypeError, ctx.target() + ": self must be a Tensor");
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   check_alpha(ctx, ops, dtype, IsSub);
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
@@ -134,18 +135,18 @@ void add_sub_inplace(OpContext& ctx) {
 
 // div with rounding_mode: true division promotes ints to float, trunc/floor do not.
 void div_mode(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  const bool rounding = ctx.has(2, "rounding_mode");
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
+  const bool rounding = ctx.has("rounding_mode");
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, rounding ? PK::Default : PK::IntToFloat)));
 }
 void div_mode_inplace(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
-  const bool rounding = ctx.has(2, "rounding_mode");
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
+  const bool rounding = ctx.has("rounding_mode");
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, rounding ? PK::Default : PK::IntToFloat)));
 }
 
 void neg(OpContext& ctx) {
-  if (ctx.tensor(0, "self").dtype == DType::Bool)
+  if (ctx.tensor("self").dtype == DType::Bool)
     ctx.fail(ErrorKind::TypeError,
              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
              "the `~` or `logical_not()` operator instead.");
@@ -154,7 +155,7 @@ void neg(OpContext& ctx) {
 
 // positive: self itself, except for bool.
 void positive(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dtype == DType::Bool)
     ctx.fail(ErrorKind::TypeError, "The `+` operator, on a bool tensor is not supported.");
   set_tensor(ctx, same_view(ctx, self));
@@ -170,8 +171,8 @@ struct Composed {
   TensorMeta wrapped;  // a number operand as scalar_tensor
 };
 void composed_operands(OpContext& ctx, Composed& c) {
-  const Value& a = ctx.value(0, "self");
-  const Value& b = ctx.value(1, "other");
+  const Value& a = ctx.value("self");
+  const Value& b = ctx.value("other");
   c.wrapped.device = a.is_tensor() ? a.tensor->meta.device : (b.is_tensor() ? b.tensor->meta.device : Device::cpu());
   c.self = a.is_tensor() ? &a.tensor->meta : &c.wrapped;
   c.other = b.is_tensor() ? &b.tensor->meta : &c.wrapped;
@@ -202,7 +203,7 @@ TensorValue composed_result(OpContext& ctx, const PointwiseOperands& ops, DType 
 }
 
 void floor_divide(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   if (dtype == DType::Bool) ctx.fail(ErrorKind::TypeError, "torch.bool not supported for floor_divide");
   // Integers divide in one prim; floats go through _floor_divide_float.
@@ -211,11 +212,11 @@ void floor_divide(OpContext& ctx) {
 
 // copysign(self, other) = where(signbit(other), -abs(self), abs(self)).
 void copysign(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
   set_tensor(ctx, composed_result(ctx, ops, promoted_dtype(ctx, ops, PK::IntToFloat), false));
 }
 void floor_divide_inplace(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "other"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "other"});
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   if (dtype == DType::Bool) ctx.fail(ErrorKind::TypeError, "torch.bool not supported for floor_divide");
   set_tensor(ctx, pointwise_inplace(ctx, ops, dtype));
@@ -224,84 +225,84 @@ void floor_divide_inplace(OpContext& ctx) {
 // heaviside(self, values): its ref promotes mixed dtypes.
 template <bool Inplace>
 void heaviside(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "values"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "values"});
   const DType dtype = promoted_dtype(ctx, ops, PK::Default);
   set_tensor(ctx, Inplace ? pointwise_inplace(ctx, ops, dtype) : pointwise_result(ctx, ops, dtype));
 }
 
 // pow.Scalar: a number raised to a tensor.
 void pow_scalar_base(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "exponent"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "exponent"});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
 }
 
 // where(condition, self, other): the condition takes part in shape, device
 // and strides but not in promotion.
 void where(OpContext& ctx) {
-  const PointwiseOperands values = pointwise_operands(ctx, {{1, "self"}, {2, "other"}});
-  PointwiseOperands all = pointwise_operands(ctx, {{0, "condition"}, {1, "self"}, {2, "other"}});
-  if (ctx.tensor(0, "condition").dtype != DType::Bool && ctx.tensor(0, "condition").dtype != DType::UInt8)
+  const PointwiseOperands values = pointwise_operands(ctx, {"self", "other"});
+  PointwiseOperands all = pointwise_operands(ctx, {"condition", "self", "other"});
+  if (ctx.tensor("condition").dtype != DType::Bool && ctx.tensor("condition").dtype != DType::UInt8)
     ctx.fail(ErrorKind::TypeError, "where expected condition to be a boolean tensor, but got a tensor with dtype " +
-                                       dtype_title(ctx.tensor(0, "condition").dtype));
+                                       dtype_title(ctx.tensor("condition").dtype));
   set_tensor(ctx, pointwise_result(ctx, all, promoted_dtype(ctx, values, PK::NoOpmath)));
 }
 
 // clamp(self, min, max) and friends: numbers and tensors as bounds promote with self.
 void clamp(OpContext& ctx) {
-  if (!ctx.has(1, "min") && !ctx.has(2, "max"))
+  if (!ctx.has("min") && !ctx.has("max"))
     ctx.fail(ErrorKind::InvalidArgument, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "min"}, {2, "max"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "min", "max"});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
 }
 void clamp_inplace(OpContext& ctx) {
-  if (!ctx.has(1, "min") && !ctx.has(2, "max"))
+  if (!ctx.has("min") && !ctx.has("max"))
     ctx.fail(ErrorKind::InvalidArgument, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "min"}, {2, "max"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "min", "max"});
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, PK::Default)));
 }
 
 // Ternary ops over three tensors: addcmul / addcdiv / lerp.
 template <PK Kind>
 void ternary(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "tensor1"}, {2, "tensor2"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "tensor1", "tensor2"});
   set_tensor(ctx, pointwise_result(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 template <PK Kind>
 void ternary_inplace(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "tensor1"}, {2, "tensor2"}});
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "tensor1", "tensor2"});
   set_tensor(ctx, pointwise_inplace(ctx, ops, promoted_dtype(ctx, ops, Kind)));
 }
 
 // masked_fill(self, mask, value): self's dtype; mask broadcasts into self.
 void masked_fill(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& mask = ctx.tensor(1, "mask");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& mask = ctx.tensor("mask");
   if (mask.dtype != DType::Bool)
     ctx.fail(ErrorKind::TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype " +
                                        dtype_title(mask.dtype));
   // The ref is where(mask, value, self).contiguous(), ATen's a clone of the
   // broadcast self in the contiguous format: contiguous either way (HF Doge's
   // mask over an expanded self was given where's layout).
-  PointwiseOperands ops = pointwise_operands(ctx, {{1, "mask"}, {0, "self"}});
+  PointwiseOperands ops = pointwise_operands(ctx, {"mask", "self"});
   const TensorValue r = pointwise_result(ctx, ops, self.dtype);
   set_tensor(ctx, empty_tensor(ctx, r.meta.sizes, r.meta.dtype, r.meta.device));
 }
 void masked_fill_inplace(OpContext& ctx) {
-  const TensorMeta& mask = ctx.tensor(1, "mask");
+  const TensorMeta& mask = ctx.tensor("mask");
   if (mask.dtype != DType::Bool)
     ctx.fail(ErrorKind::TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype " +
                                        dtype_title(mask.dtype));
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "mask"}});
-  set_tensor(ctx, pointwise_inplace(ctx, ops, ctx.tensor(0, "self").dtype));
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "mask"});
+  set_tensor(ctx, pointwise_inplace(ctx, ops, ctx.tensor("self").dtype));
 }
 
 // lerp(self, end, weight): self and end share a dtype; a tensor weight joins the iteration.
 template <bool Inplace>
 void lerp(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "self"}, {1, "end"}, {2, "weight"}});
-  if (ctx.tensor(0, "self").dtype != ctx.tensor(1, "end").dtype)
-    ctx.fail(ErrorKind::TypeError, "expected dtype " + dtype_title(ctx.tensor(0, "self").dtype) +
-                                       " for `end` but got dtype " + dtype_title(ctx.tensor(1, "end").dtype));
+  const PointwiseOperands ops = pointwise_operands(ctx, {"self", "end", "weight"});
+  if (ctx.tensor("self").dtype != ctx.tensor("end").dtype)
+    ctx.fail(ErrorKind::TypeError, "expected dtype " + dtype_title(ctx.tensor("self").dtype) +
+                                       " for `end` but got dtype " + dtype_title(ctx.tensor("end").dtype));
   PointwiseOperands values = ops;
   values.promotion.resize(2);
   const DType dtype = promoted_dtype(ctx, values, PK::Default);
@@ -311,8 +312,8 @@ void lerp(OpContext& ctx) {
 // native_dropout_backward(grad_output, mask, scale): grad_output's dtype.
 // Its decomposition clones the product in grad_output's suggested memory format.
 void native_dropout_backward(OpContext& ctx) {
-  const PointwiseOperands ops = pointwise_operands(ctx, {{0, "grad_output"}, {1, "mask"}});
-  const TensorMeta& grad = ctx.tensor(0, "grad_output");
+  const PointwiseOperands ops = pointwise_operands(ctx, {"grad_output", "mask"});
+  const TensorMeta& grad = ctx.tensor("grad_output");
   TensorValue r = pointwise_result(ctx, ops, grad.dtype);
   r.meta.strides = strides_for(r.meta.sizes, suggest_memory_format(grad, ctx.env()), &ctx.env());
   set_tensor(ctx, std::move(r));
@@ -334,14 +335,14 @@ namespace {
 // along dim, then n times narrow(dim, 1, len-1) - narrow(dim, 0, len-1)
 // (logical_xor for bool), n clamped to the size of dim; n == 0 clones self.
 void diff(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t n = static_int(ctx, 1, "n", 1);
-  const TensorMeta* prepend = ctx.optional_tensor(3, "prepend");
-  const TensorMeta* append = ctx.optional_tensor(4, "append");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t n = static_int(ctx, "n", 1);
+  const TensorMeta* prepend = ctx.optional_tensor("prepend");
+  const TensorMeta* append = ctx.optional_tensor("append");
   if (self.dim() == 0)
     ctx.fail(ErrorKind::InvalidArgument, "diff expects input to be at least one-dimensional");
   if (n < 0) ctx.fail(ErrorKind::InvalidArgument, "order must be non-negative but got " + std::to_string(n));
-  const auto dim = static_cast<size_t>(dim_arg(ctx, 2, "dim", self.dim(), -1));
+  const auto dim = static_cast<size_t>(dim_arg(ctx, "dim", self.dim(), -1));
   std::vector<const TensorMeta*> all{&self};
   for (const TensorMeta* t : {prepend, append}) {
     if (!t) continue;
@@ -416,7 +417,7 @@ void register_pointwise_ops(OpRegistry& r) {
   r.add("aten.relu6.default", no_bool<unary<PK::Default>>);
   r.add("aten.square.default", unary<PK::BoolToLong>);
   r.add("aten.log_sigmoid.default", unary<PK::IntToFloat>);
-  r.add("aten._prelu_kernel.default", binary<PK::Default>);  // (self, weight) broadcast
+  r.add("aten._prelu_kernel.default", binary<PK::Default, kWeight>);  // (self, weight) broadcast
   r.add("aten.leaky_relu", float_params<kLeakyRelu, 1>);
   r.add_inplace("aten.leaky_relu_", float_params<kLeakyRelu, 1, true>);
   r.add("aten.softplus", float_params<kSoftplus, 2>);
@@ -487,14 +488,20 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.bitwise_left_shift", "aten.bitwise_left_shift_"},
       {"aten.bitwise_right_shift", "aten.bitwise_right_shift_"},
       {"aten.hypot", "aten.hypot_"},
-      {"aten.clamp_min.default", "aten.clamp_min_.default"},
-      {"aten.clamp_max.default", "aten.clamp_max_.default"},
-      {"aten.clamp_min.Tensor", "aten.clamp_min_.Tensor"},
-      {"aten.clamp_max.Tensor", "aten.clamp_max_.Tensor"},
   };
   for (const Names& n : keep_binary) {
     r.add(n.functional, binary<PK::Default>);
     if (n.inplace) r.add_inplace(n.inplace, binary_inplace<PK::Default>);
+  }
+  for (const Names& n : {Names{"aten.clamp_min.default", "aten.clamp_min_.default"},
+                         Names{"aten.clamp_min.Tensor", "aten.clamp_min_.Tensor"}}) {
+    r.add(n.functional, binary<PK::Default, kMin>);
+    r.add_inplace(n.inplace, binary_inplace<PK::Default, true, kMin>);
+  }
+  for (const Names& n : {Names{"aten.clamp_max.default", "aten.clamp_max_.default"},
+                         Names{"aten.clamp_max.Tensor", "aten.clamp_max_.Tensor"}}) {
+    r.add(n.functional, binary<PK::Default, kMax>);
+    r.add_inplace(n.inplace, binary_inplace<PK::Default, true, kMax>);
   }
   // __iand__, __ior__ and __ixor__ return self like the other twins, but are
   // registered as plain ops: the interpreter has never recorded them as
@@ -505,10 +512,10 @@ void register_pointwise_ops(OpRegistry& r) {
     r.add(n.inplace, binary_inplace<PK::Default>);
   }
   // pow promotes bool to int64.
-  r.add("aten.pow.Tensor_Tensor", binary<PK::BoolToLong>);
-  r.add_inplace("aten.pow_.Tensor", binary_inplace<PK::BoolToLong>);
-  r.add("aten.pow.Tensor_Scalar", binary<PK::BoolToLong>);
-  r.add_inplace("aten.pow_.Scalar", binary_inplace<PK::BoolToLong>);
+  r.add("aten.pow.Tensor_Tensor", binary<PK::BoolToLong, kExponent>);
+  r.add_inplace("aten.pow_.Tensor", binary_inplace<PK::BoolToLong, true, kExponent>);
+  r.add("aten.pow.Tensor_Scalar", binary<PK::BoolToLong, kExponent>);
+  r.add_inplace("aten.pow_.Scalar", binary_inplace<PK::BoolToLong, true, kExponent>);
   r.add("aten.logaddexp", no_bool<binary<PK::Default>>);
   r.add("aten.logaddexp2", no_bool<binary<PK::Default>>);
   r.add("aten.pow.Scalar", pow_scalar_base);

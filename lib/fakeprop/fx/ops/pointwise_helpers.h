@@ -18,25 +18,32 @@ struct PointwiseOperands {
   bool symbolic = false;  // some tensor has a symbolic size or stride, or some number is a SymInt
 };
 
-// Collects the arguments at `positions` (schema position, keyword) that are given.
+// Adds the argument `name`, value `v`, unless it is None.
+inline void add_pointwise_operand(OpContext& ctx, PointwiseOperands& ops, const Value& v, std::string_view name) {
+  if (v.is_none()) return;
+  if (v.is_tensor()) {
+    ops.tensors.push_back(&v.tensor->meta);
+    ops.symbolic = ops.symbolic || has_symbolic_sizes_strides(v.tensor->meta);
+  }
+  if (v.kind == Value::Kind::Int && !v.i.is_static()) ops.symbolic = true;
+  if (auto p = promotion_operand(v)) ops.promotion.push_back(*p);
+  else
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": argument '" + std::string(name) + "' must be a Tensor or a number");
+}
+// Collects the arguments `names` of the target's schema that are given.
+inline PointwiseOperands pointwise_operands(OpContext& ctx, std::initializer_list<std::string_view> names) {
+  PointwiseOperands ops;
+  for (std::string_view name : names) add_pointwise_operand(ctx, ops, ctx.value(name), name);
+  return ops;
+}
+// The old form, by (schema position, keyword), for the rule files not yet read by name.
 inline PointwiseOperands pointwise_operands(OpContext& ctx,
                                             std::initializer_list<std::pair<size_t, std::string_view>> args) {
   PointwiseOperands ops;
-  for (const auto& [pos, name] : args) {
-    const Value& v = ctx.value(pos, name);
-    if (v.is_none()) continue;
-    if (v.is_tensor()) {
-      ops.tensors.push_back(&v.tensor->meta);
-      ops.symbolic = ops.symbolic || has_symbolic_sizes_strides(v.tensor->meta);
-    }
-    if (v.kind == Value::Kind::Int && !v.i.is_static()) ops.symbolic = true;
-    if (auto p = promotion_operand(v)) ops.promotion.push_back(*p);
-    else
-      ctx.fail(ErrorKind::TypeError, ctx.target() + ": argument '" + std::string(name) +
-                                         "' must be a Tensor or a number");
-  }
+  for (const auto& [pos, name] : args) add_pointwise_operand(ctx, ops, ctx.value(pos, name), name);
   return ops;
 }
+
 
 inline DType promoted_dtype(OpContext& ctx, const PointwiseOperands& ops, PromotionKind kind) {
   auto d = elementwise_dtypes(ops.promotion, kind);

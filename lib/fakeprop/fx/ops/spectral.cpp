@@ -178,9 +178,9 @@ Layout c2c_layout(OpContext& ctx, const TensorMeta& self, const std::vector<int6
 // dim of `dim` keeps n // 2 + 1 entries when onesided.
 void fft_r2c(OpContext& ctx) {
   const char* op = "_fft_r2c";
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<int64_t> raw = static_int_list(ctx, 1, "dim");
-  const bool onesided = ctx.bool_arg(3, "onesided");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<int64_t> raw = static_int_list(ctx, "dim");
+  const bool onesided = ctx.bool_arg("onesided");
   if (!is_floating(self.dtype))
     ctx.fail(ErrorKind::TypeError, "_fft_r2c: expected a real floating point input, got " + torch_dtype(self.dtype));
   const DType out_dtype = to_complex(self.dtype);
@@ -229,9 +229,9 @@ void fft_r2c(OpContext& ctx) {
 // last dim of `dim` resized to last_dim_size.
 void fft_c2r(OpContext& ctx) {
   const char* op = "_fft_c2r";
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<int64_t> raw = static_int_list(ctx, 1, "dim");
-  const SymInt last_size = ctx.int_arg(3, "last_dim_size");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<int64_t> raw = static_int_list(ctx, "dim");
+  const SymInt last_size = ctx.int_arg("last_dim_size");
   require_complex(ctx, self, op);
   const std::vector<int64_t> dims = transform_dims(ctx, raw, self.dim(), op);
   const auto last = static_cast<size_t>(dims.back());
@@ -256,8 +256,8 @@ void fft_c2r(OpContext& ctx) {
 
 // _fft_c2c(self, dim, normalization, forward): complex -> complex, same sizes.
 void fft_c2c(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<int64_t> raw = static_int_list(ctx, 1, "dim");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<int64_t> raw = static_int_list(ctx, "dim");
   require_complex(ctx, self, "_fft_c2c");
   const std::vector<int64_t> dims = fft_dims(ctx, raw, self.dim(), "_fft_c2c");
   const Layout out = c2c_layout(ctx, self, dims);
@@ -270,11 +270,11 @@ void fft_c2c(OpContext& ctx) {
 // input's strides), then one _fft_c2c over `dim` (every dim by default). A
 // given `s` resizes the input first, which this rule does not model.
 void fft_fftn(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  if (ctx.has(1, "s")) ctx.fail(ErrorKind::NotImplemented, "fft_fftn with s: the input's resize is not modelled");
+  const TensorMeta& self = ctx.tensor("self");
+  if (ctx.has("s")) ctx.fail(ErrorKind::NotImplemented, "fft_fftn with s: the input's resize is not modelled");
   std::vector<int64_t> raw;
-  if (ctx.has(2, "dim")) {
-    raw = static_int_list(ctx, 2, "dim");
+  if (ctx.has("dim")) {
+    raw = static_int_list(ctx, "dim");
   } else {
     for (int64_t i = 0; i < self.dim(); ++i) raw.push_back(i);
   }

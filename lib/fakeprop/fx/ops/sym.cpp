@@ -20,36 +20,36 @@ Value int_list_value(OpContext& ctx, const SymShape& xs) {
 
 // sym_size.int(self, dim) / sym_size.default(self)
 void sym_size(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  if (!ctx.has(1, "dim")) {
+  const TensorMeta& self = ctx.tensor("self");
+  if (!ctx.declares("dim")) {  // sym_size.default
     ctx.set_result(int_list_value(ctx, self.sizes));
     return;
   }
-  const int64_t d = dim_arg(ctx, 1, "dim", self.dim(), std::nullopt, false);
+  const int64_t d = dim_arg(ctx, "dim", self.dim(), std::nullopt, false);
   ctx.set_result(Value::of_int(simplified(ctx, self.sizes[static_cast<size_t>(d)])));
 }
 
 void sym_stride(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  if (!ctx.has(1, "dim")) {
+  const TensorMeta& self = ctx.tensor("self");
+  if (!ctx.declares("dim")) {  // sym_stride.default
     ctx.set_result(int_list_value(ctx, self.strides));
     return;
   }
-  const int64_t d = dim_arg(ctx, 1, "dim", self.dim(), std::nullopt, false);
+  const int64_t d = dim_arg(ctx, "dim", self.dim(), std::nullopt, false);
   ctx.set_result(Value::of_int(simplified(ctx, self.strides[static_cast<size_t>(d)])));
 }
 
-void sym_numel(OpContext& ctx) { ctx.set_result(Value::of_int(simplified(ctx, ctx.tensor(0, "self").numel()))); }
+void sym_numel(OpContext& ctx) { ctx.set_result(Value::of_int(simplified(ctx, ctx.tensor("self").numel()))); }
 
 void sym_storage_offset(OpContext& ctx) {
-  ctx.set_result(Value::of_int(simplified(ctx, ctx.tensor(0, "self").storage_offset)));
+  ctx.set_result(Value::of_int(simplified(ctx, ctx.tensor("self").storage_offset)));
 }
 
 // _assert_scalar(self, assert_msg) / _assert_async.msg(self, assert_msg):
 // torch._check on a SymBool; a runtime assert when it cannot be decided.
 void assert_scalar(OpContext& ctx) {
-  const Value& v = ctx.value(0, "self");
-  const std::string msg = ctx.has(1, "assert_msg") ? ctx.string_arg(1, "assert_msg") : "assertion failed";
+  const Value& v = ctx.value("self");
+  const std::string msg = ctx.declares("assert_msg") && ctx.has("assert_msg") ? ctx.string_arg("assert_msg") : "assertion failed";
   SymBool cond;
   if (v.kind == Value::Kind::Bool) cond = v.b;
   else if (v.kind == Value::Kind::Int) cond = sym_ne(v.i, 0);
@@ -63,13 +63,14 @@ void assert_scalar(OpContext& ctx) {
   ctx.set_result(Value::none());
 }
 
-// sym_constrain_range(size, min, max) / sym_constrain_range_for_size(size, min, max).
+// sym_constrain_range(size, *, min, max) / sym_constrain_range_for_size (kForSize).
+template <bool kForSize>
 void constrain_range(OpContext& ctx) {
-  const SymInt size = ctx.int_arg(0, "size");
-  const bool for_size = ctx.target().find("for_size") != std::string::npos;
+  const SymInt size = ctx.int_arg("size");
+  const bool for_size = kForSize;
   ValueRange range;
-  if (auto lo = ctx.optional_int(1, "min"); lo && lo->is_static()) range.lo = lo->value();
-  if (auto hi = ctx.optional_int(2, "max"); hi && hi->is_static()) range.hi = hi->value();
+  if (auto lo = ctx.optional_int("min"); lo && lo->is_static()) range.lo = lo->value();
+  if (auto hi = ctx.optional_int("max"); hi && hi->is_static()) range.hi = hi->value();
   if (for_size && range.lo < 0) range.lo = 0;
   if (size.is_static()) {
     if (!range.contains(size.value()))
@@ -87,8 +88,8 @@ void constrain_range(OpContext& ctx) {
 
 // sym_is_contiguous(self, memory_format=contiguous_format) -> SymBool.
 void sym_is_contiguous(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const MemoryFormat f = ctx.memory_format_arg(1, "memory_format").value_or(MemoryFormat::Contiguous);
+  const TensorMeta& self = ctx.tensor("self");
+  const MemoryFormat f = ctx.memory_format_arg("memory_format").value_or(MemoryFormat::Contiguous);
   bool v = false;
   if (f == MemoryFormat::ChannelsLast || f == MemoryFormat::ChannelsLast3d)
     v = is_channels_last_contiguous(self, ctx.env());
@@ -101,23 +102,22 @@ void sym_is_contiguous(OpContext& ctx) {
 // layout=None): the checks torch.export inserts before a dtype/device
 // conversion that it traced as a no-op; returns None.
 void assert_tensor_metadata(OpContext& ctx) {
-  constexpr size_t kKw = 1000;
-  const TensorMeta& a = ctx.tensor(0, "a");
+  const TensorMeta& a = ctx.tensor("a");
   auto same_list = [&](const SymShape& have, const std::vector<SymInt>& want) {
     if (have.size() != want.size()) return false;
     for (size_t i = 0; i < have.size(); ++i)
       if (!same_size(ctx, have[i], want[i], "_assert_tensor_metadata")) return false;
     return true;
   };
-  if (auto size = ctx.optional_int_list(1, "size"); size && !same_list(a.sizes, *size))
+  if (auto size = ctx.optional_int_list("size"); size && !same_list(a.sizes, *size))
     ctx.fail(ErrorKind::AssertionError, "Tensor size mismatch! Expected: " + text(*size) + ", Got: " + text(a.sizes));
-  if (auto stride = ctx.optional_int_list(2, "stride"); stride && !same_list(a.strides, *stride))
+  if (auto stride = ctx.optional_int_list("stride"); stride && !same_list(a.strides, *stride))
     ctx.fail(ErrorKind::AssertionError,
              "Tensor stride mismatch! Expected: " + text(*stride) + ", Got: " + text(a.strides));
-  if (auto dtype = ctx.dtype_arg(3, "dtype"); dtype && *dtype != a.dtype)
+  if (auto dtype = ctx.dtype_arg("dtype"); dtype && *dtype != a.dtype)
     ctx.fail(ErrorKind::AssertionError, "Tensor dtype mismatch! Expected: " + torch_dtype(*dtype) +
                                             ", Got: " + torch_dtype(a.dtype));
-  if (auto device = ctx.device_arg(kKw, "device"); device && !(*device == a.device))
+  if (auto device = ctx.device_arg("device"); device && !(*device == a.device))
     ctx.fail(ErrorKind::AssertionError,
              "Tensor device mismatch! Expected: " + device->str() + ", Got: " + a.device.str());
   ctx.set_result(Value::none());
@@ -138,7 +138,7 @@ ExprRef program_guard_condition(OpContext& ctx, const std::string& guard, std::s
   const Node& node = ctx.node();
   if (node.args.size() < 3 || node.args[1].kind != Arg::Kind::List)
     ctx.fail(ErrorKind::InvalidArgument, "fakeprop.program_guard needs the guard, the input names and the inputs");
-  const std::vector<const TensorMeta*> inputs = ctx.tensor_list(2, "inputs");
+  const std::vector<const TensorMeta*> inputs = ctx.tensor_list("inputs");
   const std::vector<Arg>& names = node.args[1].list;
   auto input_named = [&](const std::string& name) -> const TensorMeta* {
     for (size_t i = 0; i < names.size() && i < inputs.size(); ++i)
@@ -221,7 +221,7 @@ ExprRef program_guard_condition(OpContext& ctx, const std::string& guard, std::s
 // where it is false). A guard fakeprop cannot read is not applied, with a
 // precision_lost warning on its node that says why.
 void program_guard(OpContext& ctx) {
-  const std::string guard = ctx.string_arg(0, "guard");
+  const std::string guard = ctx.string_arg("guard");
   std::string why;
   const ExprRef cond = program_guard_condition(ctx, guard, why);
   ctx.set_result(Value::none());
@@ -246,8 +246,8 @@ void register_sym_ops(OpRegistry& r) {
   r.add("aten._assert_scalar.default", assert_scalar);
   r.add("aten._assert_async.msg", assert_scalar);
   r.add("aten._assert_async.default", assert_scalar);
-  r.add("aten.sym_constrain_range.default", constrain_range);
-  r.add("aten.sym_constrain_range_for_size.default", constrain_range);
+  r.add("aten.sym_constrain_range.default", constrain_range<false>);
+  r.add("aten.sym_constrain_range_for_size.default", constrain_range<true>);
   r.add("aten.sym_is_contiguous.default", sym_is_contiguous);
   r.add("fakeprop.program_guard", program_guard, OutputGrad::none());
 }

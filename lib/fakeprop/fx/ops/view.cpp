@@ -102,8 +102,8 @@ TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<Sy
   return ctx.view_of(self, shape, *strides, self.storage_offset);
 }
 
-void view(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
-void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes)); }
+void view(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor("self"), ctx.int_list("size"))); }
+void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes)); }
 
 // reshape: a view when computeStride finds one (then aten.view, whose fake
 // strides fake_view_strides gives), else a contiguous copy.
@@ -122,16 +122,16 @@ TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector
   return empty_tensor(ctx, shape, self.dtype, self.device);
 }
 
-void reshape(OpContext& ctx) { set_tensor(ctx, reshape_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "shape"))); }
+void reshape(OpContext& ctx) { set_tensor(ctx, reshape_to(ctx, ctx.tensor("self"), ctx.int_list("shape"))); }
 void reshape_as(OpContext& ctx) {
-  set_tensor(ctx, reshape_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
+  set_tensor(ctx, reshape_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes));
 }
 
 // unflatten.int(self, dim, sizes): dim split into sizes (one may be -1).
 void unflatten(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
-  const std::vector<SymInt> sizes = ctx.int_list(2, "sizes");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  const std::vector<SymInt> sizes = ctx.int_list("sizes");
   if (sizes.empty()) ctx.fail(ErrorKind::InvalidArgument, "unflatten: sizes must be non-empty");
   const SymShape inner = infer_view_size(ctx, sizes, self.sizes[static_cast<size_t>(dim)]);
   SymShape shape(self.sizes.begin(), self.sizes.begin() + dim);
@@ -145,9 +145,9 @@ void unflatten(OpContext& ctx) {
 // (aten.view) checks it, so a size baked into a graph guards instead of
 // silently describing another tensor.
 void reshape_alias(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  SymShape sizes = ctx.int_list(1, "size");
-  SymShape strides = ctx.int_list(2, "stride");
+  const TensorMeta& self = ctx.tensor("self");
+  SymShape sizes = ctx.int_list("size");
+  SymShape strides = ctx.int_list("stride");
   if (sizes.size() != strides.size())
     ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, sizes);
@@ -156,17 +156,17 @@ void reshape_alias(OpContext& ctx) {
 }
 
 void as_strided(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  SymShape sizes = ctx.int_list(1, "size");
-  SymShape strides = ctx.int_list(2, "stride");
+  const TensorMeta& self = ctx.tensor("self");
+  SymShape sizes = ctx.int_list("size");
+  SymShape strides = ctx.int_list("stride");
   if (sizes.size() != strides.size())
     ctx.fail(ErrorKind::InvalidArgument, "mismatch in length of strides and shape");
   check_non_negative(ctx, sizes);
-  const SymInt offset = ctx.has(3, "storage_offset") ? ctx.int_arg(3, "storage_offset") : self.storage_offset;
+  const SymInt offset = ctx.has("storage_offset") ? ctx.int_arg("storage_offset") : self.storage_offset;
   set_tensor(ctx, ctx.view_of(self, sizes, strides, offset));
 }
 
-void alias(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor(0, "self"))); }
+void alias(OpContext& ctx) { set_tensor(ctx, same_view(ctx, ctx.tensor("self"))); }
 
 TensorValue transposed(OpContext& ctx, const TensorMeta& self, int64_t d0, int64_t d1) {
   SymShape sizes = self.sizes;
@@ -176,10 +176,14 @@ TensorValue transposed(OpContext& ctx, const TensorMeta& self, int64_t d0, int64
   return ctx.view_of(self, sizes, strides, self.storage_offset);
 }
 
+// transpose / swapdims (dim0, dim1) and swapaxes (axis0, axis1): kDims names them.
+constexpr const char* kDimNames[] = {"dim0", "dim1"};
+constexpr const char* kAxisNames[] = {"axis0", "axis1"};
+template <const char* const* kDims>
 void transpose(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t d0 = dim_arg(ctx, 1, "dim0", self.dim());
-  const int64_t d1 = dim_arg(ctx, 2, "dim1", self.dim());
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t d0 = dim_arg(ctx, kDims[0], self.dim());
+  const int64_t d1 = dim_arg(ctx, kDims[1], self.dim());
   if (self.dim() == 0) {
     set_tensor(ctx, same_view(ctx, self));
     return;
@@ -188,7 +192,7 @@ void transpose(OpContext& ctx) {
 }
 
 void t(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() > 2)
     ctx.fail(ErrorKind::InvalidArgument,
              "t() expects a tensor with <= 2 dimensions, but self is " + rank_text(self.dim()));
@@ -201,7 +205,7 @@ void t(OpContext& ctx) {
 
 // numpy_T (Tensor.T): permute to the reversed dims.
 void numpy_t(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   SymShape sizes(self.sizes.rbegin(), self.sizes.rend());
   SymShape strides(self.strides.rbegin(), self.strides.rend());
   set_tensor(ctx, ctx.view_of(self, std::move(sizes), std::move(strides), self.storage_offset));
@@ -210,7 +214,7 @@ void numpy_t(OpContext& ctx) {
 // mT / mH / adjoint / matrix_H: transpose(-2, -1) (the conjugate views of a
 // complex tensor have the same geometry).
 void matrix_transpose(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() < 2)
     ctx.fail(ErrorKind::InvalidArgument, "tensor.mT is only supported on matrices or batches of matrices. Got " +
                                              rank_text(self.dim()) + " tensor.");
@@ -218,8 +222,8 @@ void matrix_transpose(OpContext& ctx) {
 }
 
 void permute(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<int64_t> dims = static_int_list(ctx, 1, "dims");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<int64_t> dims = static_int_list(ctx, "dims");
   if (static_cast<int64_t>(dims.size()) != self.dim())
     ctx.fail(ErrorKind::InvalidArgument,
              "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
@@ -240,9 +244,10 @@ void permute(OpContext& ctx) {
 // real(self) / imag(self): of a complex tensor, view_as_real(self)[..., 0]
 // (or 1): the real dtype, strides and offset counted in real elements (twice
 // as many), imag one further; real of a real tensor is self, imag an error.
+template <bool kImag>
 void real_imag(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const bool imag = ctx.target() == "aten.imag.default";
+  const TensorMeta& self = ctx.tensor("self");
+  const bool imag = kImag;
   if (!is_complex(self.dtype)) {
     if (imag) ctx.fail(ErrorKind::TypeError, "imag is not implemented for tensors with non-complex dtypes.");
     return set_tensor(ctx, ctx.view_of(self, self.sizes, self.strides, self.storage_offset));
@@ -255,9 +260,9 @@ void real_imag(OpContext& ctx) {
   set_tensor(ctx, std::move(out));
 }
 
-void expand(OpContext& ctx) { set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"))); }
+void expand(OpContext& ctx) { set_tensor(ctx, expand_to(ctx, ctx.tensor("self"), ctx.int_list("size"))); }
 void expand_as(OpContext& ctx) {
-  set_tensor(ctx, expand_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes));
+  set_tensor(ctx, expand_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes));
 }
 
 // Whether sympy's assumptions alone prove e >= 0, as when torch builds a
@@ -369,18 +374,18 @@ TensorValue slice_of(OpContext& ctx, const TensorMeta& self, int64_t dim, std::o
 }
 
 void slice(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
-  set_tensor(ctx, slice_of(ctx, self, dim, ctx.optional_int(2, "start"), ctx.optional_int(3, "end"),
-                           static_int(ctx, 4, "step", 1)));
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  set_tensor(ctx, slice_of(ctx, self, dim, ctx.optional_int("start"), ctx.optional_int("end"),
+                           static_int(ctx, "step")));
 }
 
 void select(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "select() cannot be applied to a 0-dim tensor.");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const auto d = static_cast<size_t>(dim);
-  SymInt index = ctx.int_arg(2, "index");
+  SymInt index = ctx.int_arg("index");
   const SymInt size = self.sizes[d];
   const char* why = "select";
   // Two questions, in c10's order (size < -index, then size <= index), so
@@ -440,10 +445,10 @@ void set_equal_pieces(OpContext& ctx, const TensorMeta& self, int64_t dim, const
 }
 
 void split(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "split expects at least a 1-dimensional tensor");
-  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
-  const SymInt split_size = ctx.int_arg(1, "split_size");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  const SymInt split_size = ctx.int_arg("split_size");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   const char* why = "split";
   // torch 2.x's split decomposition: its torch._checks are guards on backed
@@ -459,10 +464,13 @@ void split(OpContext& ctx) {
   set_equal_pieces(ctx, self, dim, split_size, why);
 }
 
+// split_with_sizes(self, split_sizes, dim) and split.sizes(self, split_size, dim): kSizes names the sizes.
+constexpr char kSplitSizes[] = "split_sizes", kSplitSize[] = "split_size";
+template <const char* kSizes>
 void split_with_sizes(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
-  const std::vector<SymInt> lens = ctx.int_list(1, "split_sizes");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  const std::vector<SymInt> lens = ctx.int_list(kSizes);
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   // Every piece >= 0 first, then the sum, as the decomposition checks them.
   require_nonnegative_pieces(ctx, lens);
@@ -477,12 +485,12 @@ void split_with_sizes(OpContext& ctx) {
 }
 
 void chunk(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "chunk expects at least a 1-dimensional tensor");
-  const int64_t chunks = static_int(ctx, 1, "chunks");
+  const int64_t chunks = static_int(ctx, "chunks");
   if (chunks <= 0)
     ctx.fail(ErrorKind::InvalidArgument, "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
-  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   // (dim_size + chunks - 1) / chunks, as ATen's chunk writes it: torch prints ((s + 3)//4).
   const SymInt split_size = simplified(ctx, floordiv(size + (chunks - 1), chunks));
@@ -514,9 +522,9 @@ void require_nonzero_rank(OpContext& ctx, const TensorMeta& self) {
 }
 
 void tensor_split_indices(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   require_nonzero_rank(ctx, self);
-  set_slices(ctx, self, dim_arg(ctx, 2, "dim", self.dim(), 0), ctx.int_list(1, "indices"));
+  set_slices(ctx, self, dim_arg(ctx, "dim", self.dim()), ctx.int_list("indices"));
 }
 
 // `sections` pieces, the first size % sections of them one longer, each
@@ -540,9 +548,9 @@ void split_into_sections(OpContext& ctx, const TensorMeta& self, int64_t dim, co
 }
 
 void tensor_split_sections(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   require_nonzero_rank(ctx, self);
-  split_into_sections(ctx, self, dim_arg(ctx, 2, "dim", self.dim(), 0), ctx.int_arg(1, "sections"));
+  split_into_sections(ctx, self, dim_arg(ctx, "dim", self.dim()), ctx.int_arg("sections"));
 }
 
 // hsplit / vsplit / dsplit: tensor_split along dim 1 (0 for a 1-D hsplit), 0
@@ -558,13 +566,13 @@ struct DirectionalSplit {
     return Rank == 1 ? (self.dim() == 1 ? 0 : 1) : Rank == 2 ? 0 : 2;
   }
   static void indices(OpContext& ctx) {
-    const TensorMeta& self = ctx.tensor(0, "self");
-    set_slices(ctx, self, dim(ctx, self), ctx.int_list(1, "indices"));
+    const TensorMeta& self = ctx.tensor("self");
+    set_slices(ctx, self, dim(ctx, self), ctx.int_list("indices"));
   }
   static void sections(OpContext& ctx) {
-    const TensorMeta& self = ctx.tensor(0, "self");
+    const TensorMeta& self = ctx.tensor("self");
     const int64_t d = dim(ctx, self);
-    const SymInt count = ctx.int_arg(1, "sections");
+    const SymInt count = ctx.int_arg("sections");
     const SymInt& size = self.sizes[static_cast<size_t>(d)];
     if (decide(ctx, sym_eq(count, 0), op) || !decide(ctx, sym_eq(mod(size, count), 0), op))
       ctx.fail(ErrorKind::InvalidArgument, std::string(op) + " attempted to split along dimension " +
@@ -575,9 +583,9 @@ struct DirectionalSplit {
 };
 
 void unbind(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() == 0) ctx.fail(ErrorKind::InvalidArgument, "Dimension specified as 0 but tensor has no dimensions");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim(), 0);
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const auto d = static_cast<size_t>(dim);
   const int64_t count = bounded_count(ctx, specialize(ctx, self.sizes[d], "unbind"), "unbind");
   SymShape sizes = self.sizes;
@@ -590,12 +598,14 @@ void unbind(OpContext& ctx) {
   set_tuple(ctx, std::move(pieces));
 }
 
+// kFunctional: unsqueeze (its ref's guards), not unsqueeze_.
+template <bool kFunctional>
 void unsqueeze(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim() + 1);
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim() + 1);
   const auto d = static_cast<size_t>(dim);
   // Of symbolic sizes the ref's prims.expand_dims is a broadcast_in_dim.
-  if (ctx.target() == "aten.unsqueeze.default" && has_symbolic_sizes_strides(self))
+  if (kFunctional && has_symbolic_sizes_strides(self))
     broadcast_in_dim_guards(ctx, self.sizes);
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
@@ -607,10 +617,11 @@ void unsqueeze(OpContext& ctx) {
 
 // squeeze.dim / squeeze.dims / squeeze.default: drop the chosen dims of size 1.
 void squeeze(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  std::vector<bool> chosen(static_cast<size_t>(self.dim()), !ctx.has(1, "dim"));
-  if (ctx.has(1, "dim")) {
-    for (int64_t d : static_int_list(ctx, 1, "dim")) {
+  const TensorMeta& self = ctx.tensor("self");
+  const bool has_dim = ctx.declares("dim") && ctx.has("dim");  // squeeze.default declares none
+  std::vector<bool> chosen(static_cast<size_t>(self.dim()), !has_dim);
+  if (has_dim) {
+    for (int64_t d : static_int_list(ctx, "dim")) {
       const int64_t w = canonical_dim(d, self.dim());
       if (self.dim() > 0) chosen[static_cast<size_t>(w)] = true;
     }
@@ -626,10 +637,10 @@ void squeeze(OpContext& ctx) {
 
 // flatten.using_ints appears in torch.export graphs (make_fx decomposes it).
 void flatten(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   const int64_t rank = std::max<int64_t>(self.dim(), 1);
-  const int64_t start = dim_arg(ctx, 1, "start_dim", rank, 0);
-  const int64_t end = dim_arg(ctx, 2, "end_dim", rank, -1);
+  const int64_t start = dim_arg(ctx, "start_dim", rank);
+  const int64_t end = dim_arg(ctx, "end_dim", rank);
   if (start > end)
     ctx.fail(ErrorKind::InvalidArgument, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (self.dim() == 0) {
@@ -654,10 +665,10 @@ void flatten(OpContext& ctx) {
 }
 
 void narrow(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dim", self.dim());
-  SymInt start = ctx.int_arg(2, "start");
-  const SymInt length = ctx.int_arg(3, "length");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  SymInt start = ctx.int_arg("start");
+  const SymInt length = ctx.int_arg("length");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   if (decide(ctx, sym_lt(start, 0), "narrow")) start = start + size;
   if (decide(ctx, sym_gt(start + length, size), "narrow"))
@@ -668,9 +679,9 @@ void narrow(OpContext& ctx) {
 
 // movedim(self, source, destination): a permutation.
 void movedim(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const std::vector<int64_t> src = static_int_list(ctx, 1, "source");
-  const std::vector<int64_t> dst = static_int_list(ctx, 2, "destination");
+  const TensorMeta& self = ctx.tensor("self");
+  const std::vector<int64_t> src = static_int_list(ctx, "source");
+  const std::vector<int64_t> dst = static_int_list(ctx, "destination");
   if (src.size() != dst.size())
     ctx.fail(ErrorKind::InvalidArgument, "movedim: Invalid source or destination dims: source (" +
                                              std::to_string(src.size()) +
@@ -704,10 +715,10 @@ void movedim(OpContext& ctx) {
 
 // diagonal(self, offset=0, dim1=0, dim2=1): a view with the two dims merged at the end.
 void diagonal(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t offset = static_int(ctx, 1, "offset", 0);
-  const int64_t d1 = dim_arg(ctx, 2, "dim1", self.dim(), 0);
-  const int64_t d2 = dim_arg(ctx, 3, "dim2", self.dim(), 1);
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t offset = static_int(ctx, "offset");
+  const int64_t d1 = dim_arg(ctx, "dim1", self.dim());
+  const int64_t d2 = dim_arg(ctx, "dim2", self.dim());
   if (d1 == d2)
     ctx.fail(ErrorKind::InvalidArgument, "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " +
                                              std::to_string(d2));
@@ -734,12 +745,12 @@ void diagonal(OpContext& ctx) {
 // diag_embed(self, offset=0, dim1=-2, dim2=-1): a new contiguous tensor of
 // one more dim, self's last size plus |offset| at dim1 and at dim2.
 void diag_embed(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
+  const TensorMeta& self = ctx.tensor("self");
   if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "dimension specified as -1 but tensor has no dimensions");
   const int64_t rank = self.dim() + 1;
-  const int64_t offset = static_int(ctx, 1, "offset", 0);
-  int64_t d1 = dim_arg(ctx, 2, "dim1", rank, -2);
-  int64_t d2 = dim_arg(ctx, 3, "dim2", rank, -1);
+  const int64_t offset = static_int(ctx, "offset");
+  int64_t d1 = dim_arg(ctx, "dim1", rank);
+  int64_t d2 = dim_arg(ctx, "dim2", rank);
   if (d1 == d2)
     ctx.fail(ErrorKind::InvalidArgument, "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " +
                                              std::to_string(d2));
@@ -753,10 +764,10 @@ void diag_embed(OpContext& ctx) {
 
 // unfold(self, dimension, size, step): windows along a dim as a new last dim.
 void unfold(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const int64_t dim = dim_arg(ctx, 1, "dimension", self.dim());
-  const SymInt size = ctx.int_arg(2, "size");
-  const int64_t step = static_int(ctx, 3, "step");
+  const TensorMeta& self = ctx.tensor("self");
+  const int64_t dim = dim_arg(ctx, "dimension", self.dim());
+  const SymInt size = ctx.int_arg("size");
+  const int64_t step = static_int(ctx, "step");
   if (step <= 0) ctx.fail(ErrorKind::InvalidArgument, "step is " + std::to_string(step) + " but must be > 0");
   const SymInt extent = self.dim() == 0 ? SymInt(1) : self.sizes[static_cast<size_t>(dim)];
   if (decide(ctx, sym_gt(size, extent), "unfold"))
@@ -783,16 +794,16 @@ TensorValue resized(OpContext& ctx, const TensorMeta& self, const SymShape& size
   return ctx.view_of(self, size, strides_for(size, format, &ctx.env()), self.storage_offset);
 }
 void resize_inplace(OpContext& ctx) {
-  const MemoryFormat f = ctx.memory_format_arg(2, "memory_format").value_or(MemoryFormat::Contiguous);
+  const MemoryFormat f = ctx.memory_format_arg("memory_format").value_or(MemoryFormat::Contiguous);
   if (f == MemoryFormat::Preserve)
     ctx.fail(ErrorKind::InvalidArgument, "Unsupported memory format torch.preserve_format");
-  set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"), f));
+  set_tensor(ctx, resized(ctx, ctx.tensor("self"), ctx.int_list("size"), f));
 }
 void resize_as_inplace(OpContext& ctx) {
-  const TensorMeta& like = ctx.tensor(1, "the_template");
-  MemoryFormat f = ctx.memory_format_arg(2, "memory_format").value_or(MemoryFormat::Contiguous);
+  const TensorMeta& like = ctx.tensor("the_template");
+  MemoryFormat f = ctx.memory_format_arg("memory_format").value_or(MemoryFormat::Contiguous);
   if (f == MemoryFormat::Preserve) f = suggest_memory_format(like, ctx.env());
-  set_tensor(ctx, resized(ctx, ctx.tensor(0, "self"), like.sizes, f));
+  set_tensor(ctx, resized(ctx, ctx.tensor("self"), like.sizes, f));
 }
 
 // select_scatter: self.clone() (preserve_format) with src written into the
@@ -807,11 +818,11 @@ void check_src_matches(OpContext& ctx, const SymShape& view, const TensorMeta& s
 }
 
 void select_scatter(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& src = ctx.tensor(1, "src");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& src = ctx.tensor("src");
   if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "select() cannot be applied to a 0-dim tensor.");
-  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim());
-  const SymInt index = ctx.int_arg(3, "index");
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
+  const SymInt index = ctx.int_arg("index");
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
   if (decide(ctx, sym_or(sym_lt(index, -size), sym_ge(index, size)), "select_scatter index in range"))
     ctx.fail(ErrorKind::IndexError, "select(): index " + text(index) + " out of range for tensor of size " +
@@ -823,12 +834,12 @@ void select_scatter(OpContext& ctx) {
 }
 
 void slice_scatter(OpContext& ctx) {
-  const TensorMeta& self = ctx.tensor(0, "self");
-  const TensorMeta& src = ctx.tensor(1, "src");
+  const TensorMeta& self = ctx.tensor("self");
+  const TensorMeta& src = ctx.tensor("src");
   if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "slice() cannot be applied to a 0-dim tensor.");
-  const int64_t dim = dim_arg(ctx, 2, "dim", self.dim(), 0);
+  const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const SymInt size = self.sizes[static_cast<size_t>(dim)];
-  const SymInt step = ctx.int_arg(5, "step", SymInt(1));
+  const SymInt step = ctx.int_arg("step");
   if (decide(ctx, sym_le(step, SymInt(0)), "slice step"))
     ctx.fail(ErrorKind::InvalidArgument, "slice step must be positive");
   auto clamp = [&](std::optional<SymInt> v, const SymInt& dflt) {
@@ -838,8 +849,8 @@ void slice_scatter(OpContext& ctx) {
     if (decide(ctx, sym_gt(x, size), "slice bound above size")) x = size;
     return simplified(ctx, x);
   };
-  const SymInt start = clamp(ctx.optional_int(3, "start"), SymInt(0));
-  SymInt end = clamp(ctx.optional_int(4, "end"), size);
+  const SymInt start = clamp(ctx.optional_int("start"), SymInt(0));
+  SymInt end = clamp(ctx.optional_int("end"), size);
   if (decide(ctx, sym_lt(end, start), "slice end before start")) end = start;
   SymShape view = self.sizes;
   view[static_cast<size_t>(dim)] = simplified(ctx, floordiv(end - start + step - 1, step));
@@ -856,7 +867,7 @@ void slice_scatter(OpContext& ctx) {
 // before and the first two outputs after. .default is "ij".
 void meshgrid(OpContext& ctx) {
   std::vector<const TensorValue*> tensors;
-  const Value& list = ctx.value(0, "tensors");
+  const Value& list = ctx.value("tensors");
   if (list.kind != Value::Kind::List || list.list_length)
     ctx.fail(ErrorKind::TypeError, "meshgrid(): argument 'tensors' (position 1) must be a list of tensors");
   for (const Value& v : *list.list) {
@@ -870,7 +881,7 @@ void meshgrid(OpContext& ctx) {
     if (!(tensors[i]->meta.device == tensors[i + 1]->meta.device))
       ctx.fail(ErrorKind::DeviceMismatch, "meshgrid expects all tensors to have the same device");
   }
-  const std::string indexing = ctx.target() == "aten.meshgrid.indexing" ? ctx.string_arg(1, "indexing") : "ij";
+  const std::string indexing = ctx.declares("indexing") ? ctx.string_arg("indexing") : "ij";  // .indexing / .default
   if (indexing != "xy" && indexing != "ij")
     ctx.fail(ErrorKind::InvalidArgument,
              "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: " + indexing);
@@ -910,18 +921,18 @@ void register_view_ops(OpRegistry& r) {
   r.add_inplace("aten.detach_.default", alias, Mutation::Data, OutputGrad::none());
   r.add("aten.lift_fresh.default", alias);
   r.add("aten.t.default", t);
-  r.add("aten.transpose.int", transpose);
-  r.add("aten.swapaxes.default", transpose);
-  r.add("aten.swapdims.default", transpose);
+  r.add("aten.transpose.int", transpose<kDimNames>);
+  r.add("aten.swapaxes.default", transpose<kAxisNames>);
+  r.add("aten.swapdims.default", transpose<kDimNames>);
   r.add("aten.permute.default", permute);
   r.add("aten.expand.default", expand);
-  r.add("aten.real.default", real_imag);
-  r.add("aten.imag.default", real_imag);
+  r.add("aten.real.default", real_imag<false>);
+  r.add("aten.imag.default", real_imag<true>);
   r.add("aten.slice.Tensor", slice);
   r.add("aten.select.int", select);
   r.add("aten.split.Tensor", split);
-  r.add("aten.split_with_sizes.default", split_with_sizes);
-  r.add("aten.split.sizes", split_with_sizes);  // CompositeImplicit: split_with_sizes
+  r.add("aten.split_with_sizes.default", split_with_sizes<kSplitSizes>);
+  r.add("aten.split.sizes", split_with_sizes<kSplitSize>);  // CompositeImplicit: split_with_sizes
   r.add("aten.numpy_T.default", numpy_t);
   for (const char* name : {"aten.mT.default", "aten.mH.default", "aten.adjoint.default", "aten.matrix_H.default"})
     r.add(name, matrix_transpose);
@@ -935,7 +946,7 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.dsplit.int", DirectionalSplit<3>::sections);
   r.add("aten.dsplit.array", DirectionalSplit<3>::indices);
   r.add("aten.unbind.int", unbind);
-  r.add("aten.unsqueeze.default", unsqueeze);
+  r.add("aten.unsqueeze.default", unsqueeze<true>);
   r.add("aten.squeeze.dim", squeeze);
   r.add("aten.squeeze.dims", squeeze);
   r.add("aten.squeeze.default", squeeze);
@@ -956,13 +967,13 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.meshgrid.indexing", meshgrid);
   // In-place metadata changes: the interpreter replaces self with the result.
   r.add_inplace("aten.t_.default", t, Mutation::Metadata);
-  r.add_inplace("aten.transpose_.default", transpose, Mutation::Metadata);
-  r.add_inplace("aten.swapdims_.default", transpose, Mutation::Metadata);
-  r.add_inplace("aten.swapaxes_.default", transpose, Mutation::Metadata);
+  r.add_inplace("aten.transpose_.default", transpose<kDimNames>, Mutation::Metadata);
+  r.add_inplace("aten.swapdims_.default", transpose<kDimNames>, Mutation::Metadata);
+  r.add_inplace("aten.swapaxes_.default", transpose<kAxisNames>, Mutation::Metadata);
   r.add_inplace("aten.squeeze_.default", squeeze, Mutation::Metadata);
   r.add_inplace("aten.squeeze_.dim", squeeze, Mutation::Metadata);
   r.add_inplace("aten.squeeze_.dims", squeeze, Mutation::Metadata);
-  r.add_inplace("aten.unsqueeze_.default", unsqueeze, Mutation::Metadata);
+  r.add_inplace("aten.unsqueeze_.default", unsqueeze<false>, Mutation::Metadata);
   r.add_inplace("aten.as_strided_.default", as_strided, Mutation::Metadata);
   r.add_inplace("aten.resize_.default", resize_inplace, Mutation::Metadata);
   r.add_inplace("aten.resize_as_.default", resize_as_inplace, Mutation::Metadata);
