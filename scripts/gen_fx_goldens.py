@@ -2028,6 +2028,15 @@ def composite_cases():
         es = "aten.einsum.default"
         cases += [
             (es, ["ij,jk->ik", [D([3, 4]), D([4, 5])]], {}),
+            # torch 2.15 swaps the pair when every right-only output dim leads the left-only
+            # ones (falcon_h1's SSM chunks; a chunk count of 1 counts as right-only)
+            (es, ["ed,ea->ad", [D([3, 3]), D([3, 3])]], {}),
+            (es, ["cae,fec->fac", [D([4, 2, 2]), D([4, 2, 4])]], {}),
+            (es, ["eda,aebf->bdf", [D([3, 3, 4]), D([4, 3, 4, 4])]], {}),
+            (es, ["eb,ace->ab", [D([2, 4]), D([3, 4, 2])]], {}),
+            (es, ["bclhn,bclhp->bchpn", [D([2, 1, 16, 4, 8]), D([2, 1, 16, 4, 6])]], {}),
+            (es, ["bclsh,bcshp->bclhp", [D([2, 1, 16, 16, 4]), D([2, 1, 16, 4, 6])]], {}),
+            (es, ["bzch,bzhpn->bchpn", [D([2, 2, 2, 4]), D([2, 2, 4, 6, 8])]], {}),
             (es, ["bij,bjk->bik", [D([2, 3, 4]), D([2, 4, 5])]], {}),
             (es, ["bij,bkj->bik", [D([2, 3, 4]), D([2, 5, 4])]], {}),
             (es, ["ij,kj->jik", [D([4, 5]), D([3, 5])]], {}),
