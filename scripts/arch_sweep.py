@@ -17,7 +17,9 @@ torch's meta['val'] at the symbols' hints, and the CLI's values with propagate's
 Each model runs in a child process of its own (a hung export costs --timeout, not the sweep); the
 sweep stops starting models when --budget seconds have passed. It prints one line per model, then
 the ops without a fakeprop rule grouped by how many models and nodes stop at them, then the other
-failures grouped by cause. Not run in CI: it takes as long as its budget.
+failures grouped by cause. Not run in CI: it takes as long as its budget. With --slice DIR, each
+model that agrees on every node is also written there as its JSON FX graph and torch's values at the
+hints (the CI slice, testdata/sweep_slice, replayed by check_sweep_slice.py without torch).
 """
 import argparse
 import collections
@@ -180,11 +182,43 @@ def compare(ep, path, fakeprop_bin, out):
         differ = sum(1 for n in report["nodes"] for o in n["outputs"] if ours.get(o["name"]) != plain(o.get("val")))
     except Exception as e:  # noqa: BLE001
         differ = "propagate raised %s" % type(e).__name__
-    out.update(status="ok" if not report["errors"] and not wrong and differ == 0 else "differs", nodes=len(report["nodes"]),
+    status = "ok" if not report["errors"] and not wrong and differ == 0 else "differs"
+    if status == "ok" and os.environ.get(SLICE_ENV):
+        out["slice_bytes"] = write_slice(ep, os.environ[SLICE_ENV], out["model"], out.get("dynamic", ""))
+    out.update(status=status, nodes=len(report["nodes"]),
                compared=compared, wrong=wrong, unresolved=unresolved, wrong_ops=dict(wrong_ops),
                wrong_at=wrong_at, errors=len(report["errors"]), missing=dict(missing), other_errors=dict(other),
                cli_vs_propagate=differ)
     return out
+
+
+# set by --slice for the children: where compare() writes an agreeing model's slice files
+SLICE_ENV = "FAKEPROP_SWEEP_SLICE"
+
+
+def write_slice(ep, out_dir, model, dynamic):
+    """The CI slice's two files for one model (testdata/sweep_slice): the program as fakeprop's JSON
+    FX graph (no weights) and torch's meta['val'] of every tensor node at the hints; their bytes."""
+    import torch
+
+    import fakeprop
+
+    lib = "transformers" if "transformers" in sys.modules else "timm"  # hf_sweep may load timm too
+    values = {}
+    for n in ep.graph.nodes:
+        t = n.meta.get("val")
+        if isinstance(t, torch.Tensor):
+            values[n.name] = [[_hint(d) for d in t.shape], [_hint(d) for d in t.stride()], str(t.dtype)[len("torch."):]]
+    golden = {"format": "fakeprop.sweep_slice/1", "model": model, "dynamic": dynamic, "torch": torch.__version__,
+              "library": "%s %s" % (lib, sys.modules[lib].__version__), "values": values}
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", model)
+    sizes = 0
+    for suffix, doc in ((".graph.json", fakeprop.export_graph(ep)), (".golden.json", golden)):
+        text = json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
+        with open(os.path.join(out_dir, name + suffix), "w") as f:
+            f.write(text)
+        sizes += len(text)
+    return sizes
 
 
 def main(argv=None, targets=families, one=run_one, script=__file__, what="families"):
@@ -199,6 +233,8 @@ def main(argv=None, targets=families, one=run_one, script=__file__, what="famili
     p.add_argument("--json", help="write every model's result here")
     p.add_argument("--markdown", help="write the per-model table here (for the docs)")
     p.add_argument("--from-json", help="print the summary (and --markdown) of an earlier run's --json; run nothing")
+    p.add_argument("--slice", metavar="DIR", help="also write each agreeing model's graph and torch's values "
+                   "here (the CI slice, testdata/sweep_slice)")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--workdir", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -212,6 +248,9 @@ def main(argv=None, targets=families, one=run_one, script=__file__, what="famili
         if a.markdown:
             markdown(results, a.markdown)
         return 0
+    if a.slice:
+        os.makedirs(a.slice, exist_ok=True)
+        os.environ[SLICE_ENV] = os.path.abspath(a.slice)
     chosen = targets()
     if a.families:
         chosen = {f: m for f, m in chosen.items() if f in a.families or m in a.families}

@@ -2028,6 +2028,15 @@ def composite_cases():
         es = "aten.einsum.default"
         cases += [
             (es, ["ij,jk->ik", [D([3, 4]), D([4, 5])]], {}),
+            # torch 2.15 swaps the pair when every right-only output dim leads the left-only
+            # ones (falcon_h1's SSM chunks; a chunk count of 1 counts as right-only)
+            (es, ["ed,ea->ad", [D([3, 3]), D([3, 3])]], {}),
+            (es, ["cae,fec->fac", [D([4, 2, 2]), D([4, 2, 4])]], {}),
+            (es, ["eda,aebf->bdf", [D([3, 3, 4]), D([4, 3, 4, 4])]], {}),
+            (es, ["eb,ace->ab", [D([2, 4]), D([3, 4, 2])]], {}),
+            (es, ["bclhn,bclhp->bchpn", [D([2, 1, 16, 4, 8]), D([2, 1, 16, 4, 6])]], {}),
+            (es, ["bclsh,bcshp->bclhp", [D([2, 1, 16, 16, 4]), D([2, 1, 16, 4, 6])]], {}),
+            (es, ["bzch,bzhpn->bchpn", [D([2, 2, 2, 4]), D([2, 2, 4, 6, 8])]], {}),
             (es, ["bij,bjk->bik", [D([2, 3, 4]), D([2, 4, 5])]], {}),
             (es, ["bij,bkj->bik", [D([2, 3, 4]), D([2, 5, 4])]], {}),
             (es, ["ij,kj->jik", [D([4, 5]), D([3, 5])]], {}),
@@ -2053,6 +2062,35 @@ def composite_cases():
             (es, ["ij,jk->ik", [D([3, 4]), D([4, 5], dtype=torch.float64)]], {}),
             (es, ["ij,jk->ik", [D([3, 4])]], {}),
             (es, ["ij->ik", [D([3, 4])]], {}),
+        ]
+        # complex views and constructors (Llama 4's rotary embedding): ATen's views, meta_complex, polar's ref
+        c64, c128, f64, f16 = torch.complex64, torch.complex128, torch.float64, torch.float16
+        tr = ("perm", [1, 0])
+        cases += [
+            ("aten.view_as_real.default", [D([3, 4], dtype=c64)], {}),
+            ("aten.view_as_real.default", [D([3, 4], dtype=c128, layout=tr)], {}),
+            ("aten.view_as_real.default", [D([2, 3], dtype=c64, offset=1)], {}),
+            ("aten.view_as_real.default", [D([3, 4])], {}),
+            ("aten.view_as_complex.default", [D([3, 4, 2])], {}),
+            ("aten.view_as_complex.default", [D([3, 4, 2], dtype=f64, layout=("perm", [1, 0, 2]))], {}),
+            ("aten.view_as_complex.default", [D([3, 2], offset=2)], {}),
+            ("aten.view_as_complex.default", [D([2, 2], dtype=f16)], {}),
+            ("aten.view_as_complex.default", [D([3, 2], offset=1)], {}),
+            ("aten.view_as_complex.default", [D([3, 3])], {}),
+            ("aten.view_as_complex.default", [D([2, 2], layout=tr)], {}),
+            ("aten.view_as_complex.default", [D([3, 2], dtype=torch.bfloat16)], {}),
+            ("aten.complex.default", [D([3, 4]), D([3, 4])], {}),
+            ("aten.complex.default", [D([3, 4], layout=tr), D([3, 4])], {}),
+            ("aten.complex.default", [D([3, 1]), D([4])], {}),
+            ("aten.complex.default", [D([3]), D([3], dtype=f64)], {}),
+            ("aten.complex.default", [D([3], dtype=f16), D([3], dtype=f16)], {}),
+            ("aten.complex.default", [D([3], dtype=torch.int64), D([3], dtype=torch.int64)], {}),
+            ("aten.polar.default", [D([3, 4]), D([3, 4])], {}),
+            ("aten.polar.default", [D([3, 4], layout=tr), D([3, 4])], {}),
+            ("aten.polar.default", [D([3, 4]), D([3, 4], layout=tr)], {}),
+            ("aten.polar.default", [D([3, 1]), D([4])], {}),
+            ("aten.polar.default", [D([3]), D([3], dtype=f64)], {}),
+            ("aten.polar.default", [D([3], dtype=torch.int64), D([3], dtype=torch.int64)], {}),
         ]
         # repeat_interleave with an int count (GPT-J's rotary embedding): unsqueeze, expand, clone, view
         ri = "aten.repeat_interleave.self_int"

@@ -18,6 +18,7 @@ void register_data_dependent_ops(OpRegistry& r);  // nonzero, item, unique, mask
 void register_sym_ops(OpRegistry& r);         // sym_size, sym_stride, sym_numel, sym_storage_offset, sym_is_contiguous, _assert*, scalar ops
 void register_spectral_ops(OpRegistry& r);    // _fft_r2c, _fft_c2r, _fft_c2c
 void register_contraction_ops(OpRegistry& r);
+void register_complex_ops(OpRegistry& r);
 void register_higher_order_ops(OpRegistry& r);  // cond, while_loop, map_impl, scan, invoke_subgraph, auto_functionalized(_v2), with_effects   // einsum, replayed through the ops ATen's composite calls
 
 // Rules other families' composite ops compute through.

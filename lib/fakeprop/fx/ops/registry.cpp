@@ -14,6 +14,7 @@ void register_all_aten_ops(OpRegistry& r) {
   ops::register_sym_ops(r);
   ops::register_spectral_ops(r);
   ops::register_contraction_ops(r);
+  ops::register_complex_ops(r);
   ops::register_higher_order_ops(r);
 }
 
