@@ -9,7 +9,8 @@ files already there are reused):
   - torchvision and GPT-2-style ONNX exports through scripts/export_models.py
     (python3-torch 1.13, random weights): resnet50, vit_b_16, gpt2_12, gpt2_48;
   - the same networks as ATen FX graphs (make_fx) in fakeprop's JSON format;
-  - synthetic ONNX graphs of 1k to 1M nodes (scripts/bench/gen_synthetic.py).
+  - synthetic ONNX graphs of 1k to 1M nodes (scripts/bench/gen_synthetic.py), and
+    the same graphs as JSON FX graphs (its --fx).
 Then, for every model, each tool runs in a fresh process, best of N:
   - fakeprop (`fakeprop MODEL --input ... --json --stats`, stdout discarded:
     process start, load, propagation and the JSON report all counted);
@@ -40,6 +41,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -145,6 +147,11 @@ def ensure_models(opts):
             log("generating %s" % path)
             subprocess.run([PY, os.path.join(HERE, "bench", "gen_synthetic.py"), "--nodes", str(n), "-o", path],
                            check=True)
+        fx_path = os.path.join(d, "bench", "synth_%d.fx.json" % n)
+        if not os.path.exists(fx_path):
+            log("generating %s" % fx_path)
+            subprocess.run([PY, os.path.join(HERE, "bench", "gen_synthetic.py"), "--fx", "--nodes", str(n), "-o",
+                            fx_path], check=True)
         synth.append((n, path))
     return exports, synth
 
@@ -213,6 +220,19 @@ def fakeprop_fx_run(opts, graph, repeat):
         best["runs_propagate_ms"].append(run["propagate_ms"])
     best["peak_rss_kb"] = peak_rss_kb(cmd, env, best["peak_rss_kb"], max(1, repeat))
     return best
+
+
+def fakeprop_synth_fx_run(opts, graph, repeat):
+    """fakeprop on a synthetic JSON FX graph, best of `repeat`: the whole process
+    and the phases of its --stats line (stdout discarded: a 1M-node report is
+    hundreds of megabytes)."""
+    r = best_of(repeat, [opts.fakeprop, graph, "--json", "--stats"], what="fakeprop", rss_runs=max(1, repeat))
+    r.pop("out")
+    line = next(x for x in r.pop("err").decode().splitlines() if x.startswith("stats: load"))
+    for phase in ("load", "propagate", "report"):
+        r[phase + "_ms"] = float(re.search(phase + r" ([0-9.]+) ms", line).group(1))
+    r["stats"] = [line]
+    return r
 
 
 def fx_walk_run(opts, graph, repeat):
@@ -306,6 +326,9 @@ def main():
             row = {"nodes": n, "file_bytes": os.path.getsize(path)}
             row["fakeprop"] = fakeprop_run(opts, path, SYNTH_HINT, repeat)
             row["fakeprop_nocache"] = fakeprop_run(opts, path, SYNTH_HINT, max(1, repeat // 2), cache=False)
+            fx_path = path[:-len(".onnx")] + ".fx.json"
+            row["fakeprop_fx"] = fakeprop_synth_fx_run(opts, fx_path, repeat)
+            row["fakeprop_fx"]["file_bytes"] = os.path.getsize(fx_path)
             row["onnx_cpp"] = onnx_cpp_run(opts, path, max(1, repeat // 2))
             if not opts.skip_python:
                 row["onnx_py"] = onnx_py_run(opts, path, 1)
@@ -417,6 +440,18 @@ def print_tables(res):
                 ratio(py["wall_s"], fp["wall_s"]) if py else "-"))
         print()
         print("fakeprop --stats on the largest synthetic graph: " + " | ".join(res["synthetic"][-1]["fakeprop"]["stats"]))
+        print()
+        print("The same blocks as JSON FX graphs (gen_synthetic.py --fx), whole process and --stats phases\n")
+        print("| nodes | file | fakeprop | per node | peak RSS | load | propagate | report |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in res["synthetic"]:
+            fx = r.get("fakeprop_fx")
+            if not fx:
+                continue
+            n = r["nodes"]
+            print("| %d | %s | %s | %.2f us | %s | %.0f ms | %.0f ms | %.0f ms |" % (
+                n, fmt_mb(fx.get("file_bytes", 0) / 1024), fmt_ms(fx["wall_s"]), fx["wall_s"] * 1e6 / n,
+                fmt_mb(fx["peak_rss_kb"]), fx["load_ms"], fx["propagate_ms"], fx["report_ms"]))
         print()
     c = res["check"]
     if c:

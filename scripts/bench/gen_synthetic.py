@@ -18,19 +18,24 @@ Weights are shared by every block (the file stays small; the benchmark is
 about node count). Blocks take their own shape constants as Constant-free
 initializers so every Reshape reads known data, as exported models do.
 
+With --fx it writes the same blocks as a JSON FX graph (fakeprop.fx/1) of
+ATen calls instead: matmul, add, view (batch read once through sym_size),
+transpose, cat; no numpy or onnx needed.
+
     /usr/bin/python3 scripts/bench/gen_synthetic.py --nodes 100000 -o synth_100k.onnx
+    /usr/bin/python3 scripts/bench/gen_synthetic.py --fx --nodes 100000 -o synth_100k.fx.json
 """
 import argparse
+import json
 import sys
-
-import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
 
 NODES_PER_BLOCK = 9
 
 
 def build(num_nodes, d=64, heads=4, opset=13):
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
     blocks = max(1, num_nodes // NODES_PER_BLOCK)
     rng = np.random.default_rng(0)
     inits = [
@@ -63,11 +68,62 @@ def build(num_nodes, d=64, heads=4, opset=13):
     return model
 
 
+def write_fx(num_nodes, out, d=64, heads=4):
+    """Streams the JSON FX graph to `out`, one node per line; returns the node count."""
+    blocks = max(1, num_nodes // NODES_PER_BLOCK)
+    count = 0
+
+    def node(name, op, target=None, args=None, val=None):
+        nonlocal count
+        n = {"name": name, "op": op}
+        if target is not None:
+            n["target"] = target
+        if args is not None:
+            n["args"] = args
+        if val is not None:
+            n["val"] = val
+        out.write((",\n" if count else "") + json.dumps(n, separators=(",", ":")))
+        count += 1
+
+    def ref(name):
+        return {"node": name}
+
+    out.write('{"format": "fakeprop.fx/1", "nodes": [\n')
+    node("x", "placeholder", val={"shape": ["s0", "s1", d], "dtype": "float32"})
+    node("W1", "placeholder", val={"shape": [d, d], "dtype": "float32"})
+    node("b1", "placeholder", val={"shape": [d], "dtype": "float32"})
+    node("W2", "placeholder", val={"shape": [2 * d, d], "dtype": "float32"})
+    node("batch", "call_function", "aten.sym_size.int", [ref("x"), 0])
+    node("seq", "call_function", "aten.sym_size.int", [ref("x"), 1])
+    h = "x"
+    for i in range(blocks):
+        p = "b%d_" % i
+        node(p + "m", "call_function", "aten.matmul.default", [ref(h), ref("W1")])
+        node(p + "a", "call_function", "aten.add.Tensor", [ref(p + "m"), ref("b1")])
+        node(p + "r", "call_function", "aten.view.default", [ref(p + "a"), [ref("batch"), -1, heads, d // heads]])
+        node(p + "t", "call_function", "aten.transpose.int", [ref(p + "r"), 1, 2])
+        node(p + "u", "call_function", "aten.transpose.int", [ref(p + "t"), 1, 2])
+        node(p + "v", "call_function", "aten.view.default", [ref(p + "u"), [ref("batch"), ref("seq"), d]])
+        node(p + "c", "call_function", "aten.cat.default", [[ref(p + "v"), ref(h)], -1])
+        node(p + "n", "call_function", "aten.matmul.default", [ref(p + "c"), ref("W2")])
+        node(p + "h", "call_function", "aten.add.Tensor", [ref(p + "n"), ref(h)])
+        h = p + "h"
+    node("output", "output", "output", [[ref(h)]])
+    out.write("\n]}\n")
+    return count
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--nodes", type=int, required=True, help="approximate node count (a multiple of %d)" % NODES_PER_BLOCK)
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--fx", action="store_true", help="write a JSON FX graph instead of ONNX")
     args = ap.parse_args(argv)
+    if args.fx:
+        with open(args.output, "w") as f:
+            count = write_fx(args.nodes, f)
+        print("wrote %s: %d nodes" % (args.output, count), file=sys.stderr)
+        return
     model = build(args.nodes)
     with open(args.output, "wb") as f:
         f.write(model.SerializeToString())

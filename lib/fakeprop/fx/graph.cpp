@@ -31,6 +31,7 @@ GraphBuilder::GraphBuilder(std::string path, size_t max_nodes, size_t expected_n
   graph_.path = std::move(path);
   graph_.nodes.reserve(expected_nodes);
   positions_.reserve(expected_nodes);
+  graph_.names->reserve(expected_nodes);
 }
 
 void GraphBuilder::fail(const std::string& what) const {
@@ -42,7 +43,7 @@ Node& GraphBuilder::add(std::string_view name) {
   if (graph_.nodes.size() >= max_nodes_)
     throw InputError(graph_.path + ": more than " + std::to_string(max_nodes_) + " nodes (the node-count limit)");
   const Name interned = graph_.names->intern(name);
-  if (!positions_.emplace(interned.view(), static_cast<uint32_t>(graph_.nodes.size())).second) fail("duplicate node name");
+  if (!positions_.insert(interned.view()).second) fail("duplicate node name");
   Node& n = graph_.nodes.emplace_back();
   n.name = name;
   n.record_name = interned;
@@ -59,8 +60,8 @@ Arg GraphBuilder::tagged(std::string_view tag, std::string text) const {
   if (tag == "node") {
     a.kind = Arg::Kind::Node;
     // Only earlier nodes are found: the last one added is the node being read.
-    if (auto it = positions_.find(text); it != positions_.end() && it->second + 1 < graph_.nodes.size())
-      a.node_index = it->second;
+    if (const uint32_t at = positions_.find(text); at != StringIds::kNone && at + 1 < graph_.nodes.size())
+      a.node_index = at;
     a.s = std::move(text);
   } else if (tag == "dtype") {
     a.kind = Arg::Kind::DType;
@@ -103,6 +104,7 @@ Arg GraphBuilder::node_ref(uint32_t position) const {
 void GraphBuilder::reserve(size_t nodes) {
   graph_.nodes.reserve(nodes);
   positions_.reserve(nodes);
+  graph_.names->reserve(nodes);
 }
 
 Graph GraphBuilder::take() {

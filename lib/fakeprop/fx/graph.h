@@ -172,7 +172,7 @@ class GraphBuilder {
   Graph graph_;
   size_t max_nodes_;
   std::string current_;  // the node being read
-  std::unordered_map<std::string_view, uint32_t> positions_;  // views into graph_.names
+  StringIds positions_;  // node names (views into graph_.names); a name's id is its node's position
 };
 
 // The `symbols` member of a JSON FX graph ({"s0": {"hint": 4, "range": [2, null]}}).

@@ -306,10 +306,13 @@ class Parser {
         case 1: model.ir_version = wire::as_int64(expect(field, WireType::Varint, "ModelProto.ir_version")); break;
         case 2: model.producer_name = string_of(field, "ModelProto.producer_name"); break;
         case 3: model.producer_version = string_of(field, "ModelProto.producer_version"); break;
-        case 7:
-          parse_graph(payload_of(field, "ModelProto.graph"), model.graph);
+        case 7: {
+          const std::string_view graph = payload_of(field, "ModelProto.graph");
+          reserve_names(graph);
+          parse_graph(graph, model.graph);
           has_graph = true;
           break;
+        }
         case 8: parse_opset_import(payload_of(field, "ModelProto.opset_import"), model.opset_imports); break;
         case 25: model.functions.push_back(parse_function(payload_of(field, "ModelProto.functions"))); break;
         default: break;
@@ -432,6 +435,21 @@ class Parser {
     }
     auto [it, inserted] = imports.emplace(domain, version);
     if (!inserted) it->second = std::max(it->second, version);
+  }
+
+  // Sizes the name table for the main graph's nodes (each names itself and
+  // about one output), counted over the node fields the graph starts with
+  // (serializers write them first): reading further headers would fault in
+  // the pages around every initializer. A malformed field stops the count.
+  void reserve_names(std::string_view bytes) {
+    size_t nodes = 0;
+    try {
+      Reader reader(file_.data(), bytes);
+      Field field;
+      while (nodes < max_nodes_ && reader.next(field) && field.number == 1) ++nodes;
+    } catch (const ParseError&) {
+    }
+    names_->reserve(2 * nodes);
   }
 
   void parse_graph(std::string_view bytes, Graph& graph) {

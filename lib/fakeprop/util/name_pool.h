@@ -61,6 +61,9 @@ class NamePool {
   // for a pool whose strings are all in. Names stay valid; a later intern
   // stores its string again, so equal Names may then differ in pointer.
   void release_index() { ids_ = StringIds(); }
+  // Room for `n` names: a table that grows from 16 slots to millions
+  // rehashes twenty times.
+  void reserve(size_t n) { ids_.reserve(n); }
   // Names this pool finds; bytes of character storage they take.
   size_t size() const { return ids_.size(); }
   size_t bytes() const { return arena_.used(); }

@@ -1,12 +1,15 @@
 // The JSON FX graph front end's record (fakeprop.fx/1 text, run by fx/'s
 // interpreter), and what it shares with the .pt2 reader's: -o writes a JSON
 // FX graph with meta on every node, --html draws the arguments' edges.
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "fakeprop/driver/annotated_graph.h"
 #include "fakeprop/driver/front_ends/front_ends.h"
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/report/report.h"
+#include "fakeprop/util/heap_trim.h"
 #include "fakeprop/util/input_file.h"
 #include "fakeprop/util/output_file.h"
 
@@ -54,8 +57,20 @@ bool looks_like_fx_json(std::string_view head) {
   return i < head.size() && head[i] == '{';
 }
 
+// Graphs the command line ran, never destroyed: it ends its process right
+// after, and freeing a large graph's nodes one by one costs a good part of
+// building them. Reachable from here, so LeakSanitizer reports no leak.
+std::vector<std::unique_ptr<fx::Graph>>* kept_graphs = nullptr;
+
 RunResult run_fx_json(const std::string& path, const InferOptions& options, std::vector<std::string>&) {
-  return fx::run_graph(fx::load_graph(path, options.max_nodes, options.file_limits), options);
+  auto graph = std::make_unique<fx::Graph>(fx::load_graph(path, options.max_nodes, options.file_limits));
+  RunResult result = fx::run_graph(*graph, options);
+  // Only the command line allows trimming: it owns its process (heap_trim.h).
+  if (heap_trimming_allowed()) {
+    if (!kept_graphs) kept_graphs = new std::vector<std::unique_ptr<fx::Graph>>();
+    kept_graphs->push_back(std::move(graph));
+  }
+  return result;
 }
 
 void write_annotated_fx_json(const RunResult& result, const std::string& model_path, const std::string& out_path) {
