@@ -54,7 +54,9 @@ std::string backed_creation_range(const ShapeEnv& env, const SymbolInfo& s, bool
       s.sources.front().find(".size()[") == std::string::npos)
     return range_text(s);
   ValueRange r{env.settings().specialize_zero_one ? 2 : 0, kIntOo};
-  if (s.marked_range) r = r.intersect(*s.marked_range);
+  // A mark's min/max (maybe_mark_dynamic's too) bound the range it was made with.
+  if (s.creation_range) r = *s.creation_range;
+  else if (s.marked_range) r = r.intersect(*s.marked_range);
   if (!r.contains(*s.hint) || !r.contains(s.range.lo) || !r.contains(s.range.hi)) return range_text(s);
   return r.to_string();
 }

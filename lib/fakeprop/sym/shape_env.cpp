@@ -1013,6 +1013,7 @@ SymInt ShapeEnv::create_symbol(int64_t hint, const std::string& source, DimDynam
   SymbolInfo info;
   info.hint = hint;
   info.range = range;
+  info.creation_range = range;
   info.sources.push_back(source);
   info.node = current_node_;
   ExprRef sym = new_symbol(name, std::move(info));

@@ -44,6 +44,7 @@ struct SymbolInfo {
   std::optional<int64_t> hint;
   std::optional<double> float_hint;  // a backed SymFloat's example value
   ValueRange range;
+  std::optional<ValueRange> creation_range;  // a backed size's range when created (its log line's)
   std::vector<std::string> sources;  // first one is the canonical source
   std::string node;                  // node that created it ("" for inputs)
   // Marked dynamic: specializing it to a constant other than 0 or 1 is a
