@@ -58,27 +58,14 @@ inline SymInt product(const SymShape& s) {
 
 // ---- arguments ----
 
-// An int argument that the rule needs as a plain integer (a dim, a count).
-inline int64_t static_int(OpContext& ctx, size_t pos, std::string_view name, std::optional<int64_t> dflt = std::nullopt) {
-  const SymInt v = ctx.int_arg(pos, name, dflt ? std::optional<SymInt>(*dflt) : std::nullopt);
-  return specialize(ctx, v, "static int argument");
-}
 inline std::vector<int64_t> static_ints(OpContext& ctx, const std::vector<SymInt>& xs) {
   std::vector<int64_t> out;
   out.reserve(xs.size());
   for (const SymInt& x : xs) out.push_back(specialize(ctx, x, "static int argument"));
   return out;
 }
-inline std::vector<int64_t> static_int_list(OpContext& ctx, size_t pos, std::string_view name,
-                                            std::optional<std::vector<SymInt>> dflt = std::nullopt) {
-  return static_ints(ctx, ctx.int_list(pos, name, std::move(dflt)));
-}
-// A dim argument wrapped into [0, rank).
-inline int64_t dim_arg(OpContext& ctx, size_t pos, std::string_view name, int64_t rank,
-                       std::optional<int64_t> dflt = std::nullopt, bool wrap_scalar = true) {
-  return canonical_dim(static_int(ctx, pos, name, dflt), rank, wrap_scalar);
-}
-// The same, by name: the argument's place and default come from the schema.
+// An int argument that the rule needs as a plain integer (a dim, a count);
+// its place and default come from the schema.
 inline int64_t static_int(OpContext& ctx, std::string_view name, std::optional<int64_t> dflt = std::nullopt) {
   const SymInt v = ctx.int_arg(name, dflt ? std::optional<SymInt>(*dflt) : std::nullopt);
   return specialize(ctx, v, "static int argument");
@@ -87,6 +74,7 @@ inline std::vector<int64_t> static_int_list(OpContext& ctx, std::string_view nam
                                             std::optional<std::vector<SymInt>> dflt = std::nullopt) {
   return static_ints(ctx, ctx.int_list(name, std::move(dflt)));
 }
+// A dim argument wrapped into [0, rank).
 inline int64_t dim_arg(OpContext& ctx, std::string_view name, int64_t rank, std::optional<int64_t> dflt = std::nullopt,
                        bool wrap_scalar = true) {
   return canonical_dim(static_int(ctx, name, dflt), rank, wrap_scalar);
