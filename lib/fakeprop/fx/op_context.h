@@ -99,7 +99,8 @@ class OpContext : public RuleContext {
   Scalar scalar_arg(std::string_view name, std::optional<Scalar> dflt = std::nullopt) const;
 
   // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
-  // The old form, kept while rule files still use it (issue 43 migrates them).
+  // The old form by position: only the higher-order ops read operands so
+  // (torch declares no schema for them).
   bool has(size_t pos, std::string_view name) const;  // given and not None
   const Value& value(size_t pos, std::string_view name) const;  // Value::none() when absent
   const TensorMeta& tensor(size_t pos, std::string_view name) const;  // OpError unless a tensor
