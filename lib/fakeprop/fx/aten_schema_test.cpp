@@ -153,6 +153,20 @@ TEST(AtenSchema, RulesReadArgumentsByNameWithTheSchemasDefaults) {
   EXPECT_EQ(strs(r.tensor("overload").sizes), (Strs{"1", "3", "4"}));
 }
 
+// A packet's rule does not serve an overload torch lacks: the node fails as
+// torch.ops.aten.<packet>.<name> does, and the run goes on.
+TEST(AtenSchema, AnOverloadTorchLacksIsUnsupported) {
+  GraphText g;
+  g.input("x", tensor({2, 3}))
+      .call("typo", "aten.softshrink.defualt", {node("x")})
+      .call("real", "aten.softshrink.default", {node("x")});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("typo"),
+            "unsupported_op: The underlying op of 'aten.softshrink' has no overload name 'defualt'");
+  EXPECT_EQ(r.error("real"), "");
+  EXPECT_EQ(strs(r.tensor("real").sizes), (Strs{"2", "3"}));
+}
+
 // Issue 43's rule for every rule file of lib/fakeprop/fx/ops (tests aside):
 // no positional (pos, "name") pair, no keyword-only sentinel and no test of
 // the target's overload. higher_order.cpp alone is exempt: torch declares no

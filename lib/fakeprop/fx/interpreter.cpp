@@ -496,6 +496,13 @@ Value Interpreter::run_call(const Node& n, uint32_t position) {
       return run_user_rule(*u, n, args);
   Value out;
   if (!entry) throw OpError(ErrorKind::UnsupportedOp, "no shape rule for " + n.target);
+  // A packet's rule serves only the overloads torch has ("aten.add.Tensor"),
+  // not any name with the packet's prefix; the message is torch's AttributeError.
+  if (!info.schema && n.target.starts_with("aten.")) {
+    const size_t dot = n.target.rfind('.');
+    throw OpError(ErrorKind::UnsupportedOp, "The underlying op of '" + n.target.substr(0, dot) +
+                                                "' has no overload name '" + n.target.substr(dot + 1) + "'");
+  }
   // requires_grad flows from inputs that require grad to the outputs the
   // op is differentiable for (the rule's OutputGrad) that are floating.
   bool any_grad = false;
