@@ -272,7 +272,8 @@ def test_symbolic_make_fx_matches_torch():
 def test_dims_a_symbolic_trace_specialized_stay_specialized():
     # linspace's steps is an int: the symbolic trace specialized x's dim 0 to 8 and the graph holds
     # the constant; with an example in its place the graph records it, and a run that makes the
-    # dim symbolic guards it, as torch.compile's own trace did.
+    # dim symbolic specializes it, as torch.compile's own trace did (Eq(s77, 8); the tensor match,
+    # not a shape guard, then checks the size).
     def f(x):
         return torch.linspace(0, 1, x.shape[0]), x * 2
 
@@ -283,7 +284,9 @@ def test_dims_a_symbolic_trace_specialized_stay_specialized():
     assert placeholder["val"]["specialized"] == [0]
     report = fakeprop.propagate(gm, x, assume_static_by_default=False)
     assert report["errors"] == []
-    assert [g["expr"] for g in report["guards"] if g["expr"].endswith("== 8")], report["guards"]
+    assert [(sp["source"], sp["value"]) for sp in report["specializations"]] == [("L['x_1'].size()[0]", 8)], \
+        report["specializations"]
+    assert not [g["expr"] for g in report["guards"] if g["expr"].endswith("== 8")], report["guards"]
     mul = next(n for n in report["nodes"] if n["op"] == "aten.mul.Tensor")
     shape = mul["outputs"][0]["val"]["shape"]
     assert shape[0] == 8 and isinstance(shape[1], str), shape

@@ -1038,6 +1038,7 @@ ExprRef ShapeEnv::create_named_symbol(const std::string& name, std::optional<int
   // size-like unbacked one (asserts instead of guards) but keeps its name.
   if (!hint) {
     info.unbacked = true;
+    info.hintless = true;
     info.size_like = true;
     info.range = range.intersect({0, kIntOo});
   }
@@ -1571,6 +1572,14 @@ std::string ShapeEnv::print_over_sources(ExprRef e) const {
   return to_guard_string(e, [this](ExprRef sym) { return source_of(sym); });
 }
 
+// "L['x'].size()[0]", "L['x'].stride()[1]", "L['x'].storage_offset()": a
+// TensorPropertySource in torch's terms.
+static bool is_tensor_property_source(const std::string& source) {
+  return source.ends_with(".storage_offset()") ||
+         (source.ends_with("]") && (source.find(".size()[") != std::string::npos ||
+                                    source.find(".stride()[") != std::string::npos));
+}
+
 std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
   FP_LOG_INFO(*log_, "produce_guards");
   std::vector<ProducedGuard> out;
@@ -1598,10 +1607,14 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     });
   };
 
-  // 1. Every input source equals the expression its symbol stands for now.
+  // 1. Every input source equals the expression its symbol stands for now;
+  // not a tensor's size, stride or offset that is now a constant: Dynamo's
+  // tensor match checks those (produce_guards' ignore_static), and the report
+  // holds them as the input's static size and a specialization.
   for (const SymbolInfo& i : symbols_) {
     if (i.sources.empty()) continue;
     ExprRef target = simplify(i.sym);
+    if (as_integer(target) && std::all_of(i.sources.begin(), i.sources.end(), is_tensor_property_source)) continue;
     const std::string* first = target->is_symbol() && first_source.count(target) ? first_source[target] : nullptr;
     const std::string sym_expr = i.sym->name() + " == " + to_python_string(target);
     for (const std::string& src : i.sources)
@@ -1630,8 +1643,11 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     if (!found || found->sources.empty() || replacements_.count(sym)) continue;
     const SymbolInfo& i = *found;
     const ValueRange& r = i.range;
-    // A size is never negative: 0 as the lower end of a size-like symbol says nothing.
-    const bool vacuous_lo = r.lo_infinite() || (i.size_like && r.lo <= 0);
+    // torch prints every finite lower end of a symbol with a source, so an
+    // unbacked input size (mark_unbacked) gets "0 <= ...". A backed or
+    // hintless size leaves out a lower end of 0: it would stand beside every
+    // dim of a model whose sizes are not given, and a size is never negative.
+    const bool vacuous_lo = r.lo_infinite() || (i.size_like && (!i.unbacked || i.hintless) && r.lo <= 0);
     if (vacuous_lo && r.hi_infinite()) continue;
     std::string src = *first_source[sym];
     std::string name = i.sym->name();

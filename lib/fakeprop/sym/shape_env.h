@@ -39,6 +39,7 @@ enum class DimDynamic {
 struct SymbolInfo {
   ExprRef sym = nullptr;
   bool unbacked = false;
+  bool hintless = false;  // a front end's named size without an example: unbacked in behaviour
   bool size_like = false;
   bool is_float = false;  // a SymFloat: backed zf<N> or unbacked zuf<N>; the rest are integers
   std::optional<int64_t> hint;

@@ -537,9 +537,19 @@ TEST(ShapeEnvGuards, EqualityWithAConstantSpecializes) {
   EXPECT_EQ(spec.value, 8);
   EXPECT_EQ(spec.node, "reshape_1");
   EXPECT_EQ(spec.reason, "Eq(s77, 8) at node reshape_1");
+  // A tensor's size now constant is the tensor match's (produce_guards' ignore_static), no shape guard.
   auto guards = guard_exprs(env);
-  EXPECT_TRUE(has(guards, kX0 + " == 8")) << joined(guards);
+  EXPECT_FALSE(has(guards, kX0 + " == 8")) << joined(guards);
   EXPECT_FALSE(has(guards, "2 <= " + kX0)) << joined(guards);  // no range line for a constant
+}
+
+TEST(ShapeEnvGuards, AnIntInputSpecializedKeepsItsGuard) {
+  // An int argument has no tensor match: its specialization is a shape guard.
+  ShapeEnv env;
+  ExprRef n = env.create_symbol(8, "L['n']").expr();
+  EXPECT_TRUE(env.evaluate(B(eq(n, I(8))), "arange"));
+  auto guards = guard_exprs(env);
+  EXPECT_TRUE(has(guards, "L['n'] == 8")) << joined(guards);
 }
 
 TEST(ShapeEnvGuards, EvaluateIntSpecializes) {
@@ -551,7 +561,7 @@ TEST(ShapeEnvGuards, EvaluateIntSpecializes) {
   EXPECT_EQ(env.guards()[0].expr, eq(mul(s0.expr(), 2), I(16)));
   EXPECT_EQ(env.specializations().size(), 1u);
   auto guards = guard_exprs(env);
-  EXPECT_TRUE(has(guards, kX0 + " == 8")) << joined(guards);
+  EXPECT_FALSE(has(guards, kX0 + " == 8")) << joined(guards);  // the tensor match's
   // Now static: no new guard.
   EXPECT_EQ(env.evaluate_int(s0, "arange"), 8);
   EXPECT_EQ(env.guards().size(), 1u);
