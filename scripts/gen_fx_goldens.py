@@ -464,7 +464,7 @@ UNARY_KEEP = [
 ]
 UNARY_FLOAT = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp",
                "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sigmoid", "erf", "erfc", "erfinv",
-               "reciprocal", "lgamma", "digamma", "logit", "sinc"]
+               "reciprocal", "lgamma", "digamma", "logit", "sinc", "deg2rad", "rad2deg"]
 UNARY_BOOL = ["isnan", "isinf", "isfinite", "signbit", "isneginf", "isposinf", "logical_not"]
 # (op, overloads given a tensor `other`, overloads given a number `other`)
 BINARY = [

@@ -180,3 +180,67 @@ def test_private_onnx_op_agrees_with_onnxruntime_on_its_standard_equivalent(tmp_
     for n in (2, 5, 7):
         real = session.run(None, {"x": np.ones((n, 3), dtype=np.float32)})[0].shape
         assert [d if isinstance(d, int) else eval(d, {}, {"n": n}) for d in shape] == list(real)  # noqa: S307
+
+
+# A header may be the op's schema as torch declares it: the rule reads every argument by name,
+# positional or keyword, with the schema's defaults, and each call is checked against it first.
+@torch.library.custom_op("fakeprop_test::tile_rows", mutates_args=())
+def tile_rows(x: torch.Tensor, mask: torch.Tensor, k: int = 2, *, flag: bool = False, p: float = 0.5,
+              dims: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    return x.repeat(k, 1)[:, :len(dims)].clone(), mask.clone()
+
+
+@tile_rows.register_fake
+def _(x, mask, k=2, *, flag=False, p=0.5, dims):
+    torch._check(p < 1 and not flag)
+    return x.new_empty(x.shape[0] * k, len(dims)), mask.new_empty(mask.shape)
+
+
+def _schema_rules():
+    return "fx %s\n  require p < 1 and not flag\n  output dtype=x shape=[x.shape[0] * k, len(dims)]\n" \
+           "  output dtype=mask shape=mask.shape\n" % tile_rows._opoverload._schema
+
+
+class SchemaModel(torch.nn.Module):
+    def forward(self, x, mask):
+        a, b = tile_rows(x, mask, 3, p=0.25, dims=[1, 2])
+        c, _ = tile_rows(x, mask, dims=[4])  # k from the default
+        return a.relu(), b, c
+
+
+def _export_schema_model():
+    x, mask = torch.randn(6, 8), torch.tensor([True, False] * 3)
+    b = Dim("b", max=64)
+    return torch.export.export(SchemaModel(), (x, mask), dynamic_shapes={"x": {0: b}, "mask": {0: b}})
+
+
+def test_torchs_schema_as_the_header_gives_torchs_fake_results(tmp_path):
+    schema = str(tile_rows._opoverload._schema)
+    assert schema.startswith("fakeprop_test::tile_rows(Tensor x, Tensor mask, SymInt k=2, *, bool flag=False")
+    rules = tmp_path / "rules.txt"
+    rules.write_text(_schema_rules())
+    ep = _export_schema_model()
+    report = fakeprop.propagate(ep, op_rules=rules)
+    assert report["errors"] == [], report["errors"]
+    assert [u["rule"] for u in report["op_rules"]] == ["%s:1" % rules] * 2
+    (b,) = [s["name"] for s in report["symbols"] if s["kind"] == "backed"]
+    checked = 0
+    for size in (6, 10, 40):
+        for node, ours, theirs in _tensor_pairs(ep):
+            where = "%s (%s) at b=%d" % (node.name, node.target, size)
+            assert ours["dtype"] == str(theirs.dtype).replace("torch.", ""), where
+            for key, dims in (("shape", theirs.shape), ("stride", theirs.stride())):
+                assert [_fp_int(d, {b: size}) for d in ours[key]] == [_torch_int(d, {b: size}) for d in dims], (
+                    where, key, ours[key])
+            checked += 1
+    assert checked >= 3 * 6
+
+
+def test_a_call_the_schema_rejects_is_torchs_error(tmp_path):
+    rules = tmp_path / "rules.txt"
+    # The same op declared with k keyword-only: the graph's positional k is one argument too many.
+    rules.write_text(_schema_rules().replace("mask, SymInt k=2, *,", "mask, *, SymInt k=2,"))
+    report = fakeprop.propagate(_export_schema_model(), op_rules=rules)
+    (err,) = [e for e in report["errors"] if e["node"] == "tile_rows"]
+    assert err["kind"] == "input_count"
+    assert err["message"].startswith("fakeprop_test::tile_rows() takes 2 positional argument(s) but 3 was/were given.")

@@ -5,12 +5,17 @@
 //
 //   fx mylib::rms_norm.default            an FX target (mylib.rms_norm.default; no
 //                                         overload: every overload)
+//   fx mylib::pick_rows(Tensor x, Tensor mask, int k=2, *, bool flag=False) -> (Tensor, Tensor)
+//                                         the same with its schema, as torch.library
+//                                         declares it: calls are checked against it,
+//                                         every argument is a name, no `inputs`
 //   onnx com.acme::Tile2 opset 1..        an ONNX domain::OpType, an opset range
 //                                         (1..5, 7.., ..5, 3); `override` after
 //                                         either makes it win over a built-in rule
 //     inputs x, w, eps                    names of the positional inputs (FX: also
 //                                         keywords of these names)
 //     attr reps = 2                       an ONNX attribute / FX keyword, with a default
+//     attr reps: int = 2                  ONNX: its type too (int, ints, float, ...)
 //     require x.shape[-1] == w.shape[0]   decided by the ShapeEnv: a guard, a runtime
 //                                         assert on unbacked sizes, or an error
 //     unbacked n min=0 max=x.numel        a new unbacked size-like symbol (register_fake's
@@ -35,6 +40,7 @@
 #include <vector>
 
 #include "fakeprop/custom_ops/rule_expr.h"
+#include "fakeprop/runner/torch_schema.h"
 #include "fakeprop/runner/rule_context.h"
 #include "fakeprop/tensor/dtype.h"
 #include "fakeprop/value/value.h"
@@ -70,6 +76,21 @@ struct RuleStep {
   std::string where;             // "FILE:LINE"
 };
 
+// An FX rule's schema. The parse points into `text`, so copies of a rule
+// share one rather than copy it.
+struct DeclaredSchema {
+  std::string text;  // "mylib::pick_rows(Tensor x, Tensor mask, int k=2) -> (Tensor, Tensor)"
+  AtenSchema schema;
+};
+
+struct AttrSpec {
+  std::string name;
+  std::optional<RuleExpr> dflt;
+  // ONNX's AttributeProto type when declared (INT 2, INTS 7, ...); 0: any
+  // the rule can read.
+  uint8_t type = 0;
+};
+
 struct OpRule {
   enum class Frontend : uint8_t { Onnx, Fx } frontend = Frontend::Fx;
   std::string key;  // ONNX: "domain::OpType" ("" domain: ai.onnx); FX: "ns.op.overload" or "ns.op"
@@ -77,8 +98,9 @@ struct OpRule {
   int64_t opset_max = std::numeric_limits<int64_t>::max();
   bool overrides = false;
   std::string where;  // "FILE:LINE" of the header
-  std::vector<std::string> inputs;
-  std::vector<std::pair<std::string, std::optional<RuleExpr>>> attrs;  // name, default
+  std::vector<std::string> inputs;  // without a schema
+  std::vector<AttrSpec> attrs;
+  std::shared_ptr<const DeclaredSchema> schema;  // FX, when the header declares one
   std::vector<RuleStep> steps;
   std::vector<OutputSpec> outputs;
 };
@@ -107,6 +129,8 @@ class OpRuleSet {
 
 // One node's call of a rule: its positional inputs (null or None: absent)
 // and its named values (ONNX attributes, FX keywords; null when absent).
+// A rule with a schema binds its arguments from both, as torch does; the
+// caller has checked them (fx::check_call).
 struct OpRuleCall {
   std::span<const Value* const> inputs;
   std::function<std::optional<Value>(std::string_view name)> named;

@@ -1,5 +1,7 @@
 // Fuzz target: an --op-rules file, then each rule it holds run on a fixed
-// call (two tensors with a backed and an unbacked size, an int keyword).
+// call (two tensors with a backed and an unbacked size, an int keyword);
+// a rule with a schema is first checked against the call as the FX
+// interpreter checks it (x, y by position, k by keyword).
 // Intentional errors (fakeprop::Error: the file's syntax, a requirement
 // that fails, a kind mismatch) are fine; anything else escaping or a
 // sanitizer report is a finding.
@@ -8,6 +10,8 @@
 #include <string_view>
 
 #include "fakeprop/custom_ops/op_rules.h"
+#include "fakeprop/fx/aten_schema.h"
+#include "fakeprop/fx/graph.h"
 #include "fakeprop/options/infer_options.h"
 #include "fakeprop/tensor/tensor_meta.h"
 
@@ -39,6 +43,18 @@ int op_rules(const uint8_t* data, size_t size) {
       const Value* inputs[] = {&x, &y, &k};
       custom_ops::OpRuleCall call;
       call.inputs = inputs;
+      if (rule.schema) {
+        call.inputs = call.inputs.first(2);
+        fx::Node node;
+        node.args.resize(2);
+        node.args[0].kind = node.args[1].kind = fx::Arg::Kind::Node;
+        fx::Arg k_arg;
+        k_arg.kind = fx::Arg::Kind::Int;
+        k_arg.i = 3;
+        node.kwargs.emplace_back("k", k_arg);
+        const std::pair<std::string_view, const Value*> kwargs[] = {{"k", &k}};
+        if (fx::check_call(rule.schema->schema, node, call.inputs, kwargs)) continue;
+      }
       call.named = [&](std::string_view name) -> std::optional<Value> {
         if (name == "k") return k;
         return std::nullopt;

@@ -235,5 +235,93 @@ TEST(OpRuleFile, LookupByTargetPacketDomainAndOpset) {
   EXPECT_NE(same.digest(), other.digest());
 }
 
+// A header with torch.library's schema: every argument is a name, bound
+// from positions, keywords or the defaults; no `inputs` clause.
+TEST_F(OpRulesTest, SchemaArgumentsAreNamesWithDefaults) {
+  const OpRule& r = rule(
+      "fx mylib::pick_rows(Tensor x, Tensor mask, int k=2, int[] dims=[1, 2], *, bool flag=False, "
+      "float p=0.5, Tensor? bias=None) -> (Tensor, Tensor)  # as str(op._schema)\n"
+      " require k > 0 and not flag and p < 1 and p > 0\n"
+      " output dtype=x shape=[x.shape[0] * k] + dims\n"
+      " output dtype=mask shape=[mask.shape[0], len(dims)]\n");
+  ASSERT_NE(r.schema, nullptr);
+  EXPECT_EQ(r.key, "mylib.pick_rows");
+  EXPECT_TRUE(r.inputs.empty());
+  std::vector<Value> out = run(r, {tensor({3, 4}), tensor({3}, DType::Bool)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(shape(out[0]), "[6, 1, 2]");
+  EXPECT_EQ(out[1].tensor->meta.dtype, DType::Bool);
+  // k by position, dims and p by keyword.
+  ValueList dims;
+  dims.push_back(Value::of_int(SymInt(7)));
+  out = run(r, {tensor({3, 4}), tensor({3}, DType::Bool), Value::of_int(SymInt(5))},
+            {{"dims", Value::of_list(std::move(dims))}, {"p", Value::of_float(0.25)}});
+  EXPECT_EQ(shape(out[0]), "[15, 7]");
+  EXPECT_EQ(shape(out[1]), "[3, 1]");
+  try {
+    run(r, {tensor({3, 4}), tensor({3}, DType::Bool)}, {{"p", Value::of_float(1.5)}});
+    ADD_FAILURE() << "p < 1 must fail";
+  } catch (const OpError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::AssertionError);
+  }
+  // A None tensor is absent when read.
+  const OpRule& b = rule("fx mylib::b(Tensor x, Tensor? bias=None) -> Tensor override\n"
+                         " output dtype=x shape=bias.shape\n");
+  EXPECT_TRUE(b.overrides);
+  try {
+    run(b, {tensor({3})});
+    ADD_FAILURE() << "an absent bias";
+  } catch (const OpError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::MissingInput);
+    EXPECT_STREQ(e.what(), "rules.txt:1: argument 'bias' is absent (None)");
+  }
+  // torch's own spellings parse: an overload name, alias annotations, quoted defaults.
+  const OpRule& c = rule("fx mylib::c.out(Tensor(a!) x, str mode=\"a#b\", SymInt[2] size=1) -> Tensor(a!)\n"
+                         " inputs x\n output dtype=x shape=size\n");
+  EXPECT_EQ(c.key, "mylib.c.out");
+  EXPECT_EQ(shape(run(c, {tensor({3})})[0]), "[1, 1]");
+}
+
+TEST(OpRuleFile, SchemaProblemsNameTheLineAndColumn) {
+  struct Case {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"fx mylib::a(Tensor x, int k=) -> Tensor\n output dtype=x shape=x.shape\n",
+       "r.txt:1:12: the schema does not parse: an empty default: int k="},
+      {"fx mylib::a(Tensor x, int k -> Tensor\n", "r.txt:1:12: the schema does not parse: unbalanced brackets in schema: mylib::a(Tensor x, int k -> Tensor"},
+      {"fx mylib::a(Tensor x)\n", "r.txt:1:22: a schema ends with its returns: -> Tensor"},
+      {"fx mylib::a(Tensor x, Widget w) -> Tensor\n", "r.txt:1:30: argument 'w' has a type torch.library does not declare"},
+      {"fx mylib::a(Tensor x, int x) -> Tensor\n", "r.txt:1:27: argument 'x' declared twice"},
+      {"fx mylib::a(Tensor x, int k=1.5) -> Tensor\n", "r.txt:1:29: the default of 'k' is not a value of its type"},
+      {"fx mylib::a(Tensor x, int k-1) -> Tensor\n", "r.txt:1:27: expected an argument name, not 'k-1'"},
+      {"fx mylib::a(Tensor x) -> Tensor\n inputs y\n", "r.txt:2:9: input 'y' is not an argument of the schema"},
+      {"fx mylib::a(Tensor x) -> Tensor\n attr k = 2\n",
+       "r.txt:2:2: the schema declares the arguments; 'attr' is for a rule without one"},
+      {"fx mylib::a(Tensor x, int k) -> Tensor\n output dtype=x shape=[k.shape[0]]\n", "r.txt:2:24: unknown input 'k'"},
+      {"fx mylib::a(Tensor x) -> (Tensor, Tensor)\n output dtype=x shape=x.shape\n",
+       "r.txt:1:1: the schema of mylib.a returns 2 tensor(s); the rule has 1 output clause(s)"},
+      {"fx mylib::a\n attr k: int\n", "r.txt:2:8: an FX rule declares types in its schema: fx NS::OP(int k=2, ...) -> Tensor"},
+      {"onnx com.x::Op\n attr k: thing\n", "r.txt:2:10: expected an attribute type (int, ints, float, floats, string, "
+                                           "strings, tensor, tensors, graph, graphs)"},
+      {"onnx com.x::Op(Tensor x) -> Tensor\n", "r.txt:1:15: unexpected '('"},
+  };
+  for (const Case& c : cases) {
+    OpRuleSet set;
+    try {
+      set.add(c.text, "r.txt");
+      ADD_FAILURE() << c.text;
+    } catch (const InputError& e) {
+      EXPECT_STREQ(e.what(), c.message) << c.text;
+    }
+  }
+  // An ONNX attribute's declared type is kept for the runner to check.
+  OpRuleSet set;
+  set.add("onnx com.x::Op\n inputs x\n attr reps: int = 2\n attr scale: float\n output dtype=x shape=x.shape\n", "r.txt");
+  ASSERT_EQ(set.rules()[0].attrs.size(), 2u);
+  EXPECT_EQ(set.rules()[0].attrs[0].type, 2);  // AttributeProto.INT
+  EXPECT_EQ(set.rules()[0].attrs[1].type, 1);  // FLOAT
+}
+
 }  // namespace
 }  // namespace fakeprop::custom_ops

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <limits>
+#include <optional>
 
 namespace fakeprop::custom_ops {
 
@@ -297,6 +298,7 @@ const char* kind_name(RuleValue::Kind k) {
     case RuleValue::Kind::Int: return "an int";
     case RuleValue::Kind::Bool: return "a bool";
     case RuleValue::Kind::List: return "a list";
+    case RuleValue::Kind::Float: return "a float";
   }
   return "?";
 }
@@ -312,12 +314,44 @@ SymInt as_int(const RuleValue& v, const char* where) {
 SymBool as_bool(const RuleValue& v, const char* where) {
   if (v.kind == RuleValue::Kind::Bool) return v.b;
   if (v.kind == RuleValue::Kind::Int) return sym_ne(v.i, SymInt(0));
+  if (v.kind == RuleValue::Kind::Float) return SymBool(v.f != 0);
   kind_error(std::string(where) + " needs a bool, not " + kind_name(v.kind));
 }
 
 const std::vector<SymInt>& as_list(const RuleValue& v, const char* where) {
   if (v.kind != RuleValue::Kind::List) kind_error(std::string(where) + " needs a list, not " + kind_name(v.kind));
   return v.list;
+}
+
+bool is_float(const RuleValue& v) { return v.kind == RuleValue::Kind::Float; }
+
+// A number beside a float: Python compares and adds a SymInt and a float by
+// guarding the int, which a rule has no hint to do, so it must be known.
+double as_double(const RuleValue& v, const char* where) {
+  if (v.kind == RuleValue::Kind::Float) return v.f;
+  const SymInt i = as_int(v, where);
+  if (!i.is_static()) kind_error(std::string(where) + " of a float and a symbolic int");
+  return static_cast<double>(i.value());
+}
+
+// Float arithmetic and comparison; nullopt unless a side is a float.
+std::optional<RuleValue> float_op(RuleExpr::Op op, const RuleValue& l, const RuleValue& r) {
+  using Op = RuleExpr::Op;
+  if (!is_float(l) && !is_float(r)) return std::nullopt;
+  const char* name = op == Op::Add ? "+" : op == Op::Sub ? "-" : op == Op::Mul ? "*" : "a comparison";
+  const double a = as_double(l, name), b = as_double(r, name);
+  switch (op) {
+    case Op::Add: return RuleValue::of_float(a + b);
+    case Op::Sub: return RuleValue::of_float(a - b);
+    case Op::Mul: return RuleValue::of_float(a * b);
+    case Op::Eq: return RuleValue::of_bool(SymBool(a == b));
+    case Op::Ne: return RuleValue::of_bool(SymBool(a != b));
+    case Op::Lt: return RuleValue::of_bool(SymBool(a < b));
+    case Op::Le: return RuleValue::of_bool(SymBool(a <= b));
+    case Op::Gt: return RuleValue::of_bool(SymBool(a > b));
+    case Op::Ge: return RuleValue::of_bool(SymBool(a >= b));
+    default: kind_error(std::string("a float in ") + name);
+  }
 }
 
 }  // namespace
@@ -362,9 +396,13 @@ RuleValue eval_rule_expr(const RuleExpr& e, const RuleBindings& b) {
       return RuleValue::of_list(std::move(out));
     }
     case Op::Len: return RuleValue::of_int(SymInt(static_cast<int64_t>(as_list(arg(0), "len()").size())));
-    case Op::Neg: return RuleValue::of_int(-as_int(arg(0), "-"));
+    case Op::Neg: {
+      const RuleValue v = arg(0);
+      return is_float(v) ? RuleValue::of_float(-v.f) : RuleValue::of_int(-as_int(v, "-"));
+    }
     case Op::Add: {
       const RuleValue l = arg(0), r = arg(1);
+      if (auto f = float_op(e.op, l, r)) return std::move(*f);
       if (l.kind == RuleValue::Kind::List || r.kind == RuleValue::Kind::List) {
         std::vector<SymInt> out = as_list(l, "+");
         for (const SymInt& x : as_list(r, "+")) out.push_back(x);
@@ -372,8 +410,23 @@ RuleValue eval_rule_expr(const RuleExpr& e, const RuleBindings& b) {
       }
       return RuleValue::of_int(as_int(l, "+") + as_int(r, "+"));
     }
-    case Op::Sub: return RuleValue::of_int(as_int(arg(0), "-") - as_int(arg(1), "-"));
-    case Op::Mul: return RuleValue::of_int(as_int(arg(0), "*") * as_int(arg(1), "*"));
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge: {
+      const RuleValue l = arg(0), r = arg(1);
+      if (auto f = float_op(e.op, l, r)) return std::move(*f);
+      switch (e.op) {
+        case Op::Sub: return RuleValue::of_int(as_int(l, "-") - as_int(r, "-"));
+        case Op::Mul: return RuleValue::of_int(as_int(l, "*") * as_int(r, "*"));
+        case Op::Lt: return RuleValue::of_bool(sym_lt(as_int(l, "<"), as_int(r, "<")));
+        case Op::Le: return RuleValue::of_bool(sym_le(as_int(l, "<="), as_int(r, "<=")));
+        case Op::Gt: return RuleValue::of_bool(sym_gt(as_int(l, ">"), as_int(r, ">")));
+        default: return RuleValue::of_bool(sym_ge(as_int(l, ">="), as_int(r, ">=")));
+      }
+    }
     case Op::FloorDiv:
     case Op::Mod: {
       const SymInt l = as_int(arg(0), e.op == Op::Mod ? "%" : "//"), r = as_int(arg(1), e.op == Op::Mod ? "%" : "//");
@@ -397,6 +450,7 @@ RuleValue eval_rule_expr(const RuleExpr& e, const RuleBindings& b) {
     case Op::Eq:
     case Op::Ne: {
       const RuleValue l = arg(0), r = arg(1);
+      if (auto f = float_op(e.op, l, r)) return std::move(*f);
       SymBool same(true);
       if (l.kind == RuleValue::Kind::List || r.kind == RuleValue::Kind::List) {
         const std::vector<SymInt>&a = as_list(l, "=="), &c = as_list(r, "==");
@@ -410,10 +464,6 @@ RuleValue eval_rule_expr(const RuleExpr& e, const RuleBindings& b) {
       }
       return RuleValue::of_bool(e.op == Op::Eq ? same : sym_not(same));
     }
-    case Op::Lt: return RuleValue::of_bool(sym_lt(as_int(arg(0), "<"), as_int(arg(1), "<")));
-    case Op::Le: return RuleValue::of_bool(sym_le(as_int(arg(0), "<="), as_int(arg(1), "<=")));
-    case Op::Gt: return RuleValue::of_bool(sym_gt(as_int(arg(0), ">"), as_int(arg(1), ">")));
-    case Op::Ge: return RuleValue::of_bool(sym_ge(as_int(arg(0), ">="), as_int(arg(1), ">=")));
     case Op::And: return RuleValue::of_bool(sym_and(as_bool(arg(0), "and"), as_bool(arg(1), "and")));
     case Op::Or: return RuleValue::of_bool(sym_or(as_bool(arg(0), "or"), as_bool(arg(1), "or")));
     case Op::Not: return RuleValue::of_bool(sym_not(as_bool(arg(0), "not")));

@@ -6,8 +6,9 @@
 //   + - * // %  unary -  max(a, b, ...)  min(...)  [a, b]  list + list
 //   == != < <= > >=  and  or  not  ( )
 //
-// A value is an int (a SymInt), a bool (a SymBool) or a list of ints (a
-// shape). Names are checked when the file is read (Scope); kinds are checked
+// A value is an int (a SymInt), a bool (a SymBool), a list of ints (a
+// shape) or a float (a schema's float argument: compared and negated,
+// added and multiplied where the int beside it is known). Names are checked when the file is read (Scope); kinds are checked
 // when a node runs the rule, as Python would check them.
 #pragma once
 #include <cstdint>
@@ -77,13 +78,15 @@ RuleExpr parse_rule_expr(RuleLexer& lex, const NameCheck& known);
 
 // A value while a rule runs.
 struct RuleValue {
-  enum class Kind : uint8_t { Int, Bool, List } kind = Kind::Int;
+  enum class Kind : uint8_t { Int, Bool, List, Float } kind = Kind::Int;
   SymInt i;
   SymBool b;
   std::vector<SymInt> list;
+  double f = 0;
   static RuleValue of_int(SymInt v) { return {Kind::Int, std::move(v), {}, {}}; }
   static RuleValue of_bool(SymBool v) { return {Kind::Bool, {}, std::move(v), {}}; }
   static RuleValue of_list(std::vector<SymInt> v) { return {Kind::List, {}, {}, std::move(v)}; }
+  static RuleValue of_float(double v) { return {Kind::Float, {}, {}, {}, v}; }
 };
 
 // What names mean for one call: a tensor's sizes, a scalar or list input, an

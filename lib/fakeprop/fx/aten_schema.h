@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "fakeprop/runner/torch_schema.h"
 #include "fakeprop/util/error_kind.h"
 #include "fakeprop/value/value.h"
 
@@ -20,48 +21,12 @@ namespace fakeprop::fx {
 
 struct Node;
 
-// An argument's base type; `T?`, `T[]` and `T?[]` are flags on ArgSpec.
-enum class ArgType : uint8_t {
-  Tensor, Int, SymInt, Float, Bool, Str, Scalar, ScalarType, Device, Layout, MemoryFormat, Other
-};
-
-// A default as torch spells it, and as a value where it is a plain one.
-struct ArgDefault {
-  enum class Kind : uint8_t { Absent, None, Int, Float, Bool, IntList, Str, Other } kind = Kind::Absent;
-  int64_t i = 0;
-  double f = 0;
-  bool b = false;
-  std::vector<int64_t> ints;
-  std::string_view text;  // torch's spelling ("False", "[]", "\"valid\"", "contiguous_format")
-};
-
-struct ArgSpec {
-  std::string_view name;
-  ArgType type = ArgType::Other;
-  bool optional = false;          // T?
-  bool list = false;              // T[] or T[N]
-  bool element_optional = false;  // T?[]
-  uint8_t fixed_size = 0;         // N of T[N]
-  bool kwarg_only = false;        // after `*`
-  uint16_t position = 0;
-  ArgDefault dflt;
-  // torch's annotation of the type, as its errors name it ("Optional[List[int]]").
-  std::string python_type() const;
-};
-
-struct AtenSchema {
-  std::string_view target;       // "aten.sum.dim_IntList"
-  std::string_view declaration;  // str(schema): "aten::sum.dim_IntList(Tensor self, ...) -> Tensor"
-  std::string_view op;           // "aten::sum", as errors name the operator
-  std::vector<ArgSpec> args;
-  size_t num_positional = 0;     // the arguments before `*`
-  std::string_view returns;      // "Tensor", "(Tensor values, Tensor indices)", "()"
-  const ArgSpec* find(std::string_view name) const {
-    for (const ArgSpec& a : args)
-      if (a.name == name) return &a;
-    return nullptr;
-  }
-};
+// The schema types and parser, a layer below (--op-rules headers use them too).
+using fakeprop::ArgDefault;
+using fakeprop::ArgSpec;
+using fakeprop::ArgType;
+using fakeprop::AtenSchema;
+using fakeprop::parse_aten_schema;
 
 // The generated table's row type.
 struct AtenSchemaRow {
@@ -72,16 +37,24 @@ struct AtenSchemaRow {
 // The row of an overload ("aten.sum.dim_IntList"), or of a packet named
 // without one ("aten.sym_numel": its default); null when torch has none.
 const AtenSchema* find_aten_schema(std::string_view target);
+// A higher-order op's signature (higher_order_schemas.inc), for a target the
+// registry's rule serves ("higher_order.cond", or with an overload); null
+// when there is none.
+const AtenSchema* find_higher_order_schema(std::string_view target);
+// The row a rule reads its arguments through: the ATen one, else the HOP one.
+inline const AtenSchema* find_rule_schema(std::string_view target) {
+  const AtenSchema* s = find_aten_schema(target);
+  return s ? s : find_higher_order_schema(target);
+}
 std::span<const AtenSchemaRow> aten_schema_rows();
-// Parses one declaration; std::invalid_argument on text torch would not print.
-AtenSchema parse_aten_schema(std::string_view target, std::string_view declaration);
 
 // The error torch raises for the call's arguments (a wrong type, an unknown
 // keyword, too many positional ones, one given twice, a required one
 // missing), as {kind, text}; nullopt when the call matches the schema.
 // Only sure mismatches count: an unknown value, None, and the conversions
 // torch makes (a number for a Tensor, a bool for an int, an int for a
-// float) pass.
+// float) pass. A higher-order op's row checks nothing: torch binds a HOP
+// call by its Python signature, not a schema.
 struct CallError {
   ErrorKind kind;
   std::string message;

@@ -84,7 +84,7 @@ const Interpreter::TargetInfo& Interpreter::target_info(const std::string& targe
     return t;
   }
   t.entry = OpRegistry::instance().find_entry(target);
-  t.schema = find_aten_schema(target);
+  t.schema = find_rule_schema(target);
   // The rule's registration says whether, and how, the op mutates self.
   const Mutation mutation = t.entry ? t.entry->mutation : Mutation::None;
   t.inplace = mutation != Mutation::None;
@@ -937,10 +937,14 @@ void Interpreter::append_aliases(std::vector<std::string>& names, uint32_t mutat
   }
 }
 
-// A --op-rules rule: positional arguments are its inputs, keywords its named values.
+// A --op-rules rule: positional arguments are its inputs (or its schema's), keywords its named values.
 Value Interpreter::run_user_rule(const custom_ops::OpRule& u, const Node& n, std::span<const Value* const> args) {
   call_kwargs_.clear();
   for (const auto& [k, a] : n.kwargs) call_kwargs_.emplace_back(k, argument(a));
+  // A declared schema is checked as torch checks a call, before the rule.
+  if (u.schema)
+    if (std::optional<CallError> e = check_call(u.schema->schema, n, args, call_kwargs_))
+      throw OpError(e->kind, std::move(e->message));
   RuleContext ctx(env(), storage_, options_);
   custom_ops::OpRuleCall call;
   call.inputs = args;

@@ -21,6 +21,9 @@
 #include "fakeprop/runner/dispatch_cache.h"
 #include "fakeprop/runner/node_runner.h"
 
+namespace fakeprop {
+struct AtenSchema;  // runner/torch_schema.h
+}
 namespace fakeprop::custom_ops {
 struct OpRule;
 }
@@ -28,7 +31,6 @@ struct OpRule;
 namespace fakeprop::fx {
 
 struct OpEntry;
-struct AtenSchema;
 
 RunResult run_graph(const Graph& g, const InferOptions& options);
 
@@ -74,7 +76,7 @@ class Interpreter {
   // distinct target rather than once per node.
   struct TargetInfo {
     const OpEntry* entry = nullptr;  // the ATen rule; null when there is none
-    const AtenSchema* schema = nullptr;  // torch's schema of the target; null when it has none
+    const AtenSchema* schema = nullptr;  // torch's schema of the target (a HOP's signature); null when it has none
     bool is_scalar = false;          // operator.*, math.floor, torch.sym_float, ...: scalar_ops.h, `op` names it
     std::string_view op;
     bool inplace = false;            // the entry's Mutation is Data or Metadata

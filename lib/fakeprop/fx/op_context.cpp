@@ -10,7 +10,7 @@ namespace fakeprop::fx {
 OpContext::OpContext(const Node& node, std::span<const Value* const> args,
                      std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env,
                      StorageIds& storage, const InferOptions& options, Interpreter* interp)
-    : OpContext(node, find_aten_schema(node.target), args, kwargs, env, storage, options, interp) {}
+    : OpContext(node, find_rule_schema(node.target), args, kwargs, env, storage, options, interp) {}
 
 OpContext::OpContext(const Node& node, const AtenSchema* schema, std::span<const Value* const> args,
                      std::span<const std::pair<std::string_view, const Value*>> kwargs, ShapeEnv& env,
@@ -225,6 +225,30 @@ Scalar OpContext::scalar_arg(size_t pos, std::string_view name, std::optional<Sc
 }
 
 // ---- by name ----
+
+const Arg* OpContext::node_arg(std::string_view name) const {
+  if (!node_args_) return nullptr;
+  const ArgSpec& a = spec(name);
+  return raw_arg(node_, a.kwarg_only ? kKeywordOnly : a.position, name);
+}
+
+std::span<const Value* const> OpContext::varargs() const {
+  if (!schema_ || !schema_->varargs) fail(ErrorKind::Internal, target() + "'s schema declares no varargs (...)");
+  return args_.size() > schema_->num_positional ? args_.subspan(schema_->num_positional) : std::span<const Value* const>();
+}
+
+std::span<const Arg> OpContext::node_varargs() const {
+  if (!schema_ || !schema_->varargs) fail(ErrorKind::Internal, target() + "'s schema declares no varargs (...)");
+  if (!node_args_ || node_.args.size() <= schema_->num_positional) return {};
+  return std::span<const Arg>(node_.args).subspan(schema_->num_positional);
+}
+
+const Value* OpContext::keyword(std::string_view name) const {
+  if (!schema_ || !schema_->var_keywords) fail(ErrorKind::Internal, target() + "'s schema declares no **kwargs");
+  for (const auto& [k, v] : kwargs_)
+    if (k == name) return v;
+  return nullptr;
+}
 
 const ArgSpec& OpContext::spec(std::string_view name) const {
   if (!schema_) fail(ErrorKind::Internal, target() + " has no schema row (scripts/gen_aten_schemas.py)");

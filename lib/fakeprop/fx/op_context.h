@@ -97,10 +97,20 @@ class OpContext : public RuleContext {
   std::optional<Device> device_arg(std::string_view name) const { return device_arg(position(name), name); }
   std::optional<MemoryFormat> memory_format_arg(std::string_view name) const;
   Scalar scalar_arg(std::string_view name, std::optional<Scalar> dflt = std::nullopt) const;
+  // The node's own argument `name` as written (a HOP's subgraph); null when not given.
+  const Arg* node_arg(std::string_view name) const;
+  // A schema with `...` (a HOP's *args): the positional values past the
+  // declared ones, and the node's arguments they come from.
+  std::span<const Value* const> varargs() const;
+  std::span<const Arg> node_varargs() const;
+  // A schema with `**kwargs` (a HOP's wrapped op's keywords): keyword
+  // `name`, declared or not; null when not given.
+  const Value* keyword(std::string_view name) const;
+  size_t num_args() const { return args_.size(); }
 
-  // ---- arguments: positional index `pos` of the schema, or keyword `name` ----
-  // The old form by position: only the higher-order ops read operands so
-  // (torch declares no schema for them).
+ private:
+  // ---- by position: index `pos` of the schema, or keyword `name` ----
+  // What the by-name readers resolve to, once spec() has found the position.
   bool has(size_t pos, std::string_view name) const;  // given and not None
   const Value& value(size_t pos, std::string_view name) const;  // Value::none() when absent
   const TensorMeta& tensor(size_t pos, std::string_view name) const;  // OpError unless a tensor
@@ -122,7 +132,8 @@ class OpContext : public RuleContext {
   std::optional<MemoryFormat> memory_format_arg(size_t pos, std::string_view name) const;
   // A Scalar argument (Python number or SymInt).
   Scalar scalar_arg(size_t pos, std::string_view name, std::optional<Scalar> dflt = std::nullopt) const;
-  size_t num_args() const { return args_.size(); }
+
+ public:
 
   // ---- results ----
   void set_result(Value v) { result_ = std::move(v); }

@@ -10,6 +10,7 @@
 #include "fakeprop/onnx/consuming_run.h"
 #include "fakeprop/onnx/op_context.h"
 #include "fakeprop/onnx/ops/fallback.h"
+#include "fakeprop/onnx/schema.h"
 #include "fakeprop/value/describe_value.h"
 
 namespace fakeprop::onnx {
@@ -249,6 +250,14 @@ class Interpreter::Step final : public NodeStep {
 
   // A --op-rules rule: attributes are its named values (ints, lists of ints).
   void run_user_rule(const custom_ops::OpRule& u, const std::string& domain, std::vector<Value>& outputs) {
+    // A declared attribute type is checked as the runner checks a schema's.
+    for (const custom_ops::AttrSpec& spec : u.attrs) {
+      const Attribute* a = spec.type ? node_.attr(spec.name) : nullptr;
+      if (a && a->ref_attr_name().empty() && a->type != static_cast<Attribute::Type>(spec.type))
+        throw OpError(ErrorKind::InvalidAttribute, "attribute '" + spec.name + "' of " + node_.op_type + " must be " +
+                                                       attr_type_name(static_cast<Attribute::Type>(spec.type)) +
+                                                       ", got " + attr_type_name(a->type));
+    }
     OpContext ctx(node_, in_.model_.opset(domain), in_.env(), in_.storage_, in_.options_, inputs_, &in_);
     custom_ops::OpRuleCall call;
     call.inputs = inputs_;
@@ -256,12 +265,13 @@ class Interpreter::Step final : public NodeStep {
       const Attribute* a = node_.attr(name);
       if (!a) return std::nullopt;
       if (a->type == Attribute::Type::Int) return Value::of_int(SymInt(a->i));
+      if (a->type == Attribute::Type::Float) return Value::of_float(a->f);
       if (a->type == Attribute::Type::Ints) {
         ValueList xs;
         for (int64_t v : a->ints) xs.push_back(Value::of_int(SymInt(v)));
         return Value::of_list(std::move(xs));
       }
-      throw OpError(ErrorKind::InvalidAttribute, "attribute '" + std::string(name) + "' is not an int or ints");
+      throw OpError(ErrorKind::InvalidAttribute, "attribute '" + std::string(name) + "' is not an int, ints or a float");
     };
     outputs = custom_ops::run_op_rule(u, call, ctx);
     if (outputs.size() < node_.outputs.size())

@@ -44,8 +44,8 @@ std::span<const InferFlag> infer_flags() {
        "Print the causal chain when these symbols are created, e.g. u0,s1 "
        "(TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL)"},
       {"--op-rules", "op_rules", "op_rules", &InferArgs::op_rules, "FILE",
-       "Rules for custom operators (FX targets, ONNX domain::OpType): their outputs' dtypes, shapes, "
-       "strides, views, requirements and unbacked sizes; repeatable",
+       "Rules for custom operators (FX targets, or their torch.library schemas; ONNX domain::OpType): "
+       "their outputs' dtypes, shapes, strides, views, requirements and unbacked sizes; repeatable",
        C::None, false},
       {"--unbacked-value", "unbacked_values", "unbacked_values", &InferArgs::unbacked_values, "NAME=INT",
        "An unbacked symbol's value from a real run, e.g. u0=37: data-dependent decisions on it are taken "

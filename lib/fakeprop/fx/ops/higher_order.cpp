@@ -22,6 +22,7 @@
 //    torch's flex_attention_fake_impl (no subgraph runs).
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "fakeprop/fx/interpreter.h"
 #include "fakeprop/fx/ops/aten_helpers.h"
@@ -40,12 +41,12 @@ Interpreter& interp(OpContext& ctx) {
   return *in;
 }
 
-// Argument `pos`, a subgraph of the graph being run.
-const Graph& subgraph(OpContext& ctx, size_t pos) {
-  const Node& n = ctx.node();
-  if (pos >= n.args.size() || n.args[pos].kind != Arg::Kind::Graph)
-    ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": argument " + std::to_string(pos) + " is not a subgraph");
-  const Arg& a = n.args[pos];
+// Argument `name` (higher_order_schemas.inc), a subgraph of the graph being run.
+const Graph& subgraph(OpContext& ctx, std::string_view name) {
+  const Arg* arg = ctx.node_arg(name);
+  if (!arg || arg->kind != Arg::Kind::Graph)
+    ctx.fail(ErrorKind::InvalidArgument, ctx.target() + ": argument '" + std::string(name) + "' is not a subgraph");
+  const Arg& a = *arg;
   const Graph& g = interp(ctx).graph();
   const size_t i = static_cast<size_t>(a.i);
   if (i < g.subgraphs.size() && g.subgraphs[i]->path == a.s) return *g.subgraphs[i];
@@ -54,11 +55,39 @@ const Graph& subgraph(OpContext& ctx, size_t pos) {
 }
 
 // A list argument's elements (operands, carried values).
-std::vector<Value> elements(OpContext& ctx, size_t pos, std::string_view name) {
-  const Value& v = ctx.value(pos, name);
+std::vector<Value> elements(OpContext& ctx, const Value& v, std::string_view name) {
   if (v.kind == Value::Kind::None) return {};
   if (v.kind != Value::Kind::List) ctx.fail(ErrorKind::TypeError, ctx.target() + ": '" + std::string(name) + "' must be a list");
   return std::vector<Value>(v.list->begin(), v.list->end());
+}
+
+// A **kwargs keyword that is given and not None.
+bool given(OpContext& ctx, const std::string& name) {
+  const Value* v = ctx.keyword(name);
+  return v && !v->is_none();
+}
+
+// A **kwargs keyword's ints (an int alone when `single`).
+std::vector<SymInt> int_list(OpContext& ctx, const std::string& name, bool single = false) {
+  const Value* v = ctx.keyword(name);
+  if (!v || v->is_none()) ctx.fail(ErrorKind::MissingInput, ctx.target() + " needs argument '" + name + "'");
+  // As OpContext reads an int: a constant bool counts as 0 or 1.
+  auto as_int = [](const Value& x) -> std::optional<SymInt> {
+    if (x.kind == Value::Kind::Int) return x.i;
+    if (x.kind == Value::Kind::Bool && x.b.is_static()) return SymInt(x.b.value() ? 1 : 0);
+    return std::nullopt;
+  };
+  if (std::optional<SymInt> i = as_int(*v)) return {*i};
+  if (v->kind == Value::Kind::List && !single) {
+    std::vector<SymInt> out;
+    for (const Value& x : *v->list) {
+      const std::optional<SymInt> i = as_int(x);
+      if (!i) ctx.fail(ErrorKind::TypeError, ctx.target() + ": argument '" + name + "' must hold ints");
+      out.push_back(*i);
+    }
+    return out;
+  }
+  ctx.fail(ErrorKind::TypeError, ctx.target() + ": argument '" + name + "' must be " + (single ? "an int" : "a list of ints"));
 }
 
 std::vector<Value> concat(std::vector<Value> a, const std::vector<Value>& b) {
@@ -181,9 +210,9 @@ Value merge_output(OpContext& ctx, const Value& a, const Value& b, const std::st
 
 void cond(OpContext& ctx) {
   Interpreter& in = interp(ctx);
-  const Graph& true_graph = subgraph(ctx, 1);
-  const Graph& false_graph = subgraph(ctx, 2);
-  const std::vector<Value> operands = elements(ctx, 3, "operands");
+  const Graph& true_graph = subgraph(ctx, "true_fn");
+  const Graph& false_graph = subgraph(ctx, "false_fn");
+  const std::vector<Value> operands = elements(ctx, ctx.value("operands"), "operands");
   const std::vector<Value> t = in.run_subgraph(true_graph, operands);
   const std::vector<Value> f = in.run_subgraph(false_graph, operands);
   if (t.size() != f.size())
@@ -211,9 +240,9 @@ Value generalized(OpContext& ctx, const Value& v, const std::vector<bool>& dims)
 
 void while_loop(OpContext& ctx) {
   Interpreter& in = interp(ctx);
-  const Graph& body = subgraph(ctx, 1);
-  const std::vector<Value> initial = elements(ctx, 2, "carried_inputs");
-  const std::vector<Value> additional = elements(ctx, 3, "additional_inputs");
+  const Graph& body = subgraph(ctx, "body_fn");
+  const std::vector<Value> initial = elements(ctx, ctx.value("carried_inputs"), "carried_inputs");
+  const std::vector<Value> additional = elements(ctx, ctx.value("additional_inputs"), "additional_inputs");
   // Which dims of each carried tensor vary from one iteration to the next.
   std::vector<std::vector<bool>> varies(initial.size());
   for (size_t k = 0; k < initial.size(); ++k)
@@ -256,9 +285,9 @@ void while_loop(OpContext& ctx) {
 
 void map_impl(OpContext& ctx) {
   Interpreter& in = interp(ctx);
-  const Graph& body = subgraph(ctx, 0);
-  const std::vector<Value> xs = elements(ctx, 1, "xs");
-  const std::vector<Value> pos_args = elements(ctx, 2, "pos_args");
+  const Graph& body = subgraph(ctx, "f");
+  const std::vector<Value> xs = elements(ctx, ctx.value("xs"), "xs");
+  const std::vector<Value> pos_args = elements(ctx, ctx.value("pos_args"), "pos_args");
   if (xs.empty()) ctx.fail(ErrorKind::InvalidArgument, "map: no xs to map over");
   const SymInt batch = tensor_of(ctx, xs[0], "xs[0]").sizes.empty() ? SymInt(0) : xs[0].tensor->meta.sizes[0];
   std::vector<Value> rows;
@@ -270,10 +299,10 @@ void map_impl(OpContext& ctx) {
 
 void scan(OpContext& ctx) {
   Interpreter& in = interp(ctx);
-  const Graph& combine = subgraph(ctx, 0);
-  const std::vector<Value> init = elements(ctx, 1, "init");
-  const std::vector<Value> xs = elements(ctx, 2, "xs");
-  const std::vector<Value> additional = elements(ctx, 3, "additional_inputs");
+  const Graph& combine = subgraph(ctx, "combine_fn");
+  const std::vector<Value> init = elements(ctx, ctx.value("init"), "init");
+  const std::vector<Value> xs = elements(ctx, ctx.value("xs"), "xs");
+  const std::vector<Value> additional = elements(ctx, ctx.value("additional_inputs"), "additional_inputs");
   if (xs.empty()) ctx.fail(ErrorKind::InvalidArgument, "scan: no xs to scan over");
   const TensorMeta& x0 = tensor_of(ctx, xs[0], "xs[0]");
   if (x0.sizes.empty()) ctx.fail(ErrorKind::InvalidArgument, "scan: xs[0] is 0-d; it has no rows");
@@ -291,9 +320,9 @@ void scan(OpContext& ctx) {
 
 void invoke_subgraph(OpContext& ctx) {
   Interpreter& in = interp(ctx);
-  const Graph& body = subgraph(ctx, 0);
+  const Graph& body = subgraph(ctx, "subgraph");
   std::vector<Value> operands;
-  for (size_t k = 2; k < ctx.num_args(); ++k) operands.push_back(ctx.value(k, ""));
+  for (const Value* v : ctx.varargs()) operands.push_back(*v);
   ValueList out;
   for (const Value& o : in.run_subgraph(body, operands)) out.push_back(fresh_copy(ctx, o));
   ctx.set_result(Value::of_list(std::move(out)));
@@ -305,12 +334,12 @@ void invoke_subgraph(OpContext& ctx) {
 // off none of them requires grad (the interpreter's grad step clears it).
 void wrap_with_set_grad_enabled(OpContext& ctx) {
   Interpreter& in = interp(ctx);
-  const Value& enabled = ctx.value(0, "enable_grad");
+  const Value& enabled = ctx.value("enable_grad");
   if (enabled.kind != Value::Kind::Bool || !enabled.b.is_static())
     ctx.fail(ErrorKind::TypeError, ctx.target() + ": enable_grad must be a constant bool");
-  const Graph& body = subgraph(ctx, 1);
+  const Graph& body = subgraph(ctx, "wrapped_func");
   std::vector<Value> operands;
-  for (size_t k = 2; k < ctx.num_args(); ++k) operands.push_back(ctx.value(k, ""));
+  for (const Value* v : ctx.varargs()) operands.push_back(*v);
   const std::vector<Value> outs = in.run_subgraph(body, operands);
   ctx.set_result(Value::of_list(ValueList(outs.begin(), outs.end())));
 }
@@ -323,10 +352,11 @@ std::string wrapped_op(OpContext& ctx, const Arg& a) {
   return t;
 }
 
-// Runs `target` on the node's arguments from `first` on and its keywords
-// (those not starting with '_'): a one-call subgraph, so that the call goes
-// through the interpreter as any other (its rule, or an --op-rules rule).
-std::vector<Value> call_wrapped(OpContext& ctx, const std::string& target, size_t first,
+// Runs `target` on the HOP's *args (none for auto_functionalized_v2) and
+// its **kwargs (those not starting with '_'): a one-call subgraph, so that
+// the call goes through the interpreter as any other (its rule, or an
+// --op-rules rule).
+std::vector<Value> call_wrapped(OpContext& ctx, const std::string& target,
                                 const std::vector<std::pair<std::string, Value>>& replaced = {}) {
   const Node& n = ctx.node();
   GraphBuilder b(ctx.target() + " of " + target, 1 << 16);
@@ -347,14 +377,18 @@ std::vector<Value> call_wrapped(OpContext& ctx, const std::string& target, size_
     return a.kind == Arg::Kind::List && std::any_of(a.list.begin(), a.list.end(), [&](const Arg& x) { return self(x, self); });
   };
   auto literal_or_input = [&](const Arg& a, const Value* v) { return refers(a, refers) ? input(*v) : a; };
-  for (size_t k = first; k < n.args.size(); ++k) args.push_back(literal_or_input(n.args[k], &ctx.value(k, "")));
+  if (ctx.schema()->varargs) {
+    const std::span<const Arg> written = ctx.node_varargs();
+    const std::span<const Value* const> values = ctx.varargs();
+    for (size_t k = 0; k < written.size() && k < values.size(); ++k) args.push_back(literal_or_input(written[k], values[k]));
+  }
   for (const auto& kwarg : n.kwargs) {
     const std::string& name = kwarg.first;
     const Arg& a = kwarg.second;
     if (name.starts_with("_")) continue;
     auto r = std::find_if(replaced.begin(), replaced.end(), [&](const auto& x) { return x.first == name; });
     if (r != replaced.end()) kwargs.emplace_back(name, input(r->second));
-    else kwargs.emplace_back(name, literal_or_input(a, &ctx.value(SIZE_MAX, name)));
+    else kwargs.emplace_back(name, literal_or_input(a, ctx.keyword(name)));
   }
   for (const auto& [name, v] : replaced)
     if (!n.kwarg(name)) kwargs.emplace_back(name, input(v));
@@ -382,9 +416,10 @@ std::vector<Value> call_wrapped(OpContext& ctx, const std::string& target, size_
 // one), then returns its results and the bases it wrote, as new tensors.
 void auto_functionalized_v2(OpContext& ctx) {
   const Node& n = ctx.node();
-  if (n.args.empty()) ctx.fail(ErrorKind::InvalidArgument, "auto_functionalized_v2: no op");
-  const std::string op = wrapped_op(ctx, n.args[0]);
-  const std::vector<Value> bases = elements(ctx, SIZE_MAX, "_all_bases");
+  const Arg* op_arg = ctx.node_arg("_mutable_op");
+  if (!op_arg) ctx.fail(ErrorKind::InvalidArgument, "auto_functionalized_v2: no op");
+  const std::string op = wrapped_op(ctx, *op_arg);
+  const std::vector<Value> bases = elements(ctx, ctx.value("_all_bases"), "_all_bases");
   ValueList copies;
   for (size_t k = 0; k < bases.size(); ++k) {
     const TensorMeta& b = tensor_of(ctx, bases[k], "_all_bases[" + std::to_string(k) + "]");
@@ -395,7 +430,9 @@ void auto_functionalized_v2(OpContext& ctx) {
   for (const auto& [key, a] : n.kwargs) {
     if (!key.starts_with("_") || !key.ends_with("_base_index")) continue;
     const std::string name = key.substr(1, key.size() - 1 - std::string("_base_index").size());
-    const Value& index = ctx.value(SIZE_MAX, key);
+    static const Value none;
+    const Value* given_index = ctx.keyword(key);
+    const Value& index = given_index ? *given_index : none;
     if (index.kind == Value::Kind::None) {
       mutable_args.emplace_back(name, Value::none());
       continue;
@@ -404,12 +441,13 @@ void auto_functionalized_v2(OpContext& ctx) {
         static_cast<size_t>(index.i.value()) >= copies.size())
       ctx.fail(ErrorKind::InvalidArgument, "auto_functionalized_v2: " + key + " is not a base's index");
     const TensorMeta& base = copies[static_cast<size_t>(index.i.value())].tensor->meta;
-    if (ctx.has(SIZE_MAX, "_" + name + "_size")) {
-      const std::vector<SymInt> size = ctx.int_list(SIZE_MAX, "_" + name + "_size");
-      const std::vector<SymInt> stride = ctx.int_list(SIZE_MAX, "_" + name + "_stride");
-      const SymInt offset = ctx.int_arg(SIZE_MAX, "_" + name + "_storage_offset", SymInt(0));
+    if (given(ctx, "_" + name + "_size")) {
+      const std::vector<SymInt> size = int_list(ctx, "_" + name + "_size");
+      const std::vector<SymInt> stride = int_list(ctx, "_" + name + "_stride");
+      const SymInt offset =
+          given(ctx, "_" + name + "_storage_offset") ? int_list(ctx, "_" + name + "_storage_offset", true)[0] : SymInt(0);
       mutable_args.emplace_back(name, Value::of_tensor(ctx.view_of(base, size, stride, offset)));
-    } else if (ctx.has(SIZE_MAX, "_" + name + "_slice_dim")) {
+    } else if (given(ctx, "_" + name + "_slice_dim")) {
       ctx.fail(ErrorKind::NotImplemented, "auto_functionalized_v2: a mutable argument that is a slice of its base");
     } else {
       mutable_args.emplace_back(name, Value::of_tensor(ctx.view_of(base, base.sizes, base.strides, base.storage_offset)));
@@ -421,7 +459,7 @@ void auto_functionalized_v2(OpContext& ctx) {
   ValueList out;
   std::vector<Value> got;
   try {
-    got = call_wrapped(ctx, op, 1, mutable_args);
+    got = call_wrapped(ctx, op, mutable_args);
   } catch (const OpError& e) {
     if (e.kind() != ErrorKind::UnsupportedOp) throw;
     // What the op writes is the bases' copies, rule or not; only its results need its rule.
@@ -441,10 +479,10 @@ void auto_functionalized(OpContext& ctx) {
 }
 
 void with_effects(OpContext& ctx) {
-  const Node& n = ctx.node();
-  if (n.args.size() < 2) ctx.fail(ErrorKind::InvalidArgument, "with_effects: expects a token and an op");
-  const std::string op = wrapped_op(ctx, n.args[1]);
-  std::vector<Value> got = call_wrapped(ctx, op, 2);
+  const Arg* op_arg = ctx.node_arg("op");
+  if (!ctx.node_arg("token") || !op_arg) ctx.fail(ErrorKind::InvalidArgument, "with_effects: expects a token and an op");
+  const std::string op = wrapped_op(ctx, *op_arg);
+  std::vector<Value> got = call_wrapped(ctx, op);
   ValueList out;
   out.push_back(Value::of_tensor(ctx.new_tensor({SymInt(0)}, DType::Float32, Device::parse("cpu").value())));
   for (const Value& v : got)
@@ -457,8 +495,8 @@ void with_effects(OpContext& ctx) {
 // score_mod nor the block mask's mask_mod; out is [B, Hq, L, Ev] laid out in
 // the query's fill order with a unit last stride, the statistics float32 [B, Hq, L].
 void flex_attention(OpContext& ctx) {
-  const TensorMeta& q = ctx.tensor(0, "query");
-  const TensorMeta& v = ctx.tensor(2, "value");
+  const TensorMeta& q = ctx.tensor("query");
+  const TensorMeta& v = ctx.tensor("value");
   if (q.dim() != 4 || v.dim() != 4)
     ctx.fail(ErrorKind::InvalidRank, "flex_attention: query and value must be 4-d, got " + text(q.sizes) + " and " + text(v.sizes));
   const SymShape sizes{q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3]};

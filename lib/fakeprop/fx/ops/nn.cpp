@@ -1228,15 +1228,15 @@ void sdpa_flash_cpu(OpContext& ctx) {
 // is_causal, attn_mask, scale) -> (grad_q, grad_k, grad_v): each its input's size, in the CPU
 // kernel's [B, L, H, E] buffer (torch's meta: empty_permuted with order (0, 2, 1, 3)).
 void sdpa_flash_cpu_backward(OpContext& ctx) {
-  auto gradient = [&](size_t i, const char* name) {
-    const TensorMeta& t = ctx.tensor(i, name);
+  auto gradient = [&](const char* name) {
+    const TensorMeta& t = ctx.tensor(name);
     if (t.dim() != 4)
       ctx.fail(ErrorKind::InvalidArgument, std::string("_scaled_dot_product_flash_attention_for_cpu_backward: ") +
                                                name + " must be 4-D, got " + text(t.sizes));
     const SymShape buffer = contiguous_strides(SymShape{t.sizes[0], t.sizes[2], t.sizes[1], t.sizes[3]}, &ctx.env());
     return empty_strided(ctx, t.sizes, {buffer[0], buffer[2], buffer[1], buffer[3]}, t.dtype, t.device);
   };
-  set_tuple(ctx, {gradient(1, "query"), gradient(2, "key"), gradient(3, "value")});
+  set_tuple(ctx, {gradient("query"), gradient("key"), gradient("value")});
 }
 
 // scaled_dot_product_attention (CompositeImplicit, in torch.export graphs):

@@ -446,6 +446,7 @@ void register_pointwise_ops(OpRegistry& r) {
       {"aten.sigmoid", "aten.sigmoid_"}, {"aten.erf", "aten.erf_"},       {"aten.erfc", "aten.erfc_"},
       {"aten.erfinv", "aten.erfinv_"}, {"aten.reciprocal", "aten.reciprocal_"}, {"aten.lgamma", "aten.lgamma_"},
       {"aten.digamma", "aten.digamma_"}, {"aten.logit", "aten.logit_"},  {"aten.sinc", "aten.sinc_"},
+      {"aten.deg2rad", "aten.deg2rad_"}, {"aten.rad2deg", "aten.rad2deg_"},
   };
   for (const Names& n : to_float) {
     r.add(n.functional, unary<PK::IntToFloat>);

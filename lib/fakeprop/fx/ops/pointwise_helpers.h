@@ -36,13 +36,6 @@ inline PointwiseOperands pointwise_operands(OpContext& ctx, std::initializer_lis
   for (std::string_view name : names) add_pointwise_operand(ctx, ops, ctx.value(name), name);
   return ops;
 }
-// The old form, by (schema position, keyword), for the rule files not yet read by name.
-inline PointwiseOperands pointwise_operands(OpContext& ctx,
-                                            std::initializer_list<std::pair<size_t, std::string_view>> args) {
-  PointwiseOperands ops;
-  for (const auto& [pos, name] : args) add_pointwise_operand(ctx, ops, ctx.value(pos, name), name);
-  return ops;
-}
 
 
 inline DType promoted_dtype(OpContext& ctx, const PointwiseOperands& ops, PromotionKind kind) {
