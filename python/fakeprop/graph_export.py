@@ -132,19 +132,52 @@ def _item_values(gm):
     return items
 
 
-def _specialized_dims(gm, names):
+def _specialized_dims(gm, names, input_names=None):
     """Placeholder name -> the dims its traced value holds as constants, for the placeholders in
     `names` (those an example replaces), when the graph was traced with symbolic sizes at all:
     the trace specialized those dims (a SymInt whose expression became a number, or an int), and
-    the example's sizes alone would not say so."""
+    the example's sizes alone would not say so. A trace whose every size is concrete gives the
+    dims whose symbol its ShapeEnv replaced by a constant (`input_names`: placeholder -> the
+    program's argument name, which Dynamo's sources use)."""
     import torch
     from torch.fx.experimental.symbolic_shapes import is_concrete_int
 
     traced = {n.name: n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"}
     shapes = {k: v.shape for k, v in traced.items() if isinstance(v, torch.Tensor)}
-    if all(is_concrete_int(d) for shape in shapes.values() for d in shape):
+    if not all(is_concrete_int(d) for shape in shapes.values() for d in shape):
+        return {k: [i for i, d in enumerate(shape) if is_concrete_int(d)] for k, shape in shapes.items() if k in names}
+    # Every size concrete: a trace whose every symbol was specialized looks static, but its
+    # ShapeEnv still holds the symbols it replaced by constants, with their sources.
+    replaced = _replaced_input_dims(traced.values())
+    out = {}
+    for k, shape in shapes.items():
+        dims = replaced.get((input_names or {}).get(k, k))
+        if k in names and dims:
+            out[k] = sorted(d for d in dims if d < len(shape))
+    return out
+
+
+def _replaced_input_dims(vals):
+    """Input name -> the dims whose symbol the trace's ShapeEnv replaced by a constant (by the
+    sources Dynamo gave them, L['x'].size()[0])."""
+    env = next((getattr(getattr(v, "fake_mode", None), "shape_env", None) for v in vals
+                if getattr(getattr(v, "fake_mode", None), "shape_env", None) is not None), None)
+    if env is None:
         return {}
-    return {k: [i for i, d in enumerate(shape) if is_concrete_int(d)] for k, shape in shapes.items() if k in names}
+    try:
+        from torch._dynamo.source import LocalSource, TensorProperty, TensorPropertySource
+    except ImportError:  # pragma: no cover - torch without Dynamo
+        return {}
+    out = {}
+    for sym, sources in getattr(env, "var_to_sources", {}).items():
+        value = env.replacements.get(sym)
+        if value is None or not value.is_number:
+            continue
+        for src in sources:
+            if isinstance(src, TensorPropertySource) and src.prop is TensorProperty.SIZE and \
+                    isinstance(src.base, LocalSource) and src.idx is not None:
+                out.setdefault(src.base.local_name, set()).add(src.idx)
+    return out
 
 
 def _state_targets(program):
@@ -328,7 +361,7 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             # the guards torch.export.save writes as the program's guards_code (the .pt2 reader reads them there)
             "guards_code": [str(g) for g in (getattr(program, "_guards_code", None) or [])] if exported else []}
     if examples:
-        plan["specialized"] = _specialized_dims(gm, examples)
+        plan["specialized"] = _specialized_dims(gm, examples, names)
     if real_inputs is not None:
         plan["real_outputs"] = _real_outputs(program, gm, exported, state, real_inputs)
     if gradients is not None:

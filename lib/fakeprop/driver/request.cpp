@@ -59,6 +59,7 @@ InferOutcome run_request(const InferRequest& req) {
     ro.location = req.model;
     ro.graph_inputs.emplace();
     for (const auto& in : result.inputs) ro.graph_inputs->insert(in.name);
+    ro.takes_frame_inputs = result.model_kind == "fx";
     out.recompiles = simulate_recompiles([&](const InferOptions& o) { return infer_file(req.model, o); },
                                          req.options, calls, ro);
     out.extra["recompiles"] = out.recompiles->to_json();

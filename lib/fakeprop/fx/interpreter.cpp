@@ -958,7 +958,45 @@ Value Interpreter::run_user_rule(const custom_ops::OpRule& u, const Node& n, std
   return outs.size() == 1 ? std::move(outs[0]) : Value::of_list(std::move(outs));
 }
 
+namespace {
+// The graph with a placeholder, read by no node, in front for each frame
+// input (InferOptions::frame_inputs): its example is the call's tensor.
+Graph with_frame_inputs(const Graph& g, const InferOptions& options) {
+  Graph out = g;
+  std::vector<Node> front;
+  for (const std::string& name : options.frame_inputs) {
+    auto sizes = options.input_hints.find(name);
+    if (sizes == options.input_hints.end()) continue;
+    Node n;
+    n.name = n.target = name;
+    n.op = "placeholder";
+    n.example.kind = ExampleValue::Kind::Tensor;
+    for (int64_t d : sizes->second) n.example.tensor.shape.push_back(std::to_string(d));
+    // Dense strides, so that a dim made dynamic gives its stride guards as any input's do.
+    std::vector<std::string> strides(sizes->second.size());
+    int64_t step = 1;
+    for (size_t d = strides.size(); d-- > 0;) {
+      strides[d] = std::to_string(step);
+      step = checked_mul(step, std::max<int64_t>(sizes->second[d], 1));
+    }
+    n.example.tensor.stride = std::move(strides);
+    if (auto dt = options.input_dtypes.find(name); dt != options.input_dtypes.end()) n.example.tensor.dtype = dt->second;
+    n.record_name = out.names->intern(n.name);
+    n.record_op = out.names->intern(n.op);
+    front.push_back(std::move(n));
+  }
+  out.nodes.insert(out.nodes.begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+  return out;
+}
+}  // namespace
+
 RunResult run_graph(const Graph& g, const InferOptions& options) {
+  if (!options.frame_inputs.empty()) {
+    InferOptions rest = options;
+    rest.frame_inputs.clear();
+    const Graph framed = with_frame_inputs(g, options);
+    return run_graph(framed, rest);
+  }
   RunResult result = begin_run("fx", g.path, options);
   result.borrowed_names.push_back(g.names);  // records point at the graph's names
   // The rule table is built once per process (on first use): setup, like the

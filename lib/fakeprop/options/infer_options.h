@@ -31,6 +31,11 @@ struct InferOptions {
   // input takes them; without them an input whose sizes a hint changed gets
   // dense strides in its example's memory order.
   std::map<std::string, std::vector<int64_t>> input_strides;
+  // A --call's tensors that a JSON FX graph has no placeholder for (the
+  // program read only a size the trace specialized, so the graph dropped
+  // it): Dynamo still wraps and guards them, so the run takes each as an
+  // input no node reads, sized by input_hints.
+  std::vector<std::string> frame_inputs;
   SourceSpecs specs;
   DimMarks marks;                        // --mark: per-dim kinds and options
   bool assume_static_by_default = true;  // false: every dim the model fixes is dynamic too

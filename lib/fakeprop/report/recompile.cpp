@@ -354,9 +354,14 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
 
   for (size_t ci = 0; ci < calls.size(); ++ci) {
     Call call = calls[ci];
+    std::vector<std::string> frame_inputs;
     if (options.graph_inputs)
       std::erase_if(call, [&](const auto& in) {
         if (options.graph_inputs->count(in.first)) return false;
+        if (options.takes_frame_inputs) {
+          frame_inputs.push_back(in.first);
+          return false;
+        }
         if (ignored.insert(in.first).second)
           log += "call " + std::to_string(ci) + ": '" + in.first + "' is not an input of the graph; ignored\n";
         return true;
@@ -408,6 +413,7 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
         if (in.sizes[d] != it->second[d]) dynamic_sources.insert(source_of(name, d));
     }
     InferOptions opts = base;
+    opts.frame_inputs = frame_inputs;
     for (const auto& [name, in] : call) {
       opts.input_hints[name] = in.sizes;
       if (in.dtype) opts.input_dtypes[name] = *in.dtype;

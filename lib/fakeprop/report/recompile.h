@@ -38,8 +38,10 @@ struct RecompileOptions {
   std::string location;  // "model.onnx"
   // The graph's inputs, when known: a call's argument the graph does not
   // take (a tensor read only for a size the trace specialized, so Dynamo's
-  // graph dropped it) is passed to no run.
+  // graph dropped it) is a frame input (InferOptions::frame_inputs) where
+  // the front end takes those, and is passed to no run elsewhere.
   std::optional<std::set<std::string>> graph_inputs;
+  bool takes_frame_inputs = false;
 };
 
 // What a replayed call met; the names are the report's `status` text.
