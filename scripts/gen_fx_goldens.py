@@ -1692,6 +1692,11 @@ def core_cases():
             ("aten.im2col.default", [D([3, 8]), [1, 1], [1, 1], [0, 0], [1, 1]], {}),
             ("aten.im2col.default", [D([2, 3, 8, 8]), [3], [1, 1], [0, 0], [1, 1]], {}),
             ("aten.im2col.default", [D([2, 3, 8, 8]), [3, 3], [1, 1], [0, 0], [0, 1]], {}),
+            # one block: fake tensors give its size-1 dim the stride kw (MobileViTv2's 2x2 unfold)
+            ("aten.im2col.default", [D([2, 256, 2, 2]), [2, 2], [1, 1], [0, 0], [2, 2]], {}),
+            ("aten.im2col.default", [D([2, 4, 2, 3]), [2, 3], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([4, 3, 3]), [3, 3], [1, 1], [0, 0], [1, 1]], {}),
+            ("aten.im2col.default", [D([2, 4, 3, 1]), [3, 1], [1, 1], [0, 0], [2, 1]], {}),
             ("aten.multiply.Tensor", [D([2, 3, 4], layout=("perm", [0, 2, 1])), D([4])], {}),
             ("aten.multiply.Tensor", [D([2, 3], dtype=torch.int64), D([3], dtype=torch.float16)], {}),
             ("aten.multiply.Scalar", [D([2, 3], dtype=torch.int32), 2.5], {}),

@@ -7,6 +7,7 @@
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/aten_helpers.h"
 #include "fakeprop/fx/ops/composite.h"
+#include "fakeprop/fx/ops/pointwise_helpers.h"
 
 namespace fakeprop::fx::ops {
 
@@ -425,7 +426,10 @@ void softmax_public(OpContext& ctx) {
 // sizes: a.unsqueeze(dim + 1); a [n, n] mask rg.unsqueeze(1) <= rg of
 // rg = arange(n), n = a.size(dim), unsqueezed to a's rank (prims.le, then
 // broadcast_in_dim); where(mask, a, init) (prims.where); the sum or prod over dim.
-void cumulative_ref_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) {
+// Returns the result's sizes: the mask, expanded to the refs' common shape,
+// gives where's shape, so a size that is 1 at its hint becomes the literal 1
+// (falcon_h1's SSM chunk count, (s + pad)//256 at s = 16).
+SymShape cumulative_ref_sizes(OpContext& ctx, const TensorMeta& self, int64_t dim) {
   const auto d = static_cast<size_t>(dim);
   TensorMeta a = self;  // a.unsqueeze(dim + 1)
   broadcast_in_dim_guards(ctx, a.sizes);
@@ -455,20 +459,25 @@ void cumulative_ref_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) 
     mask.strides.push_back(1);
   }
   TensorMeta masked = a;  // where(mask, a, init)
-  masked.sizes = simplified(ctx, broadcast_shapes(mask.sizes, a.sizes, ctx.env()));
+  const SymShape where_shapes[] = {mask.sizes, a.sizes};
+  masked.sizes = simplified(ctx, ref_elementwise_shape(where_shapes, {}, ctx.env()));
   broadcast_in_dim_guards(ctx, mask.sizes);
   broadcast_in_dim_guards(ctx, a.sizes);
   const TensorMeta* where_operands[] = {&mask, &a};
   masked.strides = prim_elementwise_strides(ctx, where_operands, masked.sizes);
   (void)strided_reduction_out(ctx, masked, reduction_mask(ctx, {dim}, masked.dim()), false, masked.dtype);
+  SymShape out = masked.sizes;
+  out.erase(out.begin() + dim);
+  return out;
 }
 
 // cumsum / cumprod(self, dim, *, dtype): integral inputs accumulate in int64.
 void cumulative(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor("self");
   const int64_t dim = dim_arg(ctx, "dim", self.dim());
-  if (self.dim() > 0 && has_symbolic_sizes_strides(self)) cumulative_ref_guards(ctx, self, dim);
-  TensorValue out = empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device);
+  const bool ref = self.dim() > 0 && has_symbolic_sizes_strides(self);
+  TensorValue out = empty_tensor(ctx, ref ? cumulative_ref_sizes(ctx, self, dim) : self.sizes, sum_dtype(ctx, self),
+                                 self.device);
   set_tensor(ctx, std::move(out));
 }
 
