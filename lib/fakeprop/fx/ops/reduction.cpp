@@ -204,6 +204,30 @@ void linalg_vector_norm(OpContext& ctx) {
   set_tensor(ctx, vector_norm_ref(ctx, self, mask, dim_none, keepdim, ord, dtype));
 }
 
+// linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None): the
+// ref's vector_norm (ord 2 when None) unless an ord is given over two dims
+// (or a 2D input without dim), which is matrix_norm: no rule for that yet.
+// OWL-ViT / OWLv2 normalize their embeddings with it.
+void linalg_norm(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor("self");
+  const bool has_dim = ctx.has("dim");
+  const size_t ndims = has_dim ? ctx.int_list("dim").size() : 0;
+  const bool has_ord = ctx.has("ord");
+  if (has_dim && ndims != 1 && ndims != 2)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "linalg.norm: If dim is specified, it must be of length 1 or 2. Got " + std::to_string(ndims) + " dims");
+  if (!has_dim && has_ord && self.dim() != 1 && self.dim() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got " +
+                                             std::to_string(self.dim()) + "D");
+  if (has_ord && (ndims == 2 || (!has_dim && self.dim() == 2)))
+    ctx.fail(ErrorKind::UnsupportedOp, "linalg.norm: a matrix norm (ord over two dims) has no rule");
+  const std::optional<DType> requested = ctx.dtype_arg("dtype");
+  require_norm_input(ctx, self.dtype, requested);
+  const DType dtype = to_real(requested.value_or(self.dtype));
+  const double ord = has_ord ? ctx.float_arg("ord") : 2.0;
+  set_tensor(ctx, vector_norm_ref(ctx, self, dims_mask(ctx, self), !has_dim, ctx.bool_arg("keepdim"), ord, dtype));
+}
+
 // t.to(dtype) of a fresh dense tensor (a norm): its own strides, a new storage.
 TensorValue converted(OpContext& ctx, const TensorValue& t, DType dtype) {
   if (t.meta.dtype == dtype) return t;
@@ -574,6 +598,7 @@ void bucketize(OpContext& ctx) {
 
 void register_reduction_ops(OpRegistry& r) {
   r.add("aten.linalg_vector_norm.default", linalg_vector_norm);
+  r.add("aten.linalg_norm.default", linalg_norm);
   r.add("aten._weight_norm_interface.default", weight_norm_interface, OutputGrad::first_only());
   r.add("aten._weight_norm.default", weight_norm);
   r.add("aten.sum.dim_IntList", sum);
