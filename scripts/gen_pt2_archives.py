@@ -135,6 +135,30 @@ class ExpandNewDims(nn.Module):
         return torch.cat([c, x], 1), r + x, t.sum()
 
 
+class RefBroadcastOne(nn.Module):
+    """falcon_h1's SSM chunks: the chunk count (s + pad)//16 is 1 at the hint. Ops that fake tensors
+    run through their ref (cumsum, masked_fill) make it the literal 1, as the refs' _broadcast_shapes
+    starts from 1s; ATen's metas (infer_size, einsum) keep the expression, and a where whose first
+    operand needs no expanding keeps it too. The mul of an einsum and the cumsum then orders its
+    strides by that static 1 (fakeprop gave the size-1 dim another stride)."""
+
+    def __init__(self):
+        super().__init__()
+        self.states = nn.Parameter(torch.randn(2, 4, 3, 2))
+
+    def forward(self, x):
+        pad = (16 - x.shape[1] % 16) % 16
+        y = F.pad(x, (0, 0, 0, pad)).reshape(x.shape[0], -1, 16, 4, 2)  # (b, chunks, 16, heads, n)
+        a = y.sum(-1).permute(0, 3, 1, 2)
+        cs = torch.cumsum(a, dim=-1)
+        keep = torch.ones(16, 16, dtype=torch.bool).tril()
+        mf = a[..., None].expand(*a.shape, 16).masked_fill(~keep, 0)
+        w = torch.where(a > 0, a, 1.0)
+        states = self.states[None].expand(x.shape[0], 2, 4, 3, 2)[:, :-1]
+        e = torch.einsum("bclhn,bchpn->bclhp", y, states)
+        return mf, w, F.pad(cs[..., -1], (1, 0)), e * torch.exp(cs).permute(0, 2, 3, 1)[..., None]
+
+
 def programs(big):
     """(name, module factory, example inputs, dynamic_shapes, big)."""
     batch = Dim("batch", min=2, max=64)
@@ -150,6 +174,7 @@ def programs(big):
         # (335 KB with one) are --big.
         ("gpt2_tiny", lambda: tiny_gpt2(1), (ids,), {"input_ids": {0: batch, 1: seq}}, False),
         ("expand_new_dims", ExpandNewDims, (torch.randn(3, 5, 8),), {"x": {0: batch, 1: seq}}, False),
+        ("ref_broadcast_one", RefBroadcastOne, (torch.randn(2, 5, 8),), {"x": {0: Dim.AUTO, 1: Dim.AUTO}}, False),
     ]
     if big:
         out.append(("gpt2_2layer", lambda: tiny_gpt2(2), (ids,), {"input_ids": {0: batch, 1: seq}}, True))
@@ -215,7 +240,8 @@ def golden(ep, name):
     ranges = {}
     for s, vr in ep.range_constraints.items():
         lo, hi = vr.lower, vr.upper
-        ranges[str(s)] = [int(lo) if lo.is_integer else None, int(hi) if hi.is_integer else None]
+        # int_oo (Dim.AUTO's bound) passes is_integer but is no int: null, an open bound
+        ranges[str(s)] = [int(b) if b.is_integer and b.is_number and abs(b) < 2**63 else None for b in (lo, hi)]
     return {
         "program": name,
         "torch_version": torch.__version__,

@@ -524,6 +524,47 @@ SymShape broadcast_shapes(const SymShape& a, const SymShape& b, ShapeEnv& env) {
   return out;
 }
 
+SymShape ref_broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env) {
+  constexpr const char* kRule = "_broadcast_shapes";
+  size_t n = 0;
+  for (const SymShape& shape : shapes) n = std::max(n, shape.size());
+  SymShape common(n, SymInt(1));
+  for (const SymShape& shape : shapes) {
+    for (size_t k = 0; k < shape.size(); ++k) {  // k counts from the last dim
+      const size_t i = n - 1 - k;
+      const SymInt& size = shape[shape.size() - 1 - k];
+      if (guard_or_false(env, rel(size, Rel::Eq, common[i]), kRule)) continue;
+      if (guard_or_false(env, rel(common[i], Rel::Eq, 1), kRule)) common[i] = size;
+      if (guard_or_false(env, rel(size, Rel::Eq, 1), kRule)) continue;
+      const SymBool equal = rel(common[i], Rel::Eq, size);
+      const bool ok = equal.is_static() ? equal.value() : env.expect_true(equal, kRule);
+      if (!ok) {
+        throw OpError(ErrorKind::ShapeMismatch, "The size of tensor a (" + size_text(common[i]) +
+                                                    ") must match the size of tensor b (" + size_text(size) +
+                                                    ") at non-singleton dimension " + std::to_string(i));
+      }
+    }
+  }
+  return common;
+}
+
+SymShape ref_elementwise_shape(std::span<const SymShape> shapes, const std::vector<bool>& cpu_scalar, ShapeEnv& env) {
+  constexpr const char* kRule = "_maybe_broadcast";
+  SymShape common = ref_broadcast_shapes(shapes, env);
+  for (size_t t = 0; t < shapes.size(); ++t) {
+    if (t < cpu_scalar.size() && cpu_scalar[t]) continue;
+    const SymShape& shape = shapes[t];
+    if (shape.size() != common.size()) return common;
+    for (size_t i = 0; i < shape.size(); ++i) {  // should_expand(shape, common)
+      if (guard_or_false(env, rel(shape[i], Rel::Ne, common[i]), kRule)) return common;
+      if (guard_or_false(env, sym_and(rel(shape[i], Rel::Eq, 1), rel(common[i], Rel::Eq, 1)), kRule)) continue;
+      if (guard_or_false(env, sym_or(rel(shape[i], Rel::Eq, 1), rel(common[i], Rel::Eq, 1)), kRule)) return common;
+    }
+    return shape;
+  }
+  return common;  // only CPU scalars: their shape, []
+}
+
 SymShape broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env) {
   SymShape out;
   for (const SymShape& shape : shapes) out = broadcast_shapes(out, shape, env);

@@ -1937,6 +1937,7 @@ void im2col(OpContext& ctx) {
   for (int64_t i = self.dim() - 3; i < self.dim(); ++i)
     require(ctx, sym_ne(self.sizes[static_cast<size_t>(i)], 0), "im2col", ErrorKind::InvalidArgument, bad_input);
   SymInt blocks(1);
+  SymInt per_dim[2];
   for (size_t i = 0; i < 2; ++i) {
     const SymInt in = self.sizes[self.sizes.size() - 2 + i];
     const SymInt n = simplified(ctx, floordiv(in + 2 * p[i] - d[i] * (k[i] - 1) - 1, SymInt(s[i])) + 1);
@@ -1945,12 +1946,19 @@ void im2col(OpContext& ctx) {
              ", but its components must be at least one.";
     });
     blocks = blocks * n;
+    per_dim[i] = n;
   }
   SymShape sizes;
   if (self.dim() == 4) sizes.push_back(self.sizes[0]);
   sizes.push_back(simplified(ctx, self.sizes[self.sizes.size() - 3] * (k[0] * k[1])));
   sizes.push_back(simplified(ctx, blocks));
-  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+  TensorValue out = empty_tensor(ctx, sizes, self.dtype, self.device);
+  // One block: the reshape is a view of the index result, whose size-1 block
+  // dims leave the last dim torch's fake stride kw (eager gives 1; timm and
+  // HF MobileViTv2's 2x2 unfold of a 2x2 map).
+  if (guard_or_false(ctx, sym_eq(per_dim[0], 1), "im2col") && guard_or_false(ctx, sym_eq(per_dim[1], 1), "im2col"))
+    out.meta.strides.back() = SymInt(k[1]);
+  set_tensor(ctx, std::move(out));
 }
 
 // native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW,

@@ -10,6 +10,20 @@
 
 #include "fakeprop/fx/ops/aten_helpers.h"
 
+namespace fakeprop {
+// Defined in tensor_meta.cpp beside broadcast_shapes; declared here, where the
+// refs' rules are, so that tensor_meta.h and all it reaches stay as they were.
+// The shape an op run through its Python ref gives: torch._refs._maybe_broadcast's
+// common shape (_broadcast_shapes starts from 1s and keeps a dim while the next
+// shape's equals it, so a size that is 1 at its hint stays the literal 1, where
+// infer_size keeps the expression), taken by the first operand that is not a
+// CPU scalar only where should_expand says it must be expanded (prims then
+// take the result's shape from that first operand). `shapes` in the ref's
+// argument order, CPU scalars marked in `cpu_scalar` (may be empty).
+SymShape ref_broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env);
+SymShape ref_elementwise_shape(std::span<const SymShape> shapes, const std::vector<bool>& cpu_scalar, ShapeEnv& env);
+}  // namespace fakeprop
+
 namespace fakeprop::fx::ops {
 
 struct PointwiseOperands {
@@ -58,12 +72,29 @@ inline bool has_fast_binary_impl(const std::string& target) {
          target == "aten.div.Tensor";
 }
 
-// A fresh result of an elementwise op over `ops` with dtype `dtype`.
+// The result shape of the op's ref over `tensors` (ref_elementwise_shape).
+inline SymShape ref_shape(OpContext& ctx, const std::vector<const TensorMeta*>& tensors) {
+  std::vector<SymShape> shapes;
+  std::vector<bool> cpu_scalar;
+  for (const TensorMeta* t : tensors) {
+    shapes.push_back(t->sizes);
+    cpu_scalar.push_back(t->dim() == 0 && t->device.is_cpu());
+  }
+  return simplified(ctx, ref_elementwise_shape(shapes, cpu_scalar, ctx.env()));
+}
+
+// A fresh result of an elementwise op over `ops` with dtype `dtype`. Of
+// symbolic sizes the ref gives the shape, unless FakeTensor's fast path for
+// add/sub/mul/div (infer_size, then a layout it knows) takes the op.
 inline TensorValue pointwise_result(OpContext& ctx, const PointwiseOperands& ops, DType dtype) {
   const Device device = common_device(ops.tensors, ctx.target());
-  SymShape shape = broadcast_all(ctx, ops.tensors);
+  const bool fast = ops.symbolic && has_fast_binary_impl(ctx.target());
+  SymShape shape = ops.symbolic && !fast ? ref_shape(ctx, ops.tensors) : broadcast_all(ctx, ops.tensors);
   std::optional<SymShape> strides;
-  if (ops.symbolic && has_fast_binary_impl(ctx.target())) strides = fast_binary_strides(ops.tensors, shape, ctx.env());
+  if (fast) {
+    strides = fast_binary_strides(ops.tensors, shape, ctx.env());
+    if (!strides) shape = ref_shape(ctx, ops.tensors);  // the slow path: the ref
+  }
   if (!strides) strides = elementwise_permuted_strides(ops.tensors, shape, ctx.env());
   return ctx.new_tensor(std::move(shape), dtype, device, simplified(ctx, std::move(*strides)));
 }

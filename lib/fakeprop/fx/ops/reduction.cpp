@@ -7,6 +7,7 @@
 #include "fakeprop/fx/ops/families.h"
 #include "fakeprop/fx/ops/aten_helpers.h"
 #include "fakeprop/fx/ops/composite.h"
+#include "fakeprop/fx/ops/pointwise_helpers.h"
 
 namespace fakeprop::fx::ops {
 
@@ -201,6 +202,30 @@ void linalg_vector_norm(OpContext& ctx) {
   const double ord = ctx.float_arg("ord");
   const bool dim_none = !ctx.has("dim") || ctx.int_list("dim").empty();
   set_tensor(ctx, vector_norm_ref(ctx, self, mask, dim_none, keepdim, ord, dtype));
+}
+
+// linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None): the
+// ref's vector_norm (ord 2 when None) unless an ord is given over two dims
+// (or a 2D input without dim), which is matrix_norm: no rule for that yet.
+// OWL-ViT / OWLv2 normalize their embeddings with it.
+void linalg_norm(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor("self");
+  const bool has_dim = ctx.has("dim");
+  const size_t ndims = has_dim ? ctx.int_list("dim").size() : 0;
+  const bool has_ord = ctx.has("ord");
+  if (has_dim && ndims != 1 && ndims != 2)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "linalg.norm: If dim is specified, it must be of length 1 or 2. Got " + std::to_string(ndims) + " dims");
+  if (!has_dim && has_ord && self.dim() != 1 && self.dim() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got " +
+                                             std::to_string(self.dim()) + "D");
+  if (has_ord && (ndims == 2 || (!has_dim && self.dim() == 2)))
+    ctx.fail(ErrorKind::UnsupportedOp, "linalg.norm: a matrix norm (ord over two dims) has no rule");
+  const std::optional<DType> requested = ctx.dtype_arg("dtype");
+  require_norm_input(ctx, self.dtype, requested);
+  const DType dtype = to_real(requested.value_or(self.dtype));
+  const double ord = has_ord ? ctx.float_arg("ord") : 2.0;
+  set_tensor(ctx, vector_norm_ref(ctx, self, dims_mask(ctx, self), !has_dim, ctx.bool_arg("keepdim"), ord, dtype));
 }
 
 // t.to(dtype) of a fresh dense tensor (a norm): its own strides, a new storage.
@@ -425,7 +450,10 @@ void softmax_public(OpContext& ctx) {
 // sizes: a.unsqueeze(dim + 1); a [n, n] mask rg.unsqueeze(1) <= rg of
 // rg = arange(n), n = a.size(dim), unsqueezed to a's rank (prims.le, then
 // broadcast_in_dim); where(mask, a, init) (prims.where); the sum or prod over dim.
-void cumulative_ref_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) {
+// Returns the result's sizes: the mask, expanded to the refs' common shape,
+// gives where's shape, so a size that is 1 at its hint becomes the literal 1
+// (falcon_h1's SSM chunk count, (s + pad)//256 at s = 16).
+SymShape cumulative_ref_sizes(OpContext& ctx, const TensorMeta& self, int64_t dim) {
   const auto d = static_cast<size_t>(dim);
   TensorMeta a = self;  // a.unsqueeze(dim + 1)
   broadcast_in_dim_guards(ctx, a.sizes);
@@ -455,20 +483,25 @@ void cumulative_ref_guards(OpContext& ctx, const TensorMeta& self, int64_t dim) 
     mask.strides.push_back(1);
   }
   TensorMeta masked = a;  // where(mask, a, init)
-  masked.sizes = simplified(ctx, broadcast_shapes(mask.sizes, a.sizes, ctx.env()));
+  const SymShape where_shapes[] = {mask.sizes, a.sizes};
+  masked.sizes = simplified(ctx, ref_elementwise_shape(where_shapes, {}, ctx.env()));
   broadcast_in_dim_guards(ctx, mask.sizes);
   broadcast_in_dim_guards(ctx, a.sizes);
   const TensorMeta* where_operands[] = {&mask, &a};
   masked.strides = prim_elementwise_strides(ctx, where_operands, masked.sizes);
   (void)strided_reduction_out(ctx, masked, reduction_mask(ctx, {dim}, masked.dim()), false, masked.dtype);
+  SymShape out = masked.sizes;
+  out.erase(out.begin() + dim);
+  return out;
 }
 
 // cumsum / cumprod(self, dim, *, dtype): integral inputs accumulate in int64.
 void cumulative(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor("self");
   const int64_t dim = dim_arg(ctx, "dim", self.dim());
-  if (self.dim() > 0 && has_symbolic_sizes_strides(self)) cumulative_ref_guards(ctx, self, dim);
-  TensorValue out = empty_tensor(ctx, self.sizes, sum_dtype(ctx, self), self.device);
+  const bool ref = self.dim() > 0 && has_symbolic_sizes_strides(self);
+  TensorValue out = empty_tensor(ctx, ref ? cumulative_ref_sizes(ctx, self, dim) : self.sizes, sum_dtype(ctx, self),
+                                 self.device);
   set_tensor(ctx, std::move(out));
 }
 
@@ -565,6 +598,7 @@ void bucketize(OpContext& ctx) {
 
 void register_reduction_ops(OpRegistry& r) {
   r.add("aten.linalg_vector_norm.default", linalg_vector_norm);
+  r.add("aten.linalg_norm.default", linalg_norm);
   r.add("aten._weight_norm_interface.default", weight_norm_interface, OutputGrad::first_only());
   r.add("aten._weight_norm.default", weight_norm);
   r.add("aten.sum.dim_IntList", sum);
