@@ -105,6 +105,15 @@ SymShape empty_like_strides(const TensorMeta& like, ShapeEnv& env);
 // (ErrorKind::ShapeMismatch) on a provable mismatch, naming both shapes.
 SymShape broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env);
 SymShape broadcast_shapes(const SymShape& a, const SymShape& b, ShapeEnv& env);
+// The shape an op run through its Python ref gives: torch._refs._maybe_broadcast's
+// common shape (_broadcast_shapes starts from 1s and keeps a dim while the next
+// shape's equals it, so a size that is 1 at its hint stays the literal 1, where
+// infer_size keeps the expression), taken by the first operand that is not a
+// CPU scalar only where should_expand says it must be expanded (prims then
+// take the result's shape from that first operand). `shapes` in the ref's
+// argument order, CPU scalars marked in `cpu_scalar` (may be empty).
+SymShape ref_broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env);
+SymShape ref_elementwise_shape(std::span<const SymShape> shapes, const std::vector<bool>& cpu_scalar, ShapeEnv& env);
 // Wrap a possibly negative dim into [0, rank); OpError when out of range.
 int64_t canonical_dim(int64_t dim, int64_t rank, bool wrap_scalar = true);
 

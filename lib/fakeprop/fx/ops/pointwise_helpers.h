@@ -10,20 +10,6 @@
 
 #include "fakeprop/fx/ops/aten_helpers.h"
 
-namespace fakeprop {
-// Defined in tensor_meta.cpp beside broadcast_shapes; declared here, where the
-// refs' rules are, so that tensor_meta.h and all it reaches stay as they were.
-// The shape an op run through its Python ref gives: torch._refs._maybe_broadcast's
-// common shape (_broadcast_shapes starts from 1s and keeps a dim while the next
-// shape's equals it, so a size that is 1 at its hint stays the literal 1, where
-// infer_size keeps the expression), taken by the first operand that is not a
-// CPU scalar only where should_expand says it must be expanded (prims then
-// take the result's shape from that first operand). `shapes` in the ref's
-// argument order, CPU scalars marked in `cpu_scalar` (may be empty).
-SymShape ref_broadcast_shapes(std::span<const SymShape> shapes, ShapeEnv& env);
-SymShape ref_elementwise_shape(std::span<const SymShape> shapes, const std::vector<bool>& cpu_scalar, ShapeEnv& env);
-}  // namespace fakeprop
-
 namespace fakeprop::fx::ops {
 
 struct PointwiseOperands {
