@@ -54,6 +54,18 @@ class OpRulesTest : public ::testing::Test {
   std::vector<const Value*> pointers_;
 };
 
+// A rules file that add() refuses with exactly `message`, adding no rule.
+void expect_refused(const std::string& text, const char* message) {
+  OpRuleSet set;
+  try {
+    set.add(text, "r.txt");
+    ADD_FAILURE() << text;
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), message) << text;
+  }
+  EXPECT_TRUE(set.rules().empty()) << "a file that fails adds no rule";
+}
+
 TEST_F(OpRulesTest, ShapeExpressions) {
   const SymInt b = env_.create_symbol(6, "L['x'].size()[0]");
   struct Case {
@@ -199,16 +211,7 @@ TEST(OpRuleFile, ProblemsNameTheLineAndColumn) {
         },
         InputError);
   }
-  for (const Case& c : cases) {
-    OpRuleSet set;
-    try {
-      set.add(c.text, "r.txt");
-      ADD_FAILURE() << c.text;
-    } catch (const InputError& e) {
-      EXPECT_STREQ(e.what(), c.message) << c.text;
-    }
-    EXPECT_TRUE(set.rules().empty()) << "a file that fails adds no rule";
-  }
+  for (const Case& c : cases) expect_refused(c.text, c.message);
 }
 
 TEST(OpRuleFile, LookupByTargetPacketDomainAndOpset) {
@@ -306,15 +309,7 @@ TEST(OpRuleFile, SchemaProblemsNameTheLineAndColumn) {
                                            "strings, tensor, tensors, graph, graphs)"},
       {"onnx com.x::Op(Tensor x) -> Tensor\n", "r.txt:1:15: unexpected '('"},
   };
-  for (const Case& c : cases) {
-    OpRuleSet set;
-    try {
-      set.add(c.text, "r.txt");
-      ADD_FAILURE() << c.text;
-    } catch (const InputError& e) {
-      EXPECT_STREQ(e.what(), c.message) << c.text;
-    }
-  }
+  for (const Case& c : cases) expect_refused(c.text, c.message);
   // An ONNX attribute's declared type is kept for the runner to check.
   OpRuleSet set;
   set.add("onnx com.x::Op\n inputs x\n attr reps: int = 2\n attr scale: float\n output dtype=x shape=x.shape\n", "r.txt");
