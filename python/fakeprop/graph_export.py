@@ -144,11 +144,16 @@ def _specialized_dims(gm, names, input_names=None):
 
     traced = {n.name: n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"}
     shapes = {k: v.shape for k, v in traced.items() if isinstance(v, torch.Tensor)}
+    replaced = _replaced_input_dims(traced.values())
     if not all(is_concrete_int(d) for shape in shapes.values() for d in shape):
-        return {k: [i for i, d in enumerate(shape) if is_concrete_int(d)] for k, shape in shapes.items() if k in names}
+        if replaced is None:
+            return {k: [i for i, d in enumerate(shape) if is_concrete_int(d)] for k, shape in shapes.items()
+                    if k in names}
+        # A Dynamo trace: a dim that never had a symbol was static in this frame (its example or a
+        # 0/1 size), not specialized; only a symbol the trace replaced by a constant was.
     # Every size concrete: a trace whose every symbol was specialized looks static, but its
     # ShapeEnv still holds the symbols it replaced by constants, with their sources.
-    replaced = _replaced_input_dims(traced.values())
+    replaced = replaced or {}
     out = {}
     for k, shape in shapes.items():
         dims = replaced.get((input_names or {}).get(k, k))
@@ -159,25 +164,26 @@ def _specialized_dims(gm, names, input_names=None):
 
 def _replaced_input_dims(vals):
     """Input name -> the dims whose symbol the trace's ShapeEnv replaced by a constant (by the
-    sources Dynamo gave them, L['x'].size()[0])."""
+    sources Dynamo gave them, L['x'].size()[0]); None when no input size has a Dynamo source
+    (not a Dynamo trace)."""
     env = next((getattr(getattr(v, "fake_mode", None), "shape_env", None) for v in vals
                 if getattr(getattr(v, "fake_mode", None), "shape_env", None) is not None), None)
     if env is None:
-        return {}
+        return None
     try:
         from torch._dynamo.source import LocalSource, TensorProperty, TensorPropertySource
     except ImportError:  # pragma: no cover - torch without Dynamo
-        return {}
-    out = {}
+        return None
+    out, sourced = {}, False
     for sym, sources in getattr(env, "var_to_sources", {}).items():
         value = env.replacements.get(sym)
-        if value is None or not value.is_number:
-            continue
         for src in sources:
             if isinstance(src, TensorPropertySource) and src.prop is TensorProperty.SIZE and \
                     isinstance(src.base, LocalSource) and src.idx is not None:
-                out.setdefault(src.base.local_name, set()).add(src.idx)
-    return out
+                sourced = True
+                if value is not None and value.is_number:
+                    out.setdefault(src.base.local_name, set()).add(src.idx)
+    return out if sourced else None
 
 
 def _state_targets(program):

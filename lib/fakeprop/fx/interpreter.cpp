@@ -159,6 +159,7 @@ SymShape symbolic_input_strides(ShapeEnv& e, const std::string& src, const SymSh
   });
   std::map<int64_t, SymInt> candidates;  // a stride value -> the expression that makes it
   SymShape out(n);
+  std::vector<bool> from_sizes(n, false);
   for (size_t i : order) {
     const int64_t val = ex_strides[i];
     const bool contiguous = i + 1 < n && val == checked_mul(ex_sizes[i + 1], ex_strides[i + 1]);
@@ -167,12 +168,16 @@ SymShape symbolic_input_strides(ShapeEnv& e, const std::string& src, const SymSh
       out[i] = SymInt(val);
     } else if (auto it = candidates.find(val); it != candidates.end()) {
       out[i] = it->second;
-      if (out[i].is_symbolic()) e.add_input_property(source, out[i].expr());
+      from_sizes[i] = out[i].is_symbolic();
     } else {
       out[i] = e.create_symbol(val, source);
     }
     candidates[checked_mul(ex_sizes[i], val)] = e.simplify(sizes[i] * out[i]);
   }
+  // In dim order, as produce_guards walks t.stride(): a recompile names the
+  // first failing one.
+  for (size_t i = 0; i < n; ++i)
+    if (from_sizes[i]) e.add_input_property(SourceSpecs::stride_source(src, static_cast<int64_t>(i)), out[i].expr());
   return out;
 }
 

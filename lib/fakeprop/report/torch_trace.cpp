@@ -39,7 +39,8 @@ struct NodePlace {
 // [-oo, oo]. fakeprop keeps only the final range, which a SymBool cannot leave.
 std::string creation_range(const SymbolInfo& s) {
   if (s.is_float) return range_text(s);
-  if (s.range == ValueRange::boolean()) return s.range.to_string();
+  // A count bounded by one element ([0, 1] too) is size-like; a SymBool is not.
+  if (s.range == ValueRange::boolean() && !s.size_like) return s.range.to_string();
   return ValueRange::unknown().to_string();
 }
 

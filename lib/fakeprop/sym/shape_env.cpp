@@ -676,8 +676,18 @@ struct ShapeEnvInternals {
   static void refine_symbol(Env& env, ExprKind op, ExprRef d, ExprRef x, const Cause& cause, int trials) {
     auto lin = isolate(d, x);
     if (!lin) {
-      if (trials > 0)
-        if (auto inner = through_floordiv(op, d, x)) refine_symbol(env, inner->first, inner->second, x, cause, trials - 1);
+      if (trials <= 0) return;
+      if (op == ExprKind::Eq) {
+        // a // k == q is k*q <= a < k*(q + 1); sympy drops the half its
+        // assumptions decide (a positive size is at least 1) and try_solve
+        // goes on with the other, so Eq((s0 + 2)//3, 1) gives s0 < 4.
+        auto ge = through_floordiv(ExprKind::Ge, d, x);
+        auto lt = through_floordiv(ExprKind::Le, d, x);
+        if (ge && lt && assumed_nonnegative(env, ge->second))
+          refine_symbol(env, lt->first, lt->second, x, cause, trials - 1);
+        return;
+      }
+      if (auto inner = through_floordiv(op, d, x)) refine_symbol(env, inner->first, inner->second, x, cause, trials - 1);
       return;
     }
     if (lin->coeff == 0 || lin->coeff == kNegIntOo) return;
@@ -699,6 +709,35 @@ struct ShapeEnvInternals {
       next.lo = lower_end(ceil_div(-static_cast<Wide>(rb.hi) + (strict ? 1 : 0), c));
     if (narrow_range(env, x, next) && find(env, x)->range.is_singleton())
       set_replacement(env, x, integer(find(env, x)->range.lo), "range_refined_to_singleton", cause);
+  }
+
+  // `d >= 0` as sympy's assumptions decide it: a backed size symbol
+  // (create_symbol's) is a positive integer, so c*m + c0 for one monomial m of such symbols and
+  // c > 0 holds when c + c0 >= 0. sympy decides no sum of two terms.
+  static bool assumed_nonnegative(Env& env, ExprRef d) {
+    if (auto v = as_integer(d)) return *v >= 0;
+    int64_t c0 = 0;
+    int64_t c = 1;
+    ExprRef m = d;
+    if (d->kind() == ExprKind::Add) {
+      if (d->terms().size() != 1) return false;
+      c0 = d->value();
+      m = d->terms()[0].first;
+      c = d->terms()[0].second;
+    }
+    if (m->kind() == ExprKind::Mul) {
+      if (__builtin_mul_overflow(c, m->value(), &c)) return false;
+      for (const auto& [base, power] : m->terms())
+        if (!base->is_symbol() || power <= 0) return false;
+    } else if (!m->is_symbol()) {
+      return false;
+    }
+    for (ExprRef sym : free_symbols(m)) {
+      const SymbolInfo* info = find(env, sym);
+      if (!info || info->unbacked || info->is_float || !info->creation_range) return false;  // create_symbol's
+    }
+    int64_t least = 0;
+    return c > 0 && !__builtin_add_overflow(c, c0, &least) && least >= 0;
   }
 
   // `m*(a // k) + rest OP 0` with x only in a and k > 0, as the relation on a
@@ -1057,11 +1096,11 @@ ExprRef ShapeEnv::create_unbacked_symint(bool size_like, ValueRange range) {
   std::string name = fresh_name("u");
   ExprRef sym = new_symbol(name, std::move(info));
   FP_LOG_INFO(*log_, "create_unbacked_symint " + name + " " + ValueRange::unknown().to_string() + In::where(*this));
-  if (size_like) {
-    mutable_info(sym).size_like = true;
-    range = range.intersect({0, kIntOo});
-  }
+  // _constrain_range_for_size narrows before it marks the symbol size-like,
+  // so a bound under 2 (nonzero of one element: [0, 1]) is kept at creation.
+  if (size_like) range = range.intersect({0, kIntOo});
   if (range != ValueRange::unknown()) constrain_symbol_range(sym, range);
+  if (size_like) mutable_info(sym).size_like = true;
   return sym;
 }
 

@@ -1362,5 +1362,22 @@ TEST(ShapeEnvRefine, ThroughAFloorDivisionAndOnlyToIntegerBounds) {
   EXPECT_EQ(env.info(t).range, (ValueRange{3, kIntOo}));
 }
 
+// An equality on a floor division: try_solve turns a // k == q into
+// k*q <= a < k*(q + 1), and sympy drops the half a positive size decides by
+// itself, so only the other half narrows (torch 2.15: Eq((s0 + 2)//3, 1)
+// makes s0 [2, 3]). Where neither half is decided, nothing narrows.
+TEST(ShapeEnvRefine, AnEqualityOnAFloorDivisionKeepsTheUndecidedHalf) {
+  ShapeEnv env;
+  ExprRef s = env.create_symbol(2, kX0).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(floordiv(add(s, I(2)), I(3)), I(1))), "test"));
+  EXPECT_EQ(env.info(s).range, (ValueRange{2, 3}));
+  ExprRef t = env.create_symbol(10, kX1).expr();
+  EXPECT_TRUE(env.evaluate(B(eq(floordiv(t, I(3)), I(3))), "test"));  // 9 <= t: not decided by t >= 1
+  EXPECT_EQ(env.info(t).range, (ValueRange{2, kIntOo}));
+  ExprRef u = env.create_unbacked_symint(/*size_like=*/true);
+  env.defer_runtime_assert(B(eq(floordiv(add(u, I(2)), I(3)), I(1))), "test");  // no positivity assumed
+  EXPECT_EQ(env.info(u).range, (ValueRange{0, kIntOo}));
+}
+
 }  // namespace
 }  // namespace fakeprop

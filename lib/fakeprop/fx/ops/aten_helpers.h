@@ -39,6 +39,10 @@ inline SymBool sympy_nonzero(const OpContext& ctx, const SymInt& size) {
 inline SymBool python_lt(const SymInt& a, const SymInt& b) {
   return a.is_static() && !b.is_static() ? sym_gt(b, a) : sym_lt(a, b);
 }
+// a >= b likewise: an int on the left makes it b <= a.
+inline SymBool python_ge(const SymInt& a, const SymInt& b) {
+  return a.is_static() && !b.is_static() ? sym_le(b, a) : sym_ge(a, b);
+}
 
 // The decision vocabulary (decide, same_size, require, known_true,
 // size_oblivious, guard_or_false, simplified) is runner/rule_context.h's.

@@ -43,14 +43,19 @@ void local_scalar_dense(OpContext& ctx) {
   ctx.set_result(v);
 }
 
-// masked_select(self, mask): 1-D, as many elements as the mask selects.
+// masked_select(self, mask): 1-D, as many elements as the mask selects. Its
+// fake impl bounds the count by self's numel, not the broadcast's, and only
+// past 2 (below that the bound stays sys.maxsize - 1); even an empty self
+// gets a fresh symbol.
 void masked_select(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor("self");
   const TensorMeta& mask = ctx.tensor("mask");
   if (mask.dtype != DType::Bool) ctx.fail(ErrorKind::TypeError, "masked_select: expected BoolTensor for mask");
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask}, ctx.target());
-  const SymShape shape = broadcast_shapes(self.sizes, mask.sizes, ctx.env());
-  const SymInt count = data_dependent_count(ctx, simplified(ctx, product(shape)));
+  broadcast_shapes(self.sizes, mask.sizes, ctx.env());  // checks the two broadcast
+  int64_t bound = count_bound(ctx, simplified(ctx, self.numel()));
+  if (bound <= 2) bound = kIntOo - 1;
+  const SymInt count = ctx.new_unbacked_size(ValueRange{0, bound});
   set_tensor(ctx, empty_tensor(ctx, {count}, self.dtype, device));
 }
 

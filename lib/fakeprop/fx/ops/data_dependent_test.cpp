@@ -207,6 +207,21 @@ TEST(FxDataDependent, MaskedSelectAndUnique) {
   EXPECT_EQ(strs(r.tensor("u", 2).sizes), (Strs{"0"}));       // no counts asked
 }
 
+// fake_impls.masked_select bounds the count by self's numel (the mask may
+// broadcast it larger) and only when that exceeds 2.
+TEST(FxDataDependent, MaskedSelectBoundsByTheSelfNumelPastTwo) {
+  GraphText g;
+  g.input("x", tensor({1, 3}))
+      .input("m", tensor({4, 3}, "bool"))
+      .input("y", tensor({2}))
+      .input("n", tensor({3, 2}, "bool"))
+      .call("s", "aten.masked_select.default", {node("x"), node("m")})
+      .call("t", "aten.masked_select.default", {node("y"), node("n")});
+  Ran r = run(g);
+  EXPECT_EQ(r.result.env->info(symbol("u0")).range, (ValueRange{0, 3}));
+  EXPECT_EQ(r.result.env->info(symbol("u1")).range, (ValueRange{0, kIntOo - 1}));
+}
+
 TEST(FxDataDependent, ArgwhereAndRepeatInterleave) {
   GraphText g;
   g.input("x", tensor({2, 3}))

@@ -385,20 +385,25 @@ void select(OpContext& ctx) {
   if (self.dim() == 0) ctx.fail(ErrorKind::IndexError, "select() cannot be applied to a 0-dim tensor.");
   const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const auto d = static_cast<size_t>(dim);
-  SymInt index = ctx.int_arg("index");
+  const SymInt index = ctx.int_arg("index");
   const SymInt size = self.sizes[d];
   const char* why = "select";
-  // Two questions, in c10's order (size < -index, then size <= index), so
-  // the guards read as torch's.
-  if (decide(ctx, sym_lt(size, -index), why) || decide(ctx, sym_le(size, index), why))
+  // fake_impls.meta_select's questions, in its order, each guard_or_false: an
+  // unbacked size is in range unless known otherwise (no data-dependent error).
+  if (guard_or_false(ctx, python_ge(index, size), why) || guard_or_false(ctx, python_lt(index, -size), why))
     ctx.fail(ErrorKind::IndexError, "select(): index " + text(index) + " out of range for tensor of size " +
                                         text(self.sizes) + " at dimension " + std::to_string(dim));
-  if (decide(ctx, sym_lt(index, 0), why)) index = index + size;
   SymShape sizes = self.sizes;
   SymShape strides = self.strides;
   sizes.erase(sizes.begin() + dim);
   strides.erase(strides.begin() + dim);
-  const SymInt offset = simplified(ctx, self.storage_offset + index * self.strides[d]);
+  SymInt offset;
+  if (guard_or_false(ctx, python_ge(index, 0), why))
+    offset = simplified(ctx, self.storage_offset + index * self.strides[d]);
+  else if (guard_or_false(ctx, python_lt(index, 0), why))
+    offset = simplified(ctx, self.storage_offset + (index + size) * self.strides[d]);
+  else
+    offset = SymInt(ctx.env().create_unbacked_symint());  // which element is data-dependent
   set_tensor(ctx, ctx.view_of(self, sizes, strides, offset));
 }
 
@@ -768,11 +773,14 @@ void unfold(OpContext& ctx) {
   const int64_t dim = dim_arg(ctx, "dimension", self.dim());
   const SymInt size = ctx.int_arg("size");
   const int64_t step = static_int(ctx, "step");
-  if (step <= 0) ctx.fail(ErrorKind::InvalidArgument, "step is " + std::to_string(step) + " but must be > 0");
   const SymInt extent = self.dim() == 0 ? SymInt(1) : self.sizes[static_cast<size_t>(dim)];
-  if (decide(ctx, sym_gt(size, extent), "unfold"))
-    ctx.fail(ErrorKind::InvalidArgument, "maximum size for tensor at dimension " + std::to_string(dim) + " is " +
-                                             text(extent) + " but size is " + text(size));
+  // torch._check, as _get_unfold_shape_stride asks it: an unbacked extent
+  // gets the runtime assert (and its range), not a data-dependent error.
+  require(ctx, sym_le(size, extent), "unfold", ErrorKind::InvalidArgument, [&] {
+    return "maximum size for tensor at dimension " + std::to_string(dim) + " is " + text(extent) +
+           " but size is " + text(size);
+  });
+  if (step <= 0) ctx.fail(ErrorKind::InvalidArgument, "step is " + std::to_string(step) + " but must be > 0");
   SymShape sizes = self.sizes, strides = self.strides;
   if (self.dim() == 0) {
     sizes = {size};

@@ -69,9 +69,9 @@ const std::vector<RuleCase>& cases() {
          b.input("x", kFloat, {});
          b.node("NonZero", {"x"}, {"y"}, "n");
        },
-       // numel is 1, but a size-like symbol never learns an upper bound below 2
-       // (PyTorch's _update_var_to_range), so the range reads [0, 2].
-       {{"y", {"0", "u0"}, std::nullopt, DType::Int64, 1, {0, 2}}},
+       // numel is 1: _constrain_range_for_size narrows to [0, 1] before it
+       // marks the symbol size-like (only later narrowing stops at 2).
+       {{"y", {"0", "u0"}, std::nullopt, DType::Int64, 1, {0, 1}}},
        {{"u0", ".size()[1]"}}),
       dd_case("NonZeroFoldsKnownInput", 13,
        [](ModelBuilder& b) {
