@@ -30,6 +30,7 @@ OPS = {
     "hop_while_loop": "higher_order.while_loop",
     "hop_map": "higher_order.map_impl",
     "hop_scan": "higher_order.scan",
+    "hop_scan_matmul": "higher_order.scan",
     "hop_invoke_subgraph": "higher_order.invoke_subgraph",
     "hop_auto_functionalized": "higher_order.auto_functionalized_v2",
     "hop_with_effects": "higher_order.with_effects",
@@ -197,6 +198,16 @@ def test_flex_attention_in_process_and_through_export_graph(cli, tmp_path):
             list(theirs.shape), list(theirs.stride()), str(theirs.dtype).replace("torch.", "")), user.name
         checked += 1
     assert checked >= 1
+    # FLOPs: FlopCounterMode's flex_attention formula (SDPA's over q, k, v), on the node itself
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FakeTensorMode(allow_non_fake_inputs=True) as fake:
+        args = [fake.from_tensor(t) for t in (q, k, v)]
+        with FlopCounterMode(display=False) as counter:
+            ep.module()(*args)
+    counted = {n["node"]: n["flops_hint"] for n in report["compute"]["nodes"]}
+    assert counted == {flex.name: counter.get_total_flops()} and counter.get_total_flops() > 0
     path = tmp_path / "flex.json"
     path.write_text(json.dumps(fakeprop.export_graph(ep)))
     out = cli(path, "--json")

@@ -143,8 +143,9 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
     append_read_storages(arguments, result_.read_storages);
     rec.reads_count = static_cast<uint32_t>(result_.read_storages.size() - rec.reads_begin);
     rec.flops = count_flops(op.view(), arguments, rec.outputs);
-    if (rec.flops) rec.bytes_read = argument_bytes(arguments);
   }
+  if (ExprRef inside = failure.empty() ? step.nested_flops() : nullptr) rec.flops = rec.flops ? add(rec.flops, inside) : inside;
+  if (rec.flops) rec.bytes_read = argument_bytes(arguments);
   return rec;
 }
 
