@@ -1,5 +1,6 @@
 // fakeprop check: the flags of driver/check.h's request; the driver runs it, this prints it.
 #include <iostream>
+#include <string>
 
 #include "cli.h"
 #include "fakeprop/driver/check.h"
@@ -22,7 +23,17 @@ CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd) {
   sub->add_option("--max-peak-growth", cmd.max_peak_growth,
                   "Count a peak memory (at the hints) that grew by more than PCT percent as a regression")
       ->type_name("PCT")
-      ->check(CLI::NonNegativeNumber);
+      ->check([](const std::string& text) {
+        // CLI11's NonNegativeNumber would print the largest double as the range's end.
+        size_t used = 0;
+        double v = -1;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        return used == text.size() && v >= 0 ? std::string() : "expected a percentage >= 0, got " + text;
+      });
   cmd.flags.add_to(*sub);
   return sub;
 }

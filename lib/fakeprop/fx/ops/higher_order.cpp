@@ -5,10 +5,6 @@
 //  - cond: both branches on the operands, whatever the predicate (torch does
 //    not read it); outputs merged: a size stays where the branches agree, a
 //    fresh unbacked size covering both where they do not.
-// A call's FLOPs are its subgraphs' (Interpreter::scale_subgraph_flops):
-// cond counts both branches, as FlopCounterMode does once anything was
-// counted before it; map and scan count the body once per row; while_loop
-// counts none (its trip count is data; torch's counter refuses it).
 //  - while_loop: the body once on the carried values; a carried dim the body
 //    changes becomes a fresh unbacked size and the body runs again, until
 //    the carried sizes are a fixed point. Integer outputs are unbacked.
@@ -24,6 +20,10 @@
 //  - with_effects: a new token (an empty float tensor), then the op's results.
 //  - flex_attention: the output and its statistics from the shapes alone, as
 //    torch's flex_attention_fake_impl (no subgraph runs).
+// A call's FLOPs are its subgraphs' (Interpreter::scale_subgraph_flops):
+// cond counts both branches, as FlopCounterMode does once anything was
+// counted before it; map and scan count the body once per row; while_loop
+// counts none (its trip count is data; torch's counter refuses it).
 #include <algorithm>
 #include <map>
 #include <optional>
