@@ -1,5 +1,6 @@
 // fakeprop check: the flags of driver/check.h's request; the driver runs it, this prints it.
 #include <iostream>
+#include <string>
 
 #include "cli.h"
 #include "fakeprop/driver/check.h"
@@ -19,6 +20,20 @@ CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd) {
   sub->add_option("--shard", cmd.shard, "Check only shard K of N (1-based), splitting the sorted model list")
       ->type_name("K/N");
   sub->add_option("-j,--jobs", cmd.jobs, "Models checked at once (default: every core)");
+  sub->add_option("--max-peak-growth", cmd.max_peak_growth,
+                  "Count a peak memory (at the hints) that grew by more than PCT percent as a regression")
+      ->type_name("PCT")
+      ->check([](const std::string& text) {
+        // CLI11's NonNegativeNumber would print the largest double as the range's end.
+        size_t used = 0;
+        double v = -1;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        return used == text.size() && v >= 0 ? std::string() : "expected a percentage >= 0, got " + text;
+      });
   cmd.flags.add_to(*sub);
   return sub;
 }
@@ -31,6 +46,7 @@ int run_check(const CheckCommand& cmd) {
   req.nodes = cmd.nodes;
   req.shard = cmd.shard;
   req.jobs = cmd.jobs;
+  req.max_peak_growth = cmd.max_peak_growth;
   req.args = cmd.flags.args;
   const CheckOutcome outcome = fakeprop::run_check(req);
   if (cmd.json) {

@@ -45,6 +45,7 @@ struct CheckCommand {
   bool nodes = false;
   std::string shard;  // "K/N"
   unsigned jobs = 0;  // 0: every core
+  double max_peak_growth = -1;  // percent; < 0: not given
 };
 CLI::App* add_check_command(CLI::App& app, CheckCommand& cmd);
 int run_check(const CheckCommand& cmd);

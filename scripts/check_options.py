@@ -33,7 +33,7 @@ OWN_KEYWORDS = {
               "--call": "calls", "--workload": "workload", "--recompile-limit": "recompile_limit",
               "--stats": "stats"},
     "check": {"--baseline": "baseline", "--update": "update", "--json": None, "--nodes": "nodes",
-              "--shard": "shard", "--jobs": "jobs"},
+              "--shard": "shard", "--jobs": "jobs", "--max-peak-growth": "max_peak_growth"},
     "plan": {"--budget": "budget", "--solve": "solve", "--at": "at", "--set": "set", "--json": None,
              "--html": "html"},
 }

@@ -110,6 +110,7 @@ py::tuple check_of(const std::vector<std::string>& models, const py::dict& args,
   if (check.contains("update")) req.update = check["update"].cast<bool>();
   if (check.contains("nodes")) req.nodes = check["nodes"].cast<bool>();
   if (check.contains("jobs")) req.jobs = check["jobs"].cast<unsigned>();
+  if (check.contains("max_peak_growth")) req.max_peak_growth = check["max_peak_growth"].cast<double>();
   CheckOutcome outcome;
   {
     py::gil_scoped_release release;

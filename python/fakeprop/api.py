@@ -319,7 +319,8 @@ def _shard_text(shard):
     return "%d/%d" % (k, n)
 
 
-def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None, dynamic=None, unbacked=None,
+def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None, max_peak_growth=None, dynamic=None,
+          unbacked=None,
           static=None, marks=None, inputs=None, device="cpu", log=None, specialize_zero_one=True, duck_shape=True,
           backed_size_oblivious=False, assume_static_by_default=True, strict=False, explain_guard=None,
           explain_symbol=None, op_rules=None, unbacked_values=None, real_inputs=None, max_nodes=None,
@@ -332,7 +333,9 @@ def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None,
     (atomically), as ``--update`` does; ``nodes=True`` compares every node's
     outputs too (``--nodes``); ``shard`` (``"2/8"`` or ``(2, 8)``) checks
     every N-th model of the sorted list (``--shard``); ``jobs`` is how many
-    models run at once (``-j``; None: every core). The other keywords are
+    models run at once (``-j``; None: every core); ``max_peak_growth`` (a
+    percentage, ``--max-peak-growth``) counts a peak memory at the hints that
+    grew by more than that as a regression. The other keywords are
     :func:`infer`'s run options, and the sizing options ``alloc_round`` and
     ``dtype_bytes`` (``{"float32": 2}``) as :func:`plan` takes them; a
     baseline records the options it was made with, and without any each
@@ -364,6 +367,10 @@ def check(models, *, baseline, update=False, nodes=False, shard=None, jobs=None,
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise errors.InputError("jobs must be a positive int, got %r" % (jobs,))
         request["jobs"] = jobs
+    if max_peak_growth is not None:
+        if isinstance(max_peak_growth, bool) or not isinstance(max_peak_growth, (int, float)) or not max_peak_growth >= 0:
+            raise errors.InputError("max_peak_growth must be a percentage >= 0, got %r" % (max_peak_growth,))
+        request["max_peak_growth"] = float(max_peak_growth)
     if real_inputs is not None:
         if isinstance(real_inputs, dict) and not all(isinstance(v, (str, os.PathLike)) for v in real_inputs.values()):
             raise errors.InputError("real_inputs: check takes paths (.pb, .npy, a test data directory), not arrays: "

@@ -39,6 +39,8 @@ def cli_flags(kwargs):
             flags += ["--shard", value]
         elif name == "jobs":
             flags += ["-j", str(value)]
+        elif name == "max_peak_growth":
+            flags += ["--max-peak-growth", str(value)]
         else:
             raise AssertionError("no flag for %s" % name)
     return flags
@@ -104,6 +106,9 @@ def test_check_test_scenarios(cli, tmp_path):
     saved.write_text(json.dumps(b))
     r = same_as_cli(cli, [model], base, **hints)
     assert r.status == "ok" and "peak_memory_grew" in [c["kind"] for c in r.changes]
+    r = same_as_cli(cli, [model], base, max_peak_growth=0, **hints)  # GATE / UNDER: --max-peak-growth
+    assert r.status == "regressed" and [c["kind"] for c in r.regressions] == ["peak_memory_grew"]
+    assert same_as_cli(cli, [model], base, max_peak_growth=50, **hints).status == "ok"
 
     contract = tmp_path / "contract"  # ASSERT / DROPPED: runtime asserts are in the contract
     generate(LIT / "onnx" / "Inputs" / "check_models.py", contract)
@@ -179,6 +184,8 @@ def test_bad_requests_raise_in_python_terms(cli, tmp_path):
         fakeprop.check([model, model], baseline=tmp_path / "b.json")
     with pytest.raises(fakeprop.InputError, match=r"^inputs\['x'\]\[0\] = -1 is not a size"):
         fakeprop.check(model, baseline=tmp_path / "b.json", inputs={"x": [-1, 16]})
+    with pytest.raises(fakeprop.InputError, match="^max_peak_growth must be a percentage"):
+        fakeprop.check(model, baseline=tmp_path / "b.json", max_peak_growth=-1)
     with pytest.raises(fakeprop.InputError, match="^jobs must be a positive int"):
         fakeprop.check(model, baseline=tmp_path / "b.json", jobs=0)
     with pytest.raises(fakeprop.InputError, match="^real_inputs: check takes paths"):

@@ -30,6 +30,7 @@ OPS = {
     "hop_while_loop": "higher_order.while_loop",
     "hop_map": "higher_order.map_impl",
     "hop_scan": "higher_order.scan",
+    "hop_scan_matmul": "higher_order.scan",
     "hop_invoke_subgraph": "higher_order.invoke_subgraph",
     "hop_auto_functionalized": "higher_order.auto_functionalized_v2",
     "hop_with_effects": "higher_order.with_effects",
@@ -197,8 +198,45 @@ def test_flex_attention_in_process_and_through_export_graph(cli, tmp_path):
             list(theirs.shape), list(theirs.stride()), str(theirs.dtype).replace("torch.", "")), user.name
         checked += 1
     assert checked >= 1
+    # FLOPs: FlopCounterMode's flex_attention formula (SDPA's over q, k, v), on the node itself
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FakeTensorMode(allow_non_fake_inputs=True) as fake:
+        args = [fake.from_tensor(t) for t in (q, k, v)]
+        with FlopCounterMode(display=False) as counter:
+            ep.module()(*args)
+    counted = {n["node"]: n["flops_hint"] for n in report["compute"]["nodes"]}
+    assert counted == {flex.name: counter.get_total_flops()} and counter.get_total_flops() > 0
     path = tmp_path / "flex.json"
     path.write_text(json.dumps(fakeprop.export_graph(ep)))
     out = cli(path, "--json")
     assert out.returncode == 0, out.stderr
     assert _layouts(json.loads(out.stdout)) == _layouts(report)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")
+def test_with_effects_counts_the_wrapped_ops_flops_as_torch_does():
+    """FlopCounterMode counts the op with_effects wraps (aten.mm here, registered as effectful for
+    the test); the with_effects node's FLOPs are the same."""
+    from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils.flop_counter import FlopCounterMode
+
+    class MM(torch.nn.Module):
+        def forward(self, x):
+            return torch.ops.aten.mm.default(x, x.t())
+
+    handle = _register_effectful_op(torch.ops.aten.mm.default, _EffectType.ORDERED)
+    try:
+        ep = torch.export.export(MM(), (torch.randn(4, 3),)).run_decompositions({})
+        with FakeTensorMode(allow_non_fake_inputs=True) as fake:
+            x = fake.from_tensor(torch.randn(4, 3))
+            with FlopCounterMode(display=False) as counter:
+                ep.module()(x)
+    finally:
+        handle.destroy()
+    report = fakeprop.propagate(ep)
+    assert report["errors"] == [], report["errors"][:3]
+    assert [(n["op"], n["flops_hint"]) for n in report["compute"]["nodes"]] == [
+        ("higher_order.with_effects", counter.get_total_flops())] and counter.get_total_flops() == 96

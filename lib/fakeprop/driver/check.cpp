@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -117,6 +118,28 @@ InferOptions options_from(const std::vector<std::string>& recorded, const std::s
   return read_options(args);
 }
 
+// --max-peak-growth: a peak_memory_grew change past the percentage becomes a
+// regression, unless the baseline was made with other options or rules (then
+// nothing is, as compare_baselines says first).
+void gate_peak_growth(const nlohmann::json& before, const nlohmann::json& now, double percent,
+                      std::vector<BaselineChange>& changes) {
+  if (percent < 0 || !before.contains("memory") || !now.contains("memory")) return;
+  const nlohmann::json &b = before["memory"]["peak_hint"], &a = now["memory"]["peak_hint"];
+  if (!b.is_number_integer() || !a.is_number_integer()) return;
+  const double was = static_cast<double>(b.get<int64_t>()), is = static_cast<double>(a.get<int64_t>());
+  for (const BaselineChange& c : changes)
+    if (c.kind == ChangeKind::OptionsChanged || c.kind == ChangeKind::OpRulesChanged) return;
+  for (BaselineChange& c : changes) {
+    if (c.kind != ChangeKind::PeakMemoryGrew) continue;
+    const double growth = was > 0 ? (is - was) / was * 100 : 100;  // from nothing: all growth
+    if (growth <= percent) continue;
+    c.regression = true;
+    char text[96];
+    std::snprintf(text, sizeof text, " (+%.2f%%, over --max-peak-growth %g%%)", growth, percent);
+    c.what += text;
+  }
+}
+
 // A model runs with the options given; without any, with the ones its
 // baseline records (each model its own), so a baseline made with --input is
 // checked with it.
@@ -155,6 +178,7 @@ ModelCheck check_one(const std::string& model, const CheckRequest& req, const In
       return out;
     }
     out.changes = compare_baselines(*before, now);
+    gate_peak_growth(*before, now, req.max_peak_growth, out.changes);
   } catch (const Error& e) {
     out.error = e.what();
   }

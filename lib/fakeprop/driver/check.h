@@ -20,6 +20,9 @@ struct CheckRequest {
   bool nodes = false;    // compare every node's outputs too
   std::string shard;     // "K/N": every N-th model of the sorted list; empty: all
   unsigned jobs = 0;     // models checked at once; 0: every core
+  // A peak at the hints that grew by more than this percentage of the
+  // baseline's is a regression; < 0 (the default): peak changes never are.
+  double max_peak_growth = -1;
   // The inference options given; none (InferArgs' defaults, --op-rules
   // aside) runs each model with the options its baseline records.
   InferArgs args;

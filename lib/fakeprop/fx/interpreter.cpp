@@ -650,6 +650,7 @@ class Interpreter::Step final : public NodeStep {
           lines.push_back("input " + a.s + ": " + describe_value(*in_.values_[p], in_.env()));
   }
   void run(std::vector<Value>& outputs) override {
+    in_.subgraph_flops_ = nullptr;
     outputs.push_back(source_ ? in_.example_to_value(node_, *source_) : in_.run_call(node_, position_));
     reused = !source_ && in_.reused_;
   }
@@ -658,6 +659,7 @@ class Interpreter::Step final : public NodeStep {
     in.args = in_.call_args_;
     in.kwargs = in_.call_kwargs_;
   }
+  ExprRef nested_flops() const override { return source_ ? nullptr : in_.subgraph_flops_; }
   void fallback(std::vector<Value>& outputs, const std::string& why, bool) override {
     outputs.push_back(in_.example_fallback(node_, why));
   }
@@ -814,10 +816,16 @@ std::vector<Value> Interpreter::run_subgraph(const Graph& sub, std::span<const V
     const ErrorRecord& e = inner.errors.front();
     throw OpError(e.kind, sub.path + ": node '" + e.node + "': " + e.message);
   }
+  for (const NodeRecord& r : inner.nodes)
+    if (r.flops) subgraph_flops_ = subgraph_flops_ ? add(subgraph_flops_, r.flops) : r.flops;
   std::vector<Value> outs;
   outs.reserve(inner.outputs.size());
   for (NamedValue& o : inner.outputs) outs.push_back(std::move(o.val));
   return outs;
+}
+
+void Interpreter::scale_subgraph_flops(const SymInt& times) {
+  if (subgraph_flops_) subgraph_flops_ = mul(subgraph_flops_, times.expr());
 }
 
 uint32_t Interpreter::position_named(const std::string& name) const {

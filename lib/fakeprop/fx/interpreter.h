@@ -70,6 +70,12 @@ class Interpreter {
   // subgraph. Returns its outputs; the first error of its nodes is thrown
   // as an OpError naming the subgraph's node.
   std::vector<Value> run_subgraph(const Graph& sub, std::span<const Value> inputs);
+  // The FLOPs of the subgraphs the current call ran, summed (null: none):
+  // they become the call's own, as torch's FlopCounterMode counts cond's
+  // branches inside it. A loop's rule scales them by its length, or drops
+  // them where its trip count is not known.
+  void scale_subgraph_flops(const SymInt& times);
+  void drop_subgraph_flops() { subgraph_flops_ = nullptr; }
 
  private:
   // What running a call needs to know about its target, worked out once per
@@ -117,6 +123,7 @@ class Interpreter {
   class Step;  // one node for the NodeRunner
 
   const Graph& graph_;
+  ExprRef subgraph_flops_ = nullptr;  // see scale_subgraph_flops
   // A subgraph's run (run_subgraph): its placeholders' values, and how deep it is.
   std::span<const Value> sub_inputs_;
   bool is_subgraph_ = false;

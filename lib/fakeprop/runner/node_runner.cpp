@@ -143,8 +143,13 @@ NodeRecord& NodeRunner::run(Name name, Name op, std::span<const Name> output_nam
     append_read_storages(arguments, result_.read_storages);
     rec.reads_count = static_cast<uint32_t>(result_.read_storages.size() - rec.reads_begin);
     rec.flops = count_flops(op.view(), arguments, rec.outputs);
-    if (rec.flops) rec.bytes_read = argument_bytes(arguments);
   }
+  if (ExprRef inside = failure.empty() ? step.nested_flops() : nullptr) try {
+      rec.flops = rec.flops ? add(rec.flops, inside) : inside;
+    } catch (const OverflowError&) {
+      rec.flops = nullptr;  // past 64 bits: not counted, as count_flops does
+    }
+  if (rec.flops) rec.bytes_read = argument_bytes(arguments);
   return rec;
 }
 

@@ -55,6 +55,9 @@ class NodeStep {
   // After run() or fallback(): what the rule was given, for sizing (the
   // storages the node reads, its FLOPs). Valid until the next node runs.
   virtual void arguments(NodeArguments& in) const { (void)in; }
+  // After a successful run(): the FLOPs of what the node ran inside it (a
+  // higher-order op's subgraphs), added to its own; null when none.
+  virtual ExprRef nested_flops() const { return nullptr; }
   // Set by run() when its outputs were reused (a dispatch cache hit): they
   // were capped when first computed.
   bool reused = false;

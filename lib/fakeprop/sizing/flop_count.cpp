@@ -285,7 +285,8 @@ const std::unordered_map<std::string_view, Counter>& aten_counters() {
     };
     for (std::string_view op :
          {"aten._scaled_dot_product_efficient_attention", "aten._scaled_dot_product_flash_attention",
-          "aten._scaled_dot_product_flash_attention_for_cpu", "aten._scaled_dot_product_cudnn_attention"})
+          "aten._scaled_dot_product_flash_attention_for_cpu", "aten._scaled_dot_product_cudnn_attention",
+          "higher_order.flex_attention"})  // flex: torch's formula is SDPA's (no sparsity hint in a graph)
       t[op] = sdpa;
     Counter sdpa_backward = [](const NodeArguments& in, const OutputList&) -> ExprRef {
       return sdpa_backward_count(shape_of(in.get(1)), shape_of(in.get(2)), shape_of(in.get(3)));
@@ -419,7 +420,8 @@ Counter counter_of(std::string_view op) {
   thread_local Entry cache[16];
   Entry& e = cache[(reinterpret_cast<uintptr_t>(op.data()) >> 3) & 15];
   if (e.address == op.data() && e.name == op) return e.counter;
-  const bool aten = op.starts_with("aten.");
+  // A higher-order op with a formula of its own (flex_attention) is in the ATen table, as in torch's registry.
+  const bool aten = op.starts_with("aten.") || op.starts_with("higher_order.");
   const auto& table = aten ? aten_counters() : onnx_counters();
   const auto it = table.find(aten ? packet_of(op) : op);
   e = {op.data(), std::string(op), it == table.end() ? nullptr : it->second};

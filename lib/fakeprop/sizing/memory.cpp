@@ -105,6 +105,16 @@ class StorageBytes {
   std::unordered_map<std::vector<uintptr_t>, ExprRef, Hash> memo_;
 };
 
+// ONNX ops whose output is a view of their first input: those ONNX Runtime's
+// CPU kernels declare `.Alias(0, 0)` (the output shares the input's buffer),
+// not the MayInplace ones (a reuse the planner may or may not make). ONNX has
+// no views; this is where an export's reshapes get torch's liveness back.
+bool onnx_alias_of_input(std::string_view op) {
+  static constexpr std::string_view kAliases[] = {"Flatten", "Identity", "Optional", "OptionalGetElement",
+                                                  "Reshape", "Squeeze", "Unsqueeze"};
+  return std::find(std::begin(kAliases), std::end(kAliases), op) != std::end(kAliases);
+}
+
 // x bounds y from above, term by term.
 bool covers(const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
   for (size_t i = 0; i < x.size(); ++i)
@@ -151,8 +161,18 @@ MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) 
   // A nested node (an If's branch, a function's body) reads for the node that holds it, recorded after it.
   std::vector<int64_t> nested_reads;
   size_t position = 0;
+  const bool onnx = r.model_kind == "onnx";
   for (const NodeRecord& n : r.nodes) {
     const auto reads = std::span(r.read_storages).subspan(n.reads_begin, n.reads_count);
+    // An alias's storage is its input's: it allocates nothing, and its readers keep the input live.
+    if (onnx && !reads.empty() && !n.outputs.empty() && n.outputs[0].val.is_tensor() && onnx_alias_of_input(n.op.view()))
+      if (const uint32_t base = find(reads[0]); base != kNone) {
+        const int64_t id = n.outputs[0].val.tensor->meta.storage;
+        if (id >= 0 && id <= (int64_t{1} << 40) && find(id) == kNone) {
+          if (static_cast<size_t>(id) >= index.size()) index.resize(std::max(static_cast<size_t>(id) + 1, index.size() * 2), kNone);
+          index[static_cast<size_t>(id)] = base;
+        }
+      }
     if (n.depth != 0) {
       nested_reads.insert(nested_reads.end(), reads.begin(), reads.end());
       continue;

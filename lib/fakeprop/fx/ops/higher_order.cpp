@@ -20,6 +20,10 @@
 //  - with_effects: a new token (an empty float tensor), then the op's results.
 //  - flex_attention: the output and its statistics from the shapes alone, as
 //    torch's flex_attention_fake_impl (no subgraph runs).
+// A call's FLOPs are its subgraphs' (Interpreter::scale_subgraph_flops):
+// cond counts both branches, as FlopCounterMode does once anything was
+// counted before it; map and scan count the body once per row; while_loop
+// counts none (its trip count is data; torch's counter refuses it).
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -271,6 +275,7 @@ void while_loop(OpContext& ctx) {
     }
     if (!changed) break;
   }
+  in.drop_subgraph_flops();
   ValueList result;
   for (size_t k = 0; k < outs.size(); ++k) {
     const Value& o = outs[k];
@@ -294,6 +299,7 @@ void map_impl(OpContext& ctx) {
   for (size_t k = 0; k < xs.size(); ++k) rows.push_back(first_row(ctx, xs[k], "xs[" + std::to_string(k) + "]"));
   ValueList out;
   for (const Value& o : in.run_subgraph(body, concat(rows, pos_args))) out.push_back(stacked(ctx, o, batch));
+  in.scale_subgraph_flops(batch);
   ctx.set_result(Value::of_list(std::move(out)));
 }
 
@@ -310,6 +316,7 @@ void scan(OpContext& ctx) {
   std::vector<Value> rows;
   for (size_t k = 0; k < xs.size(); ++k) rows.push_back(first_row(ctx, xs[k], "xs[" + std::to_string(k) + "]"));
   const std::vector<Value> outs = in.run_subgraph(combine, concat(concat(init, rows), additional));
+  in.scale_subgraph_flops(length);
   if (outs.size() < init.size())
     ctx.fail(ErrorKind::OutputCount, "scan: the combine function returns " + std::to_string(outs.size()) +
                                          " values for " + std::to_string(init.size()) + " carries");
