@@ -55,19 +55,22 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # ---------------------------------------------------------------- peers (run in a worker process)
-def _graph_shapes(graph, out):
+# A value made inside a subgraph is keyed "GRAPH:name" (optimum's merged decoders use the same
+# names in both branches of their If).
+def _graph_shapes(graph, out, prefix=""):
     for vi in list(graph.value_info) + list(graph.output):
         tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
         if tt is None or not tt.HasField("shape"):
             continue
-        out[vi.name] = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim]
+        out[prefix + vi.name] = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
+                                 for d in tt.shape.dim]
     for node in graph.node:
         for a in node.attribute:
             if a.type == onnx.AttributeProto.GRAPH:
-                _graph_shapes(a.g, out)
+                _graph_shapes(a.g, out, prefix + a.g.name + ":")
             elif a.type == onnx.AttributeProto.GRAPHS:
                 for g in a.graphs:
-                    _graph_shapes(g, out)
+                    _graph_shapes(g, out, prefix + g.name + ":")
     return out
 
 
@@ -118,12 +121,13 @@ def peer_worker(peer, path):
     elif peer == "onnx_shape_inference":
         shapes = {}
         for node in result.graph.all_nodes():
+            prefix = "" if node.graph is result.graph or node.graph is None else node.graph.name + ":"
             for v in node.outputs:
                 if v.shape is None:
                     continue
-                shapes[v.name] = [d if isinstance(d, int) else (d.value if getattr(d, "value", None) is not None
-                                                                 else None) for d in v.shape]
-                shapes[v.name] = [d if isinstance(d, int) or d is None else str(d) for d in shapes[v.name]]
+                dims = [d if isinstance(d, int) else (d.value if getattr(d, "value", None) is not None else None)
+                        for d in v.shape]
+                shapes[prefix + v.name] = [d if isinstance(d, int) or d is None else str(d) for d in dims]
     else:
         shapes = _graph_shapes(result.graph, {})
     print(json.dumps({"ms": min(times) * 1000, "rss_kb": rss, "base_rss_kb": base_kb, "traced_kb": traced,
@@ -148,7 +152,18 @@ def run_peer(peer, path, env=None):
 
 
 # ---------------------------------------------------------------- fakeprop
-def run_fakeprop(fakeprop, path):
+def branch_prefixes(model):
+    """{fakeprop's path of a node inside a top-level If's branch (up to the branch): the key prefix}."""
+    out = {}
+    for i, node in enumerate(model.graph.node):
+        if node.op_type == "If":
+            for a in node.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    out[(node.name or "If_%d" % i) + "/" + a.g.name + "/"] = a.g.name + ":"
+    return out
+
+
+def run_fakeprop(fakeprop, path, prefixes):
     """fakeprop's report and {value: shape}, {value: dtype} of its node outputs."""
     proc = subprocess.run([fakeprop, path, "--json"], capture_output=True)
     if proc.returncode not in (0, 1):
@@ -157,11 +172,12 @@ def run_fakeprop(fakeprop, path):
     report = json.loads(out)
     shapes, dtypes = {}, {}
     for node in report["nodes"]:
+        prefix = next((p for path, p in prefixes.items() if node["name"].startswith(path)), "")
         for o in node["outputs"]:
             v = o.get("val")
             if o.get("name") and isinstance(v, dict) and "shape" in v:
-                shapes[o["name"]] = v["shape"]
-                dtypes[o["name"]] = v["dtype"]
+                shapes[prefix + o["name"]] = v["shape"]
+                dtypes[prefix + o["name"]] = v["dtype"]
     return report, shapes, dtypes
 
 
@@ -242,10 +258,12 @@ def ort_run(model, feeds, dtypes):
 
 
 def inline_taken_branches(model, values):  # values: node outputs and graph inputs
-    """The model with each top-level If replaced by the branch its (computed) condition takes."""
+    """The model with each top-level If replaced by the branch its (computed) condition takes, and
+    {value made in it: its key, "BRANCH:value"}."""
     m = onnx.ModelProto()
     m.CopyFrom(model)
     nodes = []
+    keys = {}
     changed = False
     for node in m.graph.node:
         if node.op_type == "If" and node.input[0] in values:
@@ -254,17 +272,19 @@ def inline_taken_branches(model, values):  # values: node outputs and graph inpu
             for n in g.node:
                 n.name = node.name + "/" + n.name if n.name else ""
                 nodes.append(n)
+                keys.update((o, g.name + ":" + o) for o in n.output if o)
             m.graph.initializer.extend(g.initializer)
             for out, branch_out in zip(node.output, g.output):
-                nodes.append(helper.make_node("Identity", [branch_out.name], [out]))
+                if branch_out.name != out:  # optimum's merged decoders give both the same name
+                    nodes.append(helper.make_node("Identity", [branch_out.name], [out]))
             changed = True
         else:
             nodes.append(node)
     if not changed:
-        return None
+        return None, {}
     del m.graph.node[:]
     m.graph.node.extend(nodes)
-    return m
+    return m, keys
 
 
 # ---------------------------------------------------------------- comparing
@@ -332,7 +352,7 @@ def check_model(name, entry, opts):
     if any(i.type.tensor_type.elem_type == TensorProto.BOOL for i in model.graph.input):
         count = max(count, 4)  # each value of a bool input (an If's condition) at two sizes
     row = {"model": name, "exporter": entry["exporter"]}
-    report, fp_shapes, dtypes = run_fakeprop(opts.fakeprop, path)
+    report, fp_shapes, dtypes = run_fakeprop(opts.fakeprop, path, branch_prefixes(model))
     row["fakeprop_process_ms"], row["fakeprop_ms"], row["fakeprop_rss_kb"] = timed_fakeprop(opts.fakeprop, path)
     if opts.package:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [opts.package, os.environ.get("PYTHONPATH")])))
@@ -342,9 +362,11 @@ def check_model(name, entry, opts):
     for k in range(count):
         feeds, env = input_feeds(model, sizes, k)
         shapes, values = ort_run(model, feeds, dtypes)
-        inlined = inline_taken_branches(model, dict(values, **feeds))
+        inlined, keys = inline_taken_branches(model, dict(values, **feeds))
         if inlined is not None:
-            shapes.update(ort_run(inlined, feeds, dtypes)[0])
+            inner = {raw: dtypes[key] for raw, key in keys.items() if key in dtypes}
+            for raw, shape in ort_run(inlined, feeds, dict(dtypes, **inner))[0].items():
+                shapes[keys.get(raw, raw)] = shape
         truths.append(shapes)
         envs.append(env)
         fp_env = {}
