@@ -479,11 +479,12 @@ def summary(rows):
 EXPLAINED = {}
 
 
-def doc_page(rows, argv):
+def doc_page(rows, when):
     """docs/zoo.md: the peers table, the totals and the "some peer, not fakeprop" list."""
     import platform
 
-    cmd = "    .venv-oracle/bin/python scripts/onnx_zoo_check.py " + " ".join(argv)
+    cmd = "    .venv-oracle/bin/python scripts/onnx_zoo_check.py --fakeprop build/fakeprop --doc docs/zoo.md " + \
+        " ".join(r["model"] for r in rows)
     ok = [r for r in rows if "error" not in r]
     out = ["# The ONNX zoo against its peers", "",
            "Written by `scripts/onnx_zoo_check.py --doc docs/zoo.md` (do not edit by hand); the models come",
@@ -492,7 +493,7 @@ def doc_page(rows, argv):
            "    .venv-oracle/bin/python scripts/onnx_zoo.py",
            cmd.rstrip(), "",
            "Measured %s UTC on %s (%d CPUs). exact / wrong / unknown: against ONNX Runtime's shapes at two or"
-           % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), platform.machine(), os.cpu_count()),
+           % (when, platform.machine(), os.cpu_count()),
            "more sizes per model (four where a bool input picks an If's branch: each branch at two).", "",
            "## Totals", ""]
     out += ["    " + ln for ln in summary(rows).splitlines()]
@@ -540,6 +541,7 @@ def main(argv=None):
                    help="folder holding the fakeprop Python package (default: python/ beside --fakeprop, if built)")
     p.add_argument("--show", type=int, default=5, help="problems to print per model and tool")
     p.add_argument("--doc", help="write the peers table and the missed list as this markdown page")
+    p.add_argument("--render", action="store_true", help="only write --doc again from DIR/results.json")
     p.add_argument("--peer", nargs=2, metavar=("PEER", "MODEL"), help=argparse.SUPPRESS)
     opts = p.parse_args(argv)
     if opts.peer:
@@ -548,6 +550,12 @@ def main(argv=None):
     if opts.package is None:
         beside = os.path.join(os.path.dirname(os.path.abspath(opts.fakeprop)), "python")
         opts.package = beside if os.path.isdir(os.path.join(beside, "fakeprop")) else ""
+    if opts.render:  # the list's explanations changed, not the measurements
+        with open(os.path.join(opts.dir, "results.json")) as f:
+            saved = json.load(f)
+        with open(opts.doc, "w") as f:
+            f.write(doc_page(saved["rows"], saved["when"]))
+        return 0
     with open(os.path.join(opts.dir, "zoo.json")) as f:
         zoo = json.load(f)
     rows = []
@@ -562,11 +570,12 @@ def main(argv=None):
     print(table(rows))
     print()
     print(summary(rows))
+    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     with open(os.path.join(opts.dir, "results.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+        json.dump({"when": when, "rows": rows}, f, indent=1)
     if opts.doc:
         with open(opts.doc, "w") as f:
-            f.write(doc_page(rows, sys.argv[1:] if argv is None else argv))
+            f.write(doc_page(rows, when))
     return 0
 
 
