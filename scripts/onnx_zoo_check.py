@@ -479,12 +479,13 @@ def summary(rows):
 EXPLAINED = {}
 
 
-def doc_page(rows, when):
+def doc_page(rows, when, zoo):
     """docs/zoo.md: the peers table, the totals and the "some peer, not fakeprop" list."""
     import platform
 
-    cmd = "    .venv-oracle/bin/python scripts/onnx_zoo_check.py --fakeprop build/fakeprop --doc docs/zoo.md " + \
-        " ".join(r["model"] for r in rows)
+    names = [r["model"] for r in rows]
+    cmd = "    .venv-oracle/bin/python scripts/onnx_zoo_check.py --fakeprop build/fakeprop --doc docs/zoo.md" + \
+        ("" if set(names) == set(zoo) else " " + " ".join(names))
     ok = [r for r in rows if "error" not in r]
     out = ["# The ONNX zoo against its peers", "",
            "Written by `scripts/onnx_zoo_check.py --doc docs/zoo.md` (do not edit by hand); the models come",
@@ -550,14 +551,14 @@ def main(argv=None):
     if opts.package is None:
         beside = os.path.join(os.path.dirname(os.path.abspath(opts.fakeprop)), "python")
         opts.package = beside if os.path.isdir(os.path.join(beside, "fakeprop")) else ""
+    with open(os.path.join(opts.dir, "zoo.json")) as f:
+        zoo = json.load(f)
     if opts.render:  # the list's explanations changed, not the measurements
         with open(os.path.join(opts.dir, "results.json")) as f:
             saved = json.load(f)
         with open(opts.doc, "w") as f:
-            f.write(doc_page(saved["rows"], saved["when"]))
+            f.write(doc_page(saved["rows"], saved["when"], zoo))
         return 0
-    with open(os.path.join(opts.dir, "zoo.json")) as f:
-        zoo = json.load(f)
     rows = []
     for name in opts.names or sorted(zoo):
         try:
@@ -575,7 +576,7 @@ def main(argv=None):
         json.dump({"when": when, "rows": rows}, f, indent=1)
     if opts.doc:
         with open(opts.doc, "w") as f:
-            f.write(doc_page(rows, when))
+            f.write(doc_page(rows, when, zoo))
     return 0
 
 
