@@ -21,6 +21,11 @@ annotations), so that fakeprop and the peers start from the same inputs and outp
                                     (its GPT-2 export fails: aten::diff)
   onnxscript                        a script model with an If on a size, and one calling a local
                                     function (the dynamo exporter inlines its functions)
+  timm + torch dynamo               resnet10t and convnext_atto (random weights)
+  optimum (scripts/onnx_zoo_optimum.py, run in .venv-optimum/: scripts/setup.sh --optimum)
+                                    GPT-2 with past, T5 encoder / decoder / decoder with past /
+                                    merged decoder (If on use_cache_branch), BERT; the same after
+                                    onnxslim, onnxsim and ORT's transformer optimizer
 """
 import argparse
 import json
@@ -35,7 +40,12 @@ import onnx
 
 # dim_param -> test sizes (two or more each).
 SIZES = {"batch": (1, 3), "seq": (7, 16), "height": (64, 96), "width": (64, 128), "N": (2, 5),
-         "len": (5, 8, 13, 16)}  # onnxscript_if: its If takes each branch at two of them (len > 10)
+         "len": (5, 8, 13, 16),  # onnxscript_if: its If takes each branch at two of them (len > 10)
+         # optimum's names; a decoder's new tokens are 1 when it runs with past, so 1 is tested
+         "batch_size": (1, 3), "sequence_length": (7, 16), "past_sequence_length": (3, 8),
+         "encoder_sequence_length": (5, 11), "decoder_sequence_length": (1, 4),
+         "past_decoder_sequence_length": (3, 8)}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _strip(model):
@@ -67,6 +77,11 @@ def _torch_model(kind):
         import torchvision
 
         model = getattr(torchvision.models, kind)(weights=None).eval()
+        return model, (torch.randn(2, 3, 64, 64),), ["x"], {"x": {0: "batch", 2: "height", 3: "width"}}
+    if kind.startswith("timm_"):
+        import timm
+
+        model = timm.create_model(kind[5:], pretrained=False, num_classes=10).eval()
         return model, (torch.randn(2, 3, 64, 64),), ["x"], {"x": {0: "batch", 2: "height", 3: "width"}}
     if kind == "vit":
         import torchvision
@@ -312,6 +327,42 @@ def onnxscript_functions(path):
     _save(m, path)
 
 
+# ---------------------------------------------------------------- optimum (its own venv)
+def optimum(name):
+    def build(path, out_dir):
+        py = os.environ.get("OPTIMUM_PYTHON", os.path.join(ROOT, ".venv-optimum", "bin", "python"))
+        if not os.path.exists(py):
+            raise RuntimeError("no %s: run scripts/setup.sh --optimum" % py)
+        import subprocess
+
+        proc = subprocess.run([py, os.path.join(ROOT, "scripts", "onnx_zoo_optimum.py"), "--out", out_dir, name],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError((proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1])
+    return build
+
+
+OPTIMUM = {
+    "opt_gpt2_past": "optimum text-generation-with-past",
+    "opt_t5_encoder": "optimum text2text-generation-with-past",
+    "opt_t5_decoder": "optimum text2text-generation-with-past",
+    "opt_t5_decoder_past": "optimum text2text-generation-with-past",
+    "opt_t5_decoder_merged": "optimum text2text-generation-with-past",
+    "opt_bert": "optimum feature-extraction",
+    "slim_gpt2_past": "onnxslim on optimum",
+    "slim_t5_decoder_past": "onnxslim on optimum",
+    "slim_t5_decoder_merged": "onnxslim on optimum",
+    "slim_bert": "onnxslim on optimum",
+    "sim_gpt2_past": "onnxsim on optimum",
+    "sim_t5_decoder_past": "onnxsim on optimum",
+    "sim_t5_decoder_merged": "onnxsim on optimum",
+    "sim_bert": "onnxsim on optimum",
+    "ortopt_gpt2_past": "ORT optimizer gpt2 on optimum",
+    "ortopt_bert": "ORT optimizer bert on optimum",
+    # ORT's t5 fusions give RelativePositionBias, which its CPU provider does not run: no truth
+}
+
+
 # name -> (exporter, builder, needs out_dir)
 ZOO = {
     "tv_resnet18": ("torch dynamo", torch_dynamo("resnet18")),
@@ -338,7 +389,10 @@ ZOO = {
     "tf_keras_cnn": ("tf2onnx", keras_cnn),
     "onnxscript_if": ("onnxscript", onnxscript_if),
     "onnxscript_functions": ("onnxscript (local function)", onnxscript_functions),
+    "timm_resnet10t": ("timm + torch dynamo", torch_dynamo("timm_resnet10t")),
+    "timm_convnext_atto": ("timm + torch dynamo", torch_dynamo("timm_convnext_atto")),
 }
+ZOO.update({name: (exporter, optimum(name)) for name, exporter in OPTIMUM.items()})
 
 
 def input_sizes(path):
@@ -350,7 +404,8 @@ def input_sizes(path):
         if i.name in inits or not i.type.HasField("tensor_type"):
             continue
         for d in i.type.tensor_type.shape.dim:
-            if d.HasField("dim_param"):
+            # an expression ("past_sequence_length + sequence_length") follows from the others' sizes
+            if d.HasField("dim_param") and d.dim_param.isidentifier():
                 out[d.dim_param] = list(SIZES[d.dim_param])
     return out
 

@@ -55,19 +55,22 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # ---------------------------------------------------------------- peers (run in a worker process)
-def _graph_shapes(graph, out):
+# A value made inside a subgraph is keyed "GRAPH:name" (optimum's merged decoders use the same
+# names in both branches of their If).
+def _graph_shapes(graph, out, prefix=""):
     for vi in list(graph.value_info) + list(graph.output):
         tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
         if tt is None or not tt.HasField("shape"):
             continue
-        out[vi.name] = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim]
+        out[prefix + vi.name] = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
+                                 for d in tt.shape.dim]
     for node in graph.node:
         for a in node.attribute:
             if a.type == onnx.AttributeProto.GRAPH:
-                _graph_shapes(a.g, out)
+                _graph_shapes(a.g, out, prefix + a.g.name + ":")
             elif a.type == onnx.AttributeProto.GRAPHS:
                 for g in a.graphs:
-                    _graph_shapes(g, out)
+                    _graph_shapes(g, out, prefix + g.name + ":")
     return out
 
 
@@ -118,12 +121,13 @@ def peer_worker(peer, path):
     elif peer == "onnx_shape_inference":
         shapes = {}
         for node in result.graph.all_nodes():
+            prefix = "" if node.graph is result.graph or node.graph is None else node.graph.name + ":"
             for v in node.outputs:
                 if v.shape is None:
                     continue
-                shapes[v.name] = [d if isinstance(d, int) else (d.value if getattr(d, "value", None) is not None
-                                                                 else None) for d in v.shape]
-                shapes[v.name] = [d if isinstance(d, int) or d is None else str(d) for d in shapes[v.name]]
+                dims = [d if isinstance(d, int) else (d.value if getattr(d, "value", None) is not None else None)
+                        for d in v.shape]
+                shapes[prefix + v.name] = [d if isinstance(d, int) or d is None else str(d) for d in dims]
     else:
         shapes = _graph_shapes(result.graph, {})
     print(json.dumps({"ms": min(times) * 1000, "rss_kb": rss, "base_rss_kb": base_kb, "traced_kb": traced,
@@ -148,7 +152,18 @@ def run_peer(peer, path, env=None):
 
 
 # ---------------------------------------------------------------- fakeprop
-def run_fakeprop(fakeprop, path):
+def branch_prefixes(model):
+    """{fakeprop's path of a node inside a top-level If's branch (up to the branch): the key prefix}."""
+    out = {}
+    for i, node in enumerate(model.graph.node):
+        if node.op_type == "If":
+            for a in node.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    out[(node.name or "If_%d" % i) + "/" + a.g.name + "/"] = a.g.name + ":"
+    return out
+
+
+def run_fakeprop(fakeprop, path, prefixes):
     """fakeprop's report and {value: shape}, {value: dtype} of its node outputs."""
     proc = subprocess.run([fakeprop, path, "--json"], capture_output=True)
     if proc.returncode not in (0, 1):
@@ -157,11 +172,12 @@ def run_fakeprop(fakeprop, path):
     report = json.loads(out)
     shapes, dtypes = {}, {}
     for node in report["nodes"]:
+        prefix = next((p for path, p in prefixes.items() if node["name"].startswith(path)), "")
         for o in node["outputs"]:
             v = o.get("val")
             if o.get("name") and isinstance(v, dict) and "shape" in v:
-                shapes[o["name"]] = v["shape"]
-                dtypes[o["name"]] = v["dtype"]
+                shapes[prefix + o["name"]] = v["shape"]
+                dtypes[prefix + o["name"]] = v["dtype"]
     return report, shapes, dtypes
 
 
@@ -185,7 +201,8 @@ def timed_fakeprop(fakeprop, path):
 def input_feeds(model, sizes, k):
     inits = {t.name for t in model.graph.initializer}
     rng = np.random.default_rng(k)
-    feeds, env = {}, {}
+    feeds = {}
+    env = {n: v[k % len(v)] for n, v in sizes.items()}
     for inp in model.graph.input:
         if inp.name in inits:
             continue
@@ -195,12 +212,19 @@ def input_feeds(model, sizes, k):
             if d.HasField("dim_value"):
                 dims.append(d.dim_value)
             else:
-                size = sizes[d.dim_param][k % len(sizes[d.dim_param])]
-                dims.append(size)
-                env[d.dim_param] = size
+                if d.dim_param not in env:  # optimum's "past_sequence_length + sequence_length"
+                    env[d.dim_param] = eval_peer_dim(d.dim_param, env)
+                dims.append(env[d.dim_param])
         np_type = helper.tensor_dtype_to_np_dtype(tt.elem_type)
-        if np.issubdtype(np_type, np.integer):
-            feeds[inp.name] = (np.ones(dims) if "mask" in inp.name else rng.integers(0, 100, dims)).astype(np_type)
+        if np_type == np.bool_:
+            # a merged decoder's use_cache_branch: false at the first two runs, true at the next two,
+            # so that each branch runs at two sizes
+            feeds[inp.name] = np.full(dims, (k // 2) % 2 == 1)
+        elif np.issubdtype(np_type, np.integer):
+            # masks all ones; token type ids index a table of 2 (BERT's type_vocab_size)
+            value = np.ones(dims) if "mask" in inp.name else np.zeros(dims) if "type_ids" in inp.name else \
+                rng.integers(0, 100, dims)
+            feeds[inp.name] = value.astype(np_type)
         else:
             feeds[inp.name] = rng.standard_normal(dims).astype(np_type)
     return feeds, env
@@ -233,11 +257,13 @@ def ort_run(model, feeds, dtypes):
     return shapes, values
 
 
-def inline_taken_branches(model, values):
-    """The model with each top-level If replaced by the branch its (computed) condition takes."""
+def inline_taken_branches(model, values):  # values: node outputs and graph inputs
+    """The model with each top-level If replaced by the branch its (computed) condition takes, and
+    {value made in it: its key, "BRANCH:value"}."""
     m = onnx.ModelProto()
     m.CopyFrom(model)
     nodes = []
+    keys = {}
     changed = False
     for node in m.graph.node:
         if node.op_type == "If" and node.input[0] in values:
@@ -246,17 +272,19 @@ def inline_taken_branches(model, values):
             for n in g.node:
                 n.name = node.name + "/" + n.name if n.name else ""
                 nodes.append(n)
+                keys.update((o, g.name + ":" + o) for o in n.output if o)
             m.graph.initializer.extend(g.initializer)
             for out, branch_out in zip(node.output, g.output):
-                nodes.append(helper.make_node("Identity", [branch_out.name], [out]))
+                if branch_out.name != out:  # optimum's merged decoders give both the same name
+                    nodes.append(helper.make_node("Identity", [branch_out.name], [out]))
             changed = True
         else:
             nodes.append(node)
     if not changed:
-        return None
+        return None, {}
     del m.graph.node[:]
     m.graph.node.extend(nodes)
-    return m
+    return m, keys
 
 
 # ---------------------------------------------------------------- comparing
@@ -321,8 +349,10 @@ def check_model(name, entry, opts):
     model = onnx.load(path)
     sizes = entry["sizes"]
     count = max([len(v) for v in sizes.values()] or [2])
+    if any(i.type.tensor_type.elem_type == TensorProto.BOOL for i in model.graph.input):
+        count = max(count, 4)  # each value of a bool input (an If's condition) at two sizes
     row = {"model": name, "exporter": entry["exporter"]}
-    report, fp_shapes, dtypes = run_fakeprop(opts.fakeprop, path)
+    report, fp_shapes, dtypes = run_fakeprop(opts.fakeprop, path, branch_prefixes(model))
     row["fakeprop_process_ms"], row["fakeprop_ms"], row["fakeprop_rss_kb"] = timed_fakeprop(opts.fakeprop, path)
     if opts.package:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [opts.package, os.environ.get("PYTHONPATH")])))
@@ -332,9 +362,11 @@ def check_model(name, entry, opts):
     for k in range(count):
         feeds, env = input_feeds(model, sizes, k)
         shapes, values = ort_run(model, feeds, dtypes)
-        inlined = inline_taken_branches(model, values)
+        inlined, keys = inline_taken_branches(model, dict(values, **feeds))
         if inlined is not None:
-            shapes.update(ort_run(inlined, feeds, dtypes)[0])
+            inner = {raw: dtypes[key] for raw, key in keys.items() if key in dtypes}
+            for raw, shape in ort_run(inlined, feeds, dict(dtypes, **inner))[0].items():
+                shapes[keys.get(raw, raw)] = shape
         truths.append(shapes)
         envs.append(env)
         fp_env = {}
@@ -374,6 +406,7 @@ def check_model(name, entry, opts):
             if c == "wrong":
                 wrong.append("%s: %s vs ORT %s" % (n, shapes.get(n), [truths[k][n] for k in at]))
         row[tool + "_exact"], row[tool + "_wrong"] = counts["exact"], counts["wrong"]
+        row[tool + "_unknown"] = counts["unknown"]
         row["details"][tool] = wrong[:20]
         for w in wrong[:opts.show]:
             print("%s: %s wrong: %s" % (name, tool, w))
@@ -389,7 +422,7 @@ def check_model(name, entry, opts):
                 missed.append("%s (%s)" % (n, peer))
                 break
     row["fakeprop_missed"] = len(missed)
-    row["details"]["missed"] = missed[:20]
+    row["details"]["missed"] = missed
     for w in missed[:opts.show]:
         print("%s: fakeprop does not determine %s" % (name, w))
     return row
@@ -441,6 +474,65 @@ def summary(rows):
     return "\n".join(lines)
 
 
+# Values some peer determines and fakeprop does not, whose only correct answer is data-dependent:
+# (model, value) -> why. The page lists every other such value as a gap to close.
+EXPLAINED = {}
+
+
+def doc_page(rows, when, zoo):
+    """docs/zoo.md: the peers table, the totals and the "some peer, not fakeprop" list."""
+    import platform
+
+    names = [r["model"] for r in rows]
+    cmd = "    .venv-oracle/bin/python scripts/onnx_zoo_check.py --fakeprop build/fakeprop --doc docs/zoo.md" + \
+        ("" if set(names) == set(zoo) else " " + " ".join(names))
+    ok = [r for r in rows if "error" not in r]
+    out = ["# The ONNX zoo against its peers", "",
+           "Written by `scripts/onnx_zoo_check.py --doc docs/zoo.md` (do not edit by hand); the models come",
+           "from `scripts/onnx_zoo.py` (docs/testing.md, \"ONNX zoo and peers\"). Regenerate:", "",
+           "    scripts/setup.sh --zoo && scripts/setup.sh --optimum",
+           "    .venv-oracle/bin/python scripts/onnx_zoo.py",
+           cmd.rstrip(), "",
+           "Measured %s UTC on %s (%d CPUs). exact / wrong / unknown: against ONNX Runtime's shapes at two or"
+           % (when, platform.machine(), os.cpu_count()),
+           "more sizes per model (four where a bool input picks an If's branch: each branch at two).", "",
+           "## Totals", ""]
+    out += ["    " + ln for ln in summary(rows).splitlines()]
+    out += ["", "## Per model", "", "exact/wrong/unknown per tool; ms: best of 3 (fakeprop: its CLI's load, propagate",
+            "and report phases; a peer: in process after its imports); MB: the whole process's peak RSS.", ""]
+    head = ["model", "exporter", "values", "fakeprop", "ms", "MB"]
+    for p in PEERS:
+        head += [p, "ms", "MB"]
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if "error" in r:
+            out.append("| %s | %s | error: %s |" % (r["model"], r.get("exporter", ""), r["error"][:80]))
+            continue
+        cells = [r["model"], r["exporter"], str(r["values"]),
+                 "%d/%d/%d" % (r["fakeprop_exact"], r["fakeprop_wrong"], r["fakeprop_unknown"]),
+                 "%.2f" % r["fakeprop_ms"], "%.1f" % (r["fakeprop_rss_kb"] / 1024)]
+        for p in PEERS:
+            if p + "_error" in r:
+                cells += ["error", "-", "-"]
+            else:
+                cells += ["%d/%d/%d" % (r[p + "_exact"], r[p + "_wrong"], r[p + "_unknown"]), "%.2f" % r[p + "_ms"],
+                          "%.1f" % (r[p + "_rss_kb"] / 1024)]
+        out.append("| " + " | ".join(cells) + " |")
+    missed = [(r["model"], m) for r in ok for m in r["details"]["missed"]]
+    wrong = [(r["model"], w) for r in ok for w in r["details"]["fakeprop"]]
+    open_ = [(mo, m) for mo, m in missed if (mo, m.split(" (")[0]) not in EXPLAINED]
+    out += ["", "## Some peer, not fakeprop", "",
+            "Values some peer determines exactly and fakeprop does not: %d (%d explained as data-dependent, %d open);"
+            % (len(missed), len(missed) - len(open_), len(open_)),
+            "values fakeprop gets wrong: %d." % len(wrong), ""]
+    for mo, m in missed:
+        why = EXPLAINED.get((mo, m.split(" (")[0]))
+        out.append("- %s: `%s`%s" % (mo, m, " -- " + why if why else " -- open"))
+    for mo, w in wrong:
+        out.append("- %s: fakeprop wrong: `%s`" % (mo, w))
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("names", nargs="*")
@@ -449,6 +541,8 @@ def main(argv=None):
     p.add_argument("--package", default=None,
                    help="folder holding the fakeprop Python package (default: python/ beside --fakeprop, if built)")
     p.add_argument("--show", type=int, default=5, help="problems to print per model and tool")
+    p.add_argument("--doc", help="write the peers table and the missed list as this markdown page")
+    p.add_argument("--render", action="store_true", help="only write --doc again from DIR/results.json")
     p.add_argument("--peer", nargs=2, metavar=("PEER", "MODEL"), help=argparse.SUPPRESS)
     opts = p.parse_args(argv)
     if opts.peer:
@@ -459,6 +553,12 @@ def main(argv=None):
         opts.package = beside if os.path.isdir(os.path.join(beside, "fakeprop")) else ""
     with open(os.path.join(opts.dir, "zoo.json")) as f:
         zoo = json.load(f)
+    if opts.render:  # the list's explanations changed, not the measurements
+        with open(os.path.join(opts.dir, "results.json")) as f:
+            saved = json.load(f)
+        with open(opts.doc, "w") as f:
+            f.write(doc_page(saved["rows"], saved["when"], zoo))
+        return 0
     rows = []
     for name in opts.names or sorted(zoo):
         try:
@@ -471,8 +571,12 @@ def main(argv=None):
     print(table(rows))
     print()
     print(summary(rows))
+    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     with open(os.path.join(opts.dir, "results.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+        json.dump({"when": when, "rows": rows}, f, indent=1)
+    if opts.doc:
+        with open(opts.doc, "w") as f:
+            f.write(doc_page(rows, when, zoo))
     return 0
 
 

@@ -13,6 +13,10 @@
 #                               tf2onnx with tensorflow-cpu, onnx-shape-inference:
 #                               scripts/zoo-requirements.txt) into .venv-oracle/; CI does not
 #                               install them
+#   scripts/setup.sh --optimum  after --zoo: optimum-onnx, onnxslim, onnxsim
+#                               (scripts/optimum-requirements.txt) into .venv-optimum/, which
+#                               reads torch and onnx from .venv-oracle/ (its transformers pin
+#                               clashes with the oracle's); CI does not install them
 set -euo pipefail
 
 packages=(
@@ -71,5 +75,30 @@ if [ "$mode" = "--oracle" ] || [ "$mode" = "--torch" ] || [ "$mode" = "--zoo" ];
     echo "setup: installing $(grep -c '==' "$zoo") pinned zoo packages into $venv (tensorflow-cpu brings several hundred MB)"
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$zoo"
     cp "$zoo" "$zoo_stamp"
+  fi
+fi
+
+# optimum's venv: its own transformers and optimum, the oracle's torch (a .pth file puts the
+# oracle's site-packages after its own, so its own pins win).
+if [ "$mode" = "--optimum" ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  oracle="${ORACLE_VENV:-$root/.venv-oracle}"
+  venv="$root/.venv-optimum"
+  reqs="$root/scripts/optimum-requirements.txt"
+  if [ ! -x "$oracle/bin/python" ]; then
+    echo "setup: no $oracle: run scripts/setup.sh --zoo first" >&2
+    exit 1
+  fi
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "setup: creating $venv"
+    "$oracle/bin/python" -m venv "$venv"
+  fi
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  "$oracle/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/zz-oracle.pth"
+  stamp="$venv/.installed-requirements"
+  if ! cmp -s "$reqs" "$stamp"; then
+    echo "setup: installing $(grep -c '==' "$reqs") pinned optimum packages into $venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$reqs"
+    cp "$reqs" "$stamp"
   fi
 fi

@@ -945,6 +945,47 @@ struct ShapeEnvInternals {
     if (e->kind() == ExprKind::Eq) solve_equality(env, e, cause);
   }
 
+  // A runtime assert inside a branch teaches the symbols born in that branch
+  // (made by a node under `path`, the opening node's path and "/"): they exist
+  // only while it runs, so a range or a replacement for them holds wherever
+  // they appear. Older symbols learn
+  // nothing (the assert is an implication for them). A replacement is made
+  // only where the target's bound lies in the symbol's range, so that no
+  // older symbol's range is narrowed by it.
+  static void refine_in_branch(Env& env, ExprRef decided, const std::string& path) {
+    ExprRef e = simplify(env, decided, false);
+    if (e->kind() == ExprKind::And) {
+      for (ExprRef a : e->args()) refine_in_branch(env, a, path);
+      return;
+    }
+    if (!e->is_relation() || is_float_relation(e) || e->kind() == ExprKind::Ne) return;
+    auto local = [&](ExprRef x) {
+      const SymbolInfo* info = find(env, x);
+      return info && info->unbacked && info->node.starts_with(path) && !env.replacements_.count(x);
+    };
+    const Cause cause{e, {}};
+    ExprRef d = sub(e->arg(0), e->arg(1));
+    for (ExprRef x : free_symbols(d))
+      if (local(x)) refine_symbol(env, e->kind(), d, x, cause, kSolveTrials);
+    e = simplify(env, e, false);
+    if (e->kind() != ExprKind::Eq || contains_kind(e, ExprKind::Mod) || contains_kind(e, ExprKind::FloorDiv) ||
+        contains_kind(e, ExprKind::CeilDiv))
+      return;
+    d = sub(e->arg(0), e->arg(1));
+    std::vector<ExprRef> candidates;
+    for (ExprRef x : free_symbols(d))
+      if (local(x)) candidates.push_back(x);
+    std::sort(candidates.begin(), candidates.end(), [&](ExprRef a, ExprRef b) { return age(env, a) > age(env, b); });
+    for (ExprRef x : candidates) {
+      auto lin = isolate(d, x);
+      if (!lin || lin->coeff == 0 || lin->coeff == kNegIntOo) continue;
+      auto target = exact_div(neg(lin->rest), lin->coeff);
+      if (!target || !allowed_target(env, x, *target)) continue;
+      if (!find(env, x)->range.contains(bound_expr(simplify(env, *target, false), ranges(env, false)))) continue;
+      if (set_replacement(env, x, *target, "branch", cause)) return;
+    }
+  }
+
   static std::string cause_of(const Env& env, ExprRef decided) {
     std::string cause = to_sympy_string(decided);
     if (!env.current_node_.empty()) cause += " at node " + env.current_node_;
@@ -1529,6 +1570,7 @@ void ShapeEnv::defer_runtime_assert(const SymBool& cond, const char* rule) {
   if (in_branch()) {  // an implication, even over backed sizes: the branch may not run
     record_runtime_assert(logical_or(logical_not(branch_assumption()), s), rule);
     In::add_fact(*this, s);
+    if (!branches_.back().node.empty()) In::refine_in_branch(*this, s, branches_.back().node + "/");
     return;
   }
   if (!has_unbacked(s)) {  // every symbol has a hint: an ordinary guard

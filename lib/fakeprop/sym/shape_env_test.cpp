@@ -1010,6 +1010,26 @@ TEST(ShapeEnvBranch, GuardsInsideABranchStay) {
   EXPECT_TRUE(env.statically_known_true(B(gt(s0, I(4)))));
 }
 
+TEST(ShapeEnvBranch, SymbolBornInABranchLearnsFromItsAsserts) {
+  ShapeEnv env;
+  ExprRef n = env.create_unbacked_symint(true);  // older than the branch
+  ExprRef c = env.create_unbacked_symint(true);
+  env.set_current_node("if0");
+  env.push_branch(eq(c, I(1)));
+  env.set_current_node("if0/then/slice");
+  ExprRef u = env.create_unbacked_symint(true);  // a Slice's length, born in the branch
+  env.set_current_node("if0/then/add");
+  env.defer_runtime_assert(B(eq(n, u)), "broadcast_shapes");
+  EXPECT_EQ(env.simplify(u), n) << "u exists only while the branch runs: the assert defines it";
+  env.defer_runtime_assert(B(ge(n, I(3))), "reshape");
+  env.set_current_node("if0");
+  env.pop_branch();
+  EXPECT_EQ(env.simplify(u), n);
+  // The older n learns nothing: the asserts are implications for it.
+  EXPECT_EQ(env.info(n).range, (ValueRange{0, kIntOo}));
+  EXPECT_FALSE(env.maybe_evaluate_static(ge(n, I(3))).has_value());
+}
+
 struct GuardOrCase {
   bool use_unbacked;
   bool guard_or_true;
