@@ -946,22 +946,24 @@ struct ShapeEnvInternals {
   }
 
   // A runtime assert inside a branch teaches the symbols born in that branch
-  // (made by a node under `path`, the opening node's path and "/"): they exist
-  // only while it runs, so a range or a replacement for them holds wherever
-  // they appear. Older symbols learn
-  // nothing (the assert is an implication for them). A replacement is made
-  // only where the target's bound lies in the symbol's range, so that no
+  // (made since it opened, `first` on): they exist only while it runs, so a
+  // range or a replacement for them holds wherever they appear. Older symbols
+  // learn nothing (the assert is an implication for them). A replacement is
+  // made only where the target's bound lies in the symbol's range, so that no
   // older symbol's range is narrowed by it.
-  static void refine_in_branch(Env& env, ExprRef decided, const std::string& path) {
+  static void refine_in_branch(Env& env, ExprRef decided, size_t first) {
     ExprRef e = simplify(env, decided, false);
     if (e->kind() == ExprKind::And) {
-      for (ExprRef a : e->args()) refine_in_branch(env, a, path);
+      for (ExprRef a : e->args()) refine_in_branch(env, a, first);
       return;
     }
     if (!e->is_relation() || is_float_relation(e) || e->kind() == ExprKind::Ne) return;
     auto local = [&](ExprRef x) {
       const SymbolInfo* info = find(env, x);
-      return info && info->unbacked && info->node.starts_with(path) && !env.replacements_.count(x);
+      if (!info || !info->unbacked || age(env, x) < first || env.replacements_.count(x)) return false;
+      for (const auto& b : env.branches_)  // a branch's condition is no size the branch made
+        if (b.cond && mentions(b.cond, x)) return false;
+      return true;
     };
     const Cause cause{e, {}};
     ExprRef d = sub(e->arg(0), e->arg(1));
@@ -1570,7 +1572,7 @@ void ShapeEnv::defer_runtime_assert(const SymBool& cond, const char* rule) {
   if (in_branch()) {  // an implication, even over backed sizes: the branch may not run
     record_runtime_assert(logical_or(logical_not(branch_assumption()), s), rule);
     In::add_fact(*this, s);
-    if (!branches_.back().node.empty()) In::refine_in_branch(*this, s, branches_.back().node + "/");
+    In::refine_in_branch(*this, s, branches_.back().symbols_before);
     return;
   }
   if (!has_unbacked(s)) {  // every symbol has a hint: an ordinary guard
@@ -1598,7 +1600,7 @@ bool ShapeEnv::record_runtime_assert(ExprRef s, const char* rule) {
 // branches
 
 void ShapeEnv::push_branch(ExprRef cond, bool negated) {
-  branches_.push_back({cond, negated, current_node_, known_true_, guards_.size(), replacements_.size()});
+  branches_.push_back({cond, negated, current_node_, known_true_, guards_.size(), replacements_.size(), symbols_.size()});
   if (cond) In::add_fact(*this, negated ? logical_not(cond) : cond);
 }
 

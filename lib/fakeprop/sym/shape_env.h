@@ -221,8 +221,9 @@ class ShapeEnv {
   // decided). A null `cond` is opaque data; a fresh unbacked symbool stands
   // for it once something needs it. Until pop_branch, each runtime assert A is
   // recorded as Or(Not(condition), A) (the conditions of every open branch),
-  // never refines a range, and the condition and A are facts only inside the
-  // branch. Guards stay guards: they hold at the hints whichever side runs, as
+  // and the condition and A are facts only inside the branch; A narrows or
+  // replaces only symbols made since the branch opened (they exist only
+  // while it runs), never an older one. Guards stay guards: they hold at the hints whichever side runs, as
   // when torch.cond traces both branches.
   void push_branch(ExprRef cond, bool negated = false);
   // Ends the innermost branch; returns its `cond` (the symbool made for an opaque one, or null).
@@ -340,6 +341,7 @@ class ShapeEnv {
     std::unordered_set<ExprRef> facts_before;  // known_true_ at push_branch
     size_t guards_before;
     size_t replacements_before;
+    size_t symbols_before;  // symbols made before it opened: the rest are born in it
   };
   std::vector<Branch> branches_;
   ExprRef branch_condition(Branch& b);
