@@ -1680,6 +1680,10 @@ def core_cases():
             ("aten._cdist_forward.default", [D([5, 4]), D([6, 3]), 2.0, 0], {}),
             ("aten._pdist_forward.default", [D([5, 4]), 2.0], {}),
             ("aten._pdist_forward.default", [D([1, 4])], {}),
+            # a transposed input pools channels-last through avg_pool2d (HF SEW, SEW-D)
+            ("aten.avg_pool1d.default", [D([2, 64, 6], layout=("perm", [0, 2, 1])), [1]], {}),
+            ("aten.avg_pool1d.default", [D([2, 64, 6], layout=("perm", [0, 2, 1])), [3], [2], [1], True], {}),
+            ("aten.avg_pool1d.default", [D([64, 6], layout=("perm", [1, 0])), [2]], {}),
             ("aten.avg_pool1d.default", [D([2, 3, 10]), [3]], {}),
             ("aten.avg_pool1d.default", [D([3, 11]), [3], [2], [1], True], {}),
             ("aten.adaptive_avg_pool1d.default", [D([2, 3, 10]), [4]], {}),
