@@ -384,6 +384,17 @@ void repeat(OpContext& ctx) {
   set_tensor(ctx, empty_tensor(ctx, out, self.dtype, self.device));
 }
 
+// tile(self, dims) (ATen's composite, as numpy.tile): dims shorter than
+// self's rank get leading 1s, then it is repeat. SAM 3's ViT tiles its
+// position embedding.
+void tile(OpContext& ctx) {
+  const TensorValue& self = ctx.tensor_value("self");
+  std::vector<SymInt> reps = ctx.int_list("dims");
+  if (reps.size() < self.meta.sizes.size()) reps.insert(reps.begin(), self.meta.sizes.size() - reps.size(), SymInt(1));
+  Composite c(ctx);
+  set_tensor(ctx, c.call("aten.repeat.default", {Composite::tensor(self), Composite::sizes(reps)}));
+}
+
 // repeat_interleave(self, int repeats, dim=None, *, output_size=None), a
 // composite: self (flattened without a dim) gets a new dim after `dim`,
 // expanded to `repeats`, cloned contiguous and viewed back, as ATen does.
@@ -587,6 +598,7 @@ void register_indexing_ops(OpRegistry& r) {
   r.add_inplace("aten.index_put_.default", index_put<true>);
   r.add("aten._unsafe_index_put.default", index_put<false>);
   r.add("aten.repeat.default", repeat);
+  r.add("aten.tile.default", tile);
   r.add("aten.repeat_interleave.self_int", repeat_interleave_int);
   r.add("aten.repeat_interleave.self_Tensor", repeat_interleave_tensor);
   r.add("aten.flip.default", flip);

@@ -1843,9 +1843,16 @@ void avg_pool1d(OpContext& ctx) {
   if (decide(ctx, sym_le(out, SymInt(0)), "avg_pool1d output size"))
     ctx.fail(ErrorKind::InvalidArgument, "Given input size: " + text(self.sizes) +
                                              ". Calculated output size is too small");
-  SymShape sizes = self.sizes;
-  sizes.back() = out;
-  set_tensor(ctx, empty_tensor(ctx, sizes, self.dtype, self.device));
+  // ATen's composite: avg_pool2d(self.unsqueeze(-2), {1, k}, ...).squeeze(-2),
+  // so a transposed [B, C, L] pools channels-last (HF SEW's conv position
+  // embedding: torch gives (C*L, 1, C), not contiguous).
+  Composite c(ctx);
+  const TensorValue u = c.call("aten.unsqueeze.default", {ctx.value("self"), Value::of_int(-2)});
+  const TensorValue p = c.call("aten.avg_pool2d.default",
+                               {Composite::tensor(u), Composite::ints({1, k}), Composite::ints({1, stride}),
+                                Composite::ints({0, pad}), Value::of_bool(SymBool(ceil_mode)),
+                                Value::of_bool(SymBool(ctx.bool_arg("count_include_pad", true)))});
+  set_tensor(ctx, c.call("aten.squeeze.dim", {Composite::tensor(p), Value::of_int(-2)}));
 }
 
 void adaptive_avg_pool1d(OpContext& ctx) {

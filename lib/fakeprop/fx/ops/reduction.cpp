@@ -8,6 +8,7 @@
 #include "fakeprop/fx/ops/aten_helpers.h"
 #include "fakeprop/fx/ops/composite.h"
 #include "fakeprop/fx/ops/pointwise_helpers.h"
+#include "fakeprop/sym/python_float.h"
 
 namespace fakeprop::fx::ops {
 
@@ -204,28 +205,133 @@ void linalg_vector_norm(OpContext& ctx) {
   set_tensor(ctx, vector_norm_ref(ctx, self, mask, dim_none, keepdim, ord, dtype));
 }
 
-// linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None): the
-// ref's vector_norm (ord 2 when None) unless an ord is given over two dims
-// (or a 2D input without dim), which is matrix_norm: no rule for that yet.
-// OWL-ViT / OWLv2 normalize their embeddings with it.
+// linalg_matrix_norm's checks (_linalg_matrix_norm_checks): a batch of
+// matrices, floating or complex (no half / bfloat16 where svd is taken), two
+// different dims, a dtype that A widens to. Returns the wrapped dims.
+std::pair<int64_t, int64_t> matrix_norm_checks(OpContext& ctx, const TensorMeta& a, const std::vector<int64_t>& dim,
+                                               std::optional<DType> requested, bool low_precision) {
+  if (a.dim() < 2)
+    ctx.fail(ErrorKind::InvalidArgument,
+             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+  if (!is_floating(a.dtype) && !is_complex(a.dtype))
+    ctx.fail(ErrorKind::TypeError, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got " +
+                                       dtype_title(a.dtype));
+  if (!low_precision && (a.dtype == DType::Float16 || a.dtype == DType::BFloat16))
+    ctx.fail(ErrorKind::TypeError, "linalg.matrix_norm: Low precision dtypes not supported. Got " + dtype_title(a.dtype));
+  if (dim.size() != 2)
+    ctx.fail(ErrorKind::InvalidArgument, "linalg.matrix_norm: dim must be a 2-tuple. Got " + std::to_string(dim.size()) +
+                                             " dims");
+  const int64_t d0 = canonical_dim(dim[0], a.dim()), d1 = canonical_dim(dim[1], a.dim());
+  if (d0 == d1)
+    ctx.fail(ErrorKind::InvalidArgument, "linalg.matrix_norm: dims must be different. Got (" + std::to_string(d0) +
+                                             ", " + std::to_string(d1) + ")");
+  require_norm_input(ctx, a.dtype, requested);
+  return {d0, d1};
+}
+
+std::vector<bool> one_dim_mask(size_t rank, int64_t d) {
+  std::vector<bool> mask(rank, false);
+  mask[static_cast<size_t>(d)] = true;
+  return mask;
+}
+
+// The svd-based matrix norms (ord +-2: amax / amin of the singular values;
+// 'nuc': their sum): svdvals of A with dims (d0, d1) moved last gives a fresh
+// contiguous batch + [Min(m, n)] (the meta's min of SymInts, no guard); with
+// keepdim the reduced result is unsqueezed and permuted back.
+TensorValue svd_matrix_norm(OpContext& ctx, const TensorMeta& a, int64_t d0, int64_t d1, bool keepdim, DType dtype,
+                            const char* reduce) {
+  std::vector<int64_t> perm;
+  SymShape batch;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (d != d0 && d != d1) {
+      perm.push_back(d);
+      batch.push_back(a.sizes[static_cast<size_t>(d)]);
+    }
+  perm.push_back(d0);
+  perm.push_back(d1);
+  const SymInt& m = a.sizes[static_cast<size_t>(d0)];
+  const SymInt& n = a.sizes[static_cast<size_t>(d1)];
+  batch.push_back(sym_min(m, n));
+  const TensorValue s = ctx.new_tensor(batch, to_real(dtype), a.device);
+  const std::vector<bool> last = one_dim_mask(batch.size(), static_cast<int64_t>(batch.size()) - 1);
+  TensorValue out = std::string(reduce) == "sum" ? strided_reduction_out(ctx, s.meta, last, keepdim, s.meta.dtype)
+                                                 : ref_amax(ctx, s.meta, last, keepdim, reduce);
+  if (!keepdim) return out;
+  Composite c(ctx);
+  out = c.call("aten.unsqueeze.default", {Composite::tensor(out), Value::of_int(SymInt(-1))});
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return c.permute(out, inverse);
+}
+
+// linalg_matrix_norm of a number ord: +-2 through svd; +-1 (+-inf) the
+// vector 1-norm over the rows (columns), then amax / amin over the other dim.
+TensorValue matrix_norm_scalar(OpContext& ctx, const TensorMeta& a, double ord, std::vector<int64_t> dim,
+                               bool keepdim, std::optional<DType> requested) {
+  const double abs_ord = std::fabs(ord);
+  if (abs_ord != 2.0 && abs_ord != 1.0 && !std::isinf(abs_ord))
+    ctx.fail(ErrorKind::InvalidArgument, "linalg.matrix_norm: Order " + python_float_repr(ord) + " not supported.");
+  auto [d0, d1] = matrix_norm_checks(ctx, a, dim, requested, abs_ord != 2.0);
+  const char* reduce = ord > 0 ? "amax" : "amin";
+  if (abs_ord == 2.0) return svd_matrix_norm(ctx, a, d0, d1, keepdim, requested.value_or(a.dtype), reduce);
+  if (std::isinf(abs_ord)) std::swap(d0, d1);
+  if (!keepdim && d0 < d1) --d1;
+  const TensorValue rows =
+      vector_norm_ref(ctx, a, one_dim_mask(a.sizes.size(), d0), false, keepdim, 1.0, to_real(requested.value_or(a.dtype)));
+  return ref_amax(ctx, rows.meta, one_dim_mask(rows.meta.sizes.size(), d1), keepdim, reduce);
+}
+
+// linalg_matrix_norm of ord 'fro' (the vector 2-norm over both dims) or 'nuc'.
+TensorValue matrix_norm_str(OpContext& ctx, const TensorMeta& a, const std::string& ord, const std::vector<int64_t>& dim,
+                            bool keepdim, std::optional<DType> requested) {
+  if (ord != "fro" && ord != "nuc")
+    ctx.fail(ErrorKind::InvalidArgument, "linalg.matrix_norm: Order " + ord + " not supported.");
+  auto [d0, d1] = matrix_norm_checks(ctx, a, dim, requested, ord != "nuc");
+  if (ord == "nuc") return svd_matrix_norm(ctx, a, d0, d1, keepdim, requested.value_or(a.dtype), "sum");
+  std::vector<bool> mask(a.sizes.size(), false);
+  mask[static_cast<size_t>(d0)] = mask[static_cast<size_t>(d1)] = true;
+  return vector_norm_ref(ctx, a, mask, false, keepdim, 2.0, to_real(requested.value_or(a.dtype)));
+}
+
+// linalg_matrix_norm(self, ord='fro' | number, dim=(-2, -1), keepdim, *, dtype).
+void linalg_matrix_norm(OpContext& ctx) {
+  const TensorMeta& a = ctx.tensor("self");
+  const std::vector<int64_t> dim = static_int_list(ctx, "dim", std::vector<SymInt>{-2, -1});
+  const bool keepdim = ctx.bool_arg("keepdim");
+  const std::optional<DType> requested = ctx.dtype_arg("dtype");
+  if (ctx.declared_type("ord") == ArgType::Str)
+    return set_tensor(ctx, matrix_norm_str(ctx, a, ctx.string_arg("ord", std::string("fro")), dim, keepdim, requested));
+  set_tensor(ctx, matrix_norm_scalar(ctx, a, ctx.float_arg("ord"), dim, keepdim, requested));
+}
+
+// linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None) and its
+// ord_str overload (C++ composite): a matrix norm when an ord is given over
+// two dims (or a 2D input without dim), else the vector norm (ord 2 when
+// None). OWL-ViT / OWLv2 normalize their embeddings with it.
 void linalg_norm(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor("self");
   const bool has_dim = ctx.has("dim");
   const size_t ndims = has_dim ? ctx.int_list("dim").size() : 0;
-  const bool has_ord = ctx.has("ord");
+  const bool str_ord = ctx.declared_type("ord") == ArgType::Str;
+  const bool has_ord = str_ord || ctx.has("ord");
   if (has_dim && ndims != 1 && ndims != 2)
     ctx.fail(ErrorKind::InvalidArgument,
              "linalg.norm: If dim is specified, it must be of length 1 or 2. Got " + std::to_string(ndims) + " dims");
   if (!has_dim && has_ord && self.dim() != 1 && self.dim() != 2)
     ctx.fail(ErrorKind::InvalidArgument, "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got " +
                                              std::to_string(self.dim()) + "D");
-  if (has_ord && (ndims == 2 || (!has_dim && self.dim() == 2)))
-    ctx.fail(ErrorKind::UnsupportedOp, "linalg.norm: a matrix norm (ord over two dims) has no rule");
   const std::optional<DType> requested = ctx.dtype_arg("dtype");
+  const bool keepdim = ctx.bool_arg("keepdim");
+  if (str_ord || (has_ord && (ndims == 2 || (!has_dim && self.dim() == 2)))) {
+    const std::vector<int64_t> dim = has_dim ? static_int_list(ctx, "dim") : std::vector<int64_t>{0, 1};
+    if (str_ord) return set_tensor(ctx, matrix_norm_str(ctx, self, ctx.string_arg("ord"), dim, keepdim, requested));
+    return set_tensor(ctx, matrix_norm_scalar(ctx, self, ctx.float_arg("ord"), dim, keepdim, requested));
+  }
   require_norm_input(ctx, self.dtype, requested);
   const DType dtype = to_real(requested.value_or(self.dtype));
   const double ord = has_ord ? ctx.float_arg("ord") : 2.0;
-  set_tensor(ctx, vector_norm_ref(ctx, self, dims_mask(ctx, self), !has_dim, ctx.bool_arg("keepdim"), ord, dtype));
+  set_tensor(ctx, vector_norm_ref(ctx, self, dims_mask(ctx, self), !has_dim, keepdim, ord, dtype));
 }
 
 // t.to(dtype) of a fresh dense tensor (a norm): its own strides, a new storage.
@@ -599,6 +705,9 @@ void bucketize(OpContext& ctx) {
 void register_reduction_ops(OpRegistry& r) {
   r.add("aten.linalg_vector_norm.default", linalg_vector_norm);
   r.add("aten.linalg_norm.default", linalg_norm);
+  r.add("aten.linalg_norm.ord_str", linalg_norm);
+  r.add("aten.linalg_matrix_norm.default", linalg_matrix_norm);
+  r.add("aten.linalg_matrix_norm.str_ord", linalg_matrix_norm);
   r.add("aten._weight_norm_interface.default", weight_norm_interface, OutputGrad::first_only());
   r.add("aten._weight_norm.default", weight_norm);
   r.add("aten.sum.dim_IntList", sum);

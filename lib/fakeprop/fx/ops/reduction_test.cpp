@@ -85,6 +85,29 @@ TEST(FxReduction, LinalgVectorNorm) {
   EXPECT_NE(run(g).error("y").find("Expected a floating point or complex tensor"), std::string::npos);
 }
 
+// Matrix norms of a symbolic matrix, as torch 2.15's make_fx gives them: the
+// svd ones reduce Min(s0, 3) singular values without a guard; +-1 / +-inf
+// reduce one dim by the vector 1-norm, then amax / amin the other.
+TEST(FxReduction, LinalgMatrixNormOfSymbolicSizes) {
+  GraphText g;
+  g.symbol("s0", 5)
+      .input("x", tensor({2, "s0", 3}))
+      .call("a", "aten.linalg_matrix_norm.default", {node("x"), -2, {1, 2}, true})
+      .call("b", "aten.linalg_norm.ord_str", {node("x"), "nuc", {2, 1}})
+      .call("c", "aten.linalg_norm.default", {node("x"), -1, {1, 0}})
+      .call("d", "aten.linalg_matrix_norm.str_ord", {node("x")});
+  Ran r = run(g);
+  EXPECT_EQ(strs(r.tensor("a").sizes), (Strs{"2", "1", "1"}));
+  EXPECT_EQ(strs(r.tensor("a").strides), (Strs{"1", "1", "1"}));
+  EXPECT_EQ(strs(r.tensor("b").sizes), (Strs{"2"}));
+  EXPECT_EQ(strs(r.tensor("c").sizes), (Strs{"3"}));
+  EXPECT_EQ(strs(r.tensor("d").sizes), (Strs{"2"}));
+  EXPECT_TRUE(r.guards().empty());
+  GraphText bad;
+  bad.input("x", tensor({4})).call("y", "aten.linalg_matrix_norm.str_ord", {node("x"), "fro"});
+  EXPECT_NE(run(bad).error("y").find("at least 2 dimensions"), std::string::npos);
+}
+
 // Values from torch 2.15's FakeTensorMode on the same calls (the issue 39 fuzzer's s1_p0035).
 TEST(FxReduction, CountNonzeroDropsItsDimsAsInt64) {
   GraphText g;
