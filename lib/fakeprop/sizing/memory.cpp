@@ -137,12 +137,17 @@ MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) 
   auto find = [&](int64_t storage) -> uint32_t {
     return storage >= 0 && static_cast<uint64_t>(storage) < index.size() ? index[static_cast<size_t>(storage)] : kNone;
   };
-  auto note = [&](const TensorMeta& m, StorageKind kind, size_t position, std::string_view value) {
-    if (m.storage < 0 || m.storage > (int64_t{1} << 40)) return;
-    const size_t id = static_cast<size_t>(m.storage);
+  // The index entry of a storage id, grown to hold it; null for an id out of range.
+  auto slot = [&](int64_t storage) -> uint32_t* {
+    if (storage < 0 || storage > (int64_t{1} << 40)) return nullptr;
+    const size_t id = static_cast<size_t>(storage);
     if (id >= index.size()) index.resize(std::max(id + 1, index.size() * 2), kNone);
-    if (index[id] != kNone) return;
-    index[id] = static_cast<uint32_t>(a.storages.size());
+    return &index[id];
+  };
+  auto note = [&](const TensorMeta& m, StorageKind kind, size_t position, std::string_view value) {
+    uint32_t* at = slot(m.storage);
+    if (!at || *at != kNone) return;
+    *at = static_cast<uint32_t>(a.storages.size());
     StorageLife s;
     s.storage = m.storage;
     s.kind = kind;
@@ -166,13 +171,8 @@ MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) 
     const auto reads = std::span(r.read_storages).subspan(n.reads_begin, n.reads_count);
     // An alias's storage is its input's: it allocates nothing, and its readers keep the input live.
     if (onnx && !reads.empty() && !n.outputs.empty() && n.outputs[0].val.is_tensor() && onnx_alias_of_input(n.op.view()))
-      if (const uint32_t base = find(reads[0]); base != kNone) {
-        const int64_t id = n.outputs[0].val.tensor->meta.storage;
-        if (id >= 0 && id <= (int64_t{1} << 40) && find(id) == kNone) {
-          if (static_cast<size_t>(id) >= index.size()) index.resize(std::max(static_cast<size_t>(id) + 1, index.size() * 2), kNone);
-          index[static_cast<size_t>(id)] = base;
-        }
-      }
+      if (const uint32_t base = find(reads[0]); base != kNone)
+        if (uint32_t* at = slot(n.outputs[0].val.tensor->meta.storage); at && *at == kNone) *at = base;
     if (n.depth != 0) {
       nested_reads.insert(nested_reads.end(), reads.begin(), reads.end());
       continue;
