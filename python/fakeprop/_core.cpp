@@ -21,6 +21,7 @@
 #include "fakeprop/options/infer_args.h"
 #include "fakeprop/options/infer_flags.h"
 #include "fakeprop/report/report.h"
+#include "fakeprop/sym/expr.h"
 #include "fakeprop/util/error.h"
 #include "fakeprop/util/heap_trim.h"
 #include "py_document.h"
@@ -243,6 +244,8 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("heap_trims_done", &heap_trims_done,
         "How many times this process handed its free heap back to the system (the package never does).");
+  m.def("interned_expr_count", &interned_expr_count,
+        "How many interned symbolic expressions this process holds (they are shared by every run).");
 
   py::class_<FxProgram>(m, "FxProgram", "A torch.fx graph read into fakeprop (see graph_export.py).")
       .def_property_readonly("input_names",

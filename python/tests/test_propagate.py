@@ -682,3 +682,28 @@ def test_sdpa_backend_follows_the_masks_requires_grad(mask_from, cli, tmp_path):
     assert out.returncode == 0, out.stderr
     vals = {n["name"]: n["outputs"][0]["val"] for n in json.loads(out.stdout)["nodes"]}
     assert vals[sdpa.name] == sdpa.meta["fakeprop"]["val"]
+
+
+def test_repeated_calls_intern_no_new_expressions():
+    # A long-lived process runs the same programs again and again: every expression a run makes is
+    # interned once, so a second round over them adds none (the interner is never freed).
+    from fakeprop import _core
+
+    class Mlp(torch.nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(width, 2 * width), torch.nn.Linear(2 * width, width)
+
+        def forward(self, x):
+            return self.b(self.a(x).relu()).view(x.shape[0], -1, 4).sum(1)
+
+    programs = [torch.export.export(Mlp(w), (torch.randn(3, 7, w),),
+                                    dynamic_shapes=({0: Dim("b", min=2), 1: Dim("t", min=2)},))
+                for w in (8, 12, 20)]
+    for p in programs:
+        fakeprop.propagate(p)
+    after_first_round = _core.interned_expr_count()
+    for _ in range(3):
+        for p in programs:
+            assert fakeprop.propagate(p)["outputs"]
+    assert _core.interned_expr_count() == after_first_round

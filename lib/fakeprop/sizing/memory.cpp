@@ -127,6 +127,9 @@ bool covers(const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
 MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) {
   MemoryAnalysis a;
   const ShapeEnv& env = *r.env;
+  // Sized up front: at a million nodes, growing by doubling held up to three times these tables at the peak.
+  a.order.reserve(r.nodes.size());
+  a.storages.reserve(r.nodes.size() + r.inputs.size() + r.parameters.size());
   for (const NodeRecord& n : r.nodes)
     if (n.depth == 0) a.order.push_back(&n);
   const size_t end = a.order.empty() ? 0 : a.order.size() - 1;
@@ -134,6 +137,7 @@ MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) 
   // Storage ids are small and dense (a run's counter): an index by id.
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> index;
+  index.reserve(a.storages.capacity());
   auto find = [&](int64_t storage) -> uint32_t {
     return storage >= 0 && static_cast<uint64_t>(storage) < index.size() ? index[static_cast<size_t>(storage)] : kNone;
   };
