@@ -4,9 +4,11 @@
     PYTHONPATH=build/python .venv-oracle/bin/python scripts/bench/python_peer.py [--repeat N] [NAME ...]
 
 Runs in the oracle environment (current torch) with the package built by
-CMake (or pip-installed). NAMEs: resnet50, vit_b_16 (torchvision, random
+CMake (or pip-installed). NAMEs: mlp10 (ten Linear/GELU/LayerNorm blocks),
+resnet18, mobilenet_v3_small, resnet50, vit_b_16 (torchvision, random
 weights), gpt2 and llama (Hugging Face configs at GPT-2 small and a
-12-layer Llama width 768, random weights, use_cache=False). Each is exported
+12-layer Llama width 768, random weights, use_cache=False) and gpt2_48 (48
+GPT-2 layers of width 256): about 100 to 5,000 nodes. Each is exported
 with torch.export (dynamic batch, and sequence for the decoders) and
 decomposed to core ATen (run_decompositions), so both tools walk the same
 graph. Measured, best of N:
@@ -66,8 +68,35 @@ def _decoder(kind):
     return model, (ids,), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
 
 
-BUILDERS = {"resnet50": _torchvision("resnet50", 224), "vit_b_16": _torchvision("vit_b_16", 224),
-            "gpt2": lambda: _decoder("gpt2"), "llama": lambda: _decoder("llama")}
+def _mlp(layers):
+    """A stack of Linear + GELU blocks with a residual add and a LayerNorm each: about 9 nodes a layer."""
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.norm = torch.nn.Linear(64, 64), torch.nn.LayerNorm(64)
+
+        def forward(self, x):
+            return self.norm(x + torch.nn.functional.gelu(self.fc(x)))
+
+    model = torch.nn.Sequential(*[Block() for _ in range(layers)]).eval()
+    return model, (torch.randn(2, 16, 64),), {"input": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
+
+
+def _gpt2_deep(layers):
+    import transformers
+
+    cfg = transformers.GPT2Config(use_cache=False, n_layer=layers, n_embd=256, n_head=4)
+    model = transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="eager").eval()
+    return model, (torch.randint(0, 1000, (2, 16)),), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
+
+
+# From about 100 to about 5,000 nodes after run_decompositions (the row's "nodes" says how many).
+BUILDERS = {"mlp10": lambda: _mlp(10), "resnet18": _torchvision("resnet18", 64),
+            "mobilenet_v3_small": _torchvision("mobilenet_v3_small", 64),
+            "resnet50": _torchvision("resnet50", 224), "vit_b_16": _torchvision("vit_b_16", 224),
+            "gpt2": lambda: _decoder("gpt2"), "llama": lambda: _decoder("llama"),
+            "gpt2_48": lambda: _gpt2_deep(48)}
 
 
 def _real_args(ep, example):
