@@ -257,9 +257,11 @@ Value Interpreter::example_to_value(const Node& n, const std::string& src) {
       SymInt size = input_dims_.create(plan, src, static_cast<int64_t>(d), h);
       if (!size.is_static() && plan.mark == DimMark::Dynamic &&
           std::find(ex.specialized.begin(), ex.specialized.end(), static_cast<int64_t>(d)) != ex.specialized.end()) {
-        // The trace specialized this dim: its guard, and the constant the graph holds.
-        e.evaluate(sym_eq(size, h), "specialized in the traced graph");
-        size = SymInt(h);
+        // The trace specialized this dim, by a decision outside the graph (its
+        // constants then hold the size) or by the guards of the graph's own
+        // ops: those are made again by the walk, in torch's words, so the
+        // size stays symbolic until the walk is done.
+        traced_specializations_.push_back({size, h, n.name});
       }
       tv.meta.sizes.push_back(size);
       continue;
@@ -745,6 +747,11 @@ void Interpreter::run() {
       ask_tensor_meta(*values_[position]);
     }
   }
+  for (const TracedSpecialization& t : traced_specializations_)
+    if (e.simplify(t.size).is_symbolic()) {
+      e.set_current_node(t.placeholder);
+      (void)e.evaluate(sym_eq(t.size, t.value), "specialized in the traced graph");
+    }
   e.set_current_node("");
   current_ = nullptr;
   // Fake gradients: the layout a trainer materializes for each leaf that

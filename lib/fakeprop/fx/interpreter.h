@@ -141,6 +141,14 @@ class Interpreter {
   std::unordered_map<int64_t, int64_t> versions_;
   std::unordered_map<std::string, ExprRef> named_symbols_;  // symbol names from examples
   InputDimFactory input_dims_;                              // placeholder dims the options mark
+  // Dims marked dynamic that the trace specialized (the example's `specialized`):
+  // their symbol and the constant, specialized after the walk if the ops left it symbolic.
+  struct TracedSpecialization {
+    SymInt size;
+    int64_t value;
+    std::string placeholder;
+  };
+  std::vector<TracedSpecialization> traced_specializations_;
   DataDependentMemo memo_;
   const Node* current_ = nullptr;
   // Per node position: the position of the tensor it is (itself, or for the
