@@ -264,3 +264,22 @@ TEST(ExprFloat, Float32AsOnnxComputes) {
 
 }  // namespace
 }  // namespace fakeprop
+
+namespace fakeprop {
+namespace {
+
+// produce_guards prints Max and Min with torch.sym_max / torch.sym_min (torch 2.15's
+// ShapeGuardPythonPrinter), nested a pair at a time from the right; the text parses back.
+TEST(ExprPrint, GuardsWriteMaxAndMinAsTorchSymFunctions) {
+  auto named = [](std::string_view n) { return symbol(n); };
+  const SymbolNamer plain = [](ExprRef s) { return s->name(); };
+  EXPECT_EQ(to_guard_string(ne(s0(), max(I(1), sub(s0(), I(6)))), plain), "s0 != torch.sym_max(1, (-6) + s0)");
+  const ExprRef three = min(std::vector<ExprRef>{s0(), s1(), I(4)});
+  const std::string text = to_guard_string(three, plain);
+  EXPECT_EQ(text, "torch.sym_min(4, torch.sym_min(s0, s1))");
+  EXPECT_EQ(parse_expr(text, named), three);
+  EXPECT_EQ(to_python_string(three), "min(4, s0, s1)");  // other texts keep Python's min
+}
+
+}  // namespace
+}  // namespace fakeprop

@@ -185,6 +185,10 @@ class Parser {
         pos_ += 5;
         name = s_.substr(start, pos_ - start);
       }
+      if (name == "torch" && (s_.substr(pos_, 8) == ".sym_max" || s_.substr(pos_, 8) == ".sym_min")) {
+        pos_ += 8;  // a guard's torch.sym_max(a, b): max of two
+        name = s_.substr(pos_ - 3, 3);
+      }
       if (name == "True") return true_expr();
       if (name == "False") return false_expr();
       if (name == "max" || name == "Max" || name == "min" || name == "Min") {
