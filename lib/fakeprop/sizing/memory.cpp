@@ -127,7 +127,7 @@ bool covers(const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
 MemoryAnalysis analyze_memory(const RunResult& r, const SizingOptions& options) {
   MemoryAnalysis a;
   const ShapeEnv& env = *r.env;
-  // Sized up front: at a million nodes, growing by doubling held up to three times these tables at the peak.
+  // Sized up front: grown by doubling, they held the old copy and the new one at the report's peak.
   a.order.reserve(r.nodes.size());
   a.storages.reserve(r.nodes.size() + r.inputs.size() + r.parameters.size());
   for (const NodeRecord& n : r.nodes)

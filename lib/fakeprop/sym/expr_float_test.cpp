@@ -262,12 +262,6 @@ TEST(ExprFloat, Float32AsOnnxComputes) {
             (FloatRange{static_cast<float>(0.1 * 2.0), static_cast<float>(0.1 * 100.0)}));
 }
 
-}  // namespace
-}  // namespace fakeprop
-
-namespace fakeprop {
-namespace {
-
 // produce_guards prints Max and Min with torch.sym_max / torch.sym_min (torch 2.15's
 // ShapeGuardPythonPrinter), nested a pair at a time from the right; the text parses back.
 TEST(ExprPrint, GuardsWriteMaxAndMinAsTorchSymFunctions) {
