@@ -2106,14 +2106,8 @@ class PythonPrinter {
       case ExprKind::CeilDiv:
         prec = py::kUnary;
         return "-((-" + operand(e->arg(0)) + ")//" + operand(e->arg(1)) + ")";
-      case ExprKind::Max:
-        prec = py::kAtom;
-        if (torch_guard_) return sym_min_max("torch.sym_max", ordered_args(e));
-        return "max(" + join(ordered_args(e), ", ", 0) + ")";
-      case ExprKind::Min:
-        prec = py::kAtom;
-        if (torch_guard_) return sym_min_max("torch.sym_min", ordered_args(e));
-        return "min(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::Max: return min_max(e, true, prec);
+      case ExprKind::Min: return min_max(e, false, prec);
       case ExprKind::Eq: return compare(e, " == ", prec);
       case ExprKind::Ne: return compare(e, " != ", prec);
       case ExprKind::Lt: return compare(e, " < ", prec);
@@ -2161,14 +2155,8 @@ class PythonPrinter {
       case ExprKind::FloatPow:
         prec = py::kPow;
         return paren(e->arg(0), py::kPow) + " ** " + paren(e->arg(1), py::kPow - 1);
-      case ExprKind::FloatMax:
-        prec = py::kAtom;
-        if (torch_guard_) return sym_min_max("torch.sym_max", ordered_args(e));
-        return "max(" + join(ordered_args(e), ", ", 0) + ")";
-      case ExprKind::FloatMin:
-        prec = py::kAtom;
-        if (torch_guard_) return sym_min_max("torch.sym_min", ordered_args(e));
-        return "min(" + join(ordered_args(e), ", ", 0) + ")";
+      case ExprKind::FloatMax: return min_max(e, true, prec);
+      case ExprKind::FloatMin: return min_max(e, false, prec);
       // math.floor and math.ceil without an import: float // 1 is the exact floor.
       case ExprKind::FloorToInt: prec = py::kAtom; return "int(" + paren(e->arg(0), py::kMul) + " // 1)";
       case ExprKind::CeilToInt: prec = py::kUnary; return "-int(-" + paren(e->arg(0), py::kUnary - 1) + " // 1)";
@@ -2212,13 +2200,17 @@ class PythonPrinter {
     return text;
   }
 
-  // Guards print Max and Min as torch.sym_max / torch.sym_min, nested two
-  // operands a call from the right: a guard is evaluated against SymInts, and
-  // Python's max() would guard on the comparison it makes.
-  std::string sym_min_max(const char* fn, const std::vector<ExprRef>& xs) {
+  // Python's max(...) / min(...); guards print torch.sym_max / torch.sym_min,
+  // nested two operands a call from the right: a guard is evaluated against
+  // SymInts, and Python's max() would guard on the comparison it makes.
+  std::string min_max(ExprRef e, bool is_max, int& prec) {
+    prec = py::kAtom;
+    const std::vector<ExprRef> xs = ordered_args(e);
+    if (!torch_guard_) return std::string(is_max ? "max(" : "min(") + join(xs, ", ", 0) + ")";
+    const std::string fn = is_max ? "torch.sym_max(" : "torch.sym_min(";
     int p;
     std::string out = print(xs.back(), p);
-    for (size_t i = xs.size() - 1; i-- > 0;) out = std::string(fn) + "(" + print(xs[i], p) + ", " + out + ")";
+    for (size_t i = xs.size() - 1; i-- > 0;) out = fn + print(xs[i], p) + ", " + out + ")";
     return out;
   }
 
