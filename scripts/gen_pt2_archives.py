@@ -159,6 +159,16 @@ class RefBroadcastOne(nn.Module):
         return mf, w, F.pad(cs[..., -1], (1, 0)), e * torch.exp(cs).permute(0, 2, 3, 1)[..., None]
 
 
+class CheckTensorAll(nn.Module):
+    """torch._check_tensor_all on a bool tensor, as HF VITS checks its spline inputs' range (through
+    transformers' torch_compilable_check): export records _is_all_true, item (an unbacked SymBool
+    Eq(u0, 1)) and sym_ite(item, 1, 0), then asserts that int to be 1."""
+
+    def forward(self, x):
+        torch._check_tensor_all((x.min() >= -5) & (x.max() <= 5))
+        return x.softmax(-1)
+
+
 def programs(big):
     """(name, module factory, example inputs, dynamic_shapes, big)."""
     batch = Dim("batch", min=2, max=64)
@@ -175,6 +185,8 @@ def programs(big):
         ("gpt2_tiny", lambda: tiny_gpt2(1), (ids,), {"input_ids": {0: batch, 1: seq}}, False),
         ("expand_new_dims", ExpandNewDims, (torch.randn(3, 5, 8),), {"x": {0: batch, 1: seq}}, False),
         ("ref_broadcast_one", RefBroadcastOne, (torch.randn(2, 5, 8),), {"x": {0: Dim.AUTO, 1: Dim.AUTO}}, False),
+        ("check_tensor_all", CheckTensorAll, (torch.randn(2, 5).clamp(-4, 4),), {"x": {0: Dim.AUTO, 1: Dim.AUTO}},
+         False),
     ]
     if big:
         out.append(("gpt2_2layer", lambda: tiny_gpt2(2), (ids,), {"input_ids": {0: batch, 1: seq}}, True))

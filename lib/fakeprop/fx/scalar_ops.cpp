@@ -1,5 +1,6 @@
 #include "fakeprop/fx/scalar_ops.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "fakeprop/util/error.h"
@@ -15,7 +16,7 @@ bool is_scalar_target(std::string_view target, std::string_view& op) {
   }
   static constexpr std::string_view kOthers[] = {
       "math.floor", "math.ceil", "math.trunc", "builtins.round", "round",
-      "torch.sym_float", "torch.sym_int", "torch.sym_max", "torch.sym_min", "torch.sym_not",
+      "torch.sym_float", "torch.sym_int", "torch.sym_max", "torch.sym_min", "torch.sym_not", "torch.sym_ite",
   };
   for (std::string_view t : kOthers) {
     if (target == t) {
@@ -139,11 +140,42 @@ std::optional<Value> binary_int(std::string_view op, const SymInt& a, const SymI
   return std::nullopt;
 }
 
+// torch.sym_ite(b, t, f): t if b else f, on ints. A b decided without a
+// guard picks its side. torch gives an undecided one Piecewise((t, b), (f,
+// True)); where b is item() of a bool tensor, Eq(u, 1) with u in [0, 1] (an
+// unbacked SymBool, as ShapeEnv makes it), that is exactly f + (t - f)*u,
+// which is what torch asserts on: HF VITS checks torch._check(t.all()) in
+// export as sym_ite(item(_is_all_true(t)), 1, 0) and asserts u == 1. Any
+// other undecided b gives a fresh unbacked int within t's and f's ranges.
+Value sym_ite(const std::string& target, std::span<const Value* const> args, ShapeEnv& env) {
+  if (args.size() != 3 || args[0]->kind != Value::Kind::Bool)
+    throw OpError(ErrorKind::TypeError, target + " takes a SymBool and two values");
+  const SymBool& b = args[0]->b;
+  auto t = int_of(*args[1]), f = int_of(*args[2]);
+  if (args[1]->kind == Value::Kind::Bool || args[2]->kind == Value::Kind::Bool || !t || !f)
+    throw OpError(ErrorKind::UnsupportedOp, "no rule for " + target + " other than on ints");
+  std::optional<bool> known = b.is_static() ? std::optional<bool>(b.value()) : env.maybe_evaluate_static(b.expr());
+  if (known) return Value::of_int(env.simplify(*known ? *t : *f));
+  const ExprRef cond = env.simplify(b.expr());
+  if (cond->kind() == ExprKind::Eq) {
+    for (size_t side = 0; side < 2; ++side) {
+      const ExprRef u = cond->arg(side), one = cond->arg(1 - side);
+      if (u->is_symbol() && one->is_integer() && one->value() == 1) {
+        const ValueRange r = env.bound(u);
+        if (r.lo >= 0 && r.hi <= 1) return Value::of_int(env.simplify(*f + (*t - *f) * SymInt(u)));
+      }
+    }
+  }
+  const ValueRange rt = env.bound(t->expr()), rf = env.bound(f->expr());
+  return Value::of_int(SymInt(env.create_unbacked_symint(false, ValueRange{std::min(rt.lo, rf.lo), std::max(rt.hi, rf.hi)})));
+}
+
 }  // namespace
 
 Value eval_scalar_call(const std::string& target, std::string_view op, std::span<const Value* const> args,
                        ShapeEnv& env) {
   if (op == "getitem") return getitem(args);
+  if (op == "sym_ite") return sym_ite(target, args, env);
   return python_op(target, [&]() -> Value {
     // round(x, None), as torch.export records round(x).
     const bool one_operand = args.size() == 1 || (op == "round" && args.size() == 2 && args[1]->is_none());

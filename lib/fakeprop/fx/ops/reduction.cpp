@@ -474,6 +474,17 @@ void any_all(OpContext& ctx) {
   set_tensor(ctx, reduction_out(ctx, self, mask, keepdim, self.dtype == DType::UInt8 ? DType::UInt8 : DType::Bool));
 }
 
+// _is_all_true / _is_any_true(self): what torch.export records for
+// torch._check(t.all()) (HF VITS checks its spline inputs' range so), then
+// item(). ATen's composite asserts a bool self and returns self.all() (or
+// any()): a 0-dim bool.
+void is_all_true(OpContext& ctx) {
+  const TensorMeta& self = ctx.tensor("self");
+  if (self.dtype != DType::Bool)
+    ctx.fail(ErrorKind::TypeError, ctx.target() + ": self.scalar_type() == at::kBool INTERNAL ASSERT FAILED");
+  set_tensor(ctx, empty_tensor(ctx, {}, DType::Bool, self.device));
+}
+
 // var / std.correction(self, dim=None, *, correction, keepdim): real dtype;
 // var_mean / std_mean (kWithMean) also return the mean.
 template <bool kWithMean>
@@ -731,6 +742,8 @@ void register_reduction_ops(OpRegistry& r) {
   for (const char* name : {"aten.any.default", "aten.any.dim", "aten.any.dims", "aten.all.default", "aten.all.dim",
                            "aten.all.dims"})
     r.add(name, any_all);
+  r.add("aten._is_all_true.default", is_all_true, OutputGrad::none());
+  r.add("aten._is_any_true.default", is_all_true, OutputGrad::none());
   for (const char* name : {"aten.var.correction", "aten.var.default", "aten.var.dim", "aten.std.correction",
                            "aten.std.default", "aten.std.dim"})
     r.add(name, var<false>);

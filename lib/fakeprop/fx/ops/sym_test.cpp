@@ -98,6 +98,32 @@ TEST(FxSym, AssertScalarIsAGuardOrARuntimeAssert) {
   EXPECT_EQ(to_python_string(r.result.env->runtime_asserts()[0].expr), "u0 <= 10");
 }
 
+// torch.sym_ite(b, t, f) on ints: a condition decided without a guard picks
+// its side; item()'s SymBool Eq(u, 1), u in [0, 1], gives f + (t - f)*u, as
+// torch's Piecewise; any other an unbacked int within both sides' ranges.
+TEST(FxSym, SymIteOnInts) {
+  GraphText g;
+  g.symbol("s0", 6)
+      .input("x", tensor({"s0"}))
+      .input("m", tensor(json::array(), "bool"))
+      .call("a", "aten.sym_size.int", {node("x"), 0})
+      .call("known", "operator.ge", {node("a"), 1})
+      .call("k", "torch.sym_ite", {node("known"), 7, 3})
+      .call("open", "operator.ge", {node("a"), 4})
+      .call("o", "torch.sym_ite", {node("open"), 7, 3})
+      .call("i", "aten.item.default", {node("m")})
+      .call("ind", "torch.sym_ite", {node("i"), 5, 2});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("k") + r.error("o") + r.error("ind"), "");
+  EXPECT_EQ(str(r.value("k").i), "7");
+  const ExprRef o = r.value("o").i.expr();
+  ASSERT_TRUE(o->is_symbol());
+  EXPECT_EQ(r.result.env->bound(o).lo, 3);
+  EXPECT_EQ(r.result.env->bound(o).hi, 7);
+  EXPECT_EQ(str(r.value("ind").i), "3*u1 + 2");
+  EXPECT_TRUE(r.guards().empty());
+}
+
 TEST(FxSym, FalseAssertionFails) {
   GraphText g;
   g.input("x", tensor({3})).call("a", "aten.sym_size.int", {node("x"), 0}).call("c", "operator.ge", {node("a"), 4});

@@ -963,6 +963,9 @@ void register_view_ops(OpRegistry& r) {
   r.add("aten.view_as.default", view_as);
   r.add("aten.reshape_as.default", reshape_as);
   r.add("aten.expand_as.default", expand_as);
+  // broadcast_to(self, size): ATen's composite is self.expand(size) (HF WavLM's
+  // attention weights, spread over the heads).
+  r.add("aten.broadcast_to.default", expand);
   r.add("aten.unflatten.int", unflatten);
   r.add("aten.movedim.intlist", movedim);
   r.add("aten.movedim.int", movedim);
