@@ -54,11 +54,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from export_programs import _torchvision  # noqa: E402
 
 
-def _decoder(kind):
+def _decoder(kind, **gpt2_sizes):
+    """A causal LM from a Hugging Face config with random weights; gpt2_sizes override GPT-2 small's."""
     import transformers
 
     if kind == "gpt2":
-        cfg = transformers.GPT2Config(use_cache=False)
+        cfg = transformers.GPT2Config(use_cache=False, **gpt2_sizes)
     else:
         cfg = transformers.LlamaConfig(hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
                                        num_attention_heads=12, num_key_value_heads=4, vocab_size=32000,
@@ -83,20 +84,12 @@ def _mlp(layers):
     return model, (torch.randn(2, 16, 64),), {"input": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
 
 
-def _gpt2_deep(layers):
-    import transformers
-
-    cfg = transformers.GPT2Config(use_cache=False, n_layer=layers, n_embd=256, n_head=4)
-    model = transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="eager").eval()
-    return model, (torch.randint(0, 1000, (2, 16)),), {"input_ids": {0: Dim("batch", max=64), 1: Dim("seq", max=1024)}}
-
-
 # From about 100 to about 5,000 nodes after run_decompositions (the row's "nodes" says how many).
 BUILDERS = {"mlp10": lambda: _mlp(10), "resnet18": _torchvision("resnet18", 64),
             "mobilenet_v3_small": _torchvision("mobilenet_v3_small", 64),
             "resnet50": _torchvision("resnet50", 224), "vit_b_16": _torchvision("vit_b_16", 224),
             "gpt2": lambda: _decoder("gpt2"), "llama": lambda: _decoder("llama"),
-            "gpt2_48": lambda: _gpt2_deep(48)}
+            "gpt2_48": lambda: _decoder("gpt2", n_layer=48, n_embd=256, n_head=4)}
 
 
 def _real_args(ep, example):

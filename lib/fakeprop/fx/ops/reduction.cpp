@@ -478,7 +478,7 @@ void any_all(OpContext& ctx) {
 // torch._check(t.all()) (HF VITS checks its spline inputs' range so), then
 // item(). ATen's composite asserts a bool self and returns self.all() (or
 // any()): a 0-dim bool.
-void is_all_true(OpContext& ctx) {
+void is_all_or_any_true(OpContext& ctx) {
   const TensorMeta& self = ctx.tensor("self");
   if (self.dtype != DType::Bool)
     ctx.fail(ErrorKind::TypeError, ctx.target() + ": self.scalar_type() == at::kBool INTERNAL ASSERT FAILED");
@@ -742,8 +742,8 @@ void register_reduction_ops(OpRegistry& r) {
   for (const char* name : {"aten.any.default", "aten.any.dim", "aten.any.dims", "aten.all.default", "aten.all.dim",
                            "aten.all.dims"})
     r.add(name, any_all);
-  r.add("aten._is_all_true.default", is_all_true, OutputGrad::none());
-  r.add("aten._is_any_true.default", is_all_true, OutputGrad::none());
+  r.add("aten._is_all_true.default", is_all_or_any_true, OutputGrad::none());
+  r.add("aten._is_any_true.default", is_all_or_any_true, OutputGrad::none());
   for (const char* name : {"aten.var.correction", "aten.var.default", "aten.var.dim", "aten.std.correction",
                            "aten.std.default", "aten.std.dim"})
     r.add(name, var<false>);
