@@ -825,11 +825,14 @@ ExprRef floordiv(ExprRef a, ExprRef b) {
   if (b->is_integer() && b->value() == 1) return a;
   if (b->is_integer() && b->value() == -1) return neg(a);
   if (auto c = positive_integer(b)) {
-    // (a // d) // c == a // (d*c) for positive d, c.
+    // (a // d) // c is a // (d*c) for a positive c whatever d is, as torch's
+    // FloorDiv.eval rewrites it: a split of s//(s//6) by 2 is s//(2*(s//6)).
+    // (torch rewrites a symbolic c too, where a negative c breaks it.)
     if (a->kind() == ExprKind::FloorDiv) {
       int64_t dc;
-      if (auto d = positive_integer(a->arg(1)); d && !__builtin_mul_overflow(*d, *c, &dc))
-        return floordiv(a->arg(0), integer(dc));
+      auto d = positive_integer(a->arg(1));
+      if (!d) return floordiv(a->arg(0), mul(a->arg(1), b));
+      if (!__builtin_mul_overflow(*d, *c, &dc)) return floordiv(a->arg(0), integer(dc));
     }
     Linear quotient, rest;
     if (split_divisible(a, *c, quotient, rest)) return add(from_linear(quotient), floordiv(from_linear(rest), b));

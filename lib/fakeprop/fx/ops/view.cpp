@@ -94,19 +94,19 @@ TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<Sy
   if (view_has_unbacked(ctx, self.sizes, self.strides, shape))
     if (auto strides = unbacked_view_strides(ctx, self.sizes, self.strides, shape))
       return ctx.view_of(self, shape, simplified(ctx, *strides), self.storage_offset);
-  auto strides = fake_view_strides(ctx, self.sizes, self.strides, shape);
-  if (!strides)
+  auto layout = fake_view_layout(ctx, self.sizes, self.strides, shape);
+  if (!layout)
     ctx.fail(ErrorKind::ViewError,
              "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
              "contiguous subspaces). Use .reshape(...) instead.");
-  return ctx.view_of(self, shape, *strides, self.storage_offset);
+  return ctx.view_of(self, layout->sizes, layout->strides, self.storage_offset);
 }
 
 void view(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor("self"), ctx.int_list("size"))); }
 void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes)); }
 
 // reshape: a view when computeStride finds one (then aten.view, whose fake
-// strides fake_view_strides gives), else a contiguous copy.
+// layout fake_view_layout gives), else a contiguous copy.
 TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
   const SymShape shape = infer_view_size(ctx, size, self.numel());
   if (view_has_unbacked(ctx, self.sizes, self.strides, shape)) {
@@ -116,8 +116,9 @@ TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector
         return ctx.view_of(self, shape, simplified(ctx, *strides), self.storage_offset);
   }
   if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
-    const auto fake = fake_view_strides(ctx, self.sizes, self.strides, shape);
-    return ctx.view_of(self, shape, fake.value_or(*strides), self.storage_offset);
+    if (const auto fake = fake_view_layout(ctx, self.sizes, self.strides, shape))
+      return ctx.view_of(self, fake->sizes, fake->strides, self.storage_offset);
+    return ctx.view_of(self, shape, *strides, self.storage_offset);
   }
   return empty_tensor(ctx, shape, self.dtype, self.device);
 }
@@ -662,8 +663,9 @@ void flatten(OpContext& ctx) {
   shape.push_back(simplified(ctx, merged));
   shape.insert(shape.end(), self.sizes.begin() + end + 1, self.sizes.end());
   if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {  // reshape's view
-    const auto fake = fake_view_strides(ctx, self.sizes, self.strides, shape);
-    set_tensor(ctx, ctx.view_of(self, shape, fake.value_or(*strides), self.storage_offset));
+    const auto fake = fake_view_layout(ctx, self.sizes, self.strides, shape);
+    set_tensor(ctx, fake ? ctx.view_of(self, fake->sizes, fake->strides, self.storage_offset)
+                         : ctx.view_of(self, shape, *strides, self.storage_offset));
     return;
   }
   set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, self.device));

@@ -157,27 +157,32 @@ inline std::optional<SymShape> unbacked_view_strides(OpContext& ctx, const SymSh
 // squeezed. Where torch branches on a SymBool it guards (decide); its
 // guard_or_false / guard_or_true and torch._check are this file's too.
 // Unlike computeStride (view_strides), a size-1 dim keeps the stride it had.
-// nullopt when a collapse cannot be a view.
-inline std::optional<SymShape> fake_view_strides(OpContext& ctx, const SymShape& sizes, const SymShape& strides,
-                                                 const SymShape& shape) {
+// The sizes are the prims' too: a dim that split_dim made (s//2) stays that
+// expression where a guard said it equals the requested length (3), as
+// torch's fake output does. nullopt when a collapse cannot be a view.
+struct ViewLayout {
+  SymShape sizes, strides;
+};
+inline std::optional<ViewLayout> fake_view_layout(OpContext& ctx, const SymShape& sizes, const SymShape& strides,
+                                                  const SymShape& shape) {
   const char* why = "view strides";
   auto guard_or_true = [&](const SymBool& c) { return c.is_static() ? c.value() : ctx.env().guard_or_true(c, why); };
   const SymInt numel = product(sizes);
-  if (guard_or_false(ctx, sym_eq(numel, 0), why)) return contiguous_strides(shape, &ctx.env());
+  if (guard_or_false(ctx, sym_eq(numel, 0), why)) return ViewLayout{shape, contiguous_strides(shape, &ctx.env())};
   if (sizes.empty()) {
     for (const SymInt& length : shape) (void)decide(ctx, sym_ne(length, 1), why);
-    return SymShape(shape.size(), SymInt(1));
+    return ViewLayout{shape, SymShape(shape.size(), SymInt(1))};
   }
   if (shape.empty()) {
     for (const SymInt& length : sizes) (void)decide(ctx, sym_ne(length, 1), why);
-    return SymShape{};
+    return ViewLayout{};
   }
   TensorMeta probe;
   probe.sizes = sizes;
   probe.strides = strides;
   if (is_contiguous_or_false(probe, ctx.env())) {
-    if (shape.size() == 1 && sizes.size() > 1) return SymShape{SymInt(1)};
-    if (shape.size() == 2 && sizes.size() == 1) return SymShape{shape[1], SymInt(1)};
+    if (shape.size() == 1 && sizes.size() > 1) return ViewLayout{{simplified(ctx, numel)}, {SymInt(1)}};
+    if (shape.size() == 2 && sizes.size() == 1) return ViewLayout{shape, {shape[1], SymInt(1)}};
   }
   const SymInt shape_numel = product(shape);
   if (!numel.same(shape_numel))
@@ -261,7 +266,7 @@ inline std::optional<SymShape> fake_view_strides(OpContext& ctx, const SymShape&
     sz.erase(sz.begin() + static_cast<int64_t>(idx));
     st.erase(st.begin() + static_cast<int64_t>(idx));
   }
-  return simplified(ctx, std::move(st));
+  return ViewLayout{simplified(ctx, std::move(sz)), simplified(ctx, std::move(st))};
 }
 
 }  // namespace fakeprop::fx::ops
