@@ -30,8 +30,7 @@ const Graph* Graph::subgraph(std::string_view name) const {
 GraphBuilder::GraphBuilder(std::string path, size_t max_nodes, size_t expected_nodes) : max_nodes_(max_nodes) {
   graph_.path = std::move(path);
   graph_.nodes.reserve(expected_nodes);
-  positions_.reserve(expected_nodes);
-  graph_.names->reserve(expected_nodes);
+  positions_.reserve(expected_nodes);  // the name pool finds only operator names
 }
 
 void GraphBuilder::fail(const std::string& what) const {
@@ -42,11 +41,13 @@ Node& GraphBuilder::add(std::string_view name) {
   current_ = name;
   if (graph_.nodes.size() >= max_nodes_)
     throw InputError(graph_.path + ": more than " + std::to_string(max_nodes_) + " nodes (the node-count limit)");
-  const Name interned = graph_.names->intern(name);
-  if (!positions_.insert(interned.view()).second) fail("duplicate node name");
+  // One probe: the name is stored only when new (a duplicate fails).
+  Name stored;
+  if (!positions_.insert_with(name, [&] { return (stored = graph_.names->store(name)).view(); }).second)
+    fail("duplicate node name");
   Node& n = graph_.nodes.emplace_back();
   n.name = name;
-  n.record_name = interned;
+  n.record_name = stored;
   return n;
 }
 
@@ -104,7 +105,6 @@ Arg GraphBuilder::node_ref(uint32_t position) const {
 void GraphBuilder::reserve(size_t nodes) {
   graph_.nodes.reserve(nodes);
   positions_.reserve(nodes);
-  graph_.names->reserve(nodes);
 }
 
 Graph GraphBuilder::take() {

@@ -491,7 +491,7 @@ class Parser {
       switch (field.number) {
         case 1: node.inputs.push_back(name_of(field, "NodeProto.input")); break;
         case 2: node.outputs.push_back(name_of(field, "NodeProto.output")); break;
-        case 3: node.name = name_of(field, "NodeProto.name"); break;
+        case 3: node.name = names_->store(text_of(field, "NodeProto.name")); break;  // name_nodes checks them
         case 4: node.op_type = name_of(field, "NodeProto.op_type"); break;
         case 5: node.attributes.push_back(parse_attribute(payload_of(field, "NodeProto.attribute"))); break;
         case 7: node.domain = names_->intern(normalize_domain(string_of(field, "NodeProto.domain"))); break;

@@ -57,6 +57,10 @@ class NamePool {
 
   // The pool's Name for `s` (the empty Name for ""), stored on first use.
   Name intern(std::string_view s);
+  // `s` stored without entering the table that finds it: for names a caller
+  // already knows to be new and never looks up (node names, whose uniqueness
+  // the graph checks in its own table), one hash probe fewer each.
+  Name store(std::string_view s);
   // Drops the table that finds a stored string (about 24 bytes per name):
   // for a pool whose strings are all in. Names stay valid; a later intern
   // stores its string again, so equal Names may then differ in pointer.
