@@ -471,11 +471,15 @@ def _most_general(graphs, torch):
     """The graph fakeprop replays: of the graphs with the most tensor inputs, the one whose inputs
     hold the most symbolic sizes, the last of equals. A later compile may specialize an input away
     (a size of 0 makes `x.numel()` a constant and drops `x`), and its graph then tells nothing of
-    the earlier compiles."""
+    the earlier compiles. A size counts as symbolic only while its expression is no number: a
+    compile whose guards left a symbol one value (`range_refined_to_singleton`, x[::2] on a size of
+    2) holds a SymInt that is a constant, and its graph is that compile's specialization."""
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
     def generality(entry):
         vals = [n.meta.get("val") for n in entry["gm"].graph.nodes if n.op == "placeholder"]
         tensors = [v for v in vals if isinstance(v, torch.Tensor)]
-        symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt))
+        symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt) and not is_concrete_int(d))
         return len(tensors), symbolic
     best = max(generality(e) for e in graphs)
     return [e for e in graphs if generality(e) == best][-1]
