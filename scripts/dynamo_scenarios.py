@@ -498,6 +498,15 @@ def _export(entry, args, names, torch, fakeprop):
         raise RuntimeError("AOT graph has %d placeholders for %d Dynamo inputs" % (len(ph), len(sources)))
     by_source = dict(zip(sources, ph))
     tensors = []
+    # A tensor the graph reads only a size of (torch.zeros(x.shape[0], 3) under dynamic=True) has
+    # its SymInt as an input and no placeholder of its own: it gets one, first, no node reading it
+    # but the sym_size nodes below (fakeprop's replay takes such a frame input as Dynamo does).
+    for source in sources:
+        m = _SIZE_SOURCE.match(source)
+        if m and m.group(1) not in by_source and re.match(r"^L\['\w+'\]$", m.group(1)):
+            with g.inserting_before(ph[0]):
+                by_source[m.group(1)] = g.placeholder(m.group(1)[3:-2])
+            tensors.append(m.group(1)[3:-2])
     for source, node in zip(sources, ph):
         m = _SIZE_SOURCE.match(source)
         if m:
