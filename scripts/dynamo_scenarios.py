@@ -459,7 +459,11 @@ def _run_child(spec_path, out_path):
     out = {"torch_version": torch.__version__, "results": results, "names": names, "fallback": fallback,
            "compiled_graphs": len(graphs)}
     if graphs:
-        last = _most_general(graphs, torch)
+        # A compile of the call that raised made its graph and then failed (produce_guards' constraint
+        # violation): it ran nothing, and its specializations are that failure's, so it is taken only
+        # where no compile succeeded.
+        raised = len(results) - 1 if results and results[-1] is not None else None
+        last = _most_general([e for e in graphs if e["call"] != raised] or graphs, torch)
         example_call = 0 if sc["examples_from"] == "first" else last["call"]
         out["graph"] = _export(last, make_args(sc["calls"][example_call]), names, torch, fakeprop)
         out["graph_call"] = last["call"]
