@@ -658,8 +658,8 @@ _SRC = re.compile(r"L\['\w+'\]\.(?:size|stride)\(\)\[\d+\]")
 
 def _fakeprop_guards_added(golden, run, frame):
     """fakeprop's guards added in one compile: its --log (one compile) or its --trace-dir frame."""
-    if frame in run["trace"]:
-        return run["trace"][frame]["guards_added"]
+    if replay.fakeprop_frame(frame) in run["trace"]:
+        return run["trace"][replay.fakeprop_frame(frame)]["guards_added"]
     if frame == replay.single_frame(golden):
         return dynamo_log.frame_events([r[3] for r in run["records"]])["guards_added"]
     return []
