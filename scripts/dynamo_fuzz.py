@@ -656,11 +656,11 @@ def outside_graph_texts(golden):
 _SRC = re.compile(r"L\['\w+'\]\.(?:size|stride)\(\)\[\d+\]")
 
 
-def _fakeprop_guards_added(run, frame):
+def _fakeprop_guards_added(golden, run, frame):
     """fakeprop's guards added in one compile: its --log (one compile) or its --trace-dir frame."""
-    if frame in run["trace"]:
-        return run["trace"][frame]["guards_added"]
-    if frame == "0/0":
+    if replay.fakeprop_frame(frame) in run["trace"]:
+        return run["trace"][replay.fakeprop_frame(frame)]["guards_added"]
+    if frame == replay.single_frame(golden):
         return dynamo_log.frame_events([r[3] for r in run["records"]])["guards_added"]
     return []
 
@@ -672,7 +672,7 @@ def outside_explained(golden, run):
     out = {}
     for frame, ev in golden["torch"]["normalized"].items():
         t = {canon(g) for g in ev["guards_added"]}
-        o = {canon(g) for g in _fakeprop_guards_added(run, frame)}
+        o = {canon(g) for g in _fakeprop_guards_added(golden, run, frame)}
         extra_t, extra_o = t - o, o - t
         out[frame] = bool(extra_t) and extra_t <= outside.get(frame, set()) and not extra_o
     return out
@@ -687,7 +687,7 @@ def classify(golden, aspect, theirs, ours, run):
     if _text_equal(aspect, theirs, ours):
         return "text"
     kind, _, frame = aspect.partition("@")
-    frame = frame or "0/0"
+    frame = frame or replay.single_frame(golden)
     outside = outside_graph_texts(golden)
     if kind in ("guards_added", "runtime_asserts", "guards") and isinstance(theirs, list) and isinstance(ours, list):
         t, o = {canon(v) for v in theirs}, {canon(v) for v in ours}
@@ -708,7 +708,7 @@ def classify(golden, aspect, theirs, ours, run):
         return "outside-graph"
     if kind in ("recompiles", "log_frames") and any(explained.values()):
         wrong_frames = [f for f, ev in golden["torch"]["normalized"].items() if not explained.get(f)
-                        and {canon(g) for g in ev["guards_added"]} != {canon(g) for g in _fakeprop_guards_added(run, f)}]
+                        and {canon(g) for g in ev["guards_added"]} != {canon(g) for g in _fakeprop_guards_added(golden, run, f)}]
         if not wrong_frames:
             return "outside-graph"
     if kind == "recompiles" and isinstance(theirs, list):

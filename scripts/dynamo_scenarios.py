@@ -459,7 +459,11 @@ def _run_child(spec_path, out_path):
     out = {"torch_version": torch.__version__, "results": results, "names": names, "fallback": fallback,
            "compiled_graphs": len(graphs)}
     if graphs:
-        last = _most_general(graphs, torch)
+        # A compile of the call that raised made its graph and then failed (produce_guards' constraint
+        # violation): it ran nothing, and its specializations are that failure's, so it is taken only
+        # where no compile succeeded.
+        raised = len(results) - 1 if results and results[-1] is not None else None
+        last = _most_general([e for e in graphs if e["call"] != raised] or graphs, torch)
         example_call = 0 if sc["examples_from"] == "first" else last["call"]
         out["graph"] = _export(last, make_args(sc["calls"][example_call]), names, torch, fakeprop)
         out["graph_call"] = last["call"]
@@ -471,11 +475,15 @@ def _most_general(graphs, torch):
     """The graph fakeprop replays: of the graphs with the most tensor inputs, the one whose inputs
     hold the most symbolic sizes, the last of equals. A later compile may specialize an input away
     (a size of 0 makes `x.numel()` a constant and drops `x`), and its graph then tells nothing of
-    the earlier compiles."""
+    the earlier compiles. A size counts as symbolic only while its expression is no number: a
+    compile whose guards left a symbol one value (`range_refined_to_singleton`, x[::2] on a size of
+    2) holds a SymInt that is a constant, and its graph is that compile's specialization."""
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
     def generality(entry):
         vals = [n.meta.get("val") for n in entry["gm"].graph.nodes if n.op == "placeholder"]
         tensors = [v for v in vals if isinstance(v, torch.Tensor)]
-        symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt))
+        symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt) and not is_concrete_int(d))
         return len(tensors), symbolic
     best = max(generality(e) for e in graphs)
     return [e for e in graphs if generality(e) == best][-1]
@@ -494,6 +502,15 @@ def _export(entry, args, names, torch, fakeprop):
         raise RuntimeError("AOT graph has %d placeholders for %d Dynamo inputs" % (len(ph), len(sources)))
     by_source = dict(zip(sources, ph))
     tensors = []
+    # A tensor the graph reads only a size of (torch.zeros(x.shape[0], 3) under dynamic=True) has
+    # its SymInt as an input and no placeholder of its own: it gets one, first, no node reading it
+    # but the sym_size nodes below (fakeprop's replay takes such a frame input as Dynamo does).
+    for source in sources:
+        m = _SIZE_SOURCE.match(source)
+        if m and m.group(1) not in by_source and re.match(r"^L\['\w+'\]$", m.group(1)):
+            with g.inserting_before(ph[0]):
+                by_source[m.group(1)] = g.placeholder(m.group(1)[3:-2])
+            tensors.append(m.group(1)[3:-2])
     for source, node in zip(sources, ph):
         m = _SIZE_SOURCE.match(source)
         if m:
@@ -542,9 +559,13 @@ def run_scenario(sc, out_dir, tmp):
     frames = dynamo_log.events_by_frame(dynamo_log.split_kept(lines))
     names = child["names"]
 
+    # The child's run stops at the first call that raised (a compile that fails raises to the
+    # caller, as a ConstraintViolationError for a size out of its mark's range): fakeprop's replay,
+    # which reports a failed compile and goes on, is given the calls up to that one.
+    ran = sc["calls"][:len(child["results"])] or sc["calls"]
     args = []
     for a in sc["fakeprop_args"]:
-        args += calls_args(sc["calls"], names) if a == "WORKLOAD" else [a]
+        args += calls_args(ran, names) if a == "WORKLOAD" else [a]
     workload = "WORKLOAD" in sc["fakeprop_args"]
 
     error = None

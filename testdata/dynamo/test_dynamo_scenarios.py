@@ -18,9 +18,11 @@ given), `guards_added` (`eval ... [guard added]`), `runtime_asserts` (`runtime_a
 added]`), `replacements` (set_replacement with its reason), `guards` (the shape guards Dynamo
 installs over sources, against the report's guards; only where torch compiled), `error` (the
 exception's text up to its first blank line against the report's errors; no exception means no
-error). A workload (automatic dynamic, `--call`): per compile `symbols@0/N` and `guards@0/N` (from
+error); Dynamo's restarted analysis of the frame (0/0, then 0/0_1) is read from its last attempt. A
+workload (automatic dynamic, `--call`): per compile `symbols@0/N` and `guards@0/N` (from
 fakeprop's --trace-dir, which keeps each compile apart), `recompiles` (each recompile's guard
-failures), `recompile_limit`, and `log_frames` (the [0/N] ids that the --log lines carry).
+failures), `recompile_limit`, and `log_frames` (the [0/N] ids that the --log lines carry); a
+restarted attempt 0/N_k of torch's is compared with fakeprop's 0/N.
 Lists whose order is not part of the contract (guards added, asserts, replacements, guards) are
 compared sorted.
 """
@@ -66,6 +68,24 @@ def _known(known_file=KNOWN_FILE):
 
 def _load(path):
     return json.loads(pathlib.Path(path).read_text())
+
+
+def single_frame(golden):
+    """The frame id of a one-compile golden's compile: 0/0, or where Dynamo restarted its analysis
+    of the frame (0/0, then 0/0_1, ...), the last attempt that got as far as produce_guards: an
+    attempt Dynamo restarted installed no guards, the compile it keeps is the last one's."""
+    frames = golden["torch"]["frames"]
+    tried = [f for f in frames if f == "0/0" or f.startswith("0/0_")]
+    done = [f for f in tried if frames[f].get("produce_guards")]
+    if not done:
+        return "0/0"
+    return max(done, key=lambda f: int(f.partition("_")[2] or 0))
+
+
+def fakeprop_frame(frame):
+    """fakeprop's id of torch's compile `frame`: Dynamo's restarted attempt 0/N_k is fakeprop's 0/N
+    (fakeprop runs no Dynamo analysis to restart)."""
+    return frame.partition("_")[0]
 
 
 def _compile_frames(golden):
@@ -148,11 +168,11 @@ def compare(golden, aspect, run):
     if "@" in aspect:
         kind, frame = aspect.split("@")
         torch_ev = t["normalized"][frame]
-        fp_raw = run["trace"].get(frame)
+        fp_raw = run["trace"].get(fakeprop_frame(frame))
         fp_ev = dynamo_log.normalized(fp_raw) if fp_raw else None
         if kind == "symbols":
             if fp_raw:
-                fp_ev = dynamo_log.normalized(_with_final_ranges(fp_raw, frame, run["records"]))
+                fp_ev = dynamo_log.normalized(_with_final_ranges(fp_raw, fakeprop_frame(frame), run["records"]))
             return torch_ev["symbols"] + torch_ev["unbacked"], (fp_ev["symbols"] + fp_ev["unbacked"]) if fp_ev else None
         return _sorted(torch_ev["guards"]), _sorted(fp_ev["guards"]) if fp_ev else None
     if aspect in ("recompiles", "recompile_limit"):
@@ -162,13 +182,13 @@ def compare(golden, aspect, run):
             return [r["reasons"] for r in t["recompiles"]], ev["recompiles"]
         return t["recompile_limit"], ev["recompile_limit"]
     if aspect == "log_frames":
-        theirs = sorted({line.split("] [", 1)[1].split("]", 1)[0] for line in t["log"]
+        theirs = sorted({fakeprop_frame(line.split("] [", 1)[1].split("]", 1)[0]) for line in t["log"]
                          if "] [" in line and ("produce_guards" in line)})
         ours = sorted({r[2] for r in run["records"] if r[2] and r[3] == "produce_guards"})
         # fakeprop's --log also holds the base run beside the --call compiles: compare the ids only
         return theirs, ours
-    # One compile: torch's frame 0/0 against fakeprop's --log.
-    torch_ev = t["normalized"].get("0/0") or dynamo_log.normalized(dynamo_log.frame_events([]))
+    # One compile: torch's frame 0/0 (its last attempt, see single_frame) against fakeprop's --log.
+    torch_ev = t["normalized"].get(single_frame(golden)) or dynamo_log.normalized(dynamo_log.frame_events([]))
     fp_ev = dynamo_log.normalized(dynamo_log.frame_events([r[3] for r in run["records"]]))
     if aspect in ("symbols", "unbacked"):
         return torch_ev[aspect], fp_ev[aspect]

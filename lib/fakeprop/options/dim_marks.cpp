@@ -286,7 +286,9 @@ SymInt InputDimFactory::create_dynamic(const DimPlan& plan, const std::string& t
   }
   // torch's create_symbol: a StrictMinMaxConstraint of one value
   // (mark_dynamic(min=v, max=v)) makes the dim static, and another size an error.
-  if (m && m->is_strict())
+  // maybe_mark_dynamic(min=v, max=v) gives one too (warn_only, which this
+  // check does not read).
+  if (m && (m->is_strict() || m->kind == MarkKind::MaybeDynamic))
     if (const std::optional<ValueRange> r = m->marked_range({0, kIntOo}); r && r->is_singleton()) {
       if (r->lo != hint) throw static_constraint_mismatch(r->lo, hint, dsrc);
       return SymInt(hint);

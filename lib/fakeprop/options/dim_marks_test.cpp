@@ -236,6 +236,25 @@ TEST(InputDimFactory, UnbackedWithAOneValueDynamicRangeIsThatValue) {
   }
 }
 
+// maybe_mark_dynamic(min=v, max=v) is a StrictMinMaxConstraint too (warn_only),
+// and create_symbol makes any of one value static: no symbol, another size an error.
+TEST(InputDimFactory, MaybeDynamicWithAOneValueRangeIsStatic) {
+  InferOptions o;
+  o.marks.add("x:0=maybe_dynamic,min=2,max=2");
+  Factory f;
+  const DimPlan plan = plan_input_dim(o, kX, 0, true);
+  SymInt s = f.make.create(plan, kX, 0, 2);
+  ASSERT_TRUE(s.is_static());
+  EXPECT_EQ(s.value(), 2);
+  EXPECT_EQ(f.env.constraint_violations(), "");
+  try {
+    (void)f.make.create(plan, kX, 0, 3);
+    ADD_FAILURE() << "expected the static constraint's error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "Static shape constraint of 2 does not match input size of 3, for " + kX0);
+  }
+}
+
 TEST(InputDimFactory, SpecializeOnDivisibilityMovesTheHintAndGuards) {
   InferOptions o;
   o.marks.add("x:0=maybe_dynamic,specialize_on=x%16==0");

@@ -117,11 +117,17 @@ class TraceWriter {
                                                  {"user_stack", user_stack(s.node)}});
     }
     output_graph(r);
+    const ErrorRecord* failure = first_failure(r);
     const std::vector<ProducedGuard> produced = env.produce_guards();
-    std::vector<std::string> guard_lines;
-    for (const ProducedGuard& g : produced)
-      guard_lines.push_back(Json{{"code", g.expr}, {"stack", nullptr}, {"user_stack", user_stack(g.node)}}.dump());
-    emit("dynamo_guards", Json::object(), list_text(guard_lines));
+    // A compile whose produce_guards raises a constraint violation installs no
+    // guards: Dynamo logs the guard set once the guards are built. (The
+    // recompile replay counts a compile with another error as compiled.)
+    if (!failure || failure->kind != ErrorKind::ConstraintViolation) {
+      std::vector<std::string> guard_lines;
+      for (const ProducedGuard& g : produced)
+        guard_lines.push_back(Json{{"code", g.expr}, {"stack", nullptr}, {"user_stack", user_stack(g.node)}}.dump());
+      emit("dynamo_guards", Json::object(), list_text(guard_lines));
+    }
     if (!env.runtime_asserts().empty()) {
       Json asserts = Json::array();
       for (const GuardRecord& a : env.runtime_asserts())
@@ -129,7 +135,6 @@ class TraceWriter {
                                {"node", a.node}, {"rule", a.rule}});
       emit("artifact", Json{{"name", "runtime_asserts"}, {"encoding", "json"}}, asserts.dump(1));
     }
-    const ErrorRecord* failure = first_failure(r);
     if (!r.errors.empty()) {
       Json errors = Json::array();
       for (const ErrorRecord& e : r.errors) {

@@ -505,8 +505,12 @@ void topk(OpContext& ctx) {
   const SymInt k = ctx.int_arg("k");
   const int64_t dim = dim_arg(ctx, "dim", self.dim());
   const SymInt size = self.dim() > 0 ? self.sizes[static_cast<size_t>(dim)] : SymInt(1);
-  if (decide(ctx, sym_or(sym_lt(k, 0), sym_gt(k, size)), "topk"))
-    ctx.fail(ErrorKind::IndexError, "selected index k out of range");
+  // topk_meta: torch._check(k >= 0), then torch._check(k <= sliceSize): a
+  // guard on a backed size, a runtime assert on an unbacked one (u0 >= 1 for
+  // k = 1, as Python asks size.__ge__(k) for an int k).
+  require(ctx, sym_ge(k, 0), "topk", ErrorKind::IndexError, [] { return std::string("selected index k out of range"); });
+  require(ctx, k.is_static() ? sym_ge(size, k) : sym_le(k, size), "topk", ErrorKind::IndexError,
+          [] { return std::string("k not in range for dimension"); });
   SymShape out = self.sizes;
   if (self.dim() > 0) out[static_cast<size_t>(dim)] = k;
   set_tuple(ctx, {empty_tensor(ctx, out, self.dtype, self.device), empty_tensor(ctx, out, DType::Int64, self.device)});

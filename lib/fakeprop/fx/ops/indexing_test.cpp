@@ -124,6 +124,19 @@ TEST(FxIndexing, GatherAndScatterTakeInt32Indices) {
   }
 }
 
+// topk_meta checks k <= sliceSize with torch._check: on an unbacked size a
+// runtime assert u0 >= 1 (it was a data-dependent error), its range then [1, int_oo].
+TEST(FxIndexing, TopkOnAnUnbackedSizeAssertsK) {
+  GraphText g;
+  g.unbacked("u0").input("x", tensor({"u0"})).call("t", "aten.topk.default", {node("x"), 1, 0});
+  Ran r = run(g);
+  ASSERT_EQ(r.error("t"), "");
+  EXPECT_EQ(strs(r.tensor("t", 0).sizes), (Strs{"1"}));
+  std::vector<std::string> asserts;
+  for (const GuardRecord& a : r.result.env->runtime_asserts()) asserts.push_back(to_sympy_string(a.expr));
+  EXPECT_EQ(asserts, (std::vector<std::string>{"u0 >= 1"}));
+}
+
 TEST(FxIndexing, RollIsContiguous) {
   // torch 2.15's roll decomposes into index_select per dim (or a flatten and
   // view when dims is empty): contiguous whatever self's layout.

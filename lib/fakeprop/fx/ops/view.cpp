@@ -45,10 +45,14 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
       continue;
     }
     const auto ud = static_cast<size_t>(dim);
-    if (size.is_static() && size.value() == -1) size = self.sizes[ud];
-    if (size.is_symbolic()) {
+    if (size.is_static() && size.value() == -1) {
+      size = self.sizes[ud];
+    } else if (size.is_symbolic() || self.sizes[ud].is_symbolic()) {
       // torch 2.x's expand (_refs): a symbolic size is -1 only where that is
-      // known; else it must broadcast or match, and must be a size.
+      // known; else it must broadcast or match, and must be a size. The ref
+      // checks every dim, so a symbolic size of self expanded to a constant
+      // (x.expand_as(y), y static) is asked Eq(s, 1) | Eq(s, 8) before the
+      // broadcast's Eq(s, 8).
       if (guard_or_false(ctx, sym_eq(size, -1), "expand")) {
         size = self.sizes[ud];
       } else {

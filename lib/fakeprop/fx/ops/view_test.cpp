@@ -147,6 +147,18 @@ TEST(FxView, ExpandOfAnUnbackedSizeAssertsInsteadOfGuarding) {
   EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"1", "0"}));
 }
 
+// torch's expand ref checks every dim, sym_or(size == 1, requested == size),
+// so a symbolic size expanded to a constant (x.expand_as(y), y static) asks
+// that before broadcast_in_dim's equality.
+TEST(FxView, ExpandOfASymbolicSizeToAConstantAsksBroadcastOrMatchFirst) {
+  GraphText g;
+  g.symbol("s0", 8).input("x", tensor({"s0"})).call("e", "aten.expand.default", {node("x"), {8}});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("e"), "");
+  EXPECT_EQ(str(r.result.env->simplify(r.tensor("e").sizes[0])), "8");
+  EXPECT_EQ(r.guards(), (Strs{"s0 == 1 or s0 == 8", "s0 == 8"}));
+}
+
 // torch's _view_unbacked_meta asks is_contiguous_or_false: numel < 2 and
 // size == 1 of an item() size are assumed False, not a data-dependent error.
 TEST(FxView, ViewOfAnUnbackedOnesAssumesItContiguous) {
