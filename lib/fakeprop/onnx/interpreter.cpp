@@ -72,6 +72,17 @@ const KnownData* Interpreter::initializer_data(std::string_view name) {
   return out;
 }
 
+const Interpreter::ResolvedOp& Interpreter::resolve(const Node& node) {
+  const std::pair<const void*, const void*> key{node.op_type.view().data(), node.domain.view().data()};
+  if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
+  ResolvedOp op;
+  op.domain = is_default_domain(node.domain) ? "" : node.domain.str();
+  op.opset = model_.opset(op.domain);
+  op.rule = OpRegistry::instance().find(op.domain, node.op_type, op.opset);
+  op.schema = find_schema(op.domain, node.op_type, op.opset);
+  return resolved_.emplace(key, std::move(op)).first->second;
+}
+
 void Interpreter::run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
                                size_t depth) {
   // Expand the body at this call site: formal inputs bound to the actuals,
@@ -152,9 +163,10 @@ class Interpreter::Step final : public NodeStep {
         in_.run_function(*it->second, node_, scope_, outputs, depth_);
         return;
       }
-    const std::string domain = is_default_domain(node_.domain) ? "" : node_.domain.str();
-    const int64_t opset = in_.model_.opset(domain);
-    const OpRule rule = OpRegistry::instance().find(domain, node_.op_type, opset);
+    const ResolvedOp& op = in_.resolve(node_);
+    const std::string& domain = op.domain;
+    const int64_t opset = op.opset;
+    const OpRule rule = op.rule;
     if (const custom_ops::OpRuleSet* user = in_.options_.op_rules.get())
       if (const custom_ops::OpRule* u = user->find_onnx(domain, node_.op_type, opset);
           u && (u->overrides || !rule)) {
@@ -166,8 +178,7 @@ class Interpreter::Step final : public NodeStep {
                                                      : "no shape rule for operator " + node_.op_type +
                                                            " of domain '" + domain + "'");
     if (node_.inputs.size() > 1)
-      if (const OpSchema* schema = find_schema(domain, node_.op_type, opset);
-          schema && static_cast<int64_t>(node_.inputs.size()) > schema->max_input)
+      if (const OpSchema* schema = op.schema; schema && static_cast<int64_t>(node_.inputs.size()) > schema->max_input)
         in_.result_.warnings.push_back(
             {record_name_.str(), ErrorKind::ExtraInputs,
              node_.op_type + " (opset " + std::to_string(opset) + ") takes at most " +

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fakeprop/onnx/dispatch_key.h"
@@ -19,6 +21,9 @@
 #include "fakeprop/value/run_result.h"
 
 namespace fakeprop::onnx {
+
+class OpContext;
+struct OpSchema;
 
 using fakeprop::InferOptions;
 
@@ -67,6 +72,23 @@ class Interpreter {
                 Scope& scope, Name record_name, const Graph& g, size_t depth);
   void run_function(const Function& fn, const Node& call, Scope& scope, std::vector<Value>& outputs,
                     size_t depth);
+  // What a node's operator resolves to. A graph runs few distinct operators,
+  // and each node looked its rule and schema up by name (two binary searches
+  // of string compares); the memo is keyed by the node's interned op_type and
+  // domain, whose characters live as long as the model.
+  struct ResolvedOp {
+    std::string domain;  // "" for the default domain
+    int64_t opset = 0;
+    void (*rule)(OpContext&) = nullptr;
+    const OpSchema* schema = nullptr;
+  };
+  const ResolvedOp& resolve(const Node& node);
+  struct PointerPairHash {
+    size_t operator()(const std::pair<const void*, const void*>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+  };
+  std::unordered_map<std::pair<const void*, const void*>, ResolvedOp, PointerPairHash> resolved_;
 
   const Model& model_;
   const InferOptions& options_;
