@@ -109,8 +109,17 @@ TensorValue view_to(OpContext& ctx, const TensorMeta& self, const std::vector<Sy
 void view(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor("self"), ctx.int_list("size"))); }
 void view_as(OpContext& ctx) { set_tensor(ctx, view_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes)); }
 
-// reshape: a view when computeStride finds one (then aten.view, whose fake
+// reshape's view when computeStride finds one (then aten.view, whose fake
 // layout fake_view_layout gives), else a contiguous copy.
+TensorValue view_or_copy(OpContext& ctx, const TensorMeta& self, const SymShape& shape) {
+  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
+    if (const auto fake = fake_view_layout(ctx, self.sizes, self.strides, shape))
+      return ctx.view_of(self, fake->sizes, fake->strides, self.storage_offset);
+    return ctx.view_of(self, shape, *strides, self.storage_offset);
+  }
+  return empty_tensor(ctx, shape, self.dtype, self.device);
+}
+
 TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector<SymInt>& size) {
   const SymShape shape = infer_view_size(ctx, size, self.numel());
   if (view_has_unbacked(ctx, self.sizes, self.strides, shape)) {
@@ -119,12 +128,7 @@ TensorValue reshape_to(OpContext& ctx, const TensorMeta& self, const std::vector
       if (auto strides = unbacked_view_strides(ctx, self.sizes, self.strides, shape))
         return ctx.view_of(self, shape, simplified(ctx, *strides), self.storage_offset);
   }
-  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {
-    if (const auto fake = fake_view_layout(ctx, self.sizes, self.strides, shape))
-      return ctx.view_of(self, fake->sizes, fake->strides, self.storage_offset);
-    return ctx.view_of(self, shape, *strides, self.storage_offset);
-  }
-  return empty_tensor(ctx, shape, self.dtype, self.device);
+  return view_or_copy(ctx, self, shape);
 }
 
 void reshape(OpContext& ctx) { set_tensor(ctx, reshape_to(ctx, ctx.tensor("self"), ctx.int_list("shape"))); }
@@ -666,13 +670,7 @@ void flatten(OpContext& ctx) {
   for (int64_t d = start; d <= end; ++d) merged = merged * self.sizes[static_cast<size_t>(d)];
   shape.push_back(simplified(ctx, merged));
   shape.insert(shape.end(), self.sizes.begin() + end + 1, self.sizes.end());
-  if (auto strides = view_strides(ctx, self.sizes, self.strides, shape)) {  // reshape's view
-    const auto fake = fake_view_layout(ctx, self.sizes, self.strides, shape);
-    set_tensor(ctx, fake ? ctx.view_of(self, fake->sizes, fake->strides, self.storage_offset)
-                         : ctx.view_of(self, shape, *strides, self.storage_offset));
-    return;
-  }
-  set_tensor(ctx, empty_tensor(ctx, shape, self.dtype, self.device));
+  set_tensor(ctx, view_or_copy(ctx, self, shape));
 }
 
 void narrow(OpContext& ctx) {
