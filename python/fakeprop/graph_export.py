@@ -132,6 +132,32 @@ def _item_values(gm):
     return items
 
 
+# The dtypes whose item() FakeTensor's converter memoizes from a real 0-d tensor (integers cannot
+# overflow differently; float64 is the only float whose value it may stand for).
+_MEMOIZED_ITEM_DTYPES = ("torch.int64", "torch.int32", "torch.int16", "torch.int8", "torch.float64")
+
+
+def _example_items(examples, exported):
+    """Placeholder name -> the value of each real example whose item() a torch.compile frame
+    memoizes: Dynamo fakifies a plain 0-d CPU integer or float64 input as FakeTensor's converter
+    does, with a backed symbol for `L['y'].item()` made whether or not the graph calls item()
+    (finite values only). torch.export does not; fake examples carry no value."""
+    import math
+
+    import torch
+
+    if exported:
+        return {}
+    items = {}
+    for name, t in examples.items():
+        if (type(t) is torch.Tensor and t.layout == torch.strided and t.dim() == 0 and t.device.type == "cpu"
+                and str(t.dtype) in _MEMOIZED_ITEM_DTYPES and not t.is_nested):
+            value = t.item()
+            if not (math.isnan(value) or math.isinf(value)):
+                items[name] = value
+    return items
+
+
 def _specialized_dims(gm, names, input_names=None):
     """Placeholder name -> the dims its traced value holds as constants, for the placeholders in
     `names` (those an example replaces), when the graph was traced with symbolic sizes at all:
@@ -363,7 +389,7 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             _check_example_ranks(gm, examples)
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers(),
-            "items": _item_values(gm),
+            "items": _item_values(gm) if not examples else _example_items(examples, exported),
             # the guards torch.export.save writes as the program's guards_code (the .pt2 reader reads them there)
             "guards_code": [str(g) for g in (getattr(program, "_guards_code", None) or [])] if exported else []}
     if examples:

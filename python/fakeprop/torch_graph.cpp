@@ -361,7 +361,7 @@ class TorchGraphReader {
         n.example = example(value);
         if (n.example.kind == fx::ExampleValue::Kind::Tensor) {
           n.example.tensor.storage = storage_id(value);
-          if (PyObject* item = given ? nullptr : PyDict_GetItemWithError(items_.ptr(), name.ptr()))
+          if (PyObject* item = PyDict_GetItemWithError(items_.ptr(), name.ptr()))
             n.example.tensor.item = item_value(item);
           if (PyObject* dims = given ? PyDict_GetItemWithError(specialized_.ptr(), name.ptr()) : nullptr)
             for (py::handle d : py::reinterpret_borrow<py::list>(dims))
@@ -491,7 +491,7 @@ class TorchGraphReader {
   }
 
   py::dict state_, tied_, renames_, examples_;
-  py::dict items_;  // placeholder -> the value its item() was memoized with (graph_export._item_values)
+  py::dict items_;  // placeholder -> the value its item() is memoized with (graph_export._item_values / _example_items)
   py::dict specialized_;  // placeholder -> the dims its trace specialized (graph_export._specialized_dims)
 
   static fx::ExampleTensor::Item item_value(PyObject* v) {

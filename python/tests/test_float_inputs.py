@@ -167,3 +167,37 @@ def test_guard_trace_is_torch_s(name, capfd):
     # make_fx asks each value's tensor_meta as it traces the value; fakeprop, modelling
     # torch.compile (where Dynamo's trace runs every op first), after all the ops: the same set.
     assert sorted(mine) == sorted(_renamed(theirs, env, report))
+
+
+_ZERO_DIM_EXAMPLES = [
+    (torch.int64, 3), (torch.int32, -2), (torch.int16, 7), (torch.int8, 0), (torch.float64, 1.5),
+    (torch.float64, float("nan")), (torch.float32, 2.0), (torch.uint8, 4), (torch.bool, True),
+]
+
+
+@pytest.mark.parametrize("dtype,value", _ZERO_DIM_EXAMPLES, ids=lambda v: str(v))
+def test_real_zero_dim_example_memoizes_item_as_torch_compile_does(dtype, value):
+    """A real 0-d CPU example stands for a torch.compile frame's input: Dynamo fakifies it with
+    FakeTensor's converter, which makes a backed symbol for its item() for the integer and float64
+    dtypes whether or not the graph calls item(). torch's converter, asked here, is the oracle."""
+    from torch._dynamo.source import LocalSource
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    y = torch.tensor(value, dtype=dtype)
+    env = ShapeEnv()
+    FakeTensorMode(shape_env=env).from_tensor(y, source=LocalSource("y"))
+    values = getattr(env, "backed_var_to_val", None) or env.var_to_val
+    theirs = [(sym, values[sym]) for sym, srcs in env.var_to_sources.items()
+              if any(src.name.endswith(".item()") for src in srcs)]
+    gm = make_fx(lambda x, y: (x.sin(), y + 1))(torch.randn(4), y)
+    report = fakeprop.propagate(gm, torch.randn(4), y)
+    mine = [s for s in report["symbols"] if any(src.endswith(".item()") for src in s["sources"])]
+    assert len(mine) == len(theirs) <= 1
+    for (sym, val), ours in zip(theirs, mine):
+        assert ours["kind"] == "backed" and ours["hint"] == val
+        assert (ours.get("type") == "float") == str(sym).startswith("zf")
+    # torch.export fakifies with export=True: no memo, so no symbol.
+    ep = torch.export.export(torch.fx.GraphModule(gm, gm.graph), (torch.randn(4), y))
+    exported = fakeprop.propagate(ep, torch.randn(4), y)
+    assert not [s for s in exported["symbols"] if any(src.endswith(".item()") for src in s["sources"])]

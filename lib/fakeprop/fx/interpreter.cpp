@@ -186,14 +186,16 @@ SymShape symbolic_input_strides(ShapeEnv& e, const std::string& src, const SymSh
 // item() of a 0-d CPU input whose value was known when it was traced: a
 // backed symbol with that hint (zf<N> for float64, s<N> over the whole
 // integer range for integers, neither duck sized nor 0/1 specialized), as
-// FakeTensor's converter memoizes it; the source is `src.item()`. NaN and
-// infinities stay unmemoized, as there.
+// FakeTensor's converter makes it; the source is `src.item()`. The converter
+// memoizes only int64 and float64: item() of a narrower integer is a new
+// unbacked size although the symbol exists. NaN and infinities get neither.
 void Interpreter::memoize_item(const TensorMeta& t, const ExampleTensor::Item& item, const std::string& src) {
   if (!t.device.is_cpu() || (item.is_float && !std::isfinite(item.f))) return;
   const std::string source = src + ".item()";
   const Value v = item.is_float ? Value::of_symfloat(env().create_symfloat(item.f, source))
                                 : Value::of_int(SymInt(env().create_named_symbol("", item.i, ValueRange::unknown(), source)));
-  memo_.entries[DataDependentMemo::key("item", t, version_of(t.storage))] = v;
+  if (t.dtype == DType::Int64 || t.dtype == DType::Float64)
+    memo_.entries[DataDependentMemo::key("item", t, version_of(t.storage))] = v;
 }
 
 Value Interpreter::example_to_value(const Node& n, const std::string& src) {
