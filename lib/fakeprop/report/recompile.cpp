@@ -227,6 +227,31 @@ std::optional<std::vector<int64_t>> call_strides(const EntryInput& ei, const Cal
   return dense_strides_like(ei.hint_sizes, ei.hint_strides, in.sizes);
 }
 
+// An entry compiled over an unbacked size has no hint to order its dims by:
+// the call it was compiled for has the sizes, and the strides at them (given,
+// or the compiled strides evaluated with each size symbol at the call's size).
+void hint_at_call(const ShapeEnv& env, const TensorMeta& meta, const CallInput& in, EntryInput& ei) {
+  auto lookup = [&](ExprRef sym) -> std::optional<int64_t> {
+    if (auto h = env.hint(sym)) return h;
+    for (size_t d = 0; d < meta.sizes.size(); ++d)
+      if (env.simplify(meta.sizes[d]).expr() == sym) return in.sizes[d];
+    return std::nullopt;
+  };
+  std::vector<int64_t> strides;
+  for (size_t d = 0; d < meta.strides.size(); ++d) {
+    std::optional<int64_t> v;
+    if (in.strides) v = (*in.strides)[d];
+    else try {
+        v = evaluate(env.simplify(meta.strides[d]).expr(), lookup);
+      } catch (const Error&) {
+      }
+    if (!v) return;
+    strides.push_back(*v);
+  }
+  ei.hint_sizes = in.sizes;
+  ei.hint_strides = std::move(strides);
+}
+
 std::string source_of(const std::string& input, size_t dim) {
   return "L['" + input + "'].size()[" + std::to_string(dim) + "]";
 }
@@ -469,6 +494,9 @@ RecompileReport simulate_recompiles(const std::function<RunResult(const InferOpt
         }
       }
       if (!hinted) ei.hint_sizes.clear(), ei.hint_strides.clear();
+      if (!hinted && it != call.end() && it->second.sizes.size() == meta.sizes.size() &&
+          meta.strides.size() == meta.sizes.size())
+        hint_at_call(*r.env, meta, it->second, ei);
       // A front end that takes no strides (ONNX) compiled other ones than the
       // call gave: checking them would miss every time.
       const bool took_strides = !(it != call.end() && it->second.strides && *it->second.strides != ei.hint_strides);

@@ -21,8 +21,9 @@ std::optional<std::vector<int64_t>> dense_strides_like(std::span<const int64_t> 
   int64_t expected = 1;
   for (size_t d : order) {
     if (ex_sizes[d] == 1) continue;  // any stride serves a size-1 dim
-    if (ex_sizes[d] == 0 || ex_strides[d] != expected) return std::nullopt;
-    if (__builtin_mul_overflow(expected, ex_sizes[d], &expected)) return std::nullopt;
+    if (ex_strides[d] != expected) return std::nullopt;
+    // A size-0 dim steps as a size-1 one, as torch's contiguous strides do ([6, 0, 3] is (3, 3, 1)).
+    if (__builtin_mul_overflow(expected, std::max<int64_t>(ex_sizes[d], 1), &expected)) return std::nullopt;
   }
   std::vector<int64_t> out(n);
   int64_t next = 1;
