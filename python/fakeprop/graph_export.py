@@ -141,7 +141,8 @@ def _example_items(examples, exported):
     """Placeholder name -> the value of each real example whose item() a torch.compile frame
     memoizes: Dynamo fakifies a plain 0-d CPU integer or float64 input as FakeTensor's converter
     does, with a backed symbol for `L['y'].item()` made whether or not the graph calls item()
-    (finite values only). torch.export does not; fake examples carry no value."""
+    (finite values only). torch.export does not (nor its propagate_real_tensors, which `exported`
+    stands for too); fake examples carry no value."""
     import math
 
     import torch
@@ -389,7 +390,8 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
             _check_example_ranks(gm, examples)
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers(),
-            "items": _item_values(gm) if not examples else _example_items(examples, exported),
+            # propagate_real_tensors is torch.export's mode: its fakification memoizes nothing
+            "items": _item_values(gm) if not examples else _example_items(examples, exported or real_inputs is not None),
             # the guards torch.export.save writes as the program's guards_code (the .pt2 reader reads them there)
             "guards_code": [str(g) for g in (getattr(program, "_guards_code", None) or [])] if exported else []}
     if examples:

@@ -224,6 +224,8 @@ def parse_trace(text):
                                     "produce_guards": 0})
         if "create_symbol" in head:
             c = head["create_symbol"]
+            if not re.match(r"^-?\d+$", str(c["val"])):
+                continue  # a float input's zf<N>: compared in neither side (_CREATE takes integers)
             ev["symbols"].append({"name": c["symbol"], "val": int(c["val"]), "source": c["source"],
                                   "range": c["vr"].strip("[]")})
         elif "create_unbacked_symbol" in head:

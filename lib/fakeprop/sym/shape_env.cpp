@@ -1735,12 +1735,16 @@ std::vector<ProducedGuard> ShapeEnv::produce_guards() const {
     // hintless size leaves out a lower end of 0: it would stand beside every
     // dim of a model whose sizes are not given, and a size is never negative.
     const bool vacuous_lo = r.lo_infinite() || (i.size_like && (!i.unbacked || i.hintless) && r.lo <= 0);
-    if (vacuous_lo && r.hi_infinite()) continue;
-    std::string src = *first_source[sym];
-    std::string name = i.sym->name();
-    std::string lo = vacuous_lo ? "" : std::to_string(r.lo) + " <= ";
-    std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);
-    emit(lo + src + hi, lo + name + hi, "");
+    const std::string& src = *first_source[sym];
+    const std::string name = i.sym->name();
+    if (!vacuous_lo || !r.hi_infinite()) {
+      std::string lo = vacuous_lo ? "" : std::to_string(r.lo) + " <= ";
+      std::string hi = r.hi_infinite() ? "" : " <= " + std::to_string(r.hi);
+      emit(lo + src + hi, lo + name + hi, "");
+    }
+    // A float input is assumed not NaN, as torch's framework specializes it
+    // (an equality guard on a NaN would hold nothing it claims).
+    if (i.is_float) emit("not math.isnan(" + src + ")", "not math.isnan(" + name + ")", "");
   }
   return out;
 }
