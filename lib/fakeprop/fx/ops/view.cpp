@@ -71,6 +71,18 @@ TensorValue expand_to(OpContext& ctx, const TensorMeta& self, const SymShape& ta
       strides[ui] = kept ? self.strides[ud] : SymInt(0);
       continue;
     }
+    // Not known to be 1: it must match, by torch._check (a runtime assert on
+    // an unbacked size, an error where it cannot hold: Min(1, u0) == 4).
+    if (by_ref && !self.sizes[ud].same(size)) {
+      require(ctx, sym_eq(self.sizes[ud], size), "expand", ErrorKind::ShapeMismatch,
+              [&] {  // torch formats the sizes as sympy prints them (Min, not min)
+                auto str = [](const SymInt& v) { return v.is_static() ? std::to_string(v.value()) : to_sympy_string(v.expr()); };
+                return "non-broadcasting semantics require " + str(self.sizes[ud]) + " == " + str(size);
+              });
+      sizes[ui] = self.sizes[ud];
+      strides[ui] = self.strides[ud];
+      continue;
+    }
     if (same_size(ctx, self.sizes[ud], size, "expand")) {
       sizes[ui] = self.sizes[ud];
       strides[ui] = self.strides[ud];

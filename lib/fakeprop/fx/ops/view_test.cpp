@@ -147,6 +147,26 @@ TEST(FxView, ExpandOfAnUnbackedSizeAssertsInsteadOfGuarding) {
   EXPECT_EQ(strs(r.tensor("e").strides), (Strs{"1", "0"}));
 }
 
+// prims.broadcast_in_dim: a size not known to be 1 must equal its target, by
+// torch._check: a runtime assert on an unbacked size, torch's error where it
+// cannot hold (x[:1] of an unbacked size is Min(1, u0), never 4).
+TEST(FxView, ExpandOfASizeNotKnownToBeOneChecksItMatches) {
+  GraphText g;
+  g.unbacked("u0").input("x", tensor({"u0", 3})).call("e", "aten.expand.default", {node("x"), {5, -1}});
+  Ran r = run(g);
+  EXPECT_EQ(r.error("e"), "");
+  Strs asserts;
+  for (const GuardRecord& a : r.result.env->runtime_asserts()) asserts.push_back(to_python_string(a.expr));
+  EXPECT_NE(std::find(asserts.begin(), asserts.end(), "u0 == 5"), asserts.end());
+
+  GraphText h;  // x[:1].expand(4, -1)
+  h.unbacked("u0")
+      .input("x", tensor({"u0", 3}))
+      .call("s", "aten.slice.Tensor", {node("x"), 0, 0, 1})
+      .call("f", "aten.expand.default", {node("s"), {4, -1}});
+  EXPECT_EQ(run(h).error("f"), "shape_mismatch: non-broadcasting semantics require Min(1, u0) == 4");
+}
+
 // torch's expand ref checks every dim, sym_or(size == 1, requested == size),
 // so a symbolic size expanded to a constant (x.expand_as(y), y static) asks
 // that before broadcast_in_dim's equality.
