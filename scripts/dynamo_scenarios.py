@@ -477,14 +477,20 @@ def _most_general(graphs, torch):
     (a size of 0 makes `x.numel()` a constant and drops `x`), and its graph then tells nothing of
     the earlier compiles. A size counts as symbolic only while its expression is no number: a
     compile whose guards left a symbol one value (`range_refined_to_singleton`, x[::2] on a size of
-    2) holds a SymInt that is a constant, and its graph is that compile's specialization."""
+    2) holds a SymInt that is a constant, and its graph is that compile's specialization. Of
+    graphs equal so far, the one with the most sizes Dynamo made symbols at all, those its trace
+    replaced by a constant included: that graph tells which dims its ops specialized
+    (`linspace(0, 1, x.shape[0])`, listed as specialized by the export), where a compile that kept
+    the dim static (a size of 1) holds a constant that tells nothing."""
     from torch.fx.experimental.symbolic_shapes import is_concrete_int
+    from fakeprop.graph_export import _replaced_input_dims
 
     def generality(entry):
         vals = [n.meta.get("val") for n in entry["gm"].graph.nodes if n.op == "placeholder"]
         tensors = [v for v in vals if isinstance(v, torch.Tensor)]
         symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt) and not is_concrete_int(d))
-        return len(tensors), symbolic
+        replaced = _replaced_input_dims(vals) or {}
+        return len(tensors), symbolic, symbolic + sum(len(dims) for dims in replaced.values())
     best = max(generality(e) for e in graphs)
     return [e for e in graphs if generality(e) == best][-1]
 
