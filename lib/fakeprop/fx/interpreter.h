@@ -56,6 +56,12 @@ class Interpreter {
   void note_data_mutation(int64_t storage);
   int64_t version_of(int64_t storage) const;
   DataDependentMemo& memo() { return memo_; }
+  // A data-dependent count (nonzero's rows) bounded by `numel`'s range when
+  // it was made: AOTAutograd's retrace makes it again, bounded by the range
+  // numel has after Dynamo's trace, and keeps the narrower of the two.
+  void note_count_bound(const SymInt& count, const SymInt& numel) {
+    if (count.is_symbolic() && numel.is_symbolic()) count_bounds_.push_back({count, numel});
+  }
   const Graph& graph() const { return graph_; }
   // A rule read state beyond its arguments (OpContext::interpreter): its
   // result is not stored in the dispatch cache.
@@ -149,6 +155,11 @@ class Interpreter {
     std::string placeholder;
   };
   std::vector<TracedSpecialization> traced_specializations_;
+  struct CountBound {
+    SymInt count;
+    SymInt numel;
+  };
+  std::vector<CountBound> count_bounds_;
   DataDependentMemo memo_;
   const Node* current_ = nullptr;
   // Per node position: the position of the tensor it is (itself, or for the
