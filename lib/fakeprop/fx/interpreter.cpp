@@ -762,7 +762,7 @@ void Interpreter::run() {
       const ExprRef u = e.simplify(c.count.expr());
       if (!u->is_symbol()) continue;
       const ValueRange numel = e.bound(c.numel.expr());
-      if (numel.hi_infinite() || numel.hi >= e.info(u).range.hi) continue;
+      if (numel.hi_infinite() || numel.hi <= c.unbounded_to || numel.hi >= e.info(u).range.hi) continue;
       e.constrain_symbol_range(u, ValueRange{0, numel.hi});
     }
   }

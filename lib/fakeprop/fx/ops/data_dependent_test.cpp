@@ -68,6 +68,20 @@ TEST(FxDataDependent, NonzeroCountNarrowsToTheSizeALaterOpDecided) {
   }
 }
 
+// masked_select's retraced count has a bound only past 2, as its first.
+TEST(FxDataDependent, MaskedSelectCountNarrowsOnlyPastTwo) {
+  for (const int64_t size : {5, 2}) {
+    GraphText g;
+    g.input("x", tensor({"s0"})).input("y", tensor({size}));
+    g.call("gt", "aten.gt.Scalar", {node("x"), 0}).call("sel", "aten.masked_select.default", {node("x"), node("gt")});
+    g.call("sum", "aten.add.Tensor", {node("x"), node("y")});
+    g.symbol("s0", size).returns({"sel", "sum"}).traced_by_make_fx();
+    Ran r = run(g);
+    const ValueRange range = r.result.env->info(r.tensor("sel").sizes[0].expr()).range;
+    EXPECT_EQ(range, (ValueRange{0, size > 2 ? size : INT64_MAX - 1})) << size;
+  }
+}
+
 TEST(FxDataDependent, NonzeroOfNoElementsIsStaticallyEmpty) {
   GraphText g;
   g.input("x", tensor({0, 3, 2})).call("nz", "aten.nonzero.default", {node("x")});
