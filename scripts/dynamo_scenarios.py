@@ -477,14 +477,20 @@ def _most_general(graphs, torch):
     (a size of 0 makes `x.numel()` a constant and drops `x`), and its graph then tells nothing of
     the earlier compiles. A size counts as symbolic only while its expression is no number: a
     compile whose guards left a symbol one value (`range_refined_to_singleton`, x[::2] on a size of
-    2) holds a SymInt that is a constant, and its graph is that compile's specialization."""
+    2) holds a SymInt that is a constant, and its graph is that compile's specialization. Of
+    graphs equal so far, the one with the most sizes Dynamo made symbols at all, those its trace
+    replaced by a constant included: that graph tells which dims its ops specialized
+    (`linspace(0, 1, x.shape[0])`, listed as specialized by the export), where a compile that kept
+    the dim static (a size of 1) holds a constant that tells nothing."""
     from torch.fx.experimental.symbolic_shapes import is_concrete_int
+    from fakeprop.graph_export import _replaced_input_dims
 
     def generality(entry):
         vals = [n.meta.get("val") for n in entry["gm"].graph.nodes if n.op == "placeholder"]
         tensors = [v for v in vals if isinstance(v, torch.Tensor)]
         symbolic = sum(1 for v in tensors for d in v.shape if isinstance(d, torch.SymInt) and not is_concrete_int(d))
-        return len(tensors), symbolic
+        replaced = _replaced_input_dims(vals) or {}
+        return len(tensors), symbolic, symbolic + sum(len(dims) for dims in replaced.values())
     best = max(generality(e) for e in graphs)
     return [e for e in graphs if generality(e) == best][-1]
 
@@ -501,16 +507,16 @@ def _export(entry, args, names, torch, fakeprop):
     if len(ph) != len(sources):
         raise RuntimeError("AOT graph has %d placeholders for %d Dynamo inputs" % (len(ph), len(sources)))
     by_source = dict(zip(sources, ph))
-    tensors = []
     # A tensor the graph reads only a size of (torch.zeros(x.shape[0], 3) under dynamic=True) has
-    # its SymInt as an input and no placeholder of its own: it gets one, first, no node reading it
-    # but the sym_size nodes below (fakeprop's replay takes such a frame input as Dynamo does).
-    for source in sources:
+    # its SymInt as an input and no placeholder of its own: it gets one, no node reading it but the
+    # sym_size nodes below (fakeprop's replay takes such a frame input as Dynamo does), where its
+    # first size is among the inputs: Dynamo wraps inputs as the program reads them, so its symbols
+    # come after those of the tensors read before it (`z.erf()`, then `x.shape[0]`: z's first).
+    for source, node in zip(sources, ph):
         m = _SIZE_SOURCE.match(source)
         if m and m.group(1) not in by_source and re.match(r"^L\['\w+'\]$", m.group(1)):
-            with g.inserting_before(ph[0]):
+            with g.inserting_before(node):
                 by_source[m.group(1)] = g.placeholder(m.group(1)[3:-2])
-            tensors.append(m.group(1)[3:-2])
     for source, node in zip(sources, ph):
         m = _SIZE_SOURCE.match(source)
         if m:
@@ -520,10 +526,10 @@ def _export(entry, args, names, torch, fakeprop):
             new.meta["val"] = node.meta.get("val")
             node.replace_all_uses_with(new)
             g.erase_node(node)
-        elif re.match(r"^L\['\w+'\]$", source):
-            tensors.append(source[3:-2])
-        else:
+        elif not re.match(r"^L\['\w+'\]$", source):
             raise RuntimeError("graph input %s: not a tensor argument or one of its sizes" % source)
+    name_of = {node: source[3:-2] for source, node in by_source.items()}
+    tensors = [name_of[n] for n in g.nodes if n.op == "placeholder"]
     g.lint()
     gm.recompile()
     by_name = dict(zip(names, args))

@@ -754,6 +754,20 @@ void Interpreter::run() {
       e.set_current_node(t.placeholder);
       (void)e.evaluate(sym_eq(t.size, t.value), "specialized in the traced graph");
     }
+  // AOTAutograd's retrace makes each data-dependent count again, bounded by
+  // its numel's range after Dynamo's trace (a size the trace specialized, or
+  // a guard narrowed, after the count was made), and renames it to the
+  // first, whose range becomes the intersection: nonzero of a [2, 6] dim
+  // that a later op specialized to 5 ends in [0, 5].
+  if (graph_.traced_by_make_fx && !graph_.exported && !is_subgraph_) {
+    for (const CountBound& c : count_bounds_) {
+      const ExprRef u = e.simplify(c.count.expr());
+      if (!u->is_symbol()) continue;
+      const ValueRange numel = e.bound(c.numel.expr());
+      if (numel.hi_infinite() || numel.hi <= c.unbounded_to || numel.hi >= e.info(u).range.hi) continue;
+      e.constrain_symbol_range(u, ValueRange{0, numel.hi});
+    }
+  }
   e.set_current_node("");
   current_ = nullptr;
   // Fake gradients: the layout a trainer materializes for each leaf that

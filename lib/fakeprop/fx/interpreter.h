@@ -56,6 +56,13 @@ class Interpreter {
   void note_data_mutation(int64_t storage);
   int64_t version_of(int64_t storage) const;
   DataDependentMemo& memo() { return memo_; }
+  // A data-dependent count (nonzero's rows) bounded by `numel`'s range when
+  // it was made: AOTAutograd's retrace makes it again, bounded by the range
+  // numel has after Dynamo's trace, and keeps the narrower of the two. A
+  // bound at most `unbounded_to` is none (masked_select bounds only past 2).
+  void note_count_bound(const SymInt& count, const SymInt& numel, int64_t unbounded_to = -1) {
+    if (count.is_symbolic() && numel.is_symbolic()) count_bounds_.push_back({count, numel, unbounded_to});
+  }
   const Graph& graph() const { return graph_; }
   // A rule read state beyond its arguments (OpContext::interpreter): its
   // result is not stored in the dispatch cache.
@@ -149,6 +156,12 @@ class Interpreter {
     std::string placeholder;
   };
   std::vector<TracedSpecialization> traced_specializations_;
+  struct CountBound {
+    SymInt count;
+    SymInt numel;
+    int64_t unbounded_to;
+  };
+  std::vector<CountBound> count_bounds_;
   DataDependentMemo memo_;
   const Node* current_ = nullptr;
   // Per node position: the position of the tensor it is (itself, or for the

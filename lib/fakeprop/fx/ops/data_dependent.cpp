@@ -53,9 +53,11 @@ void masked_select(OpContext& ctx) {
   if (mask.dtype != DType::Bool) ctx.fail(ErrorKind::TypeError, "masked_select: expected BoolTensor for mask");
   const Device device = common_device(std::vector<const TensorMeta*>{&self, &mask}, ctx.target());
   broadcast_shapes(self.sizes, mask.sizes, ctx.env());  // checks the two broadcast
-  int64_t bound = count_bound(ctx, simplified(ctx, self.numel()));
+  const SymInt numel = simplified(ctx, self.numel());
+  int64_t bound = count_bound(ctx, numel);
   if (bound <= 2) bound = kIntOo - 1;
   const SymInt count = ctx.new_unbacked_size(ValueRange{0, bound});
+  if (Interpreter* in = ctx.interpreter()) in->note_count_bound(count, numel, 2);
   set_tensor(ctx, empty_tensor(ctx, {count}, self.dtype, device));
 }
 

@@ -31,7 +31,9 @@ inline int64_t count_bound(OpContext& ctx, const SymInt& numel) {
 // A size-like unbacked count in [0, bound]; 0 when there are no elements.
 inline SymInt data_dependent_count(OpContext& ctx, const SymInt& numel) {
   if (numel.is_static() && numel.value() == 0) return 0;
-  return ctx.new_unbacked_size(ValueRange{0, count_bound(ctx, numel)});
+  const SymInt count = ctx.new_unbacked_size(ValueRange{0, count_bound(ctx, numel)});
+  if (Interpreter* in = ctx.interpreter()) in->note_count_bound(count, numel);
+  return count;
 }
 
 // The number of true elements of `mask` (nonzero's row count), shared with

@@ -51,6 +51,37 @@ TEST(FxDataDependent, NonzeroOfSymbolicInputIsBoundedByTheSizeRange) {
   EXPECT_EQ(r.result.env->info(t.sizes[0].expr()).range, (ValueRange{0, INT64_MAX - 1}));
 }
 
+// AOTAutograd retraces Dynamo's graph: nonzero's count is made again,
+// bounded by the numel a later op decided (s0 == 5 by the broadcast), and
+// renamed to the first, whose range becomes [0, 5]. FakeTensorProp, one pass,
+// keeps the bound it made the count with.
+TEST(FxDataDependent, NonzeroCountNarrowsToTheSizeALaterOpDecided) {
+  for (const bool compiled : {true, false}) {
+    GraphText g;
+    g.input("x", tensor({"s0"})).input("y", tensor({5}));
+    g.call("nz", "aten.nonzero.default", {node("x")}).call("sum", "aten.add.Tensor", {node("x"), node("y")});
+    g.symbol("s0", 5).returns({"nz", "sum"});
+    if (compiled) g.traced_by_make_fx();
+    Ran r = run(g);
+    const ValueRange range = r.result.env->info(r.tensor("nz").sizes[0].expr()).range;
+    EXPECT_EQ(range, (ValueRange{0, compiled ? 5 : INT64_MAX - 1})) << (compiled ? "compiled" : "FakeTensorProp");
+  }
+}
+
+// masked_select's retraced count has a bound only past 2, as its first.
+TEST(FxDataDependent, MaskedSelectCountNarrowsOnlyPastTwo) {
+  for (const int64_t size : {5, 2}) {
+    GraphText g;
+    g.input("x", tensor({"s0"})).input("y", tensor({size}));
+    g.call("gt", "aten.gt.Scalar", {node("x"), 0}).call("sel", "aten.masked_select.default", {node("x"), node("gt")});
+    g.call("sum", "aten.add.Tensor", {node("x"), node("y")});
+    g.symbol("s0", size).returns({"sel", "sum"}).traced_by_make_fx();
+    Ran r = run(g);
+    const ValueRange range = r.result.env->info(r.tensor("sel").sizes[0].expr()).range;
+    EXPECT_EQ(range, (ValueRange{0, size > 2 ? size : INT64_MAX - 1})) << size;
+  }
+}
+
 TEST(FxDataDependent, NonzeroOfNoElementsIsStaticallyEmpty) {
   GraphText g;
   g.input("x", tensor({0, 3, 2})).call("nz", "aten.nonzero.default", {node("x")});
