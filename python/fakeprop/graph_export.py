@@ -132,14 +132,15 @@ def _item_values(gm):
     return items
 
 
-# The dtypes whose item() FakeTensor's converter memoizes from a real 0-d tensor (integers cannot
-# overflow differently; float64 is the only float whose value it may stand for).
+# The dtypes of a real 0-d tensor whose item() FakeTensor's converter makes a backed symbol for
+# (integers cannot overflow differently; float64 is the only float whose value it may stand for);
+# it memoizes the symbol only for int64 and float64, which the interpreter follows.
 _MEMOIZED_ITEM_DTYPES = ("torch.int64", "torch.int32", "torch.int16", "torch.int8", "torch.float64")
 
 
 def _example_items(examples, exported):
     """Placeholder name -> the value of each real example whose item() a torch.compile frame
-    memoizes: Dynamo fakifies a plain 0-d CPU integer or float64 input as FakeTensor's converter
+    makes a symbol for: Dynamo fakifies a plain 0-d CPU integer or float64 input as FakeTensor's converter
     does, with a backed symbol for `L['y'].item()` made whether or not the graph calls item()
     (finite values only). torch.export does not (nor its propagate_real_tensors, which `exported`
     stands for too); fake examples carry no value."""
