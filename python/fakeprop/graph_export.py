@@ -135,14 +135,14 @@ def _item_values(gm):
 # The dtypes of a real 0-d tensor whose item() FakeTensor's converter makes a backed symbol for
 # (integers cannot overflow differently; float64 is the only float whose value it may stand for);
 # it memoizes the symbol only for int64 and float64, which the interpreter follows.
-_MEMOIZED_ITEM_DTYPES = ("torch.int64", "torch.int32", "torch.int16", "torch.int8", "torch.float64")
+_ITEM_SYMBOL_DTYPES = ("torch.int64", "torch.int32", "torch.int16", "torch.int8", "torch.float64")
 
 
 def _example_items(examples, exported):
     """Placeholder name -> the value of each real example whose item() a torch.compile frame
-    makes a symbol for: Dynamo fakifies a plain 0-d CPU integer or float64 input as FakeTensor's converter
-    does, with a backed symbol for `L['y'].item()` made whether or not the graph calls item()
-    (finite values only). torch.export does not (nor its propagate_real_tensors, which `exported`
+    makes a symbol for: Dynamo fakifies a plain 0-d CPU integer or float64 input as FakeTensor's
+    converter does, with a backed symbol for `L['y'].item()` made whether or not the graph calls
+    item() (finite values only). torch.export does not (nor its propagate_real_tensors, which `exported`
     stands for too); fake examples carry no value."""
     import math
 
@@ -153,7 +153,7 @@ def _example_items(examples, exported):
     items = {}
     for name, t in examples.items():
         if (type(t) is torch.Tensor and t.layout == torch.strided and t.dim() == 0 and t.device.type == "cpu"
-                and str(t.dtype) in _MEMOIZED_ITEM_DTYPES and not t.is_nested):
+                and str(t.dtype) in _ITEM_SYMBOL_DTYPES and not t.is_nested):
             value = t.item()
             if not (math.isnan(value) or math.isinf(value)):
                 items[name] = value
@@ -389,10 +389,11 @@ def read_program(program, example_inputs=None, input_names=None, path=None, real
                 raise InputError("example_inputs has %d values for %d inputs" % (len(flat), len(placeholders)))
             examples = dict(zip(placeholders, flat))
             _check_example_ranks(gm, examples)
+    # propagate_real_tensors is torch.export's mode: its fakification memoizes nothing
+    items = _item_values(gm) if not examples else _example_items(examples, exported or real_inputs is not None)
     plan = {"path": path or "<%s>" % type(program).__name__, "max_nodes": _READ_LIMIT, "state": state,
             "tied": tied, "names": names, "examples": examples, "exported": exported, "torch": _torch_helpers(),
-            # propagate_real_tensors is torch.export's mode: its fakification memoizes nothing
-            "items": _item_values(gm) if not examples else _example_items(examples, exported or real_inputs is not None),
+            "items": items,
             # the guards torch.export.save writes as the program's guards_code (the .pt2 reader reads them there)
             "guards_code": [str(g) for g in (getattr(program, "_guards_code", None) or [])] if exported else []}
     if examples:
