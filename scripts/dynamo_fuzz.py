@@ -15,7 +15,9 @@ them), dtypes and dynamism: dynamic=True, automatic dynamic over a workload of 2
 mark_dynamic with and without min/max, maybe_mark_dynamic, mark_unbacked (min/max, strict,
 hint_override), TORCH_COMPILE_{DYNAMIC,UNBACKED,STATIC}_SOURCES (with :N and regular
 expressions). Every op is run eagerly on every call's inputs first, so that only valid programs
-are kept.
+are kept. `--population chained` draws programs whose ops also read earlier ops' results (o0,
+o1[0]), from OPS and CHAIN_OPS (size arithmetic, shape branches, attention and MLP blocks,
+in-place updates of a clone), returning every result or only the ones no later op reads.
 
 A program is a scenario of scripts/dynamo_scenarios.py (its runner executes it: torch.compile with
 TORCH_LOGS in a subprocess, the golden and the ATen graph written as there), and fakeprop replays
@@ -332,6 +334,56 @@ OPS = [
 ]
 OP_BY_NAME = {o[0]: o for o in OPS}
 
+# Ops of the chained population only (flat programs draw from OPS alone, so seeds keep their
+# programs): the size arithmetic, shape branches, in-place updates and attention and MLP blocks of
+# the programs people compile.
+CHAIN_OPS = OPS + [
+    ("cond_size_gt", 1, 4, "", lambda c: (lambda d: "(%s * 2 if %s.size(%d) > %d else %s + 1)" % (
+        c.x, c.x, d, max(0, c.s[d] + c.R.choice([-1, 0, 1])), c.x))(c.d())),
+    ("cond_size_eq", 2, 4, "", lambda c: "(%s.sum(0) if %s.size(0) == %s.size(-1) else %s.sum(-1))" % (
+        c.x, c.x, c.x, c.x)),
+    ("reshape_floordiv", 1, 4, "", lambda c: "%s.reshape(%s.shape[0] // 2, -1)" % (c.x, c.x)),
+    ("slice_floordiv_last", 1, 4, "", lambda c: "%s[..., : %s.size(-1) // 2]" % (c.x, c.x)),
+    ("numel_view", 0, 4, "", lambda c: "%s.reshape(%s.numel())" % (c.x, c.x)),
+    ("sqrt_scale", 1, 4, "", lambda c: "%s / math.sqrt(%s.size(-1))" % (c.x, c.x)),
+    ("size_float_mul", 1, 4, "", lambda c: "%s * (%s.size(0) / 2)" % (c.x, c.x)),
+    ("size_int_scale", 1, 4, "", lambda c: "torch.zeros(int(%s.size(0) * 1.5) + 1)" % c.x),
+    ("max_size_ones", 1, 4, "", lambda c: "torch.ones(max(%s.size(0), %d))" % (c.x, c.R.choice([1, 3, 4]))),
+    ("min_size_slice", 1, 4, "", lambda c: "%s[: min(%s.size(0), %d)]" % (c.x, c.x, c.R.choice([2, 3]))),
+    ("t_contig_view", 2, 2, "", lambda c: "%s.t().contiguous().view(-1)" % c.x),
+    ("transpose_contig_view", 2, 4, "", lambda c: "%s.transpose(0, -1).contiguous().view(%s.size(-1), -1)" % (c.x, c.x)),
+    ("new_zeros_sym", 1, 4, "", lambda c: "%s.new_zeros(%s.size(0), 3)" % (c.x, c.x)),
+    ("zeros_double", 1, 4, "", lambda c: "torch.zeros(%s.size(0) * 2, %s.size(-1))" % (c.x, c.x)),
+    ("arange_bcast_last", 1, 4, "", lambda c: "%s + torch.arange(%s.size(-1), dtype=%s.dtype)" % (c.x, c.x, c.x)),
+    ("view_shape_split", 1, 4, "", lambda c: "%s.view(*%s.shape[:-1], -1, 1)" % (c.x, c.x)),
+    ("mean_expand_as", 1, 4, "", lambda c: "%s.mean(-1, keepdim=True).expand_as(%s)" % (c.x, c.x)),
+    ("chunk_swap_cat", 1, 4, "", lambda c: "torch.cat(%s.chunk(2, -1)[::-1], -1)" % c.x),
+    ("split_half_first", 1, 4, "", lambda c: "%s.split(max(1, %s.size(-1) // 2), -1)[0]" % (c.x, c.x)),
+    ("attention_block", 3, 4, "", lambda c: "(%s @ %s.transpose(-1, -2) / math.sqrt(%s.size(-1))).softmax(-1) @ %s" % (
+        c.x, c.x, c.x, c.x)),
+    ("causal_mask_fill", 2, 4, "", lambda c: ["N_m = torch.ones(%s.size(-2), %s.size(-1), dtype=torch.bool).tril()" % (c.x, c.x),
+                                              "%s.masked_fill(~N_m, float('-inf')).softmax(-1)" % c.x]),
+    ("heads_split", 3, 3, "", lambda c: "%s.view(%s.size(0), %s.size(1), %d, -1).transpose(1, 2)" % (
+        c.x, c.x, c.x, c.R.choice([1, 2]))),
+    ("heads_merge", 4, 4, "", lambda c: "%s.transpose(1, 2).reshape(%s.size(0), %s.size(2), -1)" % (c.x, c.x, c.x)),
+    ("mlp_block", 1, 4, "", lambda c: (lambda h: "F.linear(F.gelu(F.linear(%s, torch.ones(%d, %s.size(-1), dtype=%s.dtype))), "
+                                                 "torch.ones(%s.size(-1), %d, dtype=%s.dtype))" % (
+                                                     c.x, h, c.x, c.x, c.x, h, c.x))(c.R.choice([4, 8]))),
+    ("residual_norm", 1, 4, "", lambda c: "F.layer_norm(%s + %s.relu(), %s.shape[-1:])" % (c.x, c.x, c.x)),
+    ("clone_setitem", 1, 4, "", lambda c: ["N_c = %s.clone()" % c.x, "N_c[..., 0] = 0", "N_c"]),
+    ("clone_add_", 0, 4, "", lambda c: ["N_c = %s.clone()" % c.x, "N_c.add_(1)", "N_c"]),
+    ("clone_view_fill", 1, 4, "", lambda c: ["N_c = %s.clone()" % c.x, "N_c.view(-1)[:1] = 1", "N_c * 2"]),
+    ("where_size_scalar", 1, 4, "", lambda c: "torch.where(%s > 0, %s, %s.size(0))" % (c.x, c.x, c.x)),
+    ("sum_dims_list", 2, 4, "", lambda c: "%s.sum(dim=[0, -1])" % c.x),
+    ("outer_bcast", 1, 3, "", lambda c: "%s.unsqueeze(1) * %s.unsqueeze(0)" % (c.x, c.x)),
+    ("bool_mask_sum", 1, 4, "u", lambda c: "%s[%s > 0].sum(0, keepdim=True)" % (c.x, c.x)),
+    ("nonzero_count_zeros", 1, 4, "u", lambda c: "torch.zeros(%s.nonzero().size(0), %s.size(-1))" % (c.x, c.x)),
+    ("shape_list_zeros", 1, 4, "", lambda c: ["N_s = list(%s.shape)" % c.x, "N_s[-1] = N_s[-1] * 2", "%s.new_ones(N_s)" % c.x]),
+    ("size_tuple_len", 1, 4, "", lambda c: "%s.reshape(%s.size()[0], -1).sum(-1)" % (c.x, c.x)),
+    ("pad_to_size", 1, 4, "", lambda c: (lambda m: "F.pad(%s, (0, %d - %s.size(-1) %% %d))" % (c.x, m, c.x, m))(
+        c.R.choice([4, 8]))),
+]
+
 DTYPES = [("float32", 60), ("float64", 10), ("float16", 10), ("bfloat16", 10), ("int64", 10)]
 SIZES = [2, 3, 4, 5, 6, 8]
 WORKLOAD_SIZES = [0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 10, 16]
@@ -476,6 +528,8 @@ def _op_ok(lines, prog, torch, F):
 
 
 def add_ops(R, prog, torch, F, n_ops):
+    if prog.get("population") == "chained":
+        return add_chained_ops(R, prog, torch, F, n_ops)
     names = [inp["name"] for inp in prog["inputs"]]
     tries = 0
     while len(prog["ops"]) < n_ops and tries < 60:
@@ -502,6 +556,77 @@ def add_ops(R, prog, torch, F, n_ops):
     return prog
 
 
+def _tensor_values(env, names, torch):
+    """(expression, call-0 shape) of each tensor among `names` in a call's environment; a tuple or
+    list result offers its first element."""
+    out = []
+    for n in names:
+        v = env[n]
+        if isinstance(v, (tuple, list)) and v and isinstance(v[0], torch.Tensor):
+            out.append(("%s[0]" % n, list(v[0].shape)))
+        elif isinstance(v, torch.Tensor):
+            out.append((n, list(v.shape)))
+    return out
+
+
+def add_chained_ops(R, prog, torch, F, n_ops):
+    """Ops that read the inputs or earlier ops' results (o0, o1[0], ...), each run eagerly on every
+    call after the ones before it; a result later ops read is returned only sometimes."""
+    import math
+    names = [inp["name"] for inp in prog["inputs"]]
+    n_calls = len(prog["inputs"][0]["calls"])
+    envs = []
+    for i in range(n_calls):
+        envs.append(dict(zip(names, _call_args(prog, i, torch)), torch=torch, F=F, math=math))
+    results = []
+    tries = 0
+    while len(prog["ops"]) < n_ops and tries < 80:
+        tries += 1
+        name, lo, hi, flags, make = R.choice(CHAIN_OPS)
+        ins = _tensor_values(envs[0], names, torch)
+        outs = _tensor_values(envs[0], results, torch)
+        pool = outs[-3:] if outs and R.random() < 0.75 else ins
+        x, s = R.choice(pool)
+        if not lo <= len(s) <= hi:
+            continue
+        y = None
+        if "y" in flags:
+            others = [v for v in ins + outs if v[0] != x]
+            if not others:
+                continue
+            y = R.choice(others)[0]
+        k = len(prog["ops"])
+        code = make(Ctx(R, x, s, y))
+        lines = [l.replace("N_", "n%d" % k) for l in (code if isinstance(code, list) else [code])]
+        src = "\n".join(lines[:-1] + ["o%d = %s" % (k, lines[-1])])
+        new_envs = []
+        for env in envs:
+            e = dict(env)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    exec(src, e)
+            except Exception:  # noqa: BLE001: an invalid draw
+                break
+            out = e["o%d" % k]
+            flat = out if isinstance(out, (tuple, list)) else [out]
+            if not flat or not all(isinstance(t, torch.Tensor) and t.dim() <= 6 and t.numel() <= 100000
+                                   for t in flat):
+                break
+            new_envs.append(e)
+        if len(new_envs) != len(envs):
+            continue
+        envs = new_envs
+        results.append("o%d" % k)
+        prog["ops"].append({"op": name, "lines": lines, "u": "u" in flags, "id": k})
+    prog["unbacked_config"] = any(o["u"] for o in prog["ops"])
+    if prog["ops"] and R.random() < 0.5:
+        text = ["\n".join(op["lines"]) for op in prog["ops"]]
+        prog["returns"] = [op["id"] for j, op in enumerate(prog["ops"])
+                           if not any(re.search(r"\bo%d\b" % op["id"], t) for t in text[j + 1:])]
+    return prog
+
+
 def used_inputs(prog):
     """The inputs some op reads (Dynamo lifts no other: a mark on one would mark nothing)."""
     text = "\n".join(l for op in prog["ops"] for l in op["lines"])
@@ -513,11 +638,17 @@ def program_source(prog):
     body = []
     outs = []
     for k, op in enumerate(prog["ops"]):
-        lines = [l.replace("N_", "n%d" % k) for l in op["lines"]]
-        body += lines[:-1] + ["o%d = %s" % (k, lines[-1])]
-        outs.append("o%d" % k)
+        i = op.get("id", k)  # a chained op keeps its id when the minimizer drops ops before it
+        lines = [l.replace("N_", "n%d" % i) for l in op["lines"]]
+        body += lines[:-1] + ["o%d = %s" % (i, lines[-1])]
+        if prog.get("returns") is None or i in prog["returns"]:
+            outs.append("o%d" % i)
+    if not outs:  # the minimizer dropped every returned op
+        outs = ["o%d" % prog["ops"][-1].get("id", len(prog["ops"]) - 1)]
     body.append("return %s" % (", ".join(outs) + ("," if len(outs) == 1 else "")))
-    return "import torch.nn.functional as F\n\n\ndef f(%s):\n%s\n" % (", ".join(names), "\n".join("    " + l for l in body))
+    head = "import math\n" if re.search(r"\bmath\.", "\n".join(body)) else ""
+    return head + "import torch.nn.functional as F\n\n\ndef f(%s):\n%s\n" % (
+        ", ".join(names), "\n".join("    " + l for l in body))
 
 
 def _mark_code_and_arg(m):
@@ -636,19 +767,23 @@ _EVAL_LINE = re.compile(r"^\w \S+\] \[(\d+/\d+)\] (eval|runtime_assert) (?:\[gua
 _LAMBDA_LINE = re.compile(r"^\w \S+\] \[(\d+/\d+)\] \[__guards\] \+- LAMBDA_GUARD: (.+?)(?:  +# (.*))?$")
 # Where torch reads a tensor's metadata rather than running an op: Dynamo's TensorVariable of an op's
 # output and AOTAutograd's output-metadata extraction ask for contiguity (issue 39, item 11).
-_METADATA_FN = re.compile(r"\(\S+ in (check_contiguous_sizes_strides|is_contiguous)\)\s*$")
+# Dynamo deciding a size comparison for the program's own Python (an `if` or conditional expression
+# on sizes): the decision is made in bytecode, and no op of the ATen graph holds it.
+_NOT_AN_OP_FN = re.compile(r"\((?:\S+ in (check_contiguous_sizes_strides|is_contiguous)|"
+                          r"_dynamo/variables/\S+ in evaluate_expr)\)\s*$")
 
 
 def outside_graph_texts(golden):
     """{frame: set of texts} of torch's guards, asserts and installed guards made outside the ops of
-    the ATen graph: with no user frame, or in a tensor-metadata check (contiguity of an output)."""
+    the ATen graph: with no user frame, in a tensor-metadata check (contiguity of an output), or
+    where Dynamo decided a comparison of sizes for the program's Python control flow."""
     out = {}
     for line in golden["torch"]["log"]:
         m = _EVAL_LINE.match(line)
-        if m and ("program.py" not in m.group(4) or _METADATA_FN.search(m.group(4))):
+        if m and ("program.py" not in m.group(4) or _NOT_AN_OP_FN.search(m.group(4))):
             out.setdefault(m.group(1), set()).add(canon(m.group(3)))
         m = _LAMBDA_LINE.match(line)
-        if m and ("program.py" not in (m.group(3) or "") or _METADATA_FN.search(m.group(3) or "")):
+        if m and ("program.py" not in (m.group(3) or "") or _NOT_AN_OP_FN.search(m.group(3) or "")):
             out.setdefault(m.group(1), set()).add(canon(m.group(2)))
     return out
 
@@ -925,7 +1060,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "testdata", "dynamo_fuzz"))
     ap.add_argument("--minimize", type=int, default=30, help="at most this many programs minimized (the first of each class)")
     ap.add_argument("--max-tries", type=int, default=14, help="torch runs per minimization")
-    ap.add_argument("--max-ops", type=int, default=4)
+    ap.add_argument("--max-ops", type=int, help="ops per program, at most (default 4, chained 6)")
+    ap.add_argument("--population", choices=["flat", "chained"], default="flat",
+                    help="flat: independent ops over the inputs (the seeds of earlier runs); chained: ops "
+                    "over earlier results too, with size arithmetic, shape branches and in-place updates")
     ap.add_argument("--print-only", action="store_true", help="print the programs, run nothing")
     ap.add_argument("--only", type=int, nargs="*", help="run only these programs of the seed's run (their "
                     "texts do not depend on the others), each disagreeing one minimized")
@@ -950,11 +1088,15 @@ def main():
     def log(msg):
         print(msg, flush=True)
 
+    chained = a.population == "chained"
+    max_ops = a.max_ops or (6 if chained else 4)
     progs = []
     for i in range(a.programs):
-        R = random.Random("%d:%d" % (a.seed, i))
+        R = random.Random(("chained:%d:%d" if chained else "%d:%d") % (a.seed, i))
         p = gen_program(R)
-        add_ops(R, p, torch, F, R.randint(1, a.max_ops))
+        if chained:
+            p["population"] = "chained"
+        add_ops(R, p, torch, F, R.randint(2 if chained else 1, max_ops))
         if not p["ops"]:
             add_ops(R, p, torch, F, 1)
         progs.append(p)
@@ -974,11 +1116,12 @@ def main():
     minimized_keys = set()
     start = time.time()
     command = "scripts/dynamo_fuzz.py --seed %d --programs %d" % (a.seed, a.programs) + (
+        " --population chained" if chained else "") + (
         " --only %s" % " ".join(map(str, a.only)) if a.only is not None else "")
     for i, prog in enumerate(progs):
         if a.only is not None and i not in a.only:
             continue
-        name = "s%d_p%04d" % (a.seed, i)
+        name = ("c%d_p%04d" if chained else "s%d_p%04d") % (a.seed, i)
         fuzz = {"seed": a.seed, "program": i, "command": command}
         if a.rescore or a.resume and any(d.startswith(name + "_") for d in kept_dirs):
             kept = kept_golden(name, work)

@@ -100,13 +100,19 @@ void stack(OpContext& ctx) {
     TensorValue joined = cat_of(ctx, ts, dim);
     SymShape sizes = ts[0]->sizes;
     sizes.insert(sizes.begin() + dim, SymInt(static_cast<int64_t>(ts.size())));
-    // cat(...).view(sizes): with unbacked sizes, torch 2.15's fake view (_view_unbacked_meta).
+    // cat(...).view(sizes) through torch 2.15's fake view: with unbacked sizes
+    // _view_unbacked_meta, else the refs' helper, whose guards are its own
+    // (Eq(2*c, 2) where a chunk c may be 1).
     std::optional<SymShape> strides;
     if (view_has_unbacked(ctx, joined.meta.sizes, joined.meta.strides, sizes))
       strides = unbacked_view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
-    if (!strides) strides = view_strides(ctx, joined.meta.sizes, joined.meta.strides, sizes);
-    // Splitting one dim into two is always a view.
-    if (!strides) ctx.fail(ErrorKind::ViewError, "stack: the concatenated result cannot be viewed");
+    if (!strides) {
+      auto layout = fake_view_layout(ctx, joined.meta.sizes, joined.meta.strides, sizes);
+      // Splitting one dim into two is always a view.
+      if (!layout) ctx.fail(ErrorKind::ViewError, "stack: the concatenated result cannot be viewed");
+      sizes = std::move(layout->sizes);
+      strides = std::move(layout->strides);
+    }
     joined.meta.sizes = sizes;
     joined.meta.strides = *strides;
     set_tensor(ctx, std::move(joined));
