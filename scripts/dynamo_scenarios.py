@@ -396,11 +396,19 @@ def _run_child(spec_path, out_path):
 
     def backend(gm, example_inputs):
         sources = [n.meta["grapharg"].source.name for n in gm.graph.nodes if n.op == "placeholder"]
+        # The frame's tensor inputs in the order Dynamo wrapped them, those it pruned from the graph
+        # among them (read only for a size in Python: torch._check(x.shape[0] == y.shape[0])).
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+        wrapped = []
+        for tf in InstructionTranslator.current_tx().output.tracked_fakes:
+            name = tf.source.name if isinstance(tf.source.name, str) else tf.source.name()
+            if isinstance(tf.fake, torch.Tensor) and re.match(r"^L\['\w+'\]$", name) and name not in wrapped:
+                wrapped.append(name)
         strip_asserts(gm)
         call = state["call"]
 
         def fw(agm, aex):
-            graphs.append({"sources": sources, "gm": agm, "call": call})
+            graphs.append({"sources": sources, "gm": agm, "call": call, "wrapped": wrapped})
             return agm
 
         return aot_autograd(fw_compiler=fw)(gm, example_inputs)
@@ -528,6 +536,21 @@ def _export(entry, args, names, torch, fakeprop):
             g.erase_node(node)
         elif not re.match(r"^L\['\w+'\]$", source):
             raise RuntimeError("graph input %s: not a tensor argument or one of its sizes" % source)
+    # A tensor input Dynamo wrapped and then pruned (no op reads it): an unused placeholder, before
+    # the first one wrapped after it, so that fakeprop's symbols follow Dynamo's order (duck sizing).
+    wrapped = entry.get("wrapped") or []
+    for k, source in enumerate(wrapped):
+        if source in by_source or source[3:-2] not in names:
+            continue
+        later = [by_source[w] for w in wrapped[k + 1:] if w in by_source]
+        anchor = min(later, key=lambda n: list(g.nodes).index(n)) if later else None
+        if anchor is not None:
+            with g.inserting_before(anchor):
+                by_source[source] = g.placeholder(source[3:-2])
+        else:
+            last_ph = [n for n in g.nodes if n.op == "placeholder"]
+            with g.inserting_after(last_ph[-1]) if last_ph else g.inserting_before(next(iter(g.nodes))):
+                by_source[source] = g.placeholder(source[3:-2])
     name_of = {node: source[3:-2] for source, node in by_source.items()}
     tensors = [name_of[n] for n in g.nodes if n.op == "placeholder"]
     g.lint()

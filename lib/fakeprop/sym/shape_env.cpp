@@ -1809,6 +1809,7 @@ std::string ShapeEnv::constraint_violations() const {
     const ValueRange wanted = *i.marked_range;
     const int64_t lo = wanted.lo_infinite() ? 0 : wanted.lo;
     const int64_t hi = wanted.hi_infinite() ? lo + 4095 : std::min(wanted.hi, lo + 4095);
+    bool by_guard = false;
     for (const GuardRecord& g : guards_) {
       const auto syms = free_symbols(g.expr);  // as recorded: simplified, a decided guard is true
       if (syms.size() != 1 || simplify(syms.front()) != now) continue;
@@ -1818,11 +1819,28 @@ std::string ShapeEnv::constraint_violations() const {
         fails = ok && *ok == 0;
       }
       if (!fails) continue;
+      by_guard = true;
       names.insert(src);
       lines.push_back("  - Not all values of " + src + " = " + src + " in the specified range" +
                       range_for_violation(src, wanted, settings_.specialize_zero_one) + " satisfy the generated guard " +
                       print_over_sources(g.expr) + ".");
     }
+    // The symbol's own range, which produce_guards prints as its bounds: an
+    // unbacked size narrowed by runtime asserts (mark_unbacked's min/max beside
+    // mark_dynamic's range) has no guard, but its bounds leave out part of the
+    // marked range.
+    const SymbolInfo* info = In::find(*this, now);
+    if (by_guard || !info) continue;
+    const ValueRange r = info->range;
+    const ValueRange asked = wanted.intersect({settings_.specialize_zero_one ? 2 : 0, kIntOo});
+    if (asked.is_empty() || r.contains(asked)) continue;
+    std::string bounds;
+    if (!r.lo_infinite()) bounds = std::to_string(r.lo) + " <= " + src;
+    if (!r.hi_infinite()) bounds += (bounds.empty() ? "" : " and ") + src + " <= " + std::to_string(r.hi);
+    names.insert(src);
+    lines.push_back("  - Not all values of " + src + " = " + src + " in the specified range" +
+                    range_for_violation(src, wanted, settings_.specialize_zero_one) + " satisfy the generated guard " +
+                    bounds);
   }
   if (lines.empty()) return "";
   std::string joined_names;
