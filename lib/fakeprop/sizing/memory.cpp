@@ -34,6 +34,27 @@ int64_t element_bytes(DType t, const SizingOptions& o) {
   return element_size(t);
 }
 
+// A contiguous stride's Max(1, e) (make_contiguous_strides_for) as e: they
+// differ only where a size is 0, and then the tensor holds no element.
+ExprRef without_max_one(ExprRef e) {
+  if (!e->has_symbols()) return e;
+  if (e->kind() == ExprKind::Max && e->args().size() == 2) {
+    if (as_integer(e->arg(0)) == std::optional<int64_t>(1)) return without_max_one(e->arg(1));
+    if (as_integer(e->arg(1)) == std::optional<int64_t>(1)) return without_max_one(e->arg(0));
+  }
+  if (e->kind() == ExprKind::Add) {
+    ExprRef out = integer(e->value());
+    for (const auto& [t, c] : e->terms()) out = add(out, mul(without_max_one(t), c));
+    return out;
+  }
+  if (e->kind() == ExprKind::Mul) {
+    ExprRef out = integer(e->value());
+    for (const auto& [b, k] : e->terms()) out = mul(out, pow(without_max_one(b), k));
+    return out;
+  }
+  return e;
+}
+
 // What a fresh storage for `t` holds: numel elements for a dense tensor
 // (exact when a size is 0), else the span its strides reach.
 ExprRef storage_bytes(const TensorMeta& t, const SizingOptions& o, const ShapeEnv& env) {
@@ -42,7 +63,7 @@ ExprRef storage_bytes(const TensorMeta& t, const SizingOptions& o, const ShapeEn
   for (size_t i = 0; i < t.sizes.size(); ++i) {
     const ExprRef size = t.sizes[i].expr();
     numel = mul(numel, size);
-    if (i < t.strides.size()) extent = add(extent, mul(sub(size, integer(1)), t.strides[i].expr()));
+    if (i < t.strides.size()) extent = add(extent, mul(sub(size, integer(1)), without_max_one(t.strides[i].expr())));
   }
   numel = expand(env.simplify(numel));
   extent = expand(env.simplify(extent));

@@ -4,6 +4,8 @@
 // decision teaches, and produce_guards.
 #include "fakeprop/sym/shape_env.h"
 
+#include "fakeprop/sym/assumptions.h"
+
 #include "fakeprop/util/identifier.h"
 
 #include "fakeprop/sym/python_float.h"
@@ -301,11 +303,12 @@ struct ShapeEnvInternals {
   // Range- and divisibility-based rewriting, bottom up (replacements already applied).
   // use_facts: whether divisibility learnt from guards may be used.
   static ExprRef cleanup(const Env& env, ExprRef e, bool size_oblivious, bool use_facts,
-                         std::unordered_map<ExprRef, ExprRef>& memo) {
+                         std::unordered_map<ExprRef, ExprRef>& memo, bool for_value = false) {
     if (!has_free_symbols(e)) return e;
     if (auto it = memo.find(e); it != memo.end()) return it->second;
-    ExprRef out = map_children(e, [&](ExprRef c) { return cleanup(env, c, size_oblivious, use_facts, memo); });
-    out = cleanup_node(env, out, size_oblivious, use_facts);
+    ExprRef out = map_children(
+        e, [&](ExprRef c) { return cleanup(env, c, size_oblivious, use_facts, memo, for_value); });
+    out = cleanup_node(env, out, size_oblivious, use_facts, for_value);
     memo.emplace(e, out);
     return out;
   }
@@ -315,7 +318,11 @@ struct ShapeEnvInternals {
   // [6, 7] (measured, torch 2.15); only deciding bounds the whole expression.
   // Left here: a multiple of d modulo d, and Max/Min arguments a range rules
   // out (sympy drops those it can prove from its assumptions).
-  static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious, bool use_facts) {
+  // A value (a size a rule computes, a guard as recorded) folds Max and Min
+  // only as sympy does, from its symbols' assumptions: torch keeps
+  // Max(1, (s0//2)) in a split's sizes and in the guards over them, and folds
+  // it by ranges only when it decides something (_maybe_evaluate_static).
+  static ExprRef cleanup_node(const Env& env, ExprRef e, bool size_oblivious, bool use_facts, bool for_value) {
     switch (e->kind()) {
       case ExprKind::Mod:
         if (auto d = as_integer(e->arg(1)); d && *d > 0 && known_divisor(env, e->arg(0), use_facts) % *d == 0)
@@ -323,6 +330,12 @@ struct ShapeEnvInternals {
         return e;
       case ExprKind::Max:
       case ExprKind::Min:
+        if (for_value) {
+          if (e->args().size() != 2) return e;
+          const PositiveSymbol positive = positive_symbols_of(env);
+          return e->kind() == ExprKind::Max ? max_by_assumptions(e->arg(0), e->arg(1), positive)
+                                            : min_by_assumptions(e->arg(0), e->arg(1), positive);
+        }
         return prune_dominated(e, ranges(env, size_oblivious));
       default:
         return e;
@@ -369,17 +382,18 @@ struct ShapeEnvInternals {
     return subs.empty() ? e : substitute(e, subs);
   }
 
-  static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious, bool use_facts = true) {
+  static ExprRef simplify(const Env& env, ExprRef e, bool size_oblivious, bool use_facts = true,
+                          bool for_value = false) {
     if (!has_free_symbols(e)) return e;
     e = apply_replacements(env, e);
     if (use_facts) {
       // After the replacements no replaced symbol is left, so a subexpression's
       // cleanup is its simplification: share the ShapeEnv's table of them.
       env.refresh_memos();
-      return cleanup(env, e, size_oblivious, use_facts, env.simplify_memo_[size_oblivious]);
+      return cleanup(env, e, size_oblivious, use_facts, env.simplify_memo_[for_value ? 2 : size_oblivious], for_value);
     }
     std::unordered_map<ExprRef, ExprRef> memo;
-    return cleanup(env, e, size_oblivious, use_facts, memo);
+    return cleanup(env, e, size_oblivious, use_facts, memo, for_value);
   }
 
   // ---- static reasoning ----
@@ -1293,7 +1307,15 @@ ExprRef ShapeEnv::simplified(ExprRef e, bool size_oblivious) const {
   return s;
 }
 
-ExprRef ShapeEnv::simplify(ExprRef e) const { return simplified(e, false); }
+ExprRef ShapeEnv::simplify(ExprRef e) const {
+  if (!e->has_symbols()) return e;
+  refresh_memos();
+  auto& memo = simplify_memo_[2];
+  if (auto it = memo.find(e); it != memo.end()) return it->second;
+  ExprRef s = In::simplify(*this, e, false, true, /*for_value=*/true);
+  memo.emplace(e, s);
+  return s;
+}
 
 SymInt ShapeEnv::simplify(const SymInt& v) const {
   if (v.is_static()) return v;
@@ -1340,8 +1362,13 @@ std::optional<bool> ShapeEnv::maybe_evaluate_static(ExprRef cond, bool size_obli
   auto& memo = static_memo_[size_oblivious];
   if (auto it = memo.find(cond); it != memo.end())
     return it->second == 2 ? std::nullopt : std::optional<bool>(it->second == 1);
+  // A guard is recorded as its value (Max kept); asked again, it is known.
+  ExprRef v = simplify(cond);
+  std::optional<bool> known;
+  if (known_true_.count(v)) known = true;
+  else if (v->is_bool() && known_true_.count(logical_not(v))) known = false;
   ExprRef s = simplified(cond, size_oblivious);
-  const std::optional<bool> known = In::static_value(*this, s, size_oblivious, /*use_facts=*/true);
+  if (!known) known = In::static_value(*this, s, size_oblivious, /*use_facts=*/true);
   memo[cond] = known ? uint8_t(*known) : uint8_t(2);
   return known;
 }

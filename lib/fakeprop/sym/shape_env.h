@@ -190,7 +190,7 @@ class ShapeEnv {
   const std::string& current_node() const { return current_node_; }
 
   // ---- simplification and static reasoning ----
-  ExprRef simplify(ExprRef e) const;  // replacements, divisibility
+  ExprRef simplify(ExprRef e) const;  // replacements, divisibility; Max/Min folded as sympy folds them
   SymInt simplify(const SymInt& v) const;
   ValueRange bound(ExprRef e, bool size_oblivious = false) const;
   // The value under backed hints; nullopt when an unbacked symbol remains.
@@ -325,7 +325,8 @@ class ShapeEnv {
   uint64_t rewrite_version_ = 0;
   mutable uint64_t memo_version_ = 0;
   mutable uint64_t simplify_memo_version_ = 0;
-  mutable std::unordered_map<ExprRef, ExprRef> simplify_memo_[2];
+  // [size_oblivious] for reasoning (Max/Min folded by ranges); [2] for values.
+  mutable std::unordered_map<ExprRef, ExprRef> simplify_memo_[3];
   mutable std::unordered_map<ExprRef, uint8_t> static_memo_[2];
   void facts_changed() {
     ++facts_version_;

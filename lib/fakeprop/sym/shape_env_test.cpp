@@ -403,12 +403,17 @@ INSTANTIATE_TEST_SUITE_P(
 
 // torch 2.15's ShapeEnv.simplify on an s0 in [2, 64] keeps s0//100 and
 // Mod(s0, 100) (measured); deciding still bounds the whole expression.
-TEST(ShapeEnvSimplify, RangesPruneMaxAndMinButReduceNoDivision) {
+// A value folds Max and Min as sympy does, by assumptions (s0 is a positive
+// size); a decision folds them by ranges too, as torch's static evaluation.
+TEST(ShapeEnvSimplify, MaxFoldsByAssumptionsDecisionsByRangesNoDivisionReduced) {
   ShapeEnv env;
   ExprRef s0 = env.create_symbol(8, kX0, DimDynamic::Duck, ValueRange{2, 64}).expr();
-  EXPECT_EQ(env.simplify(max(I(1), s0)), s0);  // s0 >= 2 > 1
+  EXPECT_EQ(env.simplify(max(I(1), s0)), s0);  // s0 >= 1 by assumption
   EXPECT_EQ(env.simplify(min(I(1), s0)), I(1));
-  EXPECT_EQ(env.simplify(max(I(70), s0)), I(70));  // s0 <= 64
+  EXPECT_EQ(env.simplify(max(I(70), s0)), max(I(70), s0));  // s0 <= 64 is a range only
+  EXPECT_EQ(env.maybe_evaluate_static(eq(max(I(70), s0), I(70))), std::optional<bool>(true));
+  EXPECT_EQ(env.simplify(max(I(1), sub(s0, I(1)))), max(I(1), sub(s0, I(1))));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(max(I(1), sub(s0, I(1))), sub(s0, I(1)))), std::optional<bool>(true));
   EXPECT_EQ(env.simplify(floordiv(s0, I(100))), floordiv(s0, I(100)));
   EXPECT_EQ(env.simplify(mod(s0, I(100))), mod(s0, I(100)));
   EXPECT_EQ(env.maybe_evaluate_static(eq(floordiv(s0, I(100)), I(0))), std::optional<bool>(true));

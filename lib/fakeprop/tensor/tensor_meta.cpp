@@ -4,6 +4,7 @@
 #include <numeric>
 #include <utility>
 
+#include "fakeprop/sym/assumptions.h"
 #include "fakeprop/sym/shape_env.h"
 #include "fakeprop/util/error.h"
 
@@ -61,10 +62,12 @@ SymInt product(std::span<const SymInt> xs) {
   return p;
 }
 
-// max(size, 1), kept as plain `size` where the env proves size >= 1.
+// sym_max(size, 1) as make_contiguous_strides_for and
+// check_contiguous_sizes_strides take it: sympy keeps Max(1, (s0 + 2)//3)
+// though the ranges prove it >= 1.
 SymInt at_least_one(const SymInt& size, const ShapeEnv* env) {
   if (size.is_static()) return std::max<int64_t>(size.value(), 1);
-  if (env != nullptr && env->bound(size.expr()).lo >= 1) return size;
+  if (env != nullptr && positive_by_assumptions(size.expr(), positive_symbols_of(*env))) return size;
   return sym_max(SymInt(1), size);
 }
 

@@ -35,6 +35,23 @@ TEST_F(TensorMetaSymbolic, ContiguousStridesKeepSizesKnownPositive) {
   EXPECT_TRUE(env.guards().empty());
 }
 
+// sympy keeps Max(1, e) unless e is positive by its symbols' assumptions:
+// torch.empty(s0 // 2, s1 - 1, s1).stride() is (s1*Max(1, s1 - 1), s1, 1) in
+// torch 2.15 though s1 >= 2, and so is a chunk's (s0 + 2)//3.
+TEST_F(TensorMetaSymbolic, ContiguousStridesKeepMaxOfSizesNotPositiveByAssumptions) {
+  const SymInt s0 = backed(8, "L['x'].size()[0]");
+  const SymInt s1 = backed(5, "L['x'].size()[1]");
+  const SymShape sizes = {floordiv(s0, 2), s1 - 1, s1};
+  const SymShape strides = contiguous_strides(sizes, &env);
+  EXPECT_EQ(strides[0].to_python(), s1.to_python() + "*max(1, " + s1.to_python() + " - 1)");
+  const SymShape chunked = contiguous_strides(SymShape{s1, floordiv(s0 + 2, 3)}, &env);
+  EXPECT_EQ(chunked[0].to_python().rfind("max(1, ", 0), 0u) << chunked[0].to_python();
+  // A sum or product of sizes is positive: no Max.
+  const SymShape sums = contiguous_strides(SymShape{2, s0 + 1, s0 * s1}, &env);
+  EXPECT_TRUE(sums[0].same((s0 + 1) * (s0 * s1))) << sums[0].to_python();
+  EXPECT_TRUE(env.guards().empty());
+}
+
 TEST_F(TensorMetaSymbolic, ContiguousStridesOfUnbackedKeepMax) {
   const SymInt u0 = size_like_unbacked();
   const SymShape sizes = {2, u0, 4};
