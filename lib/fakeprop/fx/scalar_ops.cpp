@@ -17,6 +17,7 @@ bool is_scalar_target(std::string_view target, std::string_view& op) {
   static constexpr std::string_view kOthers[] = {
       "math.floor", "math.ceil", "math.trunc", "builtins.round", "round",
       "torch.sym_float", "torch.sym_int", "torch.sym_max", "torch.sym_min", "torch.sym_not", "torch.sym_ite",
+      "torch.sym_sum",
   };
   for (std::string_view t : kOthers) {
     if (target == t) {
@@ -170,12 +171,26 @@ Value sym_ite(const std::string& target, std::span<const Value* const> args, Sha
   return Value::of_int(SymInt(env.create_unbacked_symint(false, ValueRange{std::min(rt.lo, rf.lo), std::max(rt.hi, rf.hi)})));
 }
 
+// torch.sym_sum([a, b, ...]): Dynamo's sum of SymInts (a flattened Add).
+Value sym_sum(const std::string& target, std::span<const Value* const> args, ShapeEnv& env) {
+  if (args.size() != 1 || args[0]->kind != Value::Kind::List || !args[0]->list)
+    throw OpError(ErrorKind::TypeError, target + " takes one list of ints");
+  SymInt total(0);
+  for (const Value& v : *args[0]->list) {
+    auto i = int_of(v);
+    if (!i) throw OpError(ErrorKind::UnsupportedOp, "no rule for " + target + " other than on ints");
+    total = total + *i;
+  }
+  return Value::of_int(env.simplify(total));
+}
+
 }  // namespace
 
 Value eval_scalar_call(const std::string& target, std::string_view op, std::span<const Value* const> args,
                        ShapeEnv& env) {
   if (op == "getitem") return getitem(args);
   if (op == "sym_ite") return sym_ite(target, args, env);
+  if (op == "sym_sum") return sym_sum(target, args, env);
   return python_op(target, [&]() -> Value {
     // round(x, None), as torch.export records round(x).
     const bool one_operand = args.size() == 1 || (op == "round" && args.size() == 2 && args[1]->is_none());

@@ -5,6 +5,7 @@
 #include "fakeprop/sym/shape_env.h"
 
 #include "fakeprop/sym/assumptions.h"
+#include "fakeprop/sym/expand.h"
 
 #include "fakeprop/util/identifier.h"
 
@@ -434,6 +435,11 @@ struct ShapeEnvInternals {
     // The difference of both sides often bounds better than each side alone.
     ExprRef d = sub(s->arg(0), s->arg(1));
     if (auto v = decide_against_zero(s->kind(), bound_expr(d, rng))) return v;
+    // torch's simplify expands products first (safe_expand): s1*s0 - s1*(s0 - 1)
+    // is s1, so a contiguity check's Ne(s1*s0, s1*(s0 - 1)) is decided.
+    if (contains_kind(d, ExprKind::Mul))
+      if (ExprRef expanded = expand(d); expanded != d)
+        if (auto v = decide_against_zero(s->kind(), bound_expr(expanded, rng))) return v;
     if (auto v = monomial_ratio(s, rng)) return v;
     // c*X + k == 0 is impossible when the divisor of c*X does not divide k.
     if ((s->kind() == ExprKind::Eq || s->kind() == ExprKind::Ne) && d->kind() == ExprKind::Add) {

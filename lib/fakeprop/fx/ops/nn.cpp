@@ -204,6 +204,24 @@ TensorValue conv_result(OpContext& ctx, const TensorMeta& input, const TensorMet
   if (buildable)
     result = conv_tensor(ctx, out, input.dtype, device, conv_memory_format(ctx, input, weight, device));
   select_conv_backend(ctx, input, weight, p, device);
+  // The meta's own check_shape_forward (calc_conv_nd_return_shape): one
+  // torch._check that every padded input dim holds its kernel, a runtime
+  // assert over unbacked sizes (u0 + 2 >= 3) where the backend asked nothing.
+  if (!p.transposed) {
+    SymBool fits(true);
+    std::string padded_text, kernel_text;
+    for (size_t i = 0; i < spatial; ++i) {
+      const SymInt padded = simplified(ctx, input.sizes[i + 2] + p.padding[i] * 2);
+      const SymInt kernel = simplified(ctx, p.dilation[i] * (weight.sizes[i + 2] - 1) + 1);
+      fits = sym_and(fits, sym_ge(padded, kernel));
+      padded_text += (i ? " x " : "") + text(padded);
+      kernel_text += (i ? " x " : "") + text(kernel);
+    }
+    require(ctx, fits, why, ErrorKind::ShapeMismatch, [&] {
+      return "Calculated padded input size per channel: (" + padded_text + "). Kernel size: (" + kernel_text +
+             "). Kernel size can't be greater than actual input size";
+    });
+  }
   check_non_negative(ctx, out);
   for (const SymInt& s : out)
     if (!s.is_static())
