@@ -405,6 +405,10 @@ struct ShapeEnvInternals {
     if (use_facts) {
       if (env.known_true_.count(s)) return true;
       if (s->is_bool() && env.known_true_.count(logical_not(s))) return false;
+      if (ExprRef d = difference_form(s); d && d->is_relation()) {
+        if (env.known_true_.count(d)) return true;
+        if (env.known_true_.count(logical_not(d))) return false;
+      }
     }
     switch (s->kind()) {
       case ExprKind::And:
@@ -582,6 +586,25 @@ struct ShapeEnvInternals {
     if (r->is_relation() && env.known_true_.insert(r).second) env.fact_added();
   }
 
+  // An inequality as a difference against 0 (torch's canonicalize_bool_expr):
+  // s//2 <= s and s - s//2 >= 0 are one fact. Eq and Ne are left as written:
+  // torch canonicalizes them too, but its static answers are cached until a
+  // replacement or a runtime assert, not a guard, so make_fx asks
+  // Ne(s0 - 3, 1) again after guarding Ne(s0, 4) (FxView test); fakeprop
+  // does not model that cache. nullptr for anything else.
+  static ExprRef difference_form(ExprRef r) {
+    if (!r->is_relation() || is_float_relation(r)) return nullptr;
+    ExprRef a = r->arg(0), b = r->arg(1), zero = integer(0);
+    const bool against_zero = as_integer(b) == std::optional<int64_t>(0);
+    switch (r->kind()) {
+      case ExprKind::Le: return ge(sub(b, a), zero);
+      case ExprKind::Lt: return gt(sub(b, a), zero);
+      case ExprKind::Ge: return against_zero ? nullptr : ge(sub(a, b), zero);
+      case ExprKind::Gt: return against_zero ? nullptr : gt(sub(a, b), zero);
+      default: return nullptr;
+    }
+  }
+
   // Record `fact` as known true, with the relations it implies (get_implications).
   static void add_fact(Env& env, ExprRef fact) {
     if (fact->kind() == ExprKind::And) {
@@ -613,6 +636,10 @@ struct ShapeEnvInternals {
         break;
       default:
         break;
+    }
+    if (ExprRef d = difference_form(fact); d && d->is_relation()) {
+      insert_relation(env, d);
+      if (d->kind() == ExprKind::Gt) insert_relation(env, ge(d->arg(0), d->arg(1)));
     }
   }
 
