@@ -337,19 +337,26 @@ struct ShapeEnvInternals {
           return e->kind() == ExprKind::Max ? max_by_assumptions(e->arg(0), e->arg(1), positive)
                                             : min_by_assumptions(e->arg(0), e->arg(1), positive);
         }
-        return prune_dominated(e, ranges(env, size_oblivious));
+        return prune_dominated(env, e, ranges(env, size_oblivious));
       default:
         return e;
     }
   }
 
   // Max drops an argument that never exceeds another one; Min one never below another.
-  static ExprRef prune_dominated(ExprRef e, const SymbolRanges& rng) {
+  // Max(0 or 1, e) also asks the decided facts (torch's static fallback in simplify).
+  static ExprRef prune_dominated(const Env& env, ExprRef e, const SymbolRanges& rng) {
     bool is_max = e->kind() == ExprKind::Max;
     if (e->args().size() == 2) {  // the common max(1, s): no vectors
       const ValueRange a = bound_expr(e->arg(0), rng), b = bound_expr(e->arg(1), rng);
       if (is_max ? a.hi <= b.lo : a.lo >= b.hi) return e->arg(1);
       if (is_max ? b.hi <= a.lo : b.lo >= a.hi) return e->arg(0);
+      if (is_max)
+        for (size_t k = 0; k < 2; ++k)
+          if (auto c = as_integer(e->arg(k)); c && (*c == 0 || *c == 1)) {
+            ExprRef asked = difference_form(le(e->arg(k), e->arg(1 - k)));
+            if (asked && env.known_true_.count(asked)) return e->arg(1 - k);
+          }
       return e;
     }
     std::vector<ExprRef> args(e->args().begin(), e->args().end());
@@ -595,14 +602,26 @@ struct ShapeEnvInternals {
   static ExprRef difference_form(ExprRef r) {
     if (!r->is_relation() || is_float_relation(r)) return nullptr;
     ExprRef a = r->arg(0), b = r->arg(1), zero = integer(0);
-    const bool against_zero = as_integer(b) == std::optional<int64_t>(0);
     switch (r->kind()) {
-      case ExprKind::Le: return ge(sub(b, a), zero);
-      case ExprKind::Lt: return gt(sub(b, a), zero);
-      case ExprKind::Ge: return against_zero ? nullptr : ge(sub(a, b), zero);
-      case ExprKind::Gt: return against_zero ? nullptr : gt(sub(a, b), zero);
+      case ExprKind::Le: return ge(lowest_terms(sub(b, a)), zero);
+      case ExprKind::Lt: return gt(lowest_terms(sub(b, a)), zero);
+      case ExprKind::Ge: return ge(lowest_terms(sub(a, b)), zero);
+      case ExprKind::Gt: return gt(lowest_terms(sub(a, b)), zero);
       default: return nullptr;
     }
+  }
+
+  // A sum divided by the gcd of its constant and coefficients (torch's
+  // _reduce_to_lowest_terms): 4*s0*s1 - 2 >= 0 is 2*s0*s1 - 1 >= 0.
+  static ExprRef lowest_terms(ExprRef d) {
+    if (d->kind() != ExprKind::Add) return d;
+    uint64_t g = d->value() < 0 ? static_cast<uint64_t>(-(d->value() + 1)) + 1 : static_cast<uint64_t>(d->value());
+    for (const auto& [t, c] : d->terms()) g = std::gcd(g, c < 0 ? static_cast<uint64_t>(-(c + 1)) + 1 : static_cast<uint64_t>(c));
+    if (g <= 1 || g > static_cast<uint64_t>(INT64_MAX)) return d;
+    const auto gi = static_cast<int64_t>(g);
+    ExprRef out = integer(d->value() / gi);
+    for (const auto& [t, c] : d->terms()) out = add(out, mul(t, c / gi));
+    return out;
   }
 
   // Record `fact` as known true, with the relations it implies (get_implications).

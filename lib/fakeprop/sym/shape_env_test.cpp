@@ -422,6 +422,27 @@ TEST(ShapeEnvSimplify, MaxFoldsByAssumptionsDecisionsByRangesNoDivisionReduced) 
   EXPECT_EQ(env.simplify(mod(mul(s0, 8), I(8))), I(0));
 }
 
+// torch's simplify folds Max(1, e) where its ranges cannot by asking the
+// guards whether 1 <= e, in lowest terms: after 4*s1*q >= 2 (q = s0//(s0//2),
+// which ranges put in [0, int_oo]), Max(1, 2*s1*q) is 2*s1*q (c20_p0330).
+TEST(ShapeEnvSimplify, MaxOfOneFoldsByAGuardInLowestTerms) {
+  auto make = [](ShapeEnv& env) {
+    ExprRef s0 = env.create_symbol(6, kX0).expr();
+    ExprRef s1 = env.create_symbol(8, kX1).expr();
+    return std::pair{s1, floordiv(s0, floordiv(s0, I(2)))};
+  };
+  ShapeEnv without;
+  auto [t1, tq] = make(without);
+  ExprRef te = mul(mul(I(2), t1), tq);
+  EXPECT_EQ(without.maybe_evaluate_static(eq(max(I(1), te), te)), std::nullopt);
+  ShapeEnv env;
+  auto [s1, q] = make(env);
+  ExprRef e = mul(mul(I(2), s1), q);
+  EXPECT_TRUE(env.evaluate(B(ge(mul(I(4), mul(s1, q)), I(2))), "test"));
+  EXPECT_EQ(env.maybe_evaluate_static(eq(max(I(1), e), e)), std::optional<bool>(true));
+  EXPECT_EQ(env.maybe_evaluate_static(ge(sub(e, I(1)), I(0))), std::optional<bool>(true));
+}
+
 TEST(ShapeEnvSimplify, HintEvaluatesWithBackedHints) {
   ShapeEnv env;
   ExprRef s0 = env.create_symbol(8, kX0).expr();
