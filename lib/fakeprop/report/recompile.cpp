@@ -4,6 +4,7 @@
 #include <cctype>
 #include <array>
 #include <set>
+#include <string_view>
 
 #include "fakeprop/sym/parse.h"
 #include "fakeprop/tensor/example_strides.h"
@@ -319,7 +320,17 @@ std::string first_failure(const Entry& e, const Call& call) {
   }
   for (size_t g = 0; g < e.parsed.size(); ++g) {
     if (!e.parsed[g]) continue;  // a guard this model cannot read is not checked
-    auto v = evaluate(e.parsed[g], values);
+    std::optional<int64_t> v;
+    try {
+      v = evaluate(e.parsed[g], values);
+    } catch (const Error& err) {
+      // Python's guard raises ZeroDivisionError (a chunk's (s + 1)//2 at a
+      // size of 0), and Dynamo reports the exception as the failure.
+      const std::string_view what = err.what();
+      if (what.find("by zero") == std::string_view::npos) throw;
+      return what.find("float") != std::string_view::npos ? "float division by zero"
+                                                          : "integer division or modulo by zero";
+    }
     if (v && *v == 0)
       return over_local_names(e.guards[g].expr) + (e.guards[g].node.empty() ? "" : "  # node " + e.guards[g].node);
   }
