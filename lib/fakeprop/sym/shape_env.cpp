@@ -317,8 +317,8 @@ struct ShapeEnvInternals {
   // torch's simplify rewrites nothing by ranges: s//100 and Mod(s, 100) of
   // an s in [2, 64] stay as they are, and so does Mod(s, s//3) of an s in
   // [6, 7] (measured, torch 2.15); only deciding bounds the whole expression.
-  // Left here: a multiple of d modulo d, and Max/Min arguments a range rules
-  // out (sympy drops those it can prove from its assumptions).
+  // Left here: a multiple of d modulo d, and, for a decision, Max/Min
+  // arguments a range rules out (torch's simplify, under _maybe_evaluate_static).
   // A value (a size a rule computes, a guard as recorded) folds Max and Min
   // only as sympy does, from its symbols' assumptions: torch keeps
   // Max(1, (s0//2)) in a split's sizes and in the guards over them, and folds
