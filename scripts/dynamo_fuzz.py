@@ -508,23 +508,34 @@ def _call_args(prog, i, torch):
     return [eval(e, {"torch": torch}) for e in _call_exprs(prog, i)]
 
 
-def _op_ok(lines, prog, torch, F):
-    """The op runs eagerly on every call's inputs (a valid program), giving tensors."""
-    names = [inp["name"] for inp in prog["inputs"]]
-    code = "\n".join(lines[:-1] + ["__out = " + lines[-1]])
-    for i in range(len(prog["inputs"][0]["calls"])):
-        env = dict(zip(names, _call_args(prog, i, torch)), torch=torch, F=F)
+def _run_op(lines, out, envs, torch, small=False):
+    """Each call's environment after the op's lines (the last one's value bound to `out`), or None
+    where a call raises or gives something other than tensors (more than 6 dims or 100,000 elements,
+    with `small`): an invalid draw."""
+    code = "\n".join(lines[:-1] + ["%s = %s" % (out, lines[-1])])
+    after = []
+    for env in envs:
+        e = dict(env)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                exec(code, env)
+                exec(code, e)
         except Exception:  # noqa: BLE001: an invalid draw
-            return False
-        out = env["__out"]
-        flat = out if isinstance(out, (tuple, list)) else [out]
-        if not flat or not all(isinstance(t, torch.Tensor) for t in flat):
-            return False
-    return True
+            return None
+        flat = e[out] if isinstance(e[out], (tuple, list)) else [e[out]]
+        if not flat or not all(isinstance(t, torch.Tensor) and (not small or t.dim() <= 6 and t.numel() <= 100000)
+                               for t in flat):
+            return None
+        after.append(e)
+    return after
+
+
+def _op_ok(lines, prog, torch, F):
+    """The op runs eagerly on every call's inputs (a valid program), giving tensors."""
+    names = [inp["name"] for inp in prog["inputs"]]
+    envs = (dict(zip(names, _call_args(prog, i, torch)), torch=torch, F=F)
+            for i in range(len(prog["inputs"][0]["calls"])))
+    return _run_op(lines, "__out", envs, torch) is not None
 
 
 def add_ops(R, prog, torch, F, n_ops):
@@ -598,23 +609,8 @@ def add_chained_ops(R, prog, torch, F, n_ops):
         k = len(prog["ops"])
         code = make(Ctx(R, x, s, y))
         lines = [l.replace("N_", "n%d" % k) for l in (code if isinstance(code, list) else [code])]
-        src = "\n".join(lines[:-1] + ["o%d = %s" % (k, lines[-1])])
-        new_envs = []
-        for env in envs:
-            e = dict(env)
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    exec(src, e)
-            except Exception:  # noqa: BLE001: an invalid draw
-                break
-            out = e["o%d" % k]
-            flat = out if isinstance(out, (tuple, list)) else [out]
-            if not flat or not all(isinstance(t, torch.Tensor) and t.dim() <= 6 and t.numel() <= 100000
-                                   for t in flat):
-                break
-            new_envs.append(e)
-        if len(new_envs) != len(envs):
+        new_envs = _run_op(lines, "o%d" % k, envs, torch, small=True)
+        if new_envs is None:
             continue
         envs = new_envs
         results.append("o%d" % k)
